@@ -1,0 +1,83 @@
+/* coll.h: the collective algorithm registry (algorithms layer). Each algorithm family is a
+ * const ops table in its own file, listed in registry.c in display order. An algorithm
+ * turns a request into a schedule (sim/sched.h) and carries its closed-form cost on the
+ * alpha_beta fabric, which tests use as an oracle for every registered algorithm. */
+#ifndef CS_COLL_H
+#define CS_COLL_H
+
+#include <stdint.h>
+#include "sim/err.h"
+#include "sim/sched.h"
+#include "sim/topo.h"
+
+/* A collective request. */
+typedef struct cs_coll_req {
+    cs_coll coll;            /* which collective */
+    int n_ranks;             /* p, ranks in the group (>= 1) */
+    uint64_t bytes;          /* S as defined in DESIGN §3, bytes */
+    int root;                /* root group rank for rooted collectives (0 otherwise) */
+    int elt_bytes;           /* element size, bytes (blocks stay element-aligned when possible) */
+    int chunks;              /* pipeline chunks per step (>= 1; 1 = textbook) */
+    int servers;             /* parameter_server: server ranks K (>= 1) */
+    int channels;            /* parallel rings/trees sharing the links (>= 1) */
+    const cs_topo *topo;     /* topology the group runs on (ranks 0..n-1 of it), or NULL;
+                                topology-aware algorithms read its structure */
+} cs_coll_req;
+
+/* Fill a request with defaults: elt 4, chunks 1, servers 1, channels 1, root 0, no topo. */
+void cs_coll_req_init(cs_coll_req *req, cs_coll coll, int n_ranks, uint64_t bytes);
+
+/* Parameters of the alpha-beta-gamma closed forms, SI units. */
+typedef struct cs_ab {
+    double a_s;              /* alpha: per-message latency, seconds */
+    double b_s_per_B;        /* beta: seconds per byte (1 / bandwidth) */
+    double g_s_per_B;        /* gamma: seconds per byte reduced (0 = free) */
+} cs_ab;
+
+/* An algorithm family's ops table. */
+typedef struct cs_algo {
+    const char *name;        /* --algo name, e.g. "ring" (contract) */
+    const char *summary;     /* one line for `collsim list algorithms` */
+    uint32_t colls;          /* bit (1u << cs_coll) for each collective it implements */
+    /* Can it run this request (e.g. a needed topology shape)? NULL = always.
+     * Returns 0 or CS_EUNSUPP with err saying why. */
+    int (*check)(const cs_coll_req *req, cs_err *err);
+    /* Build the schedule into s (initialised here; the caller finis it, also on error). */
+    int (*build)(const cs_coll_req *req, cs_sched *s, cs_err *err);
+    /* Closed-form time on the alpha_beta fabric (single port), seconds; NAN if the
+     * algorithm has none for this request. */
+    double (*cost)(const cs_coll_req *req, const cs_ab *ab);
+    /* The closed form as text for `explain`, e.g. "2(p-1)(a + S/p*b)"; NULL if none. */
+    const char *(*formula)(const cs_coll_req *req);
+} cs_algo;
+
+#define CS_COLL_BIT(c) (1u << (c))
+
+/* Every registered algorithm in display order; *n gets the count. */
+const cs_algo *const *cs_algo_all(int *n);
+/* Lookup an algorithm by name for a collective. CS_ENOENT lists the algorithms known for
+ * that collective: "unknown allreduce algorithm 'rign' (known: ring, ..., auto)". */
+int cs_algo_lookup(const char *name, cs_coll coll, const cs_algo **out, cs_err *err);
+/* Check and build: cs_sched_init + ops->build, with s->algo set to ops->name. On failure s
+ * is left finalised (nothing to free). */
+int cs_algo_build(const cs_algo *ops, const cs_coll_req *req, cs_sched *s, cs_err *err);
+/* Does ops implement coll? */
+static inline int cs_algo_has(const cs_algo *ops, cs_coll c) { return (ops->colls >> c) & 1u; }
+
+/* --algo auto: the registered algorithm with the lowest predicted time for this request on
+ * topo (closed form on alpha_beta fabrics, a simulation otherwise); ties go to the first in
+ * display order. Fills *out and, if t_s is not NULL, the predicted time in seconds.
+ * CS_EUNSUPP if no algorithm can run the request. */
+int cs_algo_auto(const cs_coll_req *req, const cs_topo *topo, const cs_algo **out,
+                 double *t_s, cs_err *err);
+
+/* alpha-beta parameters of a topology: for alpha_beta kinds its link; otherwise the
+ * slowest link class of the rank-to-rank routes' bottleneck and the route latency. */
+void cs_ab_from_topo(const cs_topo *t, cs_ab *ab);
+
+/* Shared helpers for builders. */
+/* ceil(log2 p) and floor(log2 p) for p >= 1. */
+int cs_ceil_log2(int p);
+int cs_floor_log2(int p);
+
+#endif

@@ -1,0 +1,93 @@
+/* phase-private.h: building blocks shared by the algorithm builders (algorithms layer,
+ * private to algorithms/). A "front" remembers, per rank, the operations whose completion
+ * makes that rank's data ready for its next send; builders post transfers after the
+ * sender's front and add each transfer to its receiver's front. Also: folding a rank count
+ * onto the largest power of two (the standard non-power-of-two reduction), and the block
+ * arithmetic of the closed forms. */
+#ifndef CS_PHASE_PRIVATE_H
+#define CS_PHASE_PRIVATE_H
+
+#include <stdint.h>
+#include "algorithms/coll.h"
+
+/* A growable list of operation ids. */
+typedef struct cs__ids {
+    uint32_t *v;              /* ids (owned) */
+    uint32_t n, cap;          /* used and allocated entries */
+} cs__ids;
+
+/* Per-rank fronts of one schedule. */
+typedef struct cs__front {
+    cs_sched *s;              /* the schedule being built (borrowed) */
+    int p;                    /* ranks */
+    cs__ids *r;               /* front of each rank (owned) */
+} cs__front;
+
+/* Above this many entries a front is collapsed into one zero-time join (a compute task of
+ * 0 ps on that rank), so fan-ins of p-1 receives stay O(p) dependencies, not O(p^2). */
+#define CS__FRONT_JOIN 16
+
+int cs__front_init(cs__front *f, cs_sched *s, int p);
+void cs__front_fini(cs__front *f);
+/* Append op (if op < 0 it is an error code and is returned unchanged). 0 or CS_ENOMEM. */
+int cs__front_add(cs__front *f, int rank, int64_t op);
+void cs__front_clear(cs__front *f, int rank);
+/* Replace rank's front by a single zero-time join if it has more than CS__FRONT_JOIN ops. */
+int cs__front_compact(cs__front *f, int rank, int step);
+
+/* Transfer src -> dst of chunks [lo, lo+n) (or the list ids[0..n)) after src's front; the
+ * transfer joins dst's front. Returns its id or a negative code. */
+int64_t cs__put(cs__front *f, int src, int dst, cs_op op, uint32_t lo, uint32_t n, int step);
+int64_t cs__put_list(cs__front *f, int src, int dst, cs_op op, const uint32_t *ids,
+                     uint32_t n, int step);
+/* Same, but the transfer waits for extra[0..n_extra) as well. */
+int64_t cs__put_after(cs__front *f, int src, int dst, cs_op op, const uint32_t *ids,
+                      uint32_t n, const uint32_t *extra, uint32_t n_extra, int step);
+/* A pairwise exchange a <-> b of whole chunk ranges, both transfers waiting for both
+ * fronts: a rank's send is posted before its partner's data can land, which matters when
+ * both directions reduce into the same chunks (recursive doubling). */
+int cs__exchange(cs__front *f, int a, int b, cs_op op, uint32_t lo, uint32_t n, int step);
+
+/* Folding p ranks onto p2 = 2^floor(log2 p): the first 2r ranks (r = p - p2) pair up,
+ * odd v with v-1; the even one stays as "new rank" v/2, the others as v - r. */
+typedef struct cs__fold {
+    int p, p2, r;             /* ranks, largest power of two <= p, folded-out ranks */
+} cs__fold;
+void cs__fold_init(cs__fold *fd, int p);
+/* New rank of v (-1 if v is folded out) and the v of new rank w. */
+int cs__fold_new(const cs__fold *fd, int v);
+int cs__fold_old(const cs__fold *fd, int w);
+/* First of the ranks v that new rank w stands for (w in [0, p2]; w = p2 gives p), so new
+ * ranks [w0, w1) cover ranks [cs__fold_start(w0), cs__fold_start(w1)). */
+int cs__fold_start(const cs__fold *fd, int w);
+/* Arrays for the phases below: rank[w] = actual rank of new rank w, ranks counted from root
+ * (v = rank - root); start[w] = w when chunks are p2 blocks of the buffer, or
+ * cs__fold_start(w) when chunks are the p ranks' blocks (per_rank). One allocation: free
+ * *rank frees both. Returns 0 or CS_ENOMEM. */
+int cs__fold_arrays(const cs__fold *fd, int root, int per_rank, int **rank, int **start);
+
+/* Phases on n = 2^k "new" ranks w whose actual ranks are rank[w], where w holds the
+ * super-block of chunks [start[w], start[w+1]) (start has n+1 entries). Each returns 0 or a
+ * negative code; their rounds are numbered from step0.
+ * Recursive halving reduce-scatter (MPICH reduce_scatter_intra_recursive_halving): the
+ * partner at distance n/2, n/4, ..., 1 gets the half of the current range that does not
+ * hold its own super-block, reduced; afterwards w holds super-block w fully reduced. */
+int cs__halving(cs__front *f, int n, const int *rank, const int *start, int step0);
+/* Recursive doubling all-gather: at distance 1, 2, ..., n/2 w sends everything it holds
+ * (an aligned run of super-blocks) to w ^ distance. */
+int cs__doubling(cs__front *f, int n, const int *rank, const int *start, int step0);
+/* Binomial gather of the super-blocks to w = 0: at distance 1, 2, ..., n/2 the w that are
+ * odd multiples of the distance send their run to w - distance. */
+int cs__gather_tree(cs__front *f, int n, const int *rank, const int *start, int step0);
+
+/* 0 for an operation id, the code for an error: rc = cs__ok(cs__put(...)). */
+static inline int cs__ok(int64_t id) { return id < 0 ? (int)id : 0; }
+/* Positive modulo. */
+static inline int cs__mod(int a, int p) { return ((a % p) + p) % p; }
+/* Bytes of block i when S is cut into n blocks (cs_split), as a double for closed forms. */
+static inline double cs__blk(uint64_t S, int n, int i) { return (double)cs_split(S, (uint64_t)n, (uint64_t)i); }
+/* Time a reduce chain needs on one receiver: n messages of t seconds each, delivered back
+ * to back, each reduced in g seconds, reductions serialised: t + (n-1) max(t, g) + g. */
+double cs__serial_reduce(int n, double t, double g);
+
+#endif

@@ -1,0 +1,211 @@
+/* phase.c: building blocks shared by the algorithm builders (algorithms layer): per-rank
+ * fronts of ready data, transfers posted after them, exchanges, and the power-of-two fold
+ * used by every algorithm that needs p = 2^k (see phase-private.h). */
+#include "algorithms/phase-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int ids_push(cs__ids *l, uint32_t id)
+{
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? 2 * l->cap : 4;
+        uint32_t *v = realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return CS_ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = id;
+    return 0;
+}
+
+int cs__front_init(cs__front *f, cs_sched *s, int p)
+{
+    f->s = s;
+    f->p = p;
+    f->r = calloc((size_t)p, sizeof *f->r);
+    return f->r ? 0 : CS_ENOMEM;
+}
+
+void cs__front_fini(cs__front *f)
+{
+    int i;
+    if (!f->r)
+        return;
+    for (i = 0; i < f->p; i++)
+        free(f->r[i].v);
+    free(f->r);
+    f->r = NULL;
+}
+
+int cs__front_add(cs__front *f, int rank, int64_t op)
+{
+    if (op < 0)
+        return (int)op;
+    return ids_push(&f->r[rank], (uint32_t)op);
+}
+
+void cs__front_clear(cs__front *f, int rank) { f->r[rank].n = 0; }
+
+int cs__front_compact(cs__front *f, int rank, int step)
+{
+    cs__ids *l = &f->r[rank];
+    int64_t id;
+    if (l->n <= CS__FRONT_JOIN)
+        return 0;
+    id = cs_sched_compute(f->s, rank, 0, l->v, l->n, step);
+    if (id < 0)
+        return (int)id;
+    l->n = 0;
+    return ids_push(l, (uint32_t)id);
+}
+
+int64_t cs__put_after(cs__front *f, int src, int dst, cs_op op, const uint32_t *ids,
+                      uint32_t n, const uint32_t *extra, uint32_t n_extra, int step)
+{
+    cs__ids *l = &f->r[src];
+    int64_t id;
+    int rc;
+    uint32_t n0, i;
+    if ((rc = cs__front_compact(f, src, step)) < 0)
+        return rc;
+    n0 = l->n;
+    for (i = 0; i < n_extra; i++)
+        if ((rc = ids_push(l, extra[i])) < 0)
+            return rc;
+    id = cs_sched_xfer(f->s, src, dst, op, ids, n, l->v, l->n, step);
+    l->n = n0;
+    if (id < 0)
+        return id;
+    if ((rc = ids_push(&f->r[dst], (uint32_t)id)) < 0)
+        return rc;
+    return id;
+}
+
+int64_t cs__put_list(cs__front *f, int src, int dst, cs_op op, const uint32_t *ids,
+                     uint32_t n, int step)
+{
+    return cs__put_after(f, src, dst, op, ids, n, NULL, 0, step);
+}
+
+int64_t cs__put(cs__front *f, int src, int dst, cs_op op, uint32_t lo, uint32_t n, int step)
+{
+    cs__ids *l;
+    int64_t id;
+    int rc;
+    if ((rc = cs__front_compact(f, src, step)) < 0)
+        return rc;
+    l = &f->r[src];
+    id = cs_sched_xfer_range(f->s, src, dst, op, lo, n, l->v, l->n, step);
+    if (id < 0)
+        return id;
+    if ((rc = ids_push(&f->r[dst], (uint32_t)id)) < 0)
+        return rc;
+    return id;
+}
+
+int cs__exchange(cs__front *f, int a, int b, cs_op op, uint32_t lo, uint32_t n, int step)
+{
+    cs__ids both = {NULL, 0, 0};
+    int64_t ia, ib;
+    uint32_t i;
+    int rc = 0;
+    if ((rc = cs__front_compact(f, a, step)) < 0 || (rc = cs__front_compact(f, b, step)) < 0)
+        return rc;
+    for (i = 0; i < f->r[a].n && rc == 0; i++)
+        rc = ids_push(&both, f->r[a].v[i]);
+    for (i = 0; i < f->r[b].n && rc == 0; i++)
+        rc = ids_push(&both, f->r[b].v[i]);
+    if (rc == 0) {
+        ia = cs_sched_xfer_range(f->s, a, b, op, lo, n, both.v, both.n, step);
+        ib = ia < 0 ? ia : cs_sched_xfer_range(f->s, b, a, op, lo, n, both.v, both.n, step);
+        if (ib < 0)
+            rc = (int)ib;
+        else if ((rc = ids_push(&f->r[b], (uint32_t)ia)) == 0)
+            rc = ids_push(&f->r[a], (uint32_t)ib);
+    }
+    free(both.v);
+    return rc;
+}
+
+int cs__halving(cs__front *f, int n, const int *rank, const int *start, int step0)
+{
+    int m, w, k = 0;
+    for (m = n / 2; m >= 1; m /= 2, k++)
+        for (w = 0; w < n; w++) {
+            int lo = w & ~(2 * m - 1);
+            int send_lo = (w & m) ? lo : lo + m;       /* the half without w */
+            int64_t id = cs__put(f, rank[w], rank[w ^ m], CS_OP_REDUCE, (uint32_t)start[send_lo],
+                                 (uint32_t)(start[send_lo + m] - start[send_lo]), step0 + k);
+            if (id < 0)
+                return (int)id;
+        }
+    return 0;
+}
+
+int cs__doubling(cs__front *f, int n, const int *rank, const int *start, int step0)
+{
+    int m, w, k = 0;
+    for (m = 1; m < n; m *= 2, k++)
+        for (w = 0; w < n; w++) {
+            int lo = w & ~(m - 1);
+            int64_t id = cs__put(f, rank[w], rank[w ^ m], CS_OP_COPY, (uint32_t)start[lo],
+                                 (uint32_t)(start[lo + m] - start[lo]), step0 + k);
+            if (id < 0)
+                return (int)id;
+        }
+    return 0;
+}
+
+int cs__gather_tree(cs__front *f, int n, const int *rank, const int *start, int step0)
+{
+    int m, w, k = 0;
+    for (m = 1; m < n; m *= 2, k++)
+        for (w = m; w < n; w += 2 * m) {
+            int64_t id = cs__put(f, rank[w], rank[w - m], CS_OP_COPY, (uint32_t)start[w],
+                                 (uint32_t)(start[w + m] - start[w]), step0 + k);
+            if (id < 0)
+                return (int)id;
+        }
+    return 0;
+}
+
+void cs__fold_init(cs__fold *fd, int p)
+{
+    fd->p = p;
+    fd->p2 = 1 << cs_floor_log2(p);
+    fd->r = p - fd->p2;
+}
+
+int cs__fold_new(const cs__fold *fd, int v)
+{
+    if (v < 2 * fd->r)
+        return v % 2 ? -1 : v / 2;
+    return v - fd->r;
+}
+
+int cs__fold_old(const cs__fold *fd, int w) { return w < fd->r ? 2 * w : w + fd->r; }
+
+int cs__fold_start(const cs__fold *fd, int w) { return w < fd->r ? 2 * w : w + fd->r; }
+
+int cs__fold_arrays(const cs__fold *fd, int root, int per_rank, int **rank, int **start)
+{
+    int w, *a = malloc((2 * (size_t)fd->p2 + 1) * sizeof *a);
+    if (!a)
+        return CS_ENOMEM;
+    *rank = a;
+    *start = a + fd->p2;
+    for (w = 0; w < fd->p2; w++)
+        a[w] = (root + cs__fold_old(fd, w)) % fd->p;
+    for (w = 0; w <= fd->p2; w++)
+        (*start)[w] = per_rank ? cs__fold_start(fd, w) : w;
+    return 0;
+}
+
+double cs__serial_reduce(int n, double t, double g)
+{
+    if (n <= 0)
+        return 0;
+    return t + (n - 1) * (t > g ? t : g) + g;
+}

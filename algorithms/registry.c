@@ -1,0 +1,47 @@
+/* registry.c: every collective algorithm, in display order (algorithms layer). Add an
+ * algorithm by writing its ops table in its own file and listing it here. */
+#include "algorithms/coll.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const cs_algo cs_algo_ring;
+extern const cs_algo cs_algo_sendrecv;
+
+static const cs_algo *const algos[] = {
+    &cs_algo_ring,
+    &cs_algo_sendrecv,
+};
+
+const cs_algo *const *cs_algo_all(int *n)
+{
+    *n = (int)(sizeof algos / sizeof algos[0]);
+    return algos;
+}
+
+int cs_algo_lookup(const char *name, cs_coll coll, const cs_algo **out, cs_err *err)
+{
+    char known[512] = "";
+    int i, j, n;
+    const cs_algo *const *all = cs_algo_all(&n);
+    for (i = 0; i < n; i++)
+        if (cs_algo_has(all[i], coll) && !strcmp(all[i]->name, name)) {
+            *out = all[i];
+            return 0;
+        }
+    for (i = 0; i < n; i++) {
+        int seen = 0;
+        if (!cs_algo_has(all[i], coll))
+            continue;
+        for (j = 0; j < i; j++)
+            if (cs_algo_has(all[j], coll) && !strcmp(all[j]->name, all[i]->name))
+                seen = 1;
+        if (seen)
+            continue;
+        strncat(known, all[i]->name, sizeof known - strlen(known) - 1);
+        strncat(known, ", ", sizeof known - strlen(known) - 1);
+    }
+    strncat(known, "auto", sizeof known - strlen(known) - 1);
+    return cs_err_set(err, CS_ENOENT, "--algo", "unknown %s algorithm '%s' (known: %s)",
+                      cs_coll_name(coll), name, known);
+}

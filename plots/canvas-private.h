@@ -1,0 +1,81 @@
+/* canvas-private.h: what the plots/ files share (plots layer, private). A canvas is a
+ * cairo surface and context for one output file in PNG, SVG or PDF, written to a temporary
+ * file and renamed on success; helpers for text, colours and the atomic file itself. */
+#ifndef CS_CANVAS_PRIVATE_H
+#define CS_CANVAS_PRIVATE_H
+
+#include <stdio.h>
+#include <cairo.h>
+
+#include "sim/err.h"
+#include "plots/plot.h"
+
+#define CS__PI 3.14159265358979323846
+
+/* A temporary file beside path that becomes path on commit. */
+typedef struct cs__afile {
+    FILE *f;                 /* open for writing */
+    char *path;              /* final path (owned) */
+    char *tmp;               /* temporary path (owned) */
+} cs__afile;
+
+/* Create the temporary ("PATH.tmp.XXXXXX", mode 0644). CS_EIO names path and errno. */
+int cs__afile_open(cs__afile *a, const char *path, cs_err *err);
+/* Flush, close and rename into place; on any failure remove the temporary. */
+int cs__afile_commit(cs__afile *a, cs_err *err);
+/* Close and remove the temporary. NULL-safe, idempotent. */
+void cs__afile_abort(cs__afile *a);
+
+/* A drawing surface bound to an output file. */
+typedef struct cs__canvas {
+    cairo_surface_t *surface;  /* image (PNG) or vector (SVG, PDF) surface */
+    cairo_t *cr;               /* context on it */
+    cs_plot_fmt fmt;           /* output format */
+    cs__afile file;            /* where the bytes go */
+    int write_failed;          /* a stream write failed */
+    int w, h;                  /* size, px (pt for PDF) */
+} cs__canvas;
+
+/* Check the size, open the temporary file, create the surface and context, paint white,
+ * select the "sans-serif" toy font. On failure nothing is left behind. */
+int cs__canvas_open(cs__canvas *cv, const char *path, int w, int h, cs_err *err);
+/* Finish the surface (PNG: encode), check every cairo status, commit the file. Frees the
+ * canvas in every case. */
+int cs__canvas_close(cs__canvas *cv, cs_err *err);
+/* Drop everything and remove the temporary. NULL-safe. */
+void cs__canvas_abort(cs__canvas *cv);
+/* CS_ENOMEM/CS_EIO from the context's or surface's status, 0 if both are fine. */
+int cs__canvas_status(cs__canvas *cv, cs_err *err);
+
+/* Validate a picture size. */
+int cs__plot_check_size(int w, int h, cs_err *err);
+
+/* Colours, components 0..1. */
+typedef struct cs__rgb { double r, g, b; } cs__rgb;
+/* Okabe-Ito palette entry i (cycles over 8 colour-blind-safe colours). */
+cs__rgb cs__palette(int i);
+/* Viridis (colour-blind-safe sequential map) at t in [0, 1]. */
+cs__rgb cs__viridis(double t);
+void cs__set_rgb(cairo_t *cr, cs__rgb c);
+void cs__set_rgba(cairo_t *cr, cs__rgb c, double a);
+
+/* Text with the toy API: font size px, bold or not. */
+void cs__font(cairo_t *cr, double size_px, int bold);
+/* Advance width of text in the current font, px. */
+double cs__text_w(cairo_t *cr, const char *s);
+/* Draw text anchored at (x, y): ax 0 left, 0.5 centre, 1 right; ay 0 top, 0.5 middle,
+ * 1 baseline-bottom (middle and top use the font's ascent). */
+void cs__text(cairo_t *cr, double x, double y, double ax, double ay, const char *s);
+/* Same, rotated 90 degrees counter-clockwise about (x, y) (vertical axis titles). */
+void cs__text_vertical(cairo_t *cr, double x, double y, const char *s);
+/* Copy s into buf, cutting it with "..." so it is at most max_w px wide. */
+void cs__text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t len);
+
+/* Axis-fit extents measured with the current font: along x (width) and along y (height). */
+double cs__extent_w(void *cr, const char *label);
+double cs__extent_h(void *cr, const char *label);
+
+/* Snap a coordinate to the pixel centre for crisp 1 px lines. */
+double cs__crisp(double v);
+
+#endif

@@ -1,0 +1,357 @@
+/* canvas.c: output files and drawing helpers shared by plots/ (plots layer). Surfaces are
+ * created by extension (PNG image, SVG in px units, PDF in pt), every cairo status is
+ * checked, and the bytes go to a temporary file that is renamed only when all went well. */
+#include "plots/canvas-private.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cairo-svg.h>
+#include <cairo-pdf.h>
+
+int cs_plot_format(const char *path, cs_plot_fmt *fmt, cs_err *err)
+{
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (dot && (!slash || dot > slash)) {
+        if (!strcasecmp(dot, ".png"))
+            return *fmt = CS_PLOT_PNG, 0;
+        if (!strcasecmp(dot, ".svg"))
+            return *fmt = CS_PLOT_SVG, 0;
+        if (!strcasecmp(dot, ".pdf"))
+            return *fmt = CS_PLOT_PDF, 0;
+    }
+    return cs_err_set(err, CS_EINVAL, path ? path : "", "unknown file type '%s' (expected .png, .svg or .pdf)",
+                      dot && (!slash || dot > slash) ? dot : "");
+}
+
+int cs__afile_open(cs__afile *a, const char *path, cs_err *err)
+{
+    size_t n = strlen(path);
+    int fd;
+    memset(a, 0, sizeof *a);
+    a->path = strdup(path);
+    a->tmp = malloc(n + 12);
+    if (!a->path || !a->tmp) {
+        cs__afile_abort(a);
+        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    }
+    memcpy(a->tmp, path, n);
+    memcpy(a->tmp + n, ".tmp.XXXXXX", 12);
+    fd = mkstemp(a->tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(a->tmp);
+        a->tmp = NULL;
+        cs__afile_abort(a);
+        return cs_err_set(err, CS_EIO, path, "cannot create file: %s", strerror(e));
+    }
+    if (fchmod(fd, 0644) != 0 || !(a->f = fdopen(fd, "wb"))) {
+        int e = errno;
+        close(fd);
+        cs__afile_abort(a);
+        return cs_err_set(err, CS_EIO, path, "cannot create file: %s", strerror(e));
+    }
+    return 0;
+}
+
+int cs__afile_commit(cs__afile *a, cs_err *err)
+{
+    int bad = ferror(a->f) != 0;
+    int e = errno;
+    if (fclose(a->f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    a->f = NULL;
+    if (!bad && rename(a->tmp, a->path) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        int rc = cs_err_set(err, CS_EIO, a->path, "cannot write: %s", strerror(e));
+        cs__afile_abort(a);
+        return rc;
+    }
+    free(a->tmp);
+    free(a->path);
+    a->tmp = a->path = NULL;
+    return 0;
+}
+
+void cs__afile_abort(cs__afile *a)
+{
+    if (!a)
+        return;
+    if (a->f)
+        fclose(a->f);
+    if (a->tmp)
+        unlink(a->tmp);
+    free(a->tmp);
+    free(a->path);
+    a->f = NULL;
+    a->tmp = a->path = NULL;
+}
+
+int cs__plot_check_size(int w, int h, cs_err *err)
+{
+    if (w < CS_PLOT_MIN_SIDE || w > CS_PLOT_MAX_SIDE)
+        return cs_err_set(err, CS_EINVAL, "--width", "must be in [%d, %d], got %d",
+                          CS_PLOT_MIN_SIDE, CS_PLOT_MAX_SIDE, w);
+    if (h < CS_PLOT_MIN_SIDE || h > CS_PLOT_MAX_SIDE)
+        return cs_err_set(err, CS_EINVAL, "--height", "must be in [%d, %d], got %d",
+                          CS_PLOT_MIN_SIDE, CS_PLOT_MAX_SIDE, h);
+    return 0;
+}
+
+static cairo_status_t canvas_write(void *closure, const unsigned char *data, unsigned int len)
+{
+    cs__canvas *cv = closure;
+    if (fwrite(data, 1, len, cv->file.f) != len) {
+        cv->write_failed = 1;
+        return CAIRO_STATUS_WRITE_ERROR;
+    }
+    return CAIRO_STATUS_SUCCESS;
+}
+
+static int cairo_fail(cs__canvas *cv, cairo_status_t st, cs_err *err)
+{
+    const char *where = cv->file.path ? cv->file.path : "";
+    if (st == CAIRO_STATUS_NO_MEMORY)
+        return cs_err_set(err, CS_ENOMEM, where, "out of memory while drawing");
+    if (st == CAIRO_STATUS_WRITE_ERROR || cv->write_failed)
+        return cs_err_set(err, CS_EIO, where, "cannot write: %s", cairo_status_to_string(st));
+    return cs_err_set(err, CS_EIO, where, "drawing failed: %s", cairo_status_to_string(st));
+}
+
+int cs__canvas_status(cs__canvas *cv, cs_err *err)
+{
+    cairo_status_t st = cv->cr ? cairo_status(cv->cr) : CAIRO_STATUS_SUCCESS;
+    if (st == CAIRO_STATUS_SUCCESS && cv->surface)
+        st = cairo_surface_status(cv->surface);
+    return st == CAIRO_STATUS_SUCCESS ? 0 : cairo_fail(cv, st, err);
+}
+
+int cs__canvas_open(cs__canvas *cv, const char *path, int w, int h, cs_err *err)
+{
+    int rc;
+    memset(cv, 0, sizeof *cv);
+    if ((rc = cs_plot_format(path, &cv->fmt, err)) != 0 || (rc = cs__plot_check_size(w, h, err)) != 0)
+        return rc;
+    if ((rc = cs__afile_open(&cv->file, path, err)) != 0)
+        return rc;
+    cv->w = w;
+    cv->h = h;
+    switch (cv->fmt) {
+    case CS_PLOT_PNG:
+        cv->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+        break;
+    case CS_PLOT_SVG:
+        cv->surface = cairo_svg_surface_create_for_stream(canvas_write, cv, w, h);
+        if (cairo_surface_status(cv->surface) == CAIRO_STATUS_SUCCESS)
+            cairo_svg_surface_set_document_unit(cv->surface, CAIRO_SVG_UNIT_PX);
+        break;
+    case CS_PLOT_PDF:
+        cv->surface = cairo_pdf_surface_create_for_stream(canvas_write, cv, w, h);
+        if (cairo_surface_status(cv->surface) == CAIRO_STATUS_SUCCESS)
+            cairo_pdf_surface_set_metadata(cv->surface, CAIRO_PDF_METADATA_CREATOR, "collsim");
+        break;
+    }
+    if ((rc = cs__canvas_status(cv, err)) != 0) {
+        cs__canvas_abort(cv);
+        return rc;
+    }
+    cv->cr = cairo_create(cv->surface);
+    if ((rc = cs__canvas_status(cv, err)) != 0) {
+        cs__canvas_abort(cv);
+        return rc;
+    }
+    cairo_set_source_rgb(cv->cr, 1, 1, 1);
+    cairo_paint(cv->cr);
+    cs__font(cv->cr, 12, 0);
+    return 0;
+}
+
+void cs__canvas_abort(cs__canvas *cv)
+{
+    if (!cv)
+        return;
+    if (cv->cr)
+        cairo_destroy(cv->cr);
+    if (cv->surface) {
+        cairo_surface_finish(cv->surface);
+        cairo_surface_destroy(cv->surface);
+    }
+    cv->cr = NULL;
+    cv->surface = NULL;
+    cs__afile_abort(&cv->file);
+}
+
+int cs__canvas_close(cs__canvas *cv, cs_err *err)
+{
+    int rc = cs__canvas_status(cv, err);
+    cairo_status_t st = CAIRO_STATUS_SUCCESS;
+    if (rc == 0) {
+        cairo_destroy(cv->cr);
+        cv->cr = NULL;
+        if (cv->fmt == CS_PLOT_PNG) {
+            cairo_surface_flush(cv->surface);
+            st = cairo_surface_write_to_png_stream(cv->surface, canvas_write, cv);
+        } else {
+            cairo_surface_finish(cv->surface);
+        }
+        if (st == CAIRO_STATUS_SUCCESS)
+            st = cairo_surface_status(cv->surface);
+        if (st != CAIRO_STATUS_SUCCESS || cv->write_failed)
+            rc = cairo_fail(cv, st, err);
+    }
+    if (rc != 0) {
+        cs__canvas_abort(cv);
+        return rc;
+    }
+    cairo_surface_destroy(cv->surface);
+    cv->surface = NULL;
+    return cs__afile_commit(&cv->file, err);
+}
+
+/* Okabe & Ito (2008), "Color Universal Design": blue, vermillion, bluish green, orange,
+ * reddish purple, sky blue, black, yellow (last: weakest on white). */
+static const unsigned char okabe_ito[8][3] = {
+    {0x00, 0x72, 0xB2}, {0xD5, 0x5E, 0x00}, {0x00, 0x9E, 0x73}, {0xE6, 0x9F, 0x00},
+    {0xCC, 0x79, 0xA7}, {0x56, 0xB4, 0xE9}, {0x00, 0x00, 0x00}, {0xF0, 0xE4, 0x42},
+};
+
+void cs_plot_series_rgb(int i, unsigned char rgb[3])
+{
+    const unsigned char *c = okabe_ito[((i % 8) + 8) % 8];
+    rgb[0] = c[0];
+    rgb[1] = c[1];
+    rgb[2] = c[2];
+}
+
+cs__rgb cs__palette(int i)
+{
+    unsigned char c[3];
+    cs__rgb out;
+    cs_plot_series_rgb(i, c);
+    out.r = c[0] / 255.0;
+    out.g = c[1] / 255.0;
+    out.b = c[2] / 255.0;
+    return out;
+}
+
+/* viridis (van der Walt & Smith, matplotlib) sampled at 10 evenly spaced points. */
+static const unsigned char viridis[10][3] = {
+    {0x44, 0x01, 0x54}, {0x48, 0x28, 0x78}, {0x3E, 0x4A, 0x89}, {0x31, 0x68, 0x8E},
+    {0x26, 0x82, 0x8E}, {0x1F, 0x9E, 0x89}, {0x35, 0xB7, 0x79}, {0x6D, 0xCD, 0x59},
+    {0xB4, 0xDE, 0x2C}, {0xFD, 0xE7, 0x25},
+};
+
+cs__rgb cs__viridis(double t)
+{
+    cs__rgb out;
+    double x;
+    int i;
+    if (!(t > 0))
+        t = 0;
+    if (t > 1)
+        t = 1;
+    x = t * 9.0;
+    i = (int)floor(x);
+    if (i >= 9)
+        i = 8;
+    x -= i;
+    out.r = ((1 - x) * viridis[i][0] + x * viridis[i + 1][0]) / 255.0;
+    out.g = ((1 - x) * viridis[i][1] + x * viridis[i + 1][1]) / 255.0;
+    out.b = ((1 - x) * viridis[i][2] + x * viridis[i + 1][2]) / 255.0;
+    return out;
+}
+
+void cs__set_rgb(cairo_t *cr, cs__rgb c)
+{
+    cairo_set_source_rgb(cr, c.r, c.g, c.b);
+}
+
+void cs__set_rgba(cairo_t *cr, cs__rgb c, double a)
+{
+    cairo_set_source_rgba(cr, c.r, c.g, c.b, a);
+}
+
+void cs__font(cairo_t *cr, double size_px, int bold)
+{
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, size_px);
+}
+
+double cs__text_w(cairo_t *cr, const char *s)
+{
+    cairo_text_extents_t te;
+    cairo_text_extents(cr, s, &te);
+    return te.x_advance;
+}
+
+void cs__text(cairo_t *cr, double x, double y, double ax, double ay, const char *s)
+{
+    cairo_font_extents_t fe;
+    double w = cs__text_w(cr, s), by;
+    cairo_font_extents(cr, &fe);
+    if (ay <= 0)
+        by = y + fe.ascent;
+    else if (ay < 1)
+        by = y + (fe.ascent - fe.descent) / 2;
+    else
+        by = y;
+    cairo_move_to(cr, x - ax * w, by);
+    cairo_show_text(cr, s);
+    cairo_new_path(cr);
+}
+
+void cs__text_vertical(cairo_t *cr, double x, double y, const char *s)
+{
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    cairo_rotate(cr, -CS__PI / 2);
+    cs__text(cr, 0, 0, 0.5, 0.5, s);
+    cairo_restore(cr);
+}
+
+void cs__text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t len)
+{
+    size_t n;
+    snprintf(buf, len, "%s", s);
+    if (cs__text_w(cr, buf) <= max_w)
+        return;
+    for (n = strlen(buf); n > 0; n--) {
+        if (((unsigned char)buf[n] & 0xC0) == 0x80)
+            continue;   /* do not cut inside a UTF-8 sequence */
+        if (n + 4 > len)
+            continue;
+        memcpy(buf + n, "...", 4);
+        if (cs__text_w(cr, buf) <= max_w)
+            return;
+    }
+    snprintf(buf, len, "...");
+}
+
+double cs__extent_w(void *cr, const char *label)
+{
+    return cs__text_w(cr, label);
+}
+
+double cs__extent_h(void *cr, const char *label)
+{
+    cairo_font_extents_t fe;
+    (void)label;
+    cairo_font_extents(cr, &fe);
+    return fe.ascent + fe.descent;
+}
+
+double cs__crisp(double v)
+{
+    return floor(v) + 0.5;
+}

@@ -1,0 +1,113 @@
+/* plot.h: charts and topology drawings (plots layer, the only user of cairo). Series of
+ * sweep results (collsim JSON/CSV, nccl-tests logs, or a sweep just run) become
+ * bandwidth- or time-against-size charts; a cs_topo becomes a drawing of its fabric. The
+ * format follows the file extension (.png, .svg, .pdf); files are written to a temporary
+ * beside the target and renamed, so a failure never leaves a partial file. */
+#ifndef CS_PLOT_H
+#define CS_PLOT_H
+
+#include "sim/err.h"
+#include "sim/topo.h"
+#include "sim/report.h"
+
+/* Output formats, chosen by the file extension (case-insensitive). */
+typedef enum cs_plot_fmt { CS_PLOT_PNG, CS_PLOT_SVG, CS_PLOT_PDF } cs_plot_fmt;
+
+/* The format of an output path: 0, or CS_EINVAL "unknown file type" naming the known ones. */
+int cs_plot_format(const char *path, cs_plot_fmt *fmt, cs_err *err);
+
+/* Default and largest picture sizes, px (PNG, SVG) or pt (PDF). */
+#define CS_PLOT_DEFAULT_W 900
+#define CS_PLOT_DEFAULT_H 540
+#define CS_PLOT_MIN_SIDE 200
+#define CS_PLOT_MAX_SIDE 16384
+
+/* One measured or simulated size of a sweep. */
+typedef struct cs_point {
+    double size_bytes;       /* S as nccl-tests prints it, bytes */
+    double time_us;          /* time of one operation, microseconds (NAN if unknown) */
+    double algbw_GBps;       /* S / time, GB/s (NAN if unknown) */
+    double busbw_GBps;       /* algbw x the collective's factor, GB/s (NAN if unknown) */
+} cs_point;
+
+/* A series: one curve of a chart. */
+typedef struct cs_series {
+    char *label;             /* legend text (owned) */
+    int is_measured;         /* 1: measured, drawn as markers; 0: simulated, drawn as a line */
+    cs_point *pts;           /* sizes in file order (owned) */
+    int n_pts;
+} cs_series;
+
+/* A growable list of series. Zero-initialise, then cs_series_set_fini. */
+typedef struct cs_series_set {
+    cs_series *items;        /* series in load order (owned) */
+    int n, cap;
+} cs_series_set;
+
+void cs_series_set_fini(cs_series_set *set);
+
+/* Append the series in a results file: collsim JSON (one sweep object or an array of
+ * them, DESIGN §7), CSV (a header row of the JSON keys), or an nccl-tests/rccl-tests log
+ * when the log parser is built in. The type follows the extension (.json, .csv,
+ * .log/.txt/.out). label (may be NULL) replaces the label read from the file (the
+ * algorithm and topology, else the file name). Returns 0, or CS_EINVAL (unknown type,
+ * no rows, bad values), CS_EPARSE, CS_EIO, CS_ENOMEM with err saying where. */
+int cs_series_load(cs_series_set *set, const char *path, const char *label, int is_measured,
+                   cs_err *err);
+
+/* Append a sweep as a series (simulated unless is_measured). label NULL = the algorithm and
+ * topology. Returns 0 or CS_ENOMEM. */
+int cs_series_from_sweep(cs_series_set *set, const cs_sweep *sw, const char *label,
+                         int is_measured, cs_err *err);
+
+/* Keep only the series whose labels are listed, in the listed order. Returns 0, or
+ * CS_ENOENT "unknown series 'x' (known: ...)". */
+int cs_series_select(cs_series_set *set, const char *const *labels, int n, cs_err *err);
+
+/* What a chart shows against size. */
+typedef enum cs_metric {
+    CS_METRIC_BUSBW,         /* bus bandwidth, GB/s (default) */
+    CS_METRIC_ALGBW,         /* algorithm bandwidth, GB/s */
+    CS_METRIC_TIME           /* time of one operation, log-log */
+} cs_metric;
+
+/* "busbw", "algbw", "time" and lookup (CS_ENOENT listing them). */
+const char *cs_metric_name(cs_metric m);
+int cs_metric_lookup(const char *name, cs_metric *out, cs_err *err);
+
+/* A chart of series against message size. */
+typedef struct cs_chart {
+    const char *title;       /* title above the plot, NULL for none */
+    cs_metric metric;        /* y quantity */
+    int log_y;               /* 1: log10 bandwidth axis (time is always log) */
+    const cs_series *series; /* the series (borrowed) */
+    int n_series;
+} cs_chart;
+
+/* A rectangle on the page, px from the top left. */
+typedef struct cs_plot_rect {
+    double x, y, w, h;
+} cs_plot_rect;
+
+/* Where a chart put things (for tests and callers that annotate). */
+typedef struct cs_chart_layout {
+    cs_plot_rect plot;       /* the plot area, inside the axes */
+    cs_plot_rect legend;     /* the legend box (outside the plot area), w = 0 if none */
+} cs_chart_layout;
+
+/* RGB (0..255 each) of series i as drawn: the palette (Okabe-Ito) cycles, dashes and
+ * marker shapes change on each cycle. */
+void cs_plot_series_rgb(int i, unsigned char rgb[3]);
+
+/* Draw a chart into path (format from the extension), w x h. layout (may be NULL) gets the
+ * rectangles used. Returns 0, or CS_EINVAL (no series, no drawable point, bad size),
+ * CS_EIO (cannot write; no file is left), CS_ENOMEM. */
+int cs_plot_chart(const cs_chart *c, const char *path, int w, int h, cs_chart_layout *layout,
+                  cs_err *err);
+
+/* Draw a topology: rings as a circle, tori as a grid, switched fabrics in tiers with the
+ * GPUs of each node in a box, links coloured by class with a legend of class, bandwidth
+ * and latency (links also labelled with their bandwidth where there is room). */
+int cs_plot_topology(const cs_topo *t, const char *path, int w, int h, cs_err *err);
+
+#endif

@@ -1,0 +1,466 @@
+/* series.c: series of sweep results for charts (plots layer): loading collsim JSON and CSV
+ * (DESIGN §7 keys) and nccl-tests/rccl-tests logs (sim/logparse.h), converting a sweep
+ * just run, and picking series by label. jansson stays at this load edge. */
+#include "plots/plot.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sim/logparse.h"
+
+void cs_series_set_fini(cs_series_set *set)
+{
+    int i;
+    for (i = 0; i < set->n; i++) {
+        free(set->items[i].label);
+        free(set->items[i].pts);
+    }
+    free(set->items);
+    memset(set, 0, sizeof *set);
+}
+
+/* Append an empty series with a copy of label; returns it or NULL (out of memory). */
+static cs_series *series_add(cs_series_set *set, const char *label, int is_measured)
+{
+    cs_series *s;
+    if (set->n == set->cap) {
+        int cap = set->cap ? set->cap * 2 : 8;
+        cs_series *ni = realloc(set->items, (size_t)cap * sizeof *ni);
+        if (!ni)
+            return NULL;
+        set->items = ni;
+        set->cap = cap;
+    }
+    s = &set->items[set->n];
+    memset(s, 0, sizeof *s);
+    if (!(s->label = strdup(label)))
+        return NULL;
+    s->is_measured = is_measured;
+    set->n++;
+    return s;
+}
+
+static int series_point(cs_series *s, int *cap, const cs_point *p)
+{
+    if (s->n_pts == *cap) {
+        int nc = *cap ? *cap * 2 : 32;
+        cs_point *np = realloc(s->pts, (size_t)nc * sizeof *np);
+        if (!np)
+            return CS_ENOMEM;
+        s->pts = np;
+        *cap = nc;
+    }
+    s->pts[s->n_pts++] = *p;
+    return 0;
+}
+
+/* Drop the last series (after a failed load). */
+static void series_pop(cs_series_set *set)
+{
+    set->n--;
+    free(set->items[set->n].label);
+    free(set->items[set->n].pts);
+}
+
+/* File name without directory and extension. */
+static void base_name(const char *path, char *buf, size_t len)
+{
+    const char *b = strrchr(path, '/');
+    char *dot;
+    snprintf(buf, len, "%s", b ? b + 1 : path);
+    if ((dot = strrchr(buf, '.')) && dot != buf)
+        *dot = '\0';
+}
+
+static void default_label(char *buf, size_t len, const char *algo, const char *topo,
+                          const char *path)
+{
+    if (algo && *algo && topo && *topo)
+        snprintf(buf, len, "%s on %s", algo, topo);
+    else if (algo && *algo)
+        snprintf(buf, len, "%s", algo);
+    else
+        base_name(path, buf, len);
+}
+
+/* A number of a results row: absent or null is NAN; anything else must be a number. */
+static int json_num(json_t *row, const char *key, int idx, double *out, cs_err *err)
+{
+    json_t *v = json_object_get(row, key);
+    char where[96];
+    *out = NAN;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_number(v)) {
+        snprintf(where, sizeof where, "results[%d].%s", idx, key);
+        return cs_err_set(err, CS_EINVAL, where, "expected a number");
+    }
+    *out = json_number_value(v);
+    return 0;
+}
+
+static int check_point(const cs_point *p, const char *where, cs_err *err)
+{
+    if (!(p->size_bytes > 0) || !isfinite(p->size_bytes))
+        return cs_err_set(err, CS_EINVAL, where, "size_bytes: must be > 0, got %g", p->size_bytes);
+    if (isnan(p->time_us) && isnan(p->algbw_GBps) && isnan(p->busbw_GBps))
+        return cs_err_set(err, CS_EINVAL, where, "no time_us, algbw_GBps or busbw_GBps");
+    return 0;
+}
+
+/* One sweep object of a results JSON. */
+static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const char *path,
+                           const char *label, int is_measured, cs_err *err)
+{
+    json_t *res = json_object_get(o, "results");
+    char lab[256], where[96];
+    cs_series *s;
+    size_t i;
+    int cap = 0, rc;
+    if (!json_is_object(o))
+        return cs_err_set(err, CS_EINVAL, ctx[0] ? ctx : "(root)", "expected a results object");
+    if (!json_is_array(res))
+        return cs_err_set(err, CS_EINVAL, ctx[0] ? ctx : "(root)", "results: missing, expected an array of rows");
+    if (json_array_size(res) == 0) {
+        snprintf(where, sizeof where, "%s%sresults", ctx, ctx[0] ? "." : "");
+        return cs_err_set(err, CS_EINVAL, where, "empty, expected at least one size");
+    }
+    default_label(lab, sizeof lab, json_string_value(json_object_get(o, "algorithm")),
+                  json_string_value(json_object_get(o, "topology")), path);
+    if (!(s = series_add(set, label ? label : lab, is_measured)))
+        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    for (i = 0; i < json_array_size(res); i++) {
+        json_t *row = json_array_get(res, i);
+        cs_point p;
+        snprintf(where, sizeof where, "%s%sresults[%d]", ctx, ctx[0] ? "." : "", (int)i);
+        if (!json_is_object(row))
+            rc = cs_err_set(err, CS_EINVAL, where, "expected an object");
+        else if (!(rc = json_num(row, "size_bytes", (int)i, &p.size_bytes, err)) &&
+                 !(rc = json_num(row, "time_us", (int)i, &p.time_us, err)) &&
+                 !(rc = json_num(row, "algbw_GBps", (int)i, &p.algbw_GBps, err)) &&
+                 !(rc = json_num(row, "busbw_GBps", (int)i, &p.busbw_GBps, err)) &&
+                 !(rc = check_point(&p, where, err)) && (rc = series_point(s, &cap, &p)))
+            cs_err_set(err, rc, path, "out of memory");
+        if (rc) {
+            series_pop(set);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static int load_json(cs_series_set *set, const char *path, const char *label, int is_measured,
+                     cs_err *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    int rc = 0, n0 = set->n;
+    if (!root) {
+        char where[512];
+        if (je.line < 0) {
+            snprintf(where, sizeof where, "%s", path);
+            return cs_err_set(err, CS_EIO, where, "cannot read: %s", je.text);
+        }
+        snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
+        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
+    }
+    if (json_is_array(root)) {
+        size_t i;
+        if (json_array_size(root) == 0)
+            rc = cs_err_set(err, CS_EINVAL, "(root)", "empty array, expected results objects");
+        for (i = 0; !rc && i < json_array_size(root); i++) {
+            char ctx[32];
+            snprintf(ctx, sizeof ctx, "[%d]", (int)i);
+            rc = load_json_sweep(set, json_array_get(root, i), ctx, path, label, is_measured, err);
+        }
+    } else {
+        rc = load_json_sweep(set, root, "", path, label, is_measured, err);
+    }
+    json_decref(root);
+    if (rc) {
+        while (set->n > n0)
+            series_pop(set);
+        if (rc != CS_ENOMEM)
+            cs_err_prefix(err, path);
+    }
+    return rc;
+}
+
+/* Split a CSV line in place at commas (fields may be double-quoted). Returns the count. */
+static int csv_split(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        char *out;
+        fields[n++] = out = p;
+        if (*p == '"') {
+            p++;
+            while (*p && !(*p == '"' && p[1] != '"')) {
+                if (*p == '"')
+                    p++;
+                *out++ = *p++;
+            }
+            if (*p == '"')
+                p++;
+            while (*p && *p != ',')
+                p++;
+        } else {
+            while (*p && *p != ',')
+                *out++ = *p++;
+        }
+        if (*p != ',') {
+            *out = '\0';
+            break;
+        }
+        *out = '\0';
+        p++;
+    }
+    return n;
+}
+
+enum { COL_SIZE, COL_TIME, COL_ALGBW, COL_BUSBW, COL_ALGO, COL_TOPO, N_COLS };
+static const char *const csv_keys[N_COLS] = {
+    "size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "topology"
+};
+
+static int csv_number(const char *s, double *out)
+{
+    char *end;
+    *out = NAN;
+    if (!*s)
+        return 0;
+    errno = 0;
+    *out = strtod(s, &end);
+    return (*end || errno == ERANGE) ? -1 : 0;
+}
+
+static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const char *label,
+                          int is_measured, cs_err *err)
+{
+    char line[4096], algo[128] = "", topo[128] = "", lab[300], where[600];
+    char *fields[64];
+    int col[N_COLS], lineno = 1, i, n, cap = 0, mixed_algo = 0;
+    cs_series *s;
+    if (!fgets(line, sizeof line, f))
+        return cs_err_set(err, CS_EINVAL, path, "empty file, expected a header row with size_bytes");
+    line[strcspn(line, "\r\n")] = '\0';
+    n = csv_split(line, fields, 64);
+    for (i = 0; i < N_COLS; i++) {
+        int j;
+        col[i] = -1;
+        for (j = 0; j < n; j++)
+            if (!strcmp(fields[j], csv_keys[i]))
+                col[i] = j;
+    }
+    snprintf(where, sizeof where, "%s:1", path);
+    if (col[COL_SIZE] < 0)
+        return cs_err_set(err, CS_EINVAL, where, "header has no size_bytes column");
+    if (col[COL_TIME] < 0 && col[COL_ALGBW] < 0 && col[COL_BUSBW] < 0)
+        return cs_err_set(err, CS_EINVAL, where, "header has no time_us, algbw_GBps or busbw_GBps column");
+    if (!(s = series_add(set, "", is_measured)))
+        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    while (fgets(line, sizeof line, f)) {
+        cs_point p;
+        double *dst[4];
+        int rc = 0;
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0])
+            continue;
+        n = csv_split(line, fields, 64);
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        dst[0] = &p.size_bytes;
+        dst[1] = &p.time_us;
+        dst[2] = &p.algbw_GBps;
+        dst[3] = &p.busbw_GBps;
+        for (i = 0; i < 4 && !rc; i++) {
+            *dst[i] = NAN;
+            if (col[i] >= n && col[i] >= 0)
+                rc = cs_err_set(err, CS_EINVAL, where, "expected %d fields, got %d", col[i] + 1, n);
+            else if (col[i] >= 0 && csv_number(fields[col[i]], dst[i]))
+                rc = cs_err_set(err, CS_EINVAL, where, "%s: expected a number, got '%s'",
+                                csv_keys[i], fields[col[i]]);
+        }
+        if (!rc)
+            rc = check_point(&p, where, err);
+        if (!rc && (rc = series_point(s, &cap, &p)))
+            cs_err_set(err, rc, path, "out of memory");
+        if (rc) {
+            series_pop(set);
+            return rc;
+        }
+        if (col[COL_ALGO] >= 0 && col[COL_ALGO] < n) {
+            if (s->n_pts > 1 && strcmp(algo, fields[col[COL_ALGO]]))
+                mixed_algo = 1;
+            snprintf(algo, sizeof algo, "%s", fields[col[COL_ALGO]]);
+        }
+        if (col[COL_TOPO] >= 0 && col[COL_TOPO] < n)
+            snprintf(topo, sizeof topo, "%s", fields[col[COL_TOPO]]);
+    }
+    if (ferror(f)) {
+        series_pop(set);
+        return cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));
+    }
+    if (s->n_pts == 0) {
+        series_pop(set);
+        return cs_err_set(err, CS_EINVAL, path, "results: empty, expected at least one size");
+    }
+    default_label(lab, sizeof lab, mixed_algo ? "auto" : algo, topo, path);
+    free(s->label);
+    if (!(s->label = strdup(label ? label : lab))) {
+        s->label = NULL;
+        series_pop(set);
+        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    }
+    return 0;
+}
+
+static int load_csv(cs_series_set *set, const char *path, const char *label, int is_measured,
+                    cs_err *err)
+{
+    FILE *f = fopen(path, "r");
+    int rc;
+    if (!f)
+        return cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));
+    rc = load_csv_lines(set, f, path, label, is_measured, err);
+    fclose(f);
+    return rc;
+}
+
+static int load_log(cs_series_set *set, const char *path, const char *label, int is_measured,
+                    cs_err *err)
+{
+    cs_log *log = NULL;
+    int rc = cs_log_parse_file(path, NULL, &log, err), t, n0 = set->n;
+    char base[200], lab[300];
+    if (rc)
+        return rc;
+    base_name(path, base, sizeof base);
+    for (t = 0; t < log->n_tables && !rc; t++) {
+        const cs_log_table *tb = &log->tables[t];
+        cs_series *s;
+        int i, cap = 0;
+        if (label && log->n_tables > 1)
+            snprintf(lab, sizeof lab, "%s [%d]", label, t + 1);
+        else if (label)
+            snprintf(lab, sizeof lab, "%s", label);
+        else if (log->n_tables > 1)
+            snprintf(lab, sizeof lab, "%s [%s, %d ranks]", base,
+                     tb->coll == CS_LOG_COLL_UNKNOWN ? "?" : cs_coll_name(tb->coll), tb->ranks);
+        else
+            snprintf(lab, sizeof lab, "%s", base);
+        if (!(s = series_add(set, lab, is_measured))) {
+            rc = cs_err_set(err, CS_ENOMEM, path, "out of memory");
+            break;
+        }
+        for (i = 0; i < tb->n_rows && !rc; i++) {
+            const cs_log_row *r = &tb->rows[i];
+            cs_point p;
+            p.size_bytes = (double)r->size_bytes;
+            p.time_us = r->time_us;
+            p.algbw_GBps = isnan(r->oop_algbw_GBps) ? r->ip_algbw_GBps : r->oop_algbw_GBps;
+            p.busbw_GBps = isnan(r->oop_busbw_GBps) ? r->ip_busbw_GBps : r->oop_busbw_GBps;
+            if (p.size_bytes > 0 && (rc = series_point(s, &cap, &p)))
+                cs_err_set(err, rc, path, "out of memory");
+        }
+    }
+    cs_log_free(log);
+    if (rc)
+        while (set->n > n0)
+            series_pop(set);
+    return rc;
+}
+
+int cs_series_load(cs_series_set *set, const char *path, const char *label, int is_measured,
+                   cs_err *err)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (dot && slash && dot < slash)
+        dot = NULL;
+    if (dot && !strcasecmp(dot, ".json"))
+        return load_json(set, path, label, is_measured, err);
+    if (dot && !strcasecmp(dot, ".csv"))
+        return load_csv(set, path, label, is_measured, err);
+    if (dot && (!strcasecmp(dot, ".log") || !strcasecmp(dot, ".txt") || !strcasecmp(dot, ".out")))
+        return load_log(set, path, label, 1, err);
+    return cs_err_set(err, CS_EINVAL, path, "unknown file type '%s' (expected .json or .csv "
+                      "results, or an nccl-tests log .log, .txt or .out)", dot ? dot : "");
+}
+
+int cs_series_from_sweep(cs_series_set *set, const cs_sweep *sw, const char *label,
+                         int is_measured, cs_err *err)
+{
+    char lab[300];
+    cs_series *s;
+    int i, cap = 0;
+    default_label(lab, sizeof lab, sw->algorithm, sw->topology, "sweep");
+    if (!(s = series_add(set, label ? label : lab, is_measured)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (i = 0; i < sw->n_rows; i++) {
+        const cs_row *r = &sw->rows[i];
+        cs_point p;
+        p.size_bytes = (double)r->size_bytes;
+        p.time_us = r->time_us;
+        p.algbw_GBps = r->algbw_GBps;
+        p.busbw_GBps = r->busbw_GBps;
+        if (p.size_bytes > 0 && series_point(s, &cap, &p)) {
+            series_pop(set);
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        }
+    }
+    return 0;
+}
+
+int cs_series_select(cs_series_set *set, const char *const *labels, int n, cs_err *err)
+{
+    cs_series *picked;
+    char *used;
+    int i, j, k = 0;
+    if (n <= 0)
+        return 0;
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < set->n && strcmp(set->items[j].label, labels[i]); j++)
+            ;
+        if (j == set->n) {
+            char known[512] = "";
+            for (j = 0; j < set->n; j++) {
+                strncat(known, j ? ", " : "", sizeof known - strlen(known) - 1);
+                strncat(known, set->items[j].label, sizeof known - strlen(known) - 1);
+            }
+            return cs_err_set(err, CS_ENOENT, "--series", "unknown series '%s' (known: %s)",
+                              labels[i], known);
+        }
+    }
+    picked = calloc((size_t)n, sizeof *picked);
+    used = calloc((size_t)(set->n ? set->n : 1), 1);
+    if (!picked || !used) {
+        free(picked);
+        free(used);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < set->n && (used[j] || strcmp(set->items[j].label, labels[i])); j++)
+            ;
+        if (j == set->n)
+            continue;   /* asked again for a label already taken */
+        used[j] = 1;
+        picked[k++] = set->items[j];
+    }
+    for (j = 0; j < set->n; j++)
+        if (!used[j]) {
+            free(set->items[j].label);
+            free(set->items[j].pts);
+        }
+    free(set->items);
+    free(used);
+    set->items = picked;
+    set->n = k;
+    set->cap = n;
+    return 0;
+}

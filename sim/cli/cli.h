@@ -1,0 +1,59 @@
+/* cli.h: shared pieces of the collsim command (cli layer): the command table entry, the
+ * option scanner, and atomic output files. Only this layer prints and picks exit codes. */
+#ifndef CS_CLI_H
+#define CS_CLI_H
+
+#include <stdio.h>
+#include "sim/err.h"
+
+/* Exit statuses (DESIGN §8): 0 ok, 1 error, 2 usage. */
+#define CS_EXIT_OK 0
+#define CS_EXIT_ERR 1
+#define CS_EXIT_USAGE 2
+
+/* A command: `collsim NAME ...`. argv[0] is the command name. Returns an exit status. */
+typedef struct cs_cmd {
+    const char *name;        /* "run", "list", ... */
+    const char *summary;     /* one line for `collsim help` */
+    int (*fn)(int argc, char **argv);
+} cs_cmd;
+
+/* Print `error: where: what` (or `error: what`) to stderr and return the exit status for
+ * the code: CS_EXIT_USAGE for CS_EUSAGE, CS_EXIT_ERR otherwise. */
+int cs_cli_fail(const cs_err *err);
+
+/* Option scanner over argv[first..argc): long options "--name VALUE" or "--name=VALUE",
+ * short "-x VALUE" or "-xVALUE". Positional arguments are returned with name NULL. */
+typedef struct cs_opt_scan {
+    int argc;
+    char **argv;
+    int i;                   /* next argv index */
+} cs_opt_scan;
+
+typedef struct cs_opt_spec {
+    const char *lng;         /* long name without dashes, e.g. "minbytes" */
+    char shrt;               /* short letter, 0 if none */
+    int has_arg;             /* takes a value */
+    int id;                  /* caller's code for a switch (0 if unused) */
+} cs_opt_spec;
+
+/* Next option: returns 1 with *spec (NULL for a positional) and *val filled, 0 at the end,
+ * or CS_EUSAGE with err filled (unknown option, missing value). */
+int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **spec,
+                const char **val, cs_err *err);
+
+/* Atomic output: open a temporary file beside path ("-" or NULL = stdout); commit renames it
+ * into place, abort removes it. */
+typedef struct cs_out {
+    FILE *f;                 /* where to write */
+    char *path;              /* final path, NULL for stdout */
+    char *tmp;               /* temporary path */
+} cs_out;
+int cs_out_open(cs_out *o, const char *path, cs_err *err);
+int cs_out_commit(cs_out *o, cs_err *err);
+void cs_out_abort(cs_out *o);
+
+/* Commands, one file each (cmd_*.c). */
+int cs_cmd_run(int argc, char **argv);
+
+#endif

@@ -1,0 +1,348 @@
+/* cmd_run.c: `collsim run [COLL] [options]` (cli layer). Simulates a size sweep of one
+ * collective with nccl-tests' flags and prints nccl-tests' table (or JSON/CSV). */
+#include "sim/cli/cli.h"
+#include "sim/exec.h"
+#include "sim/report.h"
+#include "sim/size.h"
+#include "algorithms/coll.h"
+#include "topologies/topology.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Everything `run` was asked for. */
+typedef struct run_opts {
+    const char *coll_name;     /* positional COLL, default allreduce */
+    uint64_t min_bytes, max_bytes, step_bytes;  /* -b -e -i */
+    long step_factor;          /* -f (0 when -i is used) */
+    long ranks;                /* -g, 0 = every rank of the topology */
+    const char *dtype;         /* -d */
+    const char *redop;         /* -o */
+    long root;                 /* -r */
+    const char *topo;          /* --topo */
+    const char *algo;          /* --algo */
+    long chunks;               /* --chunks */
+    long servers;              /* --servers */
+    long channels;             /* --channels */
+    long check;                /* -c: 1 = data check */
+    const char *format;        /* --format text|json|csv */
+    const char *output;        /* --output */
+} run_opts;
+
+enum {
+    O_MINB = 1, O_MAXB, O_FACTOR, O_STEPB, O_RANKS, O_DTYPE, O_OP, O_ROOT, O_TOPO, O_ALGO,
+    O_CHUNKS, O_SERVERS, O_CHANNELS, O_CHECK, O_FORMAT, O_OUTPUT, O_IGNORED, O_HELP
+};
+
+static const cs_opt_spec run_specs[] = {
+    {"minbytes", 'b', 1, O_MINB}, {"maxbytes", 'e', 1, O_MAXB},
+    {"stepfactor", 'f', 1, O_FACTOR}, {"stepbytes", 'i', 1, O_STEPB},
+    {"ranks", 'g', 1, O_RANKS}, {"datatype", 'd', 1, O_DTYPE}, {"op", 'o', 1, O_OP},
+    {"root", 'r', 1, O_ROOT}, {"topo", 0, 1, O_TOPO}, {"algo", 0, 1, O_ALGO},
+    {"chunks", 0, 1, O_CHUNKS}, {"servers", 0, 1, O_SERVERS},
+    {"channels", 0, 1, O_CHANNELS}, {"check", 'c', 1, O_CHECK}, {"format", 0, 1, O_FORMAT},
+    {"output", 0, 1, O_OUTPUT}, {"iters", 'n', 1, O_IGNORED},
+    {"warmup_iters", 'w', 1, O_IGNORED}, {"help", 'h', 0, O_HELP},
+    {NULL, 0, 0, 0},
+};
+
+static void run_usage(void)
+{
+    printf("usage: collsim run [COLL] [options]\n\n"
+           "Simulate a size sweep of one collective and print nccl-tests' table.\n"
+           "COLL: allreduce (default), allgather, reducescatter, broadcast, reduce, gather,\n"
+           "      scatter, alltoall, sendrecv, barrier (nccl-tests names like all_reduce_perf too)\n\n"
+           "  -b, --minbytes SIZE     smallest size (default 8; K, M, G, T suffixes)\n"
+           "  -e, --maxbytes SIZE     largest size (default 128M)\n"
+           "  -f, --stepfactor F      multiply the size by F each step (default 2)\n"
+           "  -i, --stepbytes SIZE    add SIZE each step instead\n"
+           "  -g, --ranks N           ranks (default: every rank of the topology)\n"
+           "  -d, --datatype T        float (default), half, bfloat16, double, int8, ...\n"
+           "  -o, --op OP             sum (default), prod, max, min, avg\n"
+           "  -r, --root R            root of broadcast/reduce/gather/scatter (default 0)\n"
+           "  -c, --check 0|1         symbolic data check for #wrong (default 1)\n"
+           "  -n, -w                  accepted for nccl-tests compatibility, ignored\n"
+           "      --topo PRESET|FILE  topology (default %s; `collsim list topologies`)\n"
+           "      --algo NAME|auto    algorithm (default auto; `collsim list algorithms`)\n"
+           "      --chunks N          pipeline chunks per step (default 1 = textbook)\n"
+           "      --servers K         parameter_server: server ranks (default 1)\n"
+           "      --channels N        parallel rings/trees (default 1)\n"
+           "      --format text|json|csv   output format (default text, or by --output suffix)\n"
+           "      --output FILE       write there instead of stdout (atomically)\n",
+           CS_DEFAULT_PRESET);
+}
+
+/* nccl-tests names: all_reduce_perf, all_reduce, allreduce all mean allreduce. */
+static void canon_coll(const char *in, char *out, size_t n)
+{
+    size_t j = 0;
+    const char *suffix = strstr(in, "_perf");
+    size_t len = suffix && suffix[5] == '\0' ? (size_t)(suffix - in) : strlen(in);
+    for (size_t i = 0; i < len && j + 1 < n; i++)
+        if (in[i] != '_')
+            out[j++] = in[i];
+    out[j] = '\0';
+}
+
+static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
+{
+    cs_opt_scan sc = {argc, argv, 1};
+    const cs_opt_spec *sp;
+    const char *v;
+    int rc, have_f = 0, have_coll = 0;
+    memset(o, 0, sizeof *o);
+    o->coll_name = "allreduce";
+    o->min_bytes = 8;
+    o->max_bytes = 128ull << 20;
+    o->step_factor = 2;
+    o->dtype = "float";
+    o->redop = "sum";
+    o->topo = CS_DEFAULT_PRESET;
+    o->algo = "auto";
+    o->chunks = 1;
+    o->servers = 1;
+    o->channels = 1;
+    o->check = 1;
+    while ((rc = cs_opt_next(&sc, run_specs, &sp, &v, err)) > 0) {
+        if (!sp) {
+            if (have_coll)
+                return cs_err_set(err, CS_EUSAGE, NULL, "unexpected argument '%s' (the "
+                                  "collective was already given as '%s')", v, o->coll_name);
+            o->coll_name = v;
+            have_coll = 1;
+            continue;
+        }
+        switch (sp->id) {
+        case O_MINB: rc = cs_parse_size(v, "-b", &o->min_bytes, err); break;
+        case O_MAXB: rc = cs_parse_size(v, "-e", &o->max_bytes, err); break;
+        case O_FACTOR: rc = cs_parse_int(v, "-f", 2, 1 << 20, &o->step_factor, err); have_f = 1; break;
+        case O_STEPB:
+            rc = cs_parse_size(v, "-i", &o->step_bytes, err);
+            if (rc == 0 && o->step_bytes == 0)
+                rc = cs_err_set(err, CS_EUSAGE, "-i", "must be > 0");
+            break;
+        case O_RANKS: rc = cs_parse_int(v, "-g", 1, 1 << 20, &o->ranks, err); break;
+        case O_DTYPE: o->dtype = v; break;
+        case O_OP: o->redop = v; break;
+        case O_ROOT: rc = cs_parse_int(v, "-r", 0, 1 << 20, &o->root, err); break;
+        case O_TOPO: o->topo = v; break;
+        case O_ALGO: o->algo = v; break;
+        case O_CHUNKS: rc = cs_parse_int(v, "--chunks", 1, 65535, &o->chunks, err); break;
+        case O_SERVERS: rc = cs_parse_int(v, "--servers", 1, 1 << 20, &o->servers, err); break;
+        case O_CHANNELS: rc = cs_parse_int(v, "--channels", 1, 64, &o->channels, err); break;
+        case O_CHECK: rc = cs_parse_int(v, "-c", 0, 1, &o->check, err); break;
+        case O_FORMAT: o->format = v; break;
+        case O_OUTPUT: o->output = v; break;
+        case O_HELP: run_usage(); return 1;
+        default: break;                      /* -n, -w: nothing to repeat in a simulation */
+        }
+        if (rc < 0)
+            return rc;
+    }
+    if (rc < 0)
+        return rc;
+    if (o->step_bytes && have_f)
+        return cs_err_set(err, CS_EUSAGE, "-i", "give either -f or -i, not both");
+    if (o->step_bytes)
+        o->step_factor = 0;
+    if (o->max_bytes < o->min_bytes)
+        return cs_err_set(err, CS_EUSAGE, "-e", "maxbytes %llu is smaller than minbytes %llu",
+                          (unsigned long long)o->max_bytes, (unsigned long long)o->min_bytes);
+    if (!o->format) {
+        const char *dot = o->output ? strrchr(o->output, '.') : NULL;
+        o->format = dot && !strcmp(dot, ".json") ? "json" : dot && !strcmp(dot, ".csv") ? "csv" : "text";
+    }
+    if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "csv"))
+        return cs_err_set(err, CS_EUSAGE, "--format", "unknown format '%s' (known: text, json, csv)",
+                          o->format);
+    return 0;
+}
+
+/* Sizes of the sweep, nccl-tests' loop; at most max_n. */
+static int sweep_sizes(const run_opts *o, uint64_t **out, int *n, cs_err *err)
+{
+    int cap = 64, k = 0;
+    uint64_t s = o->min_bytes;
+    uint64_t *v = malloc((size_t)cap * sizeof *v);
+    if (!v)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (;;) {
+        if (k == 100000) {
+            free(v);
+            return cs_err_set(err, CS_EUSAGE, "-i", "the sweep has more than 100000 sizes");
+        }
+        if (k == cap) {
+            uint64_t *nv = realloc(v, (size_t)(cap *= 2) * sizeof *nv);
+            if (!nv) {
+                free(v);
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            }
+            v = nv;
+        }
+        v[k++] = s;
+        if (o->step_factor) {
+            uint64_t nx = s ? s * (uint64_t)o->step_factor : 1;
+            if (s && nx / (uint64_t)o->step_factor != s)
+                break;
+            s = nx;
+        } else {
+            if (s + o->step_bytes < s)
+                break;
+            s += o->step_bytes;
+        }
+        if (s > o->max_bytes)
+            break;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+/* A one-line description of the network model for the table header. */
+static void model_line(const cs_topo *t, char *buf, size_t n)
+{
+    if (t->model == CS_MODEL_ALPHA_BETA) {
+        snprintf(buf, n, "alpha_beta single-port, a = %g us, b = 1/(%g GB/s)%s", t->ab_lat_us,
+                 t->ab_bw_GBps, t->reduce_GBps > 0 ? ", with reduction cost" : "");
+    } else {
+        snprintf(buf, n, "fluid max-min fair links, %d nodes, %d links", t->n_nodes, t->n_links);
+    }
+}
+
+/* Simulate one size: fills the row. */
+static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                    uint64_t size, cs_row *row, cs_err *err)
+{
+    cs_coll_req req;
+    const cs_algo *ops;
+    cs_sched s;
+    cs_sim_opts so = {(int)o->check, 0};
+    cs_time t_ps;
+    int wrong, rc;
+    uint64_t count, S;
+    cs_nccl_sizes(coll, p, elt, size, &count, &S);
+    cs_coll_req_init(&req, coll, p, S);
+    req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
+    req.elt_bytes = elt;
+    req.chunks = (int)o->chunks;
+    req.servers = (int)o->servers;
+    req.channels = (int)o->channels;
+    req.topo = t;
+    if (!strcmp(o->algo, "auto"))
+        rc = cs_algo_auto(&req, t, &ops, NULL, err);
+    else
+        rc = cs_algo_lookup(o->algo, coll, &ops, err);
+    if (rc < 0)
+        return rc;
+    rc = cs_algo_build(ops, &req, &s, err);
+    if (rc < 0)
+        return rc;
+    rc = cs_sim_once(t, &s, NULL, &so, &t_ps, &wrong, err);
+    cs_sched_fini(&s);
+    if (rc < 0)
+        return rc;
+    memset(row, 0, sizeof *row);
+    row->size_bytes = S;
+    row->count = count;
+    row->time_us = cs_time_to_us(t_ps);
+    row->wrong = wrong;
+    row->algorithm = ops->name;
+    return 0;
+}
+
+int cs_cmd_run(int argc, char **argv)
+{
+    run_opts o;
+    cs_err err;
+    cs_topo *t = NULL;
+    cs_coll coll;
+    cs_dtype dt;
+    const char *redop;
+    cs_sweep sw;
+    cs_out out;
+    uint64_t *sizes = NULL;
+    int n_sizes = 0, i, rc, p;
+    char cname[64], model[256];
+
+    cs_err_clear(&err);
+    memset(&sw, 0, sizeof sw);
+    rc = parse_args(argc, argv, &o, &err);
+    if (rc > 0)
+        return CS_EXIT_OK;
+    if (rc < 0)
+        return cs_cli_fail(&err);
+    canon_coll(o.coll_name, cname, sizeof cname);
+    if ((rc = cs_coll_lookup(cname, &coll, &err)) < 0) {
+        err.code = CS_EUSAGE;
+        return cs_cli_fail(&err);
+    }
+    if (cs_dtype_lookup(o.dtype, &dt, &err) < 0 || cs_redop_lookup(o.redop, &redop, &err) < 0)
+        return cs_cli_fail(&err);
+    if ((rc = cs_topo_open(o.topo, &t, &err)) < 0) {
+        cs_err_prefix(&err, NULL);
+        return cs_cli_fail(&err);
+    }
+    p = o.ranks ? (int)o.ranks : t->n_ranks;
+    if (p > t->n_ranks) {
+        cs_err_set(&err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d", p,
+                   t->name, t->n_ranks);
+        cs_topo_free(t);
+        return cs_cli_fail(&err);
+    }
+    if (cs_coll_is_rooted(coll) && o.root >= p) {
+        cs_err_set(&err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld", p - 1, o.root);
+        cs_topo_free(t);
+        return cs_cli_fail(&err);
+    }
+    if (coll == CS_COLL_BARRIER)
+        o.min_bytes = o.max_bytes = 0;
+    if ((rc = sweep_sizes(&o, &sizes, &n_sizes, &err)) < 0) {
+        cs_topo_free(t);
+        return cs_cli_fail(&err);
+    }
+    model_line(t, model, sizeof model);
+    sw.coll = coll;
+    sw.algorithm = o.algo;
+    sw.topology = t->name;
+    sw.topo_kind = t->kind;
+    sw.datatype = dt.name;
+    sw.redop = (coll == CS_COLL_ALLREDUCE || coll == CS_COLL_REDUCE ||
+                coll == CS_COLL_REDUCESCATTER) ? redop : "none";
+    sw.ranks = p;
+    sw.root = cs_coll_is_rooted(coll) ? (int)o.root : -1;
+    sw.chunks = (int)o.chunks;
+    sw.model = model;
+    for (i = 0; i < n_sizes; i++) {
+        cs_row row;
+        if ((rc = run_size(&o, t, coll, p, dt.bytes, sizes[i], &row, &err)) < 0 ||
+            (rc = cs_sweep_add(&sw, &row)) < 0) {
+            if (rc == CS_ENOMEM && !err.code)
+                cs_err_set(&err, rc, NULL, "out of memory");
+            goto fail;
+        }
+    }
+    if ((rc = cs_out_open(&out, o.output, &err)) < 0)
+        goto fail;
+    if (!strcmp(o.format, "json"))
+        rc = cs_report_json(out.f, &sw);
+    else if (!strcmp(o.format, "csv"))
+        rc = cs_report_csv(out.f, &sw);
+    else
+        rc = cs_report_text(out.f, &sw);
+    if (rc < 0) {
+        cs_out_abort(&out);
+        cs_err_set(&err, rc, o.output, "cannot write the report");
+        goto fail;
+    }
+    if ((rc = cs_out_commit(&out, &err)) < 0)
+        goto fail;
+    free(sizes);
+    cs_sweep_fini(&sw);
+    cs_topo_free(t);
+    return CS_EXIT_OK;
+fail:
+    free(sizes);
+    cs_sweep_fini(&sw);
+    cs_topo_free(t);
+    return cs_cli_fail(&err);
+}

@@ -1,0 +1,136 @@
+/* common.c: shared pieces of the collsim command (cli layer): error printing, the option
+ * scanner and atomic output files. */
+#include "sim/cli/cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cs_cli_fail(const cs_err *err)
+{
+    if (err->where[0])
+        fprintf(stderr, "error: %s: %s\n", err->where, err->msg);
+    else
+        fprintf(stderr, "error: %s\n", err->msg);
+    return err->code == CS_EUSAGE ? CS_EXIT_USAGE : CS_EXIT_ERR;
+}
+
+int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **spec,
+                const char **val, cs_err *err)
+{
+    const char *a;
+    const cs_opt_spec *s;
+    if (sc->i >= sc->argc)
+        return 0;
+    a = sc->argv[sc->i++];
+    *val = NULL;
+    *spec = NULL;
+    if (a[0] != '-' || a[1] == '\0' || (a[1] >= '0' && a[1] <= '9')) {
+        *val = a;                           /* positional (or a negative number) */
+        return 1;
+    }
+    if (a[1] == '-') {
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        for (s = specs; s->lng; s++)
+            if (strlen(s->lng) == len && !strncmp(s->lng, name, len))
+                break;
+        if (!s->lng)
+            return cs_err_set(err, CS_EUSAGE, NULL, "unknown option '--%.*s' (see --help)",
+                              (int)len, name);
+        *spec = s;
+        if (!s->has_arg) {
+            if (eq)
+                return cs_err_set(err, CS_EUSAGE, a, "option takes no value");
+            return 1;
+        }
+        if (eq) {
+            *val = eq + 1;
+        } else {
+            if (sc->i >= sc->argc)
+                return cs_err_set(err, CS_EUSAGE, a, "missing value");
+            *val = sc->argv[sc->i++];
+        }
+        return 1;
+    }
+    for (s = specs; s->lng; s++)
+        if (s->shrt && s->shrt == a[1])
+            break;
+    if (!s->lng)
+        return cs_err_set(err, CS_EUSAGE, NULL, "unknown option '%s' (see --help)", a);
+    *spec = s;
+    if (!s->has_arg) {
+        if (a[2])
+            return cs_err_set(err, CS_EUSAGE, NULL, "unknown option '%s' (see --help)", a);
+        return 1;
+    }
+    if (a[2]) {
+        *val = a + 2;
+    } else {
+        if (sc->i >= sc->argc)
+            return cs_err_set(err, CS_EUSAGE, a, "missing value");
+        *val = sc->argv[sc->i++];
+    }
+    return 1;
+}
+
+int cs_out_open(cs_out *o, const char *path, cs_err *err)
+{
+    memset(o, 0, sizeof *o);
+    if (!path || !strcmp(path, "-")) {
+        o->f = stdout;
+        return 0;
+    }
+    o->path = strdup(path);
+    o->tmp = malloc(strlen(path) + 32);
+    if (!o->path || !o->tmp) {
+        cs_out_abort(o);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    sprintf(o->tmp, "%s.tmp.%ld", path, (long)getpid());
+    o->f = fopen(o->tmp, "wb");
+    if (!o->f) {
+        int e = errno;
+        cs_out_abort(o);
+        return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(e));
+    }
+    return 0;
+}
+
+int cs_out_commit(cs_out *o, cs_err *err)
+{
+    int bad;
+    if (!o->path) {
+        fflush(stdout);
+        return ferror(stdout) ? cs_err_set(err, CS_EIO, "stdout", "write failed") : 0;
+    }
+    bad = ferror(o->f) != 0;
+    if (fclose(o->f) != 0)
+        bad = 1;
+    o->f = NULL;
+    if (bad || rename(o->tmp, o->path) != 0) {
+        int e = errno;
+        remove(o->tmp);
+        cs_err_set(err, CS_EIO, o->path, "cannot write: %s", strerror(e));
+        free(o->path);
+        free(o->tmp);
+        o->path = o->tmp = NULL;
+        return CS_EIO;
+    }
+    free(o->path);
+    free(o->tmp);
+    o->path = o->tmp = NULL;
+    return 0;
+}
+
+void cs_out_abort(cs_out *o)
+{
+    if (o->f && o->f != stdout)
+        fclose(o->f);
+    if (o->tmp)
+        remove(o->tmp);
+    free(o->path);
+    free(o->tmp);
+    memset(o, 0, sizeof *o);
+}

@@ -1,0 +1,375 @@
+/* exec.c: runs schedules on a fabric (core layer). Each job is a DAG: an operation is posted
+ * when its dependencies are done; transfers go to the network model, compute tasks hold
+ * their rank's compute resource, and with gamma a reduce holds its receiver's reducer for
+ * l/gamma after delivery. Jobs share the engine and the network, so they contend. */
+#include "sim/exec.h"
+#include "sim/check-private.h"
+#include "sim/net-private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cs_job {
+    cs_sim *sim;              /* owner */
+    int index;                /* order of cs_sim_add, 0-based */
+    const cs_sched *s;        /* the schedule (borrowed) */
+    int *map;                 /* topology rank of each group rank (owned) */
+    cs_time start_ps, end_ps; /* when it starts and when its last operation finished */
+    uint32_t *pending;        /* per operation: dependencies not done yet */
+    uint32_t *succ_off;       /* dependents of operation i: succ[succ_off[i]..succ_off[i+1]) */
+    uint32_t *succ;
+    uint32_t n_done;          /* operations done */
+    int done;                 /* every operation done */
+    cs_check *check;          /* data check state, NULL when skipped */
+    uint64_t **snap;          /* per operation in flight: sender's data sets (check only) */
+    int wrong;                /* #wrong after the run, -1 if unchecked */
+};
+
+struct cs_sim {
+    cs_engine *eng;           /* owned */
+    const cs_topo *t;         /* borrowed */
+    const cs_net_ops *nops;   /* network model */
+    cs_net *net;              /* its state, created on first run */
+    cs_sim_opts opts;
+    cs_job **jobs;            /* owned */
+    int n_jobs, cap_jobs;
+    cs_observer_fn obs;       /* observer, may be NULL */
+    void *obs_ctx;
+    cs_time *compute_free;    /* per topology rank: when its compute resource is free, ps */
+    cs_time *reduce_free;     /* per topology rank: when its reducer is free, ps */
+    double reduce_ps_per_byte;/* 1/gamma in ps per byte, 0 = free */
+};
+
+static void complete(cs_job *job, uint32_t i);
+
+int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_err *err)
+{
+    cs_sim *sim = calloc(1, sizeof *sim);
+    if (!sim)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    if (!topo->cache) {
+        free(sim);
+        return cs_err_set(err, CS_ESTATE, NULL, "topology used before cs_topo_finish");
+    }
+    sim->t = topo;
+    sim->nops = topo->model == CS_MODEL_ALPHA_BETA ? &cs__net_alpha_beta : &cs__net_fluid;
+    if (opts)
+        sim->opts = *opts;
+    else
+        sim->opts.check_data = 1;
+    if (!sim->opts.check_max_bytes)
+        sim->opts.check_max_bytes = 256ull << 20;
+    sim->reduce_ps_per_byte = topo->reduce_GBps > 0 ? 1000.0 / topo->reduce_GBps : 0;
+    sim->compute_free = calloc((size_t)topo->n_ranks, sizeof *sim->compute_free);
+    sim->reduce_free = calloc((size_t)topo->n_ranks, sizeof *sim->reduce_free);
+    if (cs_engine_new(&sim->eng) || !sim->compute_free || !sim->reduce_free) {
+        cs_sim_free(sim);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    *out = sim;
+    return 0;
+}
+
+static void job_free(cs_job *job)
+{
+    uint32_t i;
+    if (!job)
+        return;
+    if (job->snap)
+        for (i = 0; i < job->s->n_xfers; i++)
+            free(job->snap[i]);
+    free(job->snap);
+    cs__check_free(job->check);
+    free(job->map);
+    free(job->pending);
+    free(job->succ_off);
+    free(job->succ);
+    free(job);
+}
+
+void cs_sim_free(cs_sim *sim)
+{
+    int i;
+    if (!sim)
+        return;
+    for (i = 0; i < sim->n_jobs; i++)
+        job_free(sim->jobs[i]);
+    free(sim->jobs);
+    if (sim->net)
+        sim->nops->destroy(sim->net);
+    cs_engine_free(sim->eng);
+    free(sim->compute_free);
+    free(sim->reduce_free);
+    free(sim);
+}
+
+void cs_sim_set_observer(cs_sim *sim, cs_observer_fn fn, void *ctx)
+{
+    sim->obs = fn;
+    sim->obs_ctx = ctx;
+}
+
+cs_engine *cs_sim_engine(cs_sim *sim) { return sim->eng; }
+cs_time cs_job_end(const cs_job *job) { return job->end_ps; }
+cs_time cs_job_start(const cs_job *job) { return job->start_ps; }
+int cs_job_wrong(const cs_job *job) { return job->wrong; }
+const cs_sched *cs_job_sched(const cs_job *job) { return job->s; }
+
+const cs_link_stats *cs_sim_link_stats(const cs_sim *sim)
+{
+    return sim->net ? sim->nops->stats(sim->net) : NULL;
+}
+
+static void observe(cs_job *job, cs_obs_kind kind, uint32_t i)
+{
+    cs_sim *sim = job->sim;
+    cs_obs_event ev;
+    if (!sim->obs)
+        return;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = kind;
+    ev.t_ps = cs_engine_now(sim->eng);
+    ev.job = job;
+    ev.job_index = job->index;
+    ev.xfer = i;
+    if (kind != CS_OBS_JOB_DONE) {
+        ev.x = &job->s->xfers[i];
+        ev.src_rank = job->map[ev.x->src];
+        ev.dst_rank = job->map[ev.x->dst];
+    }
+    sim->obs(sim->obs_ctx, &ev);
+}
+
+static uint64_t token_of(const cs_job *job, uint32_t i) { return ((uint64_t)job->index << 32) | i; }
+
+static void compute_done(cs_engine *eng, void *arg, uint64_t data)
+{
+    cs_job *job = arg;
+    observe(job, CS_OBS_COMPUTE_DONE, (uint32_t)data);
+    complete(job, (uint32_t)data);
+}
+
+static void compute_begin(cs_engine *eng, void *arg, uint64_t data)
+{
+    cs_job *job = arg;
+    observe(job, CS_OBS_COMPUTE_START, (uint32_t)data);
+    cs_engine_after(eng, job->s->xfers[data].dur_ps, compute_done, job, data);
+}
+
+/* Dependencies of operation i are done: start it. */
+static void post(cs_job *job, uint32_t i)
+{
+    cs_sim *sim = job->sim;
+    const cs_xfer *x = &job->s->xfers[i];
+    cs_err err;
+    int rc;
+    observe(job, CS_OBS_XFER_READY, i);
+    if (x->op == CS_OP_COMPUTE) {
+        int r = job->map[x->src];
+        cs_time now = cs_engine_now(sim->eng);
+        cs_time t0 = sim->compute_free[r] > now ? sim->compute_free[r] : now;
+        sim->compute_free[r] = t0 + x->dur_ps;
+        cs_engine_at(sim->eng, t0, compute_begin, job, i);
+        return;
+    }
+    if (job->check && !(job->snap[i] = cs__check_snapshot(job->check, i))) {
+        cs_engine_fail(sim->eng, CS_ENOMEM, NULL, "out of memory");
+        return;
+    }
+    cs_err_clear(&err);
+    rc = sim->nops->send(sim->net, sim->t->ranks[job->map[x->src]],
+                         sim->t->ranks[job->map[x->dst]], x->bytes, token_of(job, i), &err);
+    if (rc < 0)
+        cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
+}
+
+/* Operation i is done: apply its data, release its dependents. */
+static void complete(cs_job *job, uint32_t i)
+{
+    const cs_sched *s = job->s;
+    uint32_t k;
+    if (job->check && s->xfers[i].op != CS_OP_COMPUTE) {
+        cs__check_apply(job->check, i, job->snap[i]);
+        job->snap[i] = NULL;
+    }
+    for (k = job->succ_off[i]; k < job->succ_off[i + 1]; k++) {
+        uint32_t j = job->succ[k];
+        if (--job->pending[j] == 0)
+            post(job, j);
+    }
+    if (++job->n_done == s->n_xfers) {
+        job->done = 1;
+        job->end_ps = cs_engine_now(job->sim->eng);
+        observe(job, CS_OBS_JOB_DONE, 0);
+    }
+}
+
+static void reduce_done(cs_engine *eng, void *arg, uint64_t data)
+{
+    cs_job *job = arg;
+    observe(job, CS_OBS_REDUCE_DONE, (uint32_t)data);
+    complete(job, (uint32_t)data);
+}
+
+static cs_job *job_of(cs_sim *sim, uint64_t token) { return sim->jobs[token >> 32]; }
+
+static void net_started(void *ctx, uint64_t token)
+{
+    observe(job_of(ctx, token), CS_OBS_XFER_START, (uint32_t)token);
+}
+
+static void net_done(void *ctx, uint64_t token)
+{
+    cs_sim *sim = ctx;
+    cs_job *job = job_of(sim, token);
+    uint32_t i = (uint32_t)token;
+    const cs_xfer *x = &job->s->xfers[i];
+    observe(job, CS_OBS_XFER_DONE, i);
+    if (x->op == CS_OP_REDUCE && sim->reduce_ps_per_byte > 0) {
+        int r = job->map[x->dst];
+        cs_time now = cs_engine_now(sim->eng);
+        cs_time t0 = sim->reduce_free[r] > now ? sim->reduce_free[r] : now;
+        sim->reduce_free[r] = t0 + (cs_time)llround((double)x->bytes * sim->reduce_ps_per_byte);
+        cs_engine_at(sim->eng, sim->reduce_free[r], reduce_done, job, i);
+        return;
+    }
+    complete(job, i);
+}
+
+static void job_start(cs_engine *eng, void *arg, uint64_t data)
+{
+    cs_job *job = arg;
+    uint32_t i;
+    if (job->s->n_xfers == 0) {
+        job->done = 1;
+        job->end_ps = cs_engine_now(eng);
+        observe(job, CS_OBS_JOB_DONE, 0);
+        return;
+    }
+    for (i = 0; i < job->s->n_xfers; i++)
+        if (job->s->xfers[i].n_deps == 0)
+            post(job, i);
+}
+
+int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time start_ps,
+               cs_job **out, cs_err *err)
+{
+    cs_job *job;
+    uint32_t i, k, n = s->n_xfers;
+    int r;
+    if (s->n_ranks > sim->t->n_ranks)
+        return cs_err_set(err, CS_EINVAL, "-g", "%d ranks requested but topology '%s' has %d",
+                          s->n_ranks, sim->t->name ? sim->t->name : "?", sim->t->n_ranks);
+    if (sim->n_jobs == sim->cap_jobs) {
+        int cap = sim->cap_jobs ? sim->cap_jobs * 2 : 4;
+        cs_job **nj = realloc(sim->jobs, (size_t)cap * sizeof *nj);
+        if (!nj)
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        sim->jobs = nj;
+        sim->cap_jobs = cap;
+    }
+    job = calloc(1, sizeof *job);
+    if (!job)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    job->sim = sim;
+    job->s = s;
+    job->start_ps = job->end_ps = start_ps;
+    job->wrong = -1;
+    job->map = malloc((size_t)s->n_ranks * sizeof *job->map);
+    job->pending = malloc(((size_t)n + 1) * sizeof *job->pending);
+    job->succ_off = calloc((size_t)n + 2, sizeof *job->succ_off);
+    job->succ = malloc(((size_t)s->n_deps + 1) * sizeof *job->succ);
+    if (!job->map || !job->pending || !job->succ_off || !job->succ) {
+        job_free(job);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    for (r = 0; r < s->n_ranks; r++) {
+        int m = rank_map ? rank_map[r] : r, q;
+        if (m < 0 || m >= sim->t->n_ranks) {
+            job_free(job);
+            return cs_err_set(err, CS_EINVAL, "rank map", "group rank %d maps to rank %d, "
+                              "topology has %d", r, m, sim->t->n_ranks);
+        }
+        for (q = 0; q < r; q++)
+            if (job->map[q] == m) {
+                job_free(job);
+                return cs_err_set(err, CS_EINVAL, "rank map", "rank %d appears twice", m);
+            }
+        job->map[r] = m;
+    }
+    /* Dependents in CSR form: count, prefix-sum, fill (in operation order). */
+    for (i = 0; i < n; i++) {
+        const uint32_t *d = cs_sched_deps(s, i);
+        job->pending[i] = s->xfers[i].n_deps;
+        for (k = 0; k < s->xfers[i].n_deps; k++)
+            job->succ_off[d[k] + 2]++;
+    }
+    for (i = 0; i < n; i++)
+        job->succ_off[i + 2] += job->succ_off[i + 1];
+    for (i = 0; i < n; i++) {
+        const uint32_t *d = cs_sched_deps(s, i);
+        for (k = 0; k < s->xfers[i].n_deps; k++)
+            job->succ[job->succ_off[d[k] + 1]++] = i;
+    }
+    if (sim->opts.check_data && cs__check_state_bytes(s) <= sim->opts.check_max_bytes) {
+        if (cs__check_new(&job->check, s) < 0 ||
+            !(job->snap = calloc((size_t)n + 1, sizeof *job->snap))) {
+            job_free(job);
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        }
+    }
+    job->index = sim->n_jobs;
+    sim->jobs[sim->n_jobs++] = job;
+    if (!cs_engine_at(sim->eng, start_ps, job_start, job, 0))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    if (out)
+        *out = job;
+    return 0;
+}
+
+int cs_sim_run(cs_sim *sim, cs_err *err)
+{
+    int i, rc;
+    if (!sim->net) {
+        cs_net_cb cb = {sim, net_started, net_done};
+        rc = sim->nops->create(&sim->net, sim->eng, sim->t, &cb, err);
+        if (rc < 0)
+            return rc;
+    }
+    rc = cs_engine_run(sim->eng, CS_TIME_MAX, err);
+    if (rc < 0)
+        return rc;
+    for (i = 0; i < sim->n_jobs; i++) {
+        cs_job *job = sim->jobs[i];
+        if (!job->done)
+            return cs_err_set(err, CS_ESTATE, NULL, "job %d (%s %s): %u of %u operations "
+                              "never ran", i, cs_coll_name(job->s->coll), job->s->algo,
+                              job->s->n_xfers - job->n_done, job->s->n_xfers);
+        if (job->check)
+            job->wrong = cs__check_wrong(job->check);
+    }
+    return 0;
+}
+
+int cs_sim_once(const cs_topo *topo, const cs_sched *s, const int *rank_map,
+                const cs_sim_opts *opts, cs_time *t_ps, int *wrong, cs_err *err)
+{
+    cs_sim *sim;
+    cs_job *job;
+    int rc = cs_sim_new(&sim, topo, opts, err);
+    if (rc < 0)
+        return rc;
+    rc = cs_sim_add(sim, s, rank_map, 0, &job, err);
+    if (rc == 0)
+        rc = cs_sim_run(sim, err);
+    if (rc == 0) {
+        if (t_ps)
+            *t_ps = cs_job_end(job);
+        if (wrong)
+            *wrong = cs_job_wrong(job);
+    }
+    cs_sim_free(sim);
+    return rc;
+}

@@ -1,0 +1,91 @@
+/* exec.h: running schedules on a fabric (core layer). A cs_sim binds an engine to a
+ * topology and a network model; any number of jobs (schedules on rank groups, with a start
+ * time) run in it at once and contend for the same links. At the end each job reports its
+ * finish time and #wrong from the symbolic data check. */
+#ifndef CS_EXEC_H
+#define CS_EXEC_H
+
+#include <stdint.h>
+#include "sim/err.h"
+#include "sim/time.h"
+#include "sim/topo.h"
+#include "sim/sched.h"
+#include "sim/engine.h"
+
+typedef struct cs_sim cs_sim;
+typedef struct cs_job cs_job;
+
+/* What an observer is told. Times in ps. */
+typedef enum cs_obs_kind {
+    CS_OBS_XFER_READY,   /* dependencies done; the transfer is posted to the network */
+    CS_OBS_XFER_START,   /* it holds its ports / starts crossing the route */
+    CS_OBS_XFER_DONE,    /* the last byte arrived at dst */
+    CS_OBS_REDUCE_DONE,  /* dst finished reducing it (only for reduces with gamma > 0) */
+    CS_OBS_COMPUTE_START,
+    CS_OBS_COMPUTE_DONE,
+    CS_OBS_JOB_DONE      /* every operation of the job is done */
+} cs_obs_kind;
+
+typedef struct cs_obs_event {
+    cs_obs_kind kind;
+    cs_time t_ps;             /* when it happened */
+    const cs_job *job;        /* which job */
+    int job_index;            /* order in which the job was added, 0-based */
+    uint32_t xfer;            /* operation index in the job's schedule */
+    const cs_xfer *x;         /* that operation (NULL for JOB_DONE) */
+    int src_rank, dst_rank;   /* topology ranks (group ranks mapped) */
+} cs_obs_event;
+
+typedef void (*cs_observer_fn)(void *ctx, const cs_obs_event *ev);
+
+/* Per-directed-link statistics of a fluid-model run (see cs_sim_link_stats). */
+typedef struct cs_link_stats {
+    double bytes;             /* bytes carried in this direction */
+    cs_time busy_ps;          /* time with at least one flow */
+    int peak_flows;           /* most flows at once */
+} cs_link_stats;
+
+/* Options of a simulation. */
+typedef struct cs_sim_opts {
+    int check_data;           /* run the symbolic data check (#wrong); 0 = skip (N/A) */
+    uint64_t check_max_bytes; /* skip the check for a job whose state would exceed this
+                                 many bytes (0 = default 256 MiB) */
+} cs_sim_opts;
+
+/* Create a simulation on a finished topology (borrowed; it must outlive the sim).
+ * opts may be NULL (check on, default limit). Returns 0 or a negative code. */
+int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_err *err);
+void cs_sim_free(cs_sim *sim);
+
+/* Add a job: schedule s (borrowed, must outlive the run) on topology ranks
+ * rank_map[0..s->n_ranks) (copied; NULL = identity), starting at start_ps.
+ * Returns 0 or a negative code (rank out of range, duplicate rank in the map). */
+int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time start_ps,
+               cs_job **out, cs_err *err);
+
+/* Observe every transfer and compute event of the run (one observer; NULL to clear). */
+void cs_sim_set_observer(cs_sim *sim, cs_observer_fn fn, void *ctx);
+
+/* Run all jobs to completion. Returns 0, or a negative code: CS_ESTATE if some job can
+ * never finish (a dependency cycle), or an error raised by the network. */
+int cs_sim_run(cs_sim *sim, cs_err *err);
+
+/* After the run: when the job finished (ps; its start time if it has no operations), and
+ * its #wrong: ranks whose final data fails the postcondition, or -1 if not checked. */
+cs_time cs_job_end(const cs_job *job);
+cs_time cs_job_start(const cs_job *job);
+int cs_job_wrong(const cs_job *job);
+const cs_sched *cs_job_sched(const cs_job *job);
+
+/* The engine (for events added by scenarios) and counters. */
+cs_engine *cs_sim_engine(cs_sim *sim);
+/* Directed-link statistics (fluid model only; NULL for alpha_beta): array of
+ * 2 * topo->n_links entries indexed by dlink id. Valid until the sim is freed. */
+const cs_link_stats *cs_sim_link_stats(const cs_sim *sim);
+
+/* Convenience: run one schedule on ranks 0..n-1 (or rank_map) of topo alone; fills the
+ * finish time (ps, start 0) and #wrong (-1 if unchecked). */
+int cs_sim_once(const cs_topo *topo, const cs_sched *s, const int *rank_map,
+                const cs_sim_opts *opts, cs_time *t_ps, int *wrong, cs_err *err);
+
+#endif

@@ -1,0 +1,35 @@
+/* net-private.h: the boundary between the executor and the network models (core layer,
+ * private to sim/). A model moves messages between nodes and reports when each one starts
+ * and when its last byte arrives. Models are ops tables: alpha_beta and fluid. */
+#ifndef CS_NET_PRIVATE_H
+#define CS_NET_PRIVATE_H
+
+#include <stdint.h>
+#include "sim/engine.h"
+#include "sim/exec.h"
+#include "sim/topo.h"
+
+typedef struct cs_net cs_net;
+
+/* Callbacks into the executor; token identifies the message (job, operation). */
+typedef struct cs_net_cb {
+    void *ctx;
+    void (*on_start)(void *ctx, uint64_t token);   /* holds its ports / starts moving */
+    void (*on_done)(void *ctx, uint64_t token);    /* last byte arrived */
+} cs_net_cb;
+
+typedef struct cs_net_ops {
+    const char *name;
+    int (*create)(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
+                  cs_err *err);
+    /* Send bytes from node src to node dst (src != dst). Errors stop the run. */
+    int (*send)(cs_net *net, int src, int dst, uint64_t bytes, uint64_t token, cs_err *err);
+    /* Per-dlink statistics or NULL. */
+    const cs_link_stats *(*stats)(const cs_net *net);
+    void (*destroy)(cs_net *net);
+} cs_net_ops;
+
+extern const cs_net_ops cs__net_alpha_beta;
+extern const cs_net_ops cs__net_fluid;
+
+#endif

@@ -1,0 +1,246 @@
+/* report.c: sweep results and their printers (core layer): the nccl-tests table (column
+ * formats as nccl-tests' src/common.cu), JSON and CSV with the DESIGN §7 keys. */
+#include "sim/report.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cs_sweep_add(cs_sweep *sw, const cs_row *row)
+{
+    if (sw->n_rows == sw->cap_rows) {
+        int cap = sw->cap_rows ? sw->cap_rows * 2 : 32;
+        cs_row *nr = realloc(sw->rows, (size_t)cap * sizeof *nr);
+        if (!nr)
+            return CS_ENOMEM;
+        sw->rows = nr;
+        sw->cap_rows = cap;
+    }
+    sw->rows[sw->n_rows] = *row;
+    cs_row_bandwidths(&sw->rows[sw->n_rows], sw->coll, sw->ranks);
+    sw->n_rows++;
+    return 0;
+}
+
+void cs_sweep_fini(cs_sweep *sw)
+{
+    free(sw->rows);
+    sw->rows = NULL;
+    sw->n_rows = sw->cap_rows = 0;
+}
+
+void cs_row_bandwidths(cs_row *row, cs_coll coll, int ranks)
+{
+    /* GB/s = bytes / (us * 1e3); nccl-tests prints 0 for a zero time. */
+    row->algbw_GBps = row->time_us > 0 ? (double)row->size_bytes / (row->time_us * 1e3) : 0;
+    row->busbw_GBps = row->algbw_GBps * cs_coll_busbw_factor(coll, ranks);
+}
+
+double cs_sweep_avg_busbw(const cs_sweep *sw)
+{
+    double sum = 0;
+    int i;
+    if (!sw->n_rows)
+        return 0;
+    for (i = 0; i < sw->n_rows; i++)
+        sum += sw->rows[i].busbw_GBps;
+    return sum / sw->n_rows;
+}
+
+/* nccl-tests' time format: fewer decimals as the number grows. */
+static void fmt_time(char *buf, size_t n, double us)
+{
+    if (us >= 10000.0)
+        snprintf(buf, n, "%7.0f", us);
+    else if (us >= 100.0)
+        snprintf(buf, n, "%7.1f", us);
+    else
+        snprintf(buf, n, "%7.2f", us);
+}
+
+int cs_report_text(FILE *f, const cs_sweep *sw)
+{
+    int i, any_auto = 0;
+    char tbuf[32], wbuf[16];
+    for (i = 0; i < sw->n_rows; i++)
+        if (sw->rows[i].algorithm && strcmp(sw->rows[i].algorithm, sw->algorithm))
+            any_auto = 1;
+    fprintf(f, "# collsim: %s, %d ranks, algorithm %s, topology %s (%s)\n",
+            cs_coll_name(sw->coll), sw->ranks, sw->algorithm, sw->topology, sw->topo_kind);
+    if (sw->model)
+        fprintf(f, "# model: %s\n", sw->model);
+    if (sw->bottleneck)
+        fprintf(f, "# bottleneck: %s\n", sw->bottleneck);
+    if (any_auto) {
+        fprintf(f, "# algorithm per size:");
+        for (i = 0; i < sw->n_rows; i++) {
+            if (i && sw->rows[i].algorithm == sw->rows[i - 1].algorithm &&
+                sw->rows[i].protocol == sw->rows[i - 1].protocol)
+                continue;
+            fprintf(f, " %llu+ %s%s%s", (unsigned long long)sw->rows[i].size_bytes,
+                    sw->rows[i].algorithm, sw->rows[i].protocol ? "/" : "",
+                    sw->rows[i].protocol ? sw->rows[i].protocol : "");
+        }
+        fprintf(f, "\n");
+    } else if (sw->n_rows && sw->rows[0].protocol) {
+        fprintf(f, "# protocol: %s\n", sw->rows[0].protocol);
+    }
+    fprintf(f, "#\n");
+    fprintf(f, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
+            "in-place          \n", "", "", "", "", "");
+    fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n",
+            "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+            "time", "algbw", "busbw", "#wrong");
+    fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n",
+            "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
+            "(GB/s)", "");
+    for (i = 0; i < sw->n_rows; i++) {
+        const cs_row *r = &sw->rows[i];
+        fmt_time(tbuf, sizeof tbuf, r->time_us);
+        if (r->wrong < 0)
+            snprintf(wbuf, sizeof wbuf, "%5s", "N/A");
+        else
+            snprintf(wbuf, sizeof wbuf, "%5d", r->wrong);
+        /* Out-of-place and in-place are the same operation in the simulator. */
+        fprintf(f, "%12llu  %12llu  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s  %7s  %6.2f  %6.2f  %5s\n",
+                (unsigned long long)r->size_bytes, (unsigned long long)r->count, sw->datatype,
+                sw->redop, sw->root, tbuf, r->algbw_GBps, r->busbw_GBps, wbuf, tbuf,
+                r->algbw_GBps, r->busbw_GBps, wbuf);
+    }
+    {
+        int wrong = 0, checked = 1;
+        for (i = 0; i < sw->n_rows; i++) {
+            if (sw->rows[i].wrong < 0)
+                checked = 0;
+            else
+                wrong += sw->rows[i].wrong;
+        }
+        if (checked)
+            fprintf(f, "# Out of bounds values : %d %s\n", wrong, wrong ? "FAILED" : "OK");
+        else
+            fprintf(f, "# Out of bounds values : data check skipped (N/A)\n");
+    }
+    fprintf(f, "# Avg bus bandwidth    : %g \n#\n", cs_sweep_avg_busbw(sw));
+    return ferror(f) ? CS_EIO : 0;
+}
+
+int cs_report_json(FILE *f, const cs_sweep *sw)
+{
+    json_t *root = json_object(), *rows = json_array();
+    int i, rc;
+    if (!root || !rows) {
+        json_decref(root);
+        json_decref(rows);
+        return CS_ENOMEM;
+    }
+    json_object_set_new(root, "collective", json_string(cs_coll_name(sw->coll)));
+    json_object_set_new(root, "algorithm", json_string(sw->algorithm));
+    json_object_set_new(root, "ranks", json_integer(sw->ranks));
+    json_object_set_new(root, "topology", json_string(sw->topology));
+    json_object_set_new(root, "topology_kind", json_string(sw->topo_kind));
+    json_object_set_new(root, "datatype", json_string(sw->datatype));
+    json_object_set_new(root, "redop", json_string(sw->redop));
+    json_object_set_new(root, "root", json_integer(sw->root));
+    json_object_set_new(root, "chunks", json_integer(sw->chunks));
+    if (sw->bottleneck)
+        json_object_set_new(root, "bottleneck", json_string(sw->bottleneck));
+    for (i = 0; i < sw->n_rows; i++) {
+        const cs_row *r = &sw->rows[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "size_bytes", json_integer((json_int_t)r->size_bytes));
+        json_object_set_new(o, "count", json_integer((json_int_t)r->count));
+        json_object_set_new(o, "time_us", json_real(r->time_us));
+        json_object_set_new(o, "algbw_GBps", json_real(r->algbw_GBps));
+        json_object_set_new(o, "busbw_GBps", json_real(r->busbw_GBps));
+        json_object_set_new(o, "wrong", r->wrong < 0 ? json_null() : json_integer(r->wrong));
+        json_object_set_new(o, "algorithm", json_string(r->algorithm ? r->algorithm : sw->algorithm));
+        if (r->protocol)
+            json_object_set_new(o, "protocol", json_string(r->protocol));
+        json_array_append_new(rows, o);
+    }
+    json_object_set_new(root, "results", rows);
+    json_object_set_new(root, "avg_busbw_GBps", json_real(cs_sweep_avg_busbw(sw)));
+    rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    fputc('\n', f);
+    json_decref(root);
+    return rc || ferror(f) ? CS_EIO : 0;
+}
+
+int cs_report_csv(FILE *f, const cs_sweep *sw)
+{
+    int i;
+    fprintf(f, "collective,algorithm,ranks,topology,datatype,size_bytes,count,time_us,"
+            "algbw_GBps,busbw_GBps,wrong\n");
+    for (i = 0; i < sw->n_rows; i++) {
+        const cs_row *r = &sw->rows[i];
+        fprintf(f, "%s,%s,%d,%s,%s,%llu,%llu,%.17g,%.17g,%.17g,", cs_coll_name(sw->coll),
+                r->algorithm ? r->algorithm : sw->algorithm, sw->ranks, sw->topology,
+                sw->datatype, (unsigned long long)r->size_bytes, (unsigned long long)r->count,
+                r->time_us, r->algbw_GBps, r->busbw_GBps);
+        if (r->wrong < 0)
+            fprintf(f, "\n");
+        else
+            fprintf(f, "%d\n", r->wrong);
+    }
+    return ferror(f) ? CS_EIO : 0;
+}
+
+static const cs_dtype dtypes[] = {
+    {"int8", 1}, {"uint8", 1}, {"int32", 4}, {"uint32", 4}, {"int64", 8}, {"uint64", 8},
+    {"half", 2}, {"float", 4}, {"double", 8}, {"bfloat16", 2}, {"fp8_e4m3", 1},
+    {"fp8_e5m2", 1},
+};
+
+int cs_dtype_lookup(const char *name, cs_dtype *out, cs_err *err)
+{
+    char known[256] = "";
+    size_t i;
+    for (i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+        if (!strcmp(name, dtypes[i].name)) {
+            *out = dtypes[i];
+            return 0;
+        }
+    for (i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++) {
+        strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+        strncat(known, dtypes[i].name, sizeof known - strlen(known) - 1);
+    }
+    return cs_err_set(err, CS_EUSAGE, "-d", "unknown datatype '%s' (known: %s)", name, known);
+}
+
+int cs_redop_lookup(const char *name, const char **canon, cs_err *err)
+{
+    static const char *const ops[] = {"sum", "prod", "max", "min", "avg"};
+    size_t i;
+    for (i = 0; i < 5; i++)
+        if (!strcmp(name, ops[i])) {
+            *canon = ops[i];
+            return 0;
+        }
+    return cs_err_set(err, CS_EUSAGE, "-o", "unknown reduction '%s' (known: sum, prod, max, "
+                      "min, avg)", name);
+}
+
+void cs_nccl_sizes(cs_coll c, int n, int elt, uint64_t size, uint64_t *count, uint64_t *S)
+{
+    uint64_t cnt = size / (uint64_t)elt, base;
+    switch (c) {
+    case CS_COLL_ALLGATHER:
+    case CS_COLL_REDUCESCATTER:
+    case CS_COLL_ALLTOALL:
+    case CS_COLL_GATHER:
+    case CS_COLL_SCATTER:
+        /* Per-rank block, rounded down to a 16-byte multiple (nccl-tests *GetCollByteCount). */
+        base = (cnt / (uint64_t)n) & ~(uint64_t)(16 / elt > 0 ? 16 / elt - 1 : 0);
+        *count = base;
+        *S = base * (uint64_t)n * (uint64_t)elt;
+        break;
+    case CS_COLL_BARRIER:
+        *count = 0;
+        *S = 0;
+        break;
+    default:
+        *count = cnt;
+        *S = cnt * (uint64_t)elt;
+        break;
+    }
+}

@@ -1,0 +1,68 @@
+/* report.h: results of a size sweep and their printers (core layer): the nccl-tests text
+ * table, JSON and CSV (DESIGN §7, contract). Printers write to a FILE the caller opened;
+ * the command writes to a temporary file and renames it so no half file is ever left. */
+#ifndef CS_REPORT_H
+#define CS_REPORT_H
+
+#include <stdio.h>
+#include <stdint.h>
+#include "sim/sched.h"
+
+/* One size of a sweep. */
+typedef struct cs_row {
+    uint64_t size_bytes;     /* S as nccl-tests prints it (DESIGN §3), bytes */
+    uint64_t count;          /* elements per rank as nccl-tests prints it */
+    double time_us;          /* simulated time of one operation, microseconds */
+    double algbw_GBps;       /* S / time, GB/s */
+    double busbw_GBps;       /* algbw x nccl-tests factor, GB/s */
+    int wrong;               /* #wrong, -1 when the data check was skipped (N/A) */
+    const char *algorithm;   /* algorithm that ran at this size (static string) */
+    const char *protocol;    /* protocol in NCCL mode, NULL otherwise (static string) */
+} cs_row;
+
+/* A sweep: what was run and one row per size. */
+typedef struct cs_sweep {
+    cs_coll coll;            /* collective */
+    const char *algorithm;   /* requested algorithm ("ring", "auto", ...) */
+    const char *topology;    /* topology name (preset or file) */
+    const char *topo_kind;   /* topology kind */
+    const char *datatype;    /* "float", ... */
+    const char *redop;       /* "sum", ... */
+    int ranks;               /* ranks in the collective */
+    int root;                /* root, -1 printed for non-rooted collectives */
+    int chunks;              /* --chunks */
+    const char *model;       /* network model summary line for the table header */
+    const char *bottleneck;  /* bottleneck link description, NULL if not computed */
+    cs_row *rows;            /* rows (owned) */
+    int n_rows, cap_rows;
+} cs_sweep;
+
+/* Append a row (copied), filling algbw and busbw from size and time. 0 or CS_ENOMEM. */
+int cs_sweep_add(cs_sweep *sw, const cs_row *row);
+void cs_sweep_fini(cs_sweep *sw);
+/* Mean busbw over all rows (nccl-tests averages out-of-place and in-place, which are
+ * equal here). 0 for an empty sweep. */
+double cs_sweep_avg_busbw(const cs_sweep *sw);
+
+/* Fill algbw/busbw of a row from coll, ranks, size and time. */
+void cs_row_bandwidths(cs_row *row, cs_coll coll, int ranks);
+
+/* Printers. They return 0 or CS_EIO if writing failed. */
+int cs_report_text(FILE *f, const cs_sweep *sw);
+int cs_report_json(FILE *f, const cs_sweep *sw);
+int cs_report_csv(FILE *f, const cs_sweep *sw);
+
+/* Data types as nccl-tests names them: name and element size in bytes. */
+typedef struct cs_dtype { const char *name; int bytes; } cs_dtype;
+/* Lookup "float", "half", "bfloat16", "double", "int8", ...; CS_ENOENT with the list. */
+int cs_dtype_lookup(const char *name, cs_dtype *out, cs_err *err);
+/* Reduction ops as nccl-tests names them: sum, prod, max, min, avg. */
+int cs_redop_lookup(const char *name, const char **canon, cs_err *err);
+
+/* nccl-tests size arithmetic: for a sweep value `size`, the per-rank count and the S that
+ * nccl-tests prints for collective c on n ranks with elements of elt bytes
+ * (allgather/reducescatter/alltoall/gather/scatter round the per-rank block down to a
+ * 16-byte multiple... see models.md §1.3). */
+void cs_nccl_sizes(cs_coll c, int n, int elt, uint64_t size, uint64_t *count, uint64_t *S);
+
+#endif

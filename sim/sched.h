@@ -1,0 +1,133 @@
+/* sched.h: collectives and schedules (core layer). A schedule is a DAG of operations on
+ * the ranks of one group: transfers {src, dst, chunks, copy|reduce} and compute tasks,
+ * each starting when its dependencies are done. Data semantics ride along: a transfer
+ * names the data chunks it carries, and the executor checks the collective's
+ * postcondition symbolically at the end (the #wrong column, DESIGN §3). */
+#ifndef CS_SCHED_H
+#define CS_SCHED_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "sim/err.h"
+#include "sim/time.h"
+
+/* Collectives (contract: nccl-tests names without _perf). Display order. */
+typedef enum cs_coll {
+    CS_COLL_ALLREDUCE,
+    CS_COLL_ALLGATHER,
+    CS_COLL_REDUCESCATTER,
+    CS_COLL_BROADCAST,
+    CS_COLL_REDUCE,
+    CS_COLL_GATHER,
+    CS_COLL_SCATTER,
+    CS_COLL_ALLTOALL,
+    CS_COLL_SENDRECV,
+    CS_COLL_BARRIER,
+    CS_COLL_COUNT
+} cs_coll;
+
+/* "allreduce", ... */
+const char *cs_coll_name(cs_coll c);
+/* One-line summary for `collsim list collectives`. */
+const char *cs_coll_summary(cs_coll c);
+/* Lookup by name; CS_ENOENT with the known names in err otherwise. */
+int cs_coll_lookup(const char *name, cs_coll *out, cs_err *err);
+/* True for broadcast, reduce, gather, scatter (they have a root). */
+int cs_coll_is_rooted(cs_coll c);
+/* nccl-tests busbw factor for n ranks: allreduce 2(n-1)/n; allgather, reducescatter,
+ * alltoall, gather, scatter (n-1)/n; others 1 (DESIGN §3). n = 1 gives 0 for the (n-1)
+ * forms, as nccl-tests prints. */
+double cs_coll_busbw_factor(cs_coll c, int n);
+
+/* Operation kinds. */
+typedef enum cs_op {
+    CS_OP_COPY,      /* dst's copy of each chunk becomes src's */
+    CS_OP_REDUCE,    /* dst's copy of each chunk is combined with src's (costs gamma) */
+    CS_OP_COMPUTE    /* rank src is busy for dur_ps; no data moves */
+} cs_op;
+
+/* A data chunk: a piece of the collective's buffers. The collective and these fields fix
+ * the symbolic initial state and postcondition:
+ *   allreduce, reduce, reducescatter: every rank starts with its own contribution to every
+ *     chunk; allreduce wants every chunk fully reduced everywhere, reduce at the root,
+ *     reducescatter at rank `owner` of the chunk.
+ *   broadcast, scatter: the root starts with every chunk; broadcast wants it everywhere,
+ *     scatter at `owner`.
+ *   allgather, gather, barrier: rank `owner` starts with the chunk; allgather and barrier
+ *     want it everywhere, gather at the root.
+ *   alltoall, sendrecv: rank `owner` starts with the chunk; `dest` must end with it. */
+typedef struct cs_chunk {
+    uint64_t bytes;  /* size, bytes */
+    int32_t owner;   /* rank the data belongs to or starts at (see above), -1 if none */
+    int32_t dest;    /* destination rank for alltoall/sendrecv, -1 otherwise */
+} cs_chunk;
+
+/* One operation of the DAG. Indices point into the schedule's arrays. */
+typedef struct cs_xfer {
+    int32_t src, dst;      /* group ranks; for CS_OP_COMPUTE src == dst == the busy rank */
+    uint8_t op;            /* cs_op */
+    uint8_t channel;       /* channel (parallel ring/tree) it belongs to, for reports */
+    uint16_t pipe;         /* pipeline chunk index within its step, for explain/plots */
+    int32_t step;          /* algorithm step (0-based), for explain/plots; -1 if none */
+    uint64_t bytes;        /* bytes moved = sum of its chunks' bytes */
+    cs_time dur_ps;        /* CS_OP_COMPUTE only: how long the rank is busy */
+    uint32_t chunk_off;    /* its chunk ids: chunk_ids[chunk_off .. chunk_off+n_chunks) */
+    uint32_t n_chunks;
+    uint32_t dep_off;      /* its dependencies: deps[dep_off .. dep_off+n_deps) */
+    uint32_t n_deps;
+} cs_xfer;
+
+/* A schedule for one collective on n_ranks group ranks. Owns its arrays. */
+typedef struct cs_sched {
+    cs_coll coll;          /* which collective (fixes the data check) */
+    int n_ranks;           /* ranks in the group */
+    int root;              /* root rank for rooted collectives, else 0 */
+    uint64_t bytes;        /* S as in DESIGN §3 (per-rank buffer or total), bytes */
+    const char *algo;      /* algorithm name (static string), for reports */
+    cs_chunk *chunks;      /* data chunks */
+    uint32_t n_chunks, cap_chunks;
+    cs_xfer *xfers;        /* operations, in creation order */
+    uint32_t n_xfers, cap_xfers;
+    uint32_t *chunk_ids;   /* chunk lists of all transfers */
+    uint32_t n_chunk_ids, cap_chunk_ids;
+    uint32_t *deps;        /* dependency lists of all operations */
+    uint32_t n_deps, cap_deps;
+    int n_steps;           /* number of algorithm steps (max step + 1) */
+} cs_sched;
+
+/* Start an empty schedule. Returns 0 or CS_EINVAL (n_ranks < 1, root out of range). */
+int cs_sched_init(cs_sched *s, cs_coll coll, int n_ranks, int root, uint64_t bytes);
+/* Free the arrays (the struct itself is the caller's). NULL-safe. */
+void cs_sched_fini(cs_sched *s);
+
+/* Add a data chunk; returns its id (>= 0) or CS_ENOMEM. */
+int64_t cs_sched_chunk(cs_sched *s, uint64_t bytes, int owner, int dest);
+
+/* Add a transfer src -> dst carrying the listed chunks, after the listed operations.
+ * Returns the new operation's id (>= 0) or a negative code (bad rank, bad chunk, bad dep,
+ * src == dst). */
+int64_t cs_sched_xfer(cs_sched *s, int src, int dst, cs_op op,
+                      const uint32_t *chunks, uint32_t n_chunks,
+                      const uint32_t *deps, uint32_t n_deps, int step);
+/* Same, carrying the contiguous chunk ids [lo, lo + n). */
+int64_t cs_sched_xfer_range(cs_sched *s, int src, int dst, cs_op op, uint32_t lo, uint32_t n,
+                            const uint32_t *deps, uint32_t n_deps, int step);
+/* Add a compute task: rank busy for dur_ps after the listed operations. */
+int64_t cs_sched_compute(cs_sched *s, int rank, cs_time dur_ps,
+                         const uint32_t *deps, uint32_t n_deps, int step);
+
+/* Dependencies of operation i (pointer into s->deps). */
+static inline const uint32_t *cs_sched_deps(const cs_sched *s, uint32_t i)
+{ return s->deps + s->xfers[i].dep_off; }
+static inline const uint32_t *cs_sched_chunks(const cs_sched *s, uint32_t i)
+{ return s->chunk_ids + s->xfers[i].chunk_off; }
+
+/* Total bytes sent by all transfers (a count tests can derive by hand). */
+uint64_t cs_sched_total_bytes(const cs_sched *s);
+
+/* Split `bytes` into n nearly equal parts: part i gets bytes/n, plus one for i < bytes%n.
+ * Used everywhere a buffer is cut into blocks, so sizes not divisible by n are exact. */
+static inline uint64_t cs_split(uint64_t bytes, uint64_t n, uint64_t i)
+{ return bytes / n + (i < bytes % n ? 1 : 0); }
+
+#endif

@@ -1,0 +1,395 @@
+/* test_topo.c: topology kinds, presets, routing and strict parsing (area 'topo').
+ * Counts and hop numbers are derived by hand from each kind's definition; bad inputs must
+ * fail with their code, JSON path and message, never crash. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/topo.h"
+#include "tests/testutil.h"
+#include "topologies/topology.h"
+
+#define LINK100 "\"link\": {\"bandwidth_GBps\": 100, \"latency_us\": 1.0}"
+
+/* Load a JSON text; NULL on failure (with the error printed for the test log). */
+static cs_topo *load(const char *json)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    int rc = cs_topo_load_string(json, "test", &t, &err);
+    if (rc < 0)
+        fprintf(stderr, "\n  load failed: %s: %s: %s\n", cs_err_name(rc), err.where, err.msg);
+    return t;
+}
+
+/* Number of hops from rank a to rank b, or -1. */
+static int hops(cs_topo *t, int a, int b)
+{
+    const int32_t *dl;
+    cs_err err;
+    return cs_topo_route(t, t->ranks[a], t->ranks[b], &dl, &err);
+}
+
+static void test_alpha_beta(void)
+{
+    cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 8, " LINK100 "}");
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->model, CS_MODEL_ALPHA_BETA);
+    CU_ASSERT_EQUAL(t->n_ranks, 8);
+    CU_ASSERT_EQUAL(t->n_nodes, 8);
+    CU_ASSERT_EQUAL(t->n_links, 0);
+    CS_ASSERT_REL(t->ab_bw_GBps, 100, 1e-12);
+    CS_ASSERT_REL(t->ab_lat_us, 1.0, 1e-12);
+    CU_ASSERT_STRING_EQUAL(t->kind, "alpha_beta");
+    CU_ASSERT_STRING_EQUAL(t->name, "test");
+    CU_ASSERT_STRING_EQUAL(t->nodes[t->ranks[3]].name, "r3");
+    cs_topo_free(t);
+}
+
+static void test_ring(void)
+{
+    cs_topo *t = load("{\"kind\": \"ring\", \"ranks\": 8, " LINK100 "}");
+    int i;
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->model, CS_MODEL_FLUID);
+    CU_ASSERT_EQUAL(t->n_nodes, 8);
+    CU_ASSERT_EQUAL(t->n_links, 8);
+    CU_ASSERT_STRING_EQUAL(t->links[0].cls, "generic");
+    /* Shortest way around a ring of 8: min(d, 8 - d) hops. */
+    for (i = 1; i < 8; i++)
+        CU_ASSERT_EQUAL(hops(t, 0, i), i < 8 - i ? i : 8 - i);
+    CU_ASSERT_EQUAL(hops(t, 5, 2), 3);
+    CU_ASSERT_EQUAL(hops(t, 3, 3), 0);
+    cs_topo_free(t);
+
+    t = load("{\"kind\": \"ring\", \"ranks\": 2, " LINK100 "}");
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_links, 1);   /* both directions on one full-duplex link */
+    CU_ASSERT_EQUAL(hops(t, 0, 1), 1);
+    CU_ASSERT_EQUAL(hops(t, 1, 0), 1);
+    cs_topo_free(t);
+
+    t = load("{\"kind\": \"ring\", \"ranks\": 1, " LINK100 "}");
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_links, 0);
+    cs_topo_free(t);
+}
+
+static void test_fully_connected(void)
+{
+    cs_topo *t = load("{\"kind\": \"fully_connected\", \"ranks\": 8, " LINK100 "}");
+    int i, j;
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_nodes, 8);
+    CU_ASSERT_EQUAL(t->n_links, 28);   /* 8 * 7 / 2 */
+    for (i = 0; i < 8; i++)
+        for (j = 0; j < 8; j++)
+            CU_ASSERT_EQUAL(hops(t, i, j), i == j ? 0 : 1);
+    cs_topo_free(t);
+}
+
+static void test_switch(void)
+{
+    cs_topo *t = load("{\"kind\": \"switch\", \"ranks\": 8, \"link\": {\"class\": \"nvlink4\", "
+                      "\"bandwidth_GBps\": 370.8, \"latency_us\": 0.5}, \"reduce_GBps\": 900}");
+    const int32_t *dl;
+    cs_err err;
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_nodes, 9);
+    CU_ASSERT_EQUAL(t->n_links, 8);
+    CU_ASSERT_EQUAL(t->nodes[8].type, CS_NODE_SWITCH);
+    CU_ASSERT_STRING_EQUAL(t->links[3].cls, "nvlink4");
+    CS_ASSERT_REL(t->reduce_GBps, 900, 1e-12);
+    CU_ASSERT_EQUAL(cs_topo_route(t, t->ranks[1], t->ranks[6], &dl, &err), 2);
+    CS_ASSERT_REL(cs_topo_route_lat_us(t, dl, 2), 1.0, 1e-12);
+    CS_ASSERT_REL(cs_topo_route_bw_GBps(t, dl, 2), 370.8, 1e-12);
+    cs_topo_free(t);
+}
+
+/* A link class with default figures: bandwidth and latency may be left out. */
+static void test_class_defaults(void)
+{
+    cs_topo *t = load("{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"class\": \"pcie4\"}}");
+    CU_ASSERT_FATAL(t != NULL);
+    CS_ASSERT_REL(t->links[0].bw_GBps, 24, 1e-12);
+    CS_ASSERT_REL(t->links[0].lat_us, 1.0, 1e-12);
+    cs_topo_free(t);
+    t = load("{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"class\": \"ib_ndr\", "
+             "\"latency_us\": 0.25}}");
+    CU_ASSERT_FATAL(t != NULL);
+    CS_ASSERT_REL(t->links[0].bw_GBps, 50, 1e-12);
+    CS_ASSERT_REL(t->links[0].lat_us, 0.25, 1e-12);
+    cs_topo_free(t);
+}
+
+/* Two GPUs under one PCIe switch without P2P: the explicit route stages through the CPU. */
+static const char *graph_json =
+    "{\"kind\": \"graph\", \"name\": \"pcie box\", \"sources\": [\"made up\"],"
+    " \"description\": \"two GPUs, host-staged\", \"nccl\": {},"
+    " \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}, {\"name\": \"g1\", \"type\": \"gpu\"},"
+    "  {\"name\": \"sw0\", \"type\": \"switch\"}, {\"name\": \"cpu0\", \"type\": \"cpu\", \"group\": 0}],"
+    " \"links\": ["
+    "  {\"from\": \"g0\", \"to\": \"sw0\", \"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 0.5},"
+    "  {\"from\": \"g1\", \"to\": \"sw0\", \"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 0.5},"
+    "  {\"from\": \"sw0\", \"to\": \"cpu0\", \"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 0.5}],"
+    " \"ranks\": [\"g1\", \"g0\"],"
+    " \"routes\": [{\"from\": \"g0\", \"to\": \"g1\", \"path\": [\"g0\", \"sw0\", \"cpu0\", \"sw0\", \"g1\"]}]}";
+
+static void test_graph(void)
+{
+    cs_topo *t = load(graph_json);
+    const int32_t *dl;
+    cs_err err;
+    int n;
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_nodes, 4);
+    CU_ASSERT_EQUAL(t->n_links, 3);
+    CU_ASSERT_EQUAL(t->n_ranks, 2);
+    CU_ASSERT_EQUAL(t->ranks[0], cs_topo_find_node(t, "g1"));   /* rank order as given */
+    CU_ASSERT_EQUAL(t->nodes[3].group, 0);
+    CU_ASSERT_EQUAL(t->nodes[0].group, -1);
+    CU_ASSERT_EQUAL(t->n_routes, 1);
+    /* g0 -> g1 explicit: g0>sw0 (dlink 0), sw0>cpu0 (4), cpu0>sw0 (5), sw0>g1 (3). */
+    n = cs_topo_route(t, t->ranks[1], t->ranks[0], &dl, &err);
+    CU_ASSERT_FATAL(n == 4);
+    CU_ASSERT_EQUAL(dl[0], 0);
+    CU_ASSERT_EQUAL(dl[1], 4);
+    CU_ASSERT_EQUAL(dl[2], 5);
+    CU_ASSERT_EQUAL(dl[3], 3);
+    CS_ASSERT_REL(cs_topo_route_lat_us(t, dl, n), 2.0, 1e-12);
+    /* g1 -> g0 has no explicit route: shortest path through the switch. */
+    CU_ASSERT_EQUAL(cs_topo_route(t, t->ranks[0], t->ranks[1], &dl, &err), 2);
+    cs_topo_free(t);
+}
+
+static void test_presets(void)
+{
+    int i, n;
+    const cs_preset *p = cs_preset_all(&n);
+    cs_topo *t;
+    cs_err err;
+    CU_ASSERT(n >= 1);
+    CU_ASSERT_PTR_NOT_NULL(cs_preset_find(CS_DEFAULT_PRESET));
+    CU_ASSERT_PTR_NULL(cs_preset_find("no-such-preset"));
+    for (i = 0; i < n; i++) {
+        int rc = cs_topo_open(p[i].name, &t, &err);
+        if (rc < 0)
+            fprintf(stderr, "\n  preset %s: %s: %s\n", p[i].name, err.where, err.msg);
+        CU_ASSERT_FATAL(rc == 0);
+        CU_ASSERT(t->n_ranks >= 1);
+        CU_ASSERT_STRING_EQUAL(t->name, p[i].name);
+        if (t->n_ranks > 1)
+            CU_ASSERT(hops(t, 0, t->n_ranks - 1) >= (t->model == CS_MODEL_FLUID ? 1 : 0));
+        cs_topo_free(t);
+    }
+    /* The default: 8 H100 at NCCL's effective 18 x 20.6 GB/s per GPU. */
+    CU_ASSERT_FATAL(cs_topo_open(CS_DEFAULT_PRESET, &t, &err) == 0);
+    CU_ASSERT_EQUAL(t->n_ranks, 8);
+    {
+        const int32_t *dl;
+        int hn = cs_topo_route(t, t->ranks[0], t->ranks[1], &dl, &err);
+        CU_ASSERT(hn >= 1);
+        CS_ASSERT_REL(cs_topo_route_bw_GBps(t, dl, hn), 18 * 20.6, 1e-9);
+    }
+    cs_topo_free(t);
+}
+
+/* A bad text: expected code, where, and a substring of the message. */
+typedef struct bad_case {
+    const char *json;
+    int code;
+    const char *where;
+    const char *msg;
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {"{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"bandwith_GBps\": 1, \"latency_us\": 1}}",
+     CS_EINVAL, "link.bandwith_GBps",
+     "unknown key 'bandwith_GBps' (known: class, bandwidth_GBps, latency_us)"},
+    {"{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"bandwidth_GBps\": -5, \"latency_us\": 1}}",
+     CS_EINVAL, "link.bandwidth_GBps", "must be > 0, got -5"},
+    {"{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"bandwidth_GBps\": 5, \"latency_us\": -1}}",
+     CS_EINVAL, "link.latency_us", "must be >= 0, got -1"},
+    {"{\"kind\": \"ring\", \"ranks\": 0, " LINK100 "}", CS_EINVAL, "ranks", "must be >= 1, got 0"},
+    {"{\"kind\": \"ring\", \"ranks\": 2.5, " LINK100 "}", CS_EINVAL, "ranks",
+     "expected an integer, got 2.5"},
+    {"{\"kind\": \"ring\", \"ranks\": \"8\", " LINK100 "}", CS_EINVAL, "ranks",
+     "expected an integer, got string"},
+    {"{\"kind\": \"ring\", \"ranks\": 8}", CS_EINVAL, "link", "missing required key"},
+    {"{\"kind\": \"ring\", \"ranks\": 8, \"link\": {\"latency_us\": 1}}", CS_EINVAL,
+     "link.bandwidth_GBps", "missing required key (expected a number > 0)"},
+    {"{\"ranks\": 8, " LINK100 "}", CS_EINVAL, "kind", "missing required key"},
+    {"{\"kind\": \"torsu\", \"ranks\": 8, " LINK100 "}", CS_ENOENT, "kind",
+     "unknown topology kind 'torsu' (known: alpha_beta, ring, fully_connected, switch, torus"},
+    {"{\"kind\": \"ring\", \"rank\": 8, " LINK100 "}", CS_EINVAL, "rank",
+     "unknown key 'rank' (known: ranks, link, kind, name, description, sources, reduce_GBps, nccl)"},
+    {"{\"kind\": \"ring\", \"ranks\": 8, \"reduce_GBps\": 0, " LINK100 "}", CS_EINVAL,
+     "reduce_GBps", "must be > 0, got 0"},
+    {"{\"kind\": \"ring\", \"ranks\": 8, \"sources\": [\"a\", 3], " LINK100 "}", CS_EINVAL,
+     "sources[1]", "expected a string, got number"},
+    {"{\"kind\": \"ring\", \"ranks\": 8, \"nccl\": 3, " LINK100 "}", CS_EINVAL, "nccl",
+     "expected an object, got number"},
+    {"[1, 2]", CS_EINVAL, "test", "expected a JSON object, got array"},
+    {"{\"kind\": \"ring\", \"ranks\": 8, " LINK100 ",}", CS_EPARSE, "test:1:", ""},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}], \"links\": [],"
+     " \"ranks\": [\"g0\"], \"kind\": \"ring\"}", CS_EPARSE, "test:1:", "duplicate object key"},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"tpu\"}], \"links\": [],"
+     " \"ranks\": [\"g0\"]}", CS_EINVAL, "nodes[0].type", "unknown node type 'tpu'"},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}, {\"name\": \"g0\","
+     " \"type\": \"gpu\"}], \"links\": [], \"ranks\": [\"g0\"]}", CS_EINVAL, "nodes[1].name",
+     "duplicate node name 'g0' (first at nodes[0])"},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}], \"links\": "
+     "[{\"from\": \"g0\", \"to\": \"g0\", \"bandwidth_GBps\": 1, \"latency_us\": 1}],"
+     " \"ranks\": [\"g0\"]}", CS_EINVAL, "links[0]", "self-link: from and to are both 'g0'"},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}], \"links\": "
+     "[{\"from\": \"g0\", \"to\": \"g7\", \"bandwidth_GBps\": 1, \"latency_us\": 1}],"
+     " \"ranks\": [\"g0\"]}", CS_ENOENT, "links[0].to", "unknown node 'g7'"},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}, {\"name\": \"s\","
+     " \"type\": \"switch\"}], \"links\": [{\"from\": \"g0\", \"to\": \"s\", \"bandwidth_GBps\": 1,"
+     " \"latency_us\": 1}], \"ranks\": [\"g0\", \"s\"]}", CS_EINVAL, "ranks[1]",
+     "'s' is a switch, not an endpoint"},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}], \"links\": [],"
+     " \"ranks\": [\"g0\", \"g0\"]}", CS_EINVAL, "ranks[1]", "duplicate rank 'g0' (also ranks[0])"},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}, {\"name\": \"g1\","
+     " \"type\": \"gpu\"}], \"links\": [], \"ranks\": [\"g0\", \"g1\"]}", CS_EINVAL, "ranks[1]",
+     "cannot be reached"},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}, {\"name\": \"g1\","
+     " \"type\": \"gpu\"}, {\"name\": \"g2\", \"type\": \"gpu\"}], \"links\": [{\"from\": \"g0\","
+     " \"to\": \"g1\", \"bandwidth_GBps\": 1, \"latency_us\": 1}, {\"from\": \"g1\", \"to\": \"g2\","
+     " \"bandwidth_GBps\": 1, \"latency_us\": 1}], \"ranks\": [\"g0\", \"g2\"], \"routes\":"
+     " [{\"from\": \"g0\", \"to\": \"g2\", \"path\": [\"g0\", \"g2\"]}]}", CS_EINVAL,
+     "routes[0].path[1]", "no link between 'g0' and 'g2'"},
+    {"{\"kind\": \"graph\", \"nodes\": [{\"name\": \"g0\", \"type\": \"gpu\"}, {\"name\": \"g1\","
+     " \"type\": \"gpu\"}], \"links\": [{\"from\": \"g0\", \"to\": \"g1\", \"bandwidth_GBps\": 1,"
+     " \"latency_us\": 1}], \"ranks\": [\"g0\", \"g1\"], \"routes\": [{\"from\": \"g0\", \"to\":"
+     " \"g1\", \"path\": [\"g0\", \"g1\", \"g0\"]}]}", CS_EINVAL, "routes[0].path[2]",
+     "path ends at 'g0', expected the route's to 'g1'"},
+    {"{\"kind\": \"graph\", \"nodes\": [], \"links\": [], \"ranks\": []}", CS_EINVAL, "nodes",
+     "expected at least one node"},
+    {"{\"kind\": \"fully_connected\", \"ranks\": 5000, " LINK100 "}", CS_EINVAL, "ranks",
+     "must be <= 4096 for fully_connected"},
+};
+
+static void test_bad_strings(void)
+{
+    size_t i;
+    for (i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_case *c = &bad_cases[i];
+        cs_topo *t = (cs_topo *)1;
+        cs_err err;
+        int rc = cs_topo_load_string(c->json, "test", &t, &err);
+        int ok = rc == c->code && err.code == c->code && t == NULL &&
+                 !strncmp(err.where, c->where, strlen(c->where)) && strstr(err.msg, c->msg);
+        if (!ok)
+            fprintf(stderr, "\n  bad case %zu: got %s '%s: %s', want %s '%s: %s'\n", i,
+                    cs_err_name(rc), err.where, err.msg, cs_err_name(c->code), c->where, c->msg);
+        CU_ASSERT(ok);
+        if (rc == 0)
+            cs_topo_free(t);
+    }
+}
+
+static void test_bad_files(void)
+{
+    cs_topo *t;
+    cs_err err;
+    char want[300];
+    int rc = cs_topo_load_file(cs_test_data("bad/no-such-topology.json"), &t, &err);
+    CU_ASSERT_EQUAL(rc, CS_EIO);
+    CU_ASSERT_PTR_NULL(t);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot read: No such file or directory"));
+    CU_ASSERT_STRING_EQUAL(err.where, cs_test_data("bad/no-such-topology.json"));
+    rc = cs_topo_open("dgx-h1000", &t, &err);
+    CU_ASSERT_EQUAL(rc, CS_ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no such preset or file (known presets: "));
+    /* A syntax error names file:line:column. */
+    rc = cs_topo_load_file(cs_test_data("bad/topo-syntax.json"), &t, &err);
+    CU_ASSERT_EQUAL(rc, CS_EPARSE);
+    snprintf(want, sizeof want, "%s:", cs_test_data("bad/topo-syntax.json"));
+    CU_ASSERT(!strncmp(err.where, want, strlen(want)));
+}
+
+/* Every tests/data/bad/topo-*.json fails in the loader with the message its .expect names
+ * (line 2 is a substring of `error: where: what`). */
+static void test_bad_dir(void)
+{
+    DIR *d = opendir(cs_test_data("bad"));
+    struct dirent *e;
+    int n_checked = 0;
+    CU_ASSERT_FATAL(d != NULL);
+    while ((e = readdir(d))) {
+        char path[1024], expect_path[1024], line1[64], line2[512], got[1100];
+        size_t len = strlen(e->d_name);
+        FILE *f;
+        cs_topo *t;
+        cs_err err;
+        int rc;
+        if (strncmp(e->d_name, "topo-", 5) || len < 6 || strcmp(e->d_name + len - 5, ".json"))
+            continue;
+        snprintf(path, sizeof path, "%s", cs_test_data("bad"));
+        snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", e->d_name);
+        snprintf(expect_path, sizeof expect_path, "%.*s.expect", (int)(strlen(path) - 5), path);
+        f = fopen(expect_path, "r");
+        CU_ASSERT_FATAL(f != NULL);
+        if (!fgets(line1, sizeof line1, f) || !fgets(line2, sizeof line2, f))
+            line2[0] = '\0';
+        fclose(f);
+        line2[strcspn(line2, "\n")] = '\0';
+        rc = cs_topo_load_file(path, &t, &err);
+        snprintf(got, sizeof got, "error: %s: %s", err.where, err.msg);
+        if (rc >= 0 || !line2[0] || !strstr(got, line2))
+            fprintf(stderr, "\n  %s: got '%s' want '%s'\n", e->d_name, got, line2);
+        CU_ASSERT(rc < 0 && line2[0] && strstr(got, line2));
+        CU_ASSERT_EQUAL(atoi(line1), 1);
+        if (rc >= 0)
+            cs_topo_free(t);
+        n_checked++;
+    }
+    closedir(d);
+    CU_ASSERT(n_checked >= 10);
+}
+
+static void test_kinds_registry(void)
+{
+    int i, n;
+    const cs_topo_kind *const *all = cs_topo_kind_all(&n);
+    const cs_topo_kind *k;
+    cs_err err;
+    CU_ASSERT(n >= 5);
+    for (i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(cs_topo_kind_lookup(all[i]->name, &k, &err), 0);
+        CU_ASSERT_PTR_EQUAL(k, all[i]);
+        CU_ASSERT(all[i]->summary && all[i]->summary[0]);
+    }
+    CU_ASSERT_EQUAL(cs_topo_kind_lookup("nope", &k, &err), CS_ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown topology kind 'nope' (known: alpha_beta"));
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case kinds[] = {
+        {"alpha_beta", test_alpha_beta},
+        {"ring", test_ring},
+        {"fully_connected", test_fully_connected},
+        {"switch", test_switch},
+        {"class_defaults", test_class_defaults},
+        {"graph", test_graph},
+        {"registry", test_kinds_registry},
+        {NULL, NULL},
+    };
+    static const cs_test_case presets[] = {
+        {"all_load", test_presets},
+        {NULL, NULL},
+    };
+    static const cs_test_case bad[] = {
+        {"strings", test_bad_strings},
+        {"files", test_bad_files},
+        {"bad_dir", test_bad_dir},
+        {NULL, NULL},
+    };
+    if (cs_test_add_suite("topo_kinds", kinds) || cs_test_add_suite("topo_presets", presets) ||
+        cs_test_add_suite("topo_bad", bad))
+        return -1;
+    return 0;
+}

@@ -1,0 +1,67 @@
+/* testutil.c: helpers shared by the test executables. */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+int cs_test_add_suite(const char *name, const cs_test_case *cases)
+{
+    CU_pSuite s = CU_add_suite(name, NULL, NULL);
+    if (!s)
+        return -1;
+    for (; cases->name; cases++)
+        if (!CU_add_test(s, cases->name, cases->fn))
+            return -1;
+    return 0;
+}
+
+int cs_close_rel(double got, double want, double rel)
+{
+    double scale = fabs(want) > 1e-300 ? fabs(want) : 1e-300;
+    if (isnan(got) || isnan(want))
+        return 0;
+    return fabs(got - want) <= rel * scale;
+}
+
+const char *cs_test_data(const char *rel)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/%s", CS_TEST_DATA, rel);
+    return buf;
+}
+
+int cs_test_sh(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    int st;
+    if (!p || !buf) {
+        free(buf);
+        if (p)
+            pclose(p);
+        return -1;
+    }
+    for (;;) {
+        size_t n;
+        if (cap - len < 1024) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                break;
+            buf = nb;
+        }
+        n = fread(buf + len, 1, cap - len - 1, p);
+        if (n == 0)
+            break;
+        len += n;
+    }
+    buf[len] = '\0';
+    st = pclose(p);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}

@@ -1,0 +1,32 @@
+/* testutil.h: helpers shared by the test executables. */
+#ifndef CS_TESTUTIL_H
+#define CS_TESTUTIL_H
+
+#include <CUnit/CUnit.h>
+#include <math.h>
+
+/* Defined by each test_<area>.c: add its suites to the CUnit registry; 0 on success. */
+int cs_test_register(void);
+
+/* Add a suite with tests {name, fn}, NULL-terminated. Returns 0 or -1. */
+typedef struct cs_test_case { const char *name; CU_TestFunc fn; } cs_test_case;
+int cs_test_add_suite(const char *name, const cs_test_case *cases);
+
+/* Relative closeness: |got - want| <= rel * max(|want|, tiny). */
+int cs_close_rel(double got, double want, double rel);
+#define CS_ASSERT_REL(got, want, rel) do {                                              \
+        double g_ = (got), w_ = (want);                                                 \
+        if (!cs_close_rel(g_, w_, (rel)))                                               \
+            fprintf(stderr, "\n  %s:%d: got %.12g want %.12g (rel %.3g)\n",             \
+                    __FILE__, __LINE__, g_, w_, fabs(g_ - w_) / fmax(fabs(w_), 1e-300)); \
+        CU_ASSERT(cs_close_rel(g_, w_, (rel)));                                         \
+    } while (0)
+
+/* Path of a test data file: CS_TEST_DATA "/" rel, in a static buffer. */
+const char *cs_test_data(const char *rel);
+
+/* Run a shell command, capture stdout (and stderr if merge) into a malloc'd string;
+ * returns the exit status (or -1). */
+int cs_test_sh(const char *cmd, char **out);
+
+#endif

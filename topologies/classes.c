@@ -1,0 +1,121 @@
+/* classes.c: link classes with default figures, link specs and small builders shared by the
+ * topology kinds (topologies layer). Figures are per direction; sources in
+ * ../shared/reference/models.md §2.4, §2.6 and §5 (cited per row). */
+#include "topologies/kinds.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topologies/jsonutil.h"
+
+const char *const cs__topo_common_keys[] = {
+    "kind", "name", "description", "sources", "reduce_GBps", "nccl", NULL
+};
+
+/* Bandwidths are the effective per-direction figures NCCL's topology model assumes where it
+ * has one (models.md §2.6), else the line rate (§5). Latencies are per link as collsim adds
+ * them along a route; they are chosen so a GPU-to-GPU hop costs about what NCCL's per-hop
+ * constants say (§2.4: NVLink/PCI ring 0.6-5.7 us, network 2.7-14 us). */
+static const cs__link_class classes[] = {
+    {"nvlink2", 20.0, 1.0, "one NVLink 2 link (V100): NCCL SM70 effective 20 GB/s of 25 nominal"},
+    {"nvlink3", 20.0, 1.0, "one NVLink 3 link (A100): NCCL SM80 effective 20 GB/s of 25 nominal"},
+    {"nvlink4", 20.6, 1.0, "one NVLink 4 link (H100): NCCL SM90 effective 20.6 GB/s of 25 nominal"},
+    {"nvlink5", 40.1, 1.0, "one NVLink 5 link (B200): NCCL SM100 effective 40.1 GB/s of 50 nominal"},
+    {"pcie3", 12.0, 1.0, "PCIe Gen3 x16: NCCL 12 GB/s (15.75 line rate)"},
+    {"pcie4", 24.0, 1.0, "PCIe Gen4 x16: NCCL 24 GB/s (31.5 line rate)"},
+    {"pcie5", 48.0, 1.0, "PCIe Gen5 x16: NCCL 48 GB/s (63 line rate)"},
+    {"ib_hdr", 25.0, 1.5, "InfiniBand HDR 4x port, 200 Gb/s"},
+    {"ib_ndr", 50.0, 1.5, "InfiniBand NDR 4x port, 400 Gb/s"},
+    {"ib_xdr", 100.0, 1.5, "InfiniBand XDR port, 800 Gb/s"},
+    {"roce100", 12.5, 2.0, "RoCE v2 over 100 GbE, line rate"},
+    {"roce200", 25.0, 2.0, "RoCE v2 over 200 GbE, line rate"},
+    {"roce400", 50.0, 2.0, "RoCE v2 over 400 GbE, line rate"},
+    {"hccs", 30.0, 1.0, "one Ascend 910 HCCS port, 240 Gb/s (Hot Chips 2019, secondary)"},
+    {"xgmi", 64.0, 1.0, "one AMD Infinity Fabric (xGMI) GPU link, 128 GB/s bidirectional (CDNA 3)"},
+    {"upi", 22.0, 1.0, "CPU socket interconnect: NCCL's Sapphire Rapids figure 22 GB/s"},
+};
+
+const cs__link_class *cs__link_class_all(int *n)
+{
+    *n = (int)(sizeof classes / sizeof classes[0]);
+    return classes;
+}
+
+const cs__link_class *cs__link_class_find(const char *name)
+{
+    size_t i;
+    for (i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        if (!strcmp(classes[i].name, name))
+            return &classes[i];
+    return NULL;
+}
+
+int cs__linkspec_parse(json_t *obj, const char *where, const char *const *extra,
+                       const cs__linkspec *base, cs__linkspec *out, cs_err *err)
+{
+    static const char *const keys[] = {"class", "bandwidth_GBps", "latency_us", NULL};
+    const cs__link_class *lc = NULL;
+    int rc, has_defaults;
+    if (!json_is_object(obj))
+        return cs_err_set(err, CS_EINVAL, where, "expected an object, got %s",
+                          cs__json_type_name(obj));
+    if ((rc = cs__json_check_keys(obj, where, keys, extra, err)) < 0)
+        return rc;
+    out->cls = base ? base->cls : "generic";
+    if ((rc = cs__json_string(obj, where, "class", 0, &out->cls, err)) < 0)
+        return rc;
+    if (json_object_get(obj, "class"))
+        lc = cs__link_class_find(out->cls);
+    has_defaults = lc || (base && !json_object_get(obj, "class"));
+    out->bw_GBps = lc ? lc->bw_GBps : base ? base->bw_GBps : 0;
+    out->lat_us = lc ? lc->lat_us : base ? base->lat_us : 0;
+    if (!has_defaults && !json_object_get(obj, "bandwidth_GBps") &&
+        json_object_get(obj, "class")) {
+        char path[CS_JPATH_MAX];
+        cs__jpath_key(path, sizeof path, where, "bandwidth_GBps");
+        return cs_err_set(err, CS_EINVAL, path, "missing required key (expected a number > 0; "
+                          "class '%s' has no default figures)", out->cls);
+    }
+    if ((rc = cs__json_positive(obj, where, "bandwidth_GBps", !has_defaults, &out->bw_GBps,
+                                err)) < 0)
+        return rc;
+    return cs__json_nonneg(obj, where, "latency_us", !has_defaults, &out->lat_us, err);
+}
+
+int cs__topo_alloc_ranks(cs_topo *t, int n, cs_err *err)
+{
+    int i, *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
+    if (!r)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory for %d ranks", n);
+    for (i = 0; i < n; i++)
+        r[i] = -1;
+    free(t->ranks);
+    t->ranks = r;
+    t->n_ranks = n;
+    return 0;
+}
+
+int cs__topo_add_nodef(cs_topo *t, cs_node_type type, int group, cs_err *err,
+                       const char *fmt, ...)
+{
+    char name[128];
+    va_list ap;
+    int idx;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    idx = cs_topo_add_node(t, name, type, group);
+    if (idx < 0)
+        return cs_err_set(err, idx, NULL, "cannot add node '%s': out of memory", name);
+    return idx;
+}
+
+int cs__topo_add_spec(cs_topo *t, int a, int b, const cs__linkspec *ls, cs_err *err)
+{
+    int idx = cs_topo_add_link(t, a, b, ls->cls, ls->bw_GBps, ls->lat_us);
+    if (idx < 0)
+        return cs_err_set(err, idx, NULL, "cannot add link %d-%d: out of memory", a, b);
+    return idx;
+}

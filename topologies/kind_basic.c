@@ -1,0 +1,101 @@
+/* kind_basic.c: the uniform kinds alpha_beta, ring, fully_connected and switch (topologies
+ * layer). All take {"ranks": N, "link": {"bandwidth_GBps", "latency_us", "class"}} (DESIGN
+ * §4); ranks are nodes r0..r(N-1) of type gpu. Only the four ops tables are exported. */
+#include <stdio.h>
+
+#include "topologies/jsonutil.h"
+#include "topologies/kinds.h"
+
+/* Most ranks a uniform kind builds: bounds typos such as 80000000. */
+#define MAX_RANKS (1L << 20)
+/* Most ranks of fully_connected, whose link count grows as n^2. */
+#define MAX_FC_RANKS 4096
+
+/* Read "ranks" and "link", create nodes r0..r(n-1) and make them the ranks in order. */
+static int basic_parse(json_t *root, cs_topo *t, cs__linkspec *ls, cs_err *err)
+{
+    static const char *const keys[] = {"ranks", "link", NULL};
+    json_t *link;
+    long n, i;
+    int rc;
+    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
+        (rc = cs__json_int(root, "", "ranks", 1, 1, MAX_RANKS, &n, err)) < 0 ||
+        (rc = cs__json_object(root, "", "link", 1, &link, err)) < 0 ||
+        (rc = cs__linkspec_parse(link, "link", NULL, NULL, ls, err)) < 0)
+        return rc;
+    if ((rc = cs__topo_alloc_ranks(t, (int)n, err)) < 0)
+        return rc;
+    for (i = 0; i < n; i++) {
+        int v = cs__topo_add_nodef(t, CS_NODE_GPU, -1, err, "r%ld", i);
+        if (v < 0)
+            return v;
+        t->ranks[i] = v;
+    }
+    return 0;
+}
+
+/* alpha_beta: no links; the single-port a + b*l model between any pair (DESIGN §2). */
+static int build_alpha_beta(json_t *root, cs_topo *t, cs_err *err)
+{
+    cs__linkspec ls;
+    int rc = basic_parse(root, t, &ls, err);
+    if (rc < 0)
+        return rc;
+    t->model = CS_MODEL_ALPHA_BETA;
+    t->ab_bw_GBps = ls.bw_GBps;
+    t->ab_lat_us = ls.lat_us;
+    return 0;
+}
+
+/* ring: rank i to rank i+1 mod n; for n = 2 the two directions are one full-duplex link. */
+static int build_ring(json_t *root, cs_topo *t, cs_err *err)
+{
+    cs__linkspec ls;
+    int i, rc = basic_parse(root, t, &ls, err);
+    int n_links = t->n_ranks == 2 ? 1 : t->n_ranks < 2 ? 0 : t->n_ranks;
+    for (i = 0; rc >= 0 && i < n_links; i++)
+        rc = cs__topo_add_spec(t, t->ranks[i], t->ranks[(i + 1) % t->n_ranks], &ls, err);
+    return rc < 0 ? rc : 0;
+}
+
+/* fully_connected: one link per unordered pair, n(n-1)/2 links. */
+static int build_fully_connected(json_t *root, cs_topo *t, cs_err *err)
+{
+    cs__linkspec ls;
+    int i, j, rc = basic_parse(root, t, &ls, err);
+    if (rc >= 0 && t->n_ranks > MAX_FC_RANKS)
+        return cs_err_set(err, CS_EINVAL, "ranks", "must be <= %d for fully_connected "
+                          "(n(n-1)/2 links), got %d", MAX_FC_RANKS, t->n_ranks);
+    for (i = 0; rc >= 0 && i < t->n_ranks; i++)
+        for (j = i + 1; rc >= 0 && j < t->n_ranks; j++)
+            rc = cs__topo_add_spec(t, t->ranks[i], t->ranks[j], &ls, err);
+    return rc < 0 ? rc : 0;
+}
+
+/* switch: one non-blocking switch "sw", each rank joined to it by its own link. */
+static int build_switch(json_t *root, cs_topo *t, cs_err *err)
+{
+    cs__linkspec ls;
+    int i, sw, rc = basic_parse(root, t, &ls, err);
+    if (rc < 0)
+        return rc;
+    if ((sw = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "sw")) < 0)
+        return sw;
+    for (i = 0; rc >= 0 && i < t->n_ranks; i++)
+        rc = cs__topo_add_spec(t, t->ranks[i], sw, &ls, err);
+    return rc < 0 ? rc : 0;
+}
+
+const cs_topo_kind cs_topo_kind_alpha_beta = {
+    "alpha_beta", "textbook a + b*l model: any pair talks directly, one message in and out "
+    "per rank at a time", build_alpha_beta,
+};
+const cs_topo_kind cs_topo_kind_ring = {
+    "ring", "ranks on a bidirectional ring, rank i linked to rank i+1", build_ring,
+};
+const cs_topo_kind cs_topo_kind_fully_connected = {
+    "fully_connected", "a direct link between every pair of ranks", build_fully_connected,
+};
+const cs_topo_kind cs_topo_kind_switch = {
+    "switch", "every rank linked to one non-blocking switch", build_switch,
+};

@@ -1,0 +1,68 @@
+/* kinds.h: helpers shared by the topology kinds (topologies layer, private): the keys every
+ * topology file may carry, link-class default figures, link specs, and small builders
+ * (rank arrays, named nodes). Kind files export only their ops tables. */
+#ifndef CS_TOPOLOGIES_KINDS_H
+#define CS_TOPOLOGIES_KINDS_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#include "sim/topo.h"
+#include "topologies/topology.h"
+
+/* Top-level keys the loader handles for every kind (NULL-terminated); kinds pass it as the
+ * second list of cs__json_check_keys. */
+extern const char *const cs__topo_common_keys[];
+
+/* A link class with default figures (per direction). */
+typedef struct cs__link_class {
+    const char *name;        /* "nvlink4", "pcie4", "ib_ndr", ... */
+    double bw_GBps;          /* default bandwidth per direction, GB/s */
+    double lat_us;           /* default one-way latency, microseconds */
+    const char *note;        /* what the figure is and where it comes from */
+} cs__link_class;
+
+/* Every known class in display order; lookup by name (NULL if unknown). */
+const cs__link_class *cs__link_class_all(int *n);
+const cs__link_class *cs__link_class_find(const char *name);
+
+/* Figures of a link: class name and per-direction bandwidth and latency. */
+typedef struct cs__linkspec {
+    const char *cls;         /* class name (borrowed from JSON or the class table) */
+    double bw_GBps;          /* bandwidth per direction, GB/s, > 0 */
+    double lat_us;           /* one-way latency, microseconds, >= 0 */
+} cs__linkspec;
+
+/* Read {"class", "bandwidth_GBps", "latency_us"} from obj at JSON path where, allowing the
+ * extra keys too (NULL-terminated, may be NULL). Figures left out come from the named class
+ * when it is a known one, else from base (when "class" is not given and base is not NULL);
+ * with neither, both figures are required. "class" defaults to base's, else "generic".
+ * Returns 0 or CS_EINVAL with err filled. */
+int cs__linkspec_parse(json_t *obj, const char *where, const char *const *extra,
+                       const cs__linkspec *base, cs__linkspec *out, cs_err *err);
+
+/* Replace t->ranks with n entries, all -1. Returns 0 or CS_ENOMEM. */
+int cs__topo_alloc_ranks(cs_topo *t, int n, cs_err *err);
+
+/* Add a node named printf(fmt, i) (and j where the format uses two %d). Returns the index or
+ * CS_ENOMEM with err filled. */
+int cs__topo_add_nodef(cs_topo *t, cs_node_type type, int group, cs_err *err,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Add a link with a spec's figures. Returns the index or CS_ENOMEM with err filled. */
+int cs__topo_add_spec(cs_topo *t, int a, int b, const cs__linkspec *ls, cs_err *err);
+
+/* Deterministic ECMP routing (routing.c). A cs__ecmp caches hop distances per target. */
+typedef struct cs__ecmp cs__ecmp;
+int cs__ecmp_new(cs__ecmp **out, int n_nodes, cs_err *err);
+void cs__ecmp_free(cs__ecmp *e);
+/* Append the dlinks of a shortest path src -> dst to out[*n..max), advancing *n. Where
+ * several next hops are equally short, the choice is key % count, then key /= count, so a
+ * key of the destination index spreads destinations over equal spines (d-mod-k). Needs
+ * t->adj (call after cs_topo_finish). Returns 0 or a negative code with err filled. */
+int cs__ecmp_path(const cs_topo *t, cs__ecmp *e, int src, int dst, uint64_t key,
+                  int32_t *out, int *n, int max, cs_err *err);
+/* Install plain ECMP (key = destination node index) as t's route_fn; call at the end of a
+ * build, when every node exists. Returns 0 or CS_ENOMEM. */
+int cs__topo_use_ecmp(cs_topo *t, cs_err *err);
+
+#endif

@@ -1,0 +1,47 @@
+/* topology.h: building cs_topo fabrics from JSON files and presets (topologies layer).
+ * Each kind ("alpha_beta", "ring", "graph", ...) is a const ops table in its own file,
+ * listed in registry.c. Parsing is strict: unknown keys, wrong types and bad values are
+ * errors with a JSON path and what was expected. jansson stays inside this layer. */
+#ifndef CS_TOPOLOGY_H
+#define CS_TOPOLOGY_H
+
+#include "sim/err.h"
+#include "sim/topo.h"
+
+/* Opaque JSON object (jansson's json_t); only topology kinds see inside. */
+struct json_t;
+
+/* A topology kind's ops table. */
+typedef struct cs_topo_kind {
+    const char *name;        /* value of "kind" (contract) */
+    const char *summary;     /* one line for `collsim list topologies` */
+    /* Build nodes, links, ranks (and routing hooks) of t from the JSON object root. Keys
+     * already handled by the loader ("kind", "name", "reduce_GBps", "description",
+     * "sources", "nccl") are not to be re-checked. Returns 0 or a code with err filled
+     * (where = JSON path). */
+    int (*build)(struct json_t *root, cs_topo *t, cs_err *err);
+} cs_topo_kind;
+
+/* Every registered kind in display order. */
+const cs_topo_kind *const *cs_topo_kind_all(int *n);
+int cs_topo_kind_lookup(const char *name, const cs_topo_kind **out, cs_err *err);
+
+/* Load a topology from a JSON text (name used in reports and error locations). */
+int cs_topo_load_string(const char *json, const char *name, cs_topo **out, cs_err *err);
+/* Load a topology from a JSON file; syntax errors say file:line:column. */
+int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err);
+/* A preset name or a file path: presets first (see cs_preset_*), then the file. */
+int cs_topo_open(const char *spec, cs_topo **out, cs_err *err);
+
+/* The preset used when no --topo is given. */
+#define CS_DEFAULT_PRESET "dgx-h100"
+
+/* Embedded presets (topologies/presets/\*.json, compiled in). */
+typedef struct cs_preset {
+    const char *name;        /* file name without .json */
+    const char *json;        /* its text */
+} cs_preset;
+const cs_preset *cs_preset_all(int *n);
+const cs_preset *cs_preset_find(const char *name);
+
+#endif
