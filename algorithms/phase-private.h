@@ -80,6 +80,14 @@ int cs__doubling(cs__front *f, int n, const int *rank, const int *start, int ste
  * odd multiples of the distance send their run to w - distance. */
 int cs__gather_tree(cs__front *f, int n, const int *rank, const int *start, int step0);
 
+/* Binomial trees over all p ranks counted from root (v = rank - root), moving chunks
+ * [lo, lo+n) whole: broadcast (the root first sends to v = 2^(L-1)), reduce (v odd first
+ * sends to v-1), gather of per-rank blocks (chunk v is v's block; v sends its subtree's run).
+ * L = ceil(log2 p) rounds numbered from step0. */
+int cs__tree_bcast(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int step0);
+int cs__tree_reduce(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int step0);
+int cs__tree_gather(cs__front *f, int p, int root, int step0);
+
 /* 0 for an operation id, the code for an error: rc = cs__ok(cs__put(...)). */
 static inline int cs__ok(int64_t id) { return id < 0 ? (int)id : 0; }
 /* Positive modulo. */

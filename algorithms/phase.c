@@ -171,6 +171,52 @@ int cs__gather_tree(cs__front *f, int n, const int *rank, const int *start, int 
     return 0;
 }
 
+int cs__tree_bcast(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int step0)
+{
+    int L = cs_ceil_log2(p), k, v;
+    for (k = 0; k < L; k++) {
+        int m = 1 << (L - 1 - k);
+        for (v = 0; v + m < p; v += 2 * m) {
+            int64_t id = cs__put(f, (root + v) % p, (root + v + m) % p, CS_OP_COPY, lo, n,
+                                 step0 + k);
+            if (id < 0)
+                return (int)id;
+        }
+    }
+    return 0;
+}
+
+int cs__tree_reduce(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int step0)
+{
+    int L = cs_ceil_log2(p), k, v;
+    for (k = 0; k < L; k++) {
+        int m = 1 << k;
+        for (v = m; v < p; v += 2 * m) {
+            int64_t id = cs__put(f, (root + v) % p, (root + v - m) % p, CS_OP_REDUCE, lo, n,
+                                 step0 + k);
+            if (id < 0)
+                return (int)id;
+        }
+    }
+    return 0;
+}
+
+int cs__tree_gather(cs__front *f, int p, int root, int step0)
+{
+    int L = cs_ceil_log2(p), k, v;
+    for (k = 0; k < L; k++) {
+        int m = 1 << k;
+        for (v = m; v < p; v += 2 * m) {
+            int end = v + m < p ? v + m : p;
+            int64_t id = cs__put(f, (root + v) % p, (root + v - m) % p, CS_OP_COPY,
+                                 (uint32_t)v, (uint32_t)(end - v), step0 + k);
+            if (id < 0)
+                return (int)id;
+        }
+    }
+    return 0;
+}
+
 void cs__fold_init(cs__fold *fd, int p)
 {
     fd->p = p;

@@ -625,7 +625,9 @@ int cs_log_parse_mem(const char *name, const char *buf, size_t len, const cs_log
     text[len] = '\0';
     for (i = 0; i < len && isspace((unsigned char)text[i]); i++)
         ;
-    if (text[i] == '{' || (text[i] == '[' && text[i + 1 + strspn(text + i + 1, " \t\r\n")] == '{')) {
+    /* JSON: an object, or an array of run objects (not an MPI label such as "[1,0]") */
+    if (text[i] == '{' ||
+        (text[i] == '[' && text[i + 1 + strspn(text + i + 1, " \t\r\n")] == '{')) {
         log->format = CS_LOG_NCCL_JSON;
         rc = cs__log_read_json(log, text, len, opts, err);
     } else if (strstr(text, "data_size") && strstr(text, "aveg_time")) {

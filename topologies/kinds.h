@@ -51,18 +51,35 @@ int cs__topo_add_nodef(cs_topo *t, cs_node_type type, int group, cs_err *err,
 /* Add a link with a spec's figures. Returns the index or CS_ENOMEM with err filled. */
 int cs__topo_add_spec(cs_topo *t, int a, int b, const cs__linkspec *ls, cs_err *err);
 
-/* Deterministic ECMP routing (routing.c). A cs__ecmp caches hop distances per target. */
+/* Deterministic ECMP routing (routing.c). A cs__ecmp caches hop distances per target over
+ * the links its mask allows (mask[link] != 0; NULL = all, copied). */
 typedef struct cs__ecmp cs__ecmp;
-int cs__ecmp_new(cs__ecmp **out, int n_nodes, cs_err *err);
+int cs__ecmp_new(cs__ecmp **out, int n_nodes, const uint8_t *mask, int n_links, cs_err *err);
 void cs__ecmp_free(cs__ecmp *e);
+/* 1 if dst can be reached from src, 0 if not, or CS_ENOMEM. */
+int cs__ecmp_reaches(const cs_topo *t, cs__ecmp *e, int src, int dst, cs_err *err);
 /* Append the dlinks of a shortest path src -> dst to out[*n..max), advancing *n. Where
  * several next hops are equally short, the choice is key % count, then key /= count, so a
  * key of the destination index spreads destinations over equal spines (d-mod-k). Needs
  * t->adj (call after cs_topo_finish). Returns 0 or a negative code with err filled. */
 int cs__ecmp_path(const cs_topo *t, cs__ecmp *e, int src, int dst, uint64_t key,
                   int32_t *out, int *n, int max, cs_err *err);
-/* Install plain ECMP (key = destination node index) as t's route_fn; call at the end of a
- * build, when every node exists. Returns 0 or CS_ENOMEM. */
+
+/* Routing tiers, tried in order; the first in which dst is reachable gives the route:
+ * 0 the GPU fabric (links between accelerators and switches joining only accelerators),
+ * 1 every link that does not touch a CPU, 2 every link (host-staged). */
+#define CS__N_TIERS 3
+typedef struct cs__router {
+    cs__ecmp *tier[CS__N_TIERS];   /* NULL where a tier equals the next one */
+} cs__router;
+/* Build the tiers of a finished topology. Returns 0 or a negative code. */
+int cs__router_init(cs__router *r, const cs_topo *t, cs_err *err);
+void cs__router_fini(cs__router *r);
+/* As cs__ecmp_path over the first tier that reaches dst. */
+int cs__router_path(const cs_topo *t, cs__router *r, int src, int dst, uint64_t key,
+                    int32_t *out, int *n, int max, cs_err *err);
+/* Install tiered ECMP (key = destination node index) as t's route_fn. Returns 0 or
+ * CS_ENOMEM. */
 int cs__topo_use_ecmp(cs_topo *t, cs_err *err);
 
 #endif

@@ -1,29 +1,35 @@
-/* routing.c: deterministic equal-cost multipath (ECMP) routing shared by the tree, fat-tree,
- * PCIe, node and cluster kinds (topologies layer). A route is a shortest path in hops; at
- * each hop with several equal next hops the choice is a digit of a flow key, so flows to
- * different destinations spread over equal spines (destination-mod-k, as InfiniBand
- * subnet managers route fat trees) and every run picks the same paths. */
+/* routing.c: deterministic equal-cost multipath (ECMP) routing over link tiers, shared by
+ * the fat-tree, PCIe, node and cluster kinds (topologies layer). A route is a shortest path
+ * in hops; at each hop with several equal next hops the choice is a digit of a flow key, so
+ * flows to different destinations spread over equal spines (destination-mod-k, as
+ * InfiniBand subnet managers route fat trees) and every run picks the same paths.
+ * Tiers order the transports the way NCCL prefers them: the GPU fabric (NVLink/NVSwitch,
+ * HCCS, xGMI) first, then paths that avoid the CPUs (PCIe peer-to-peer, NICs, network),
+ * then anything (host-staged through a CPU). */
 #include "topologies/kinds.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Hop distances to a target node, computed once per target (BFS over t->adj). */
+/* Hop distances to a target node over the links a mask allows, computed once per target. */
 struct cs__ecmp {
     int n_nodes;             /* nodes of the topology it was made for */
+    uint8_t *mask;           /* mask[link] != 0: the link may be used; NULL = every link */
     int16_t **dist;          /* dist[target][v]: hops from v to target, -1 unreachable */
     int32_t *queue;          /* BFS work array, n_nodes entries */
 };
 
-int cs__ecmp_new(cs__ecmp **out, int n_nodes, cs_err *err)
+int cs__ecmp_new(cs__ecmp **out, int n_nodes, const uint8_t *mask, int n_links, cs_err *err)
 {
     cs__ecmp *e = calloc(1, sizeof *e);
     if (e) {
         e->n_nodes = n_nodes;
         e->dist = calloc((size_t)n_nodes + 1, sizeof *e->dist);
         e->queue = malloc(((size_t)n_nodes + 1) * sizeof *e->queue);
+        if (mask && (e->mask = malloc((size_t)n_links + 1)))
+            memcpy(e->mask, mask, (size_t)n_links);
     }
-    if (!e || !e->dist || !e->queue) {
+    if (!e || !e->dist || !e->queue || (mask && !e->mask)) {
         cs__ecmp_free(e);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory for the route tables");
     }
@@ -41,10 +47,16 @@ void cs__ecmp_free(cs__ecmp *e)
             free(e->dist[i]);
     free(e->dist);
     free(e->queue);
+    free(e->mask);
     free(e);
 }
 
-/* Hop distances from every node to target (the graph is symmetric: BFS from target). */
+static int usable(const cs__ecmp *e, int32_t dl)
+{
+    return !e->mask || e->mask[cs_dlink_link(dl)];
+}
+
+/* Hop distances from every node to target (links are full duplex: BFS from target). */
 static const int16_t *dist_to(const cs_topo *t, cs__ecmp *e, int target, cs_err *err)
 {
     int16_t *d;
@@ -63,7 +75,7 @@ static const int16_t *dist_to(const cs_topo *t, cs__ecmp *e, int target, cs_err 
         v = e->queue[head++];
         for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++) {
             int w = cs_dlink_to(t, t->adj[k]);
-            if (d[w] < 0 && d[v] < INT16_MAX) {
+            if (d[w] < 0 && d[v] < INT16_MAX && usable(e, t->adj[k])) {
                 d[w] = (int16_t)(d[v] + 1);
                 e->queue[tail++] = w;
             }
@@ -71,6 +83,14 @@ static const int16_t *dist_to(const cs_topo *t, cs__ecmp *e, int target, cs_err 
     }
     e->dist[target] = d;
     return d;
+}
+
+int cs__ecmp_reaches(const cs_topo *t, cs__ecmp *e, int src, int dst, cs_err *err)
+{
+    const int16_t *d = dist_to(t, e, dst, err);
+    if (!d)
+        return CS_ENOMEM;
+    return d[src] >= 0;
 }
 
 int cs__ecmp_path(const cs_topo *t, cs__ecmp *e, int src, int dst, uint64_t key,
@@ -87,12 +107,13 @@ int cs__ecmp_path(const cs_topo *t, cs__ecmp *e, int src, int dst, uint64_t key,
         int k, c = 0, pick;
         int32_t chosen = -1;
         for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++)
-            if (d[cs_dlink_to(t, t->adj[k])] == d[v] - 1)
+            if (usable(e, t->adj[k]) && d[cs_dlink_to(t, t->adj[k])] == d[v] - 1)
                 c++;
         pick = (int)(key % (uint64_t)c);
         key /= (uint64_t)c;
         for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++)
-            if (d[cs_dlink_to(t, t->adj[k])] == d[v] - 1 && pick-- == 0) {
+            if (usable(e, t->adj[k]) && d[cs_dlink_to(t, t->adj[k])] == d[v] - 1 &&
+                pick-- == 0) {
                 chosen = t->adj[k];
                 break;
             }
@@ -105,26 +126,117 @@ int cs__ecmp_path(const cs_topo *t, cs__ecmp *e, int src, int dst, uint64_t key,
     return 0;
 }
 
-/* Kind data of kinds that route by plain ECMP. */
-static void ecmp_kind_free(void *p)
+/* Is v a GPU-fabric node: an accelerator, or a switch whose neighbours are all
+ * accelerators (an NVSwitch)? */
+static int is_fabric_node(const cs_topo *t, int v)
 {
-    cs__ecmp_free(p);
+    int k;
+    if (t->nodes[v].type == CS_NODE_GPU || t->nodes[v].type == CS_NODE_NPU)
+        return 1;
+    if (t->nodes[v].type != CS_NODE_SWITCH)
+        return 0;
+    for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++) {
+        cs_node_type ty = t->nodes[cs_dlink_to(t, t->adj[k])].type;
+        if (ty != CS_NODE_GPU && ty != CS_NODE_NPU)
+            return 0;
+    }
+    return 1;
+}
+
+void cs__router_fini(cs__router *r)
+{
+    int i;
+    for (i = 0; i < CS__N_TIERS; i++)
+        cs__ecmp_free(r->tier[i]);
+    memset(r, 0, sizeof *r);
+}
+
+int cs__router_init(cs__router *r, const cs_topo *t, cs_err *err)
+{
+    uint8_t *m[CS__N_TIERS];
+    int i, j, rc = 0;
+    memset(r, 0, sizeof *r);
+    if (!t->adj_off)
+        return cs_err_set(err, CS_ESTATE, NULL, "routing tables built before cs_topo_finish");
+    for (j = 0; j < CS__N_TIERS; j++)
+        m[j] = malloc((size_t)t->n_links + 1);
+    for (j = 0; j < CS__N_TIERS; j++)
+        if (!m[j])
+            rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory for the route tables");
+    for (i = 0; rc == 0 && i < t->n_links; i++) {
+        int a = t->links[i].a, b = t->links[i].b;
+        m[0][i] = (uint8_t)(is_fabric_node(t, a) && is_fabric_node(t, b));
+        m[1][i] = (uint8_t)(t->nodes[a].type != CS_NODE_CPU && t->nodes[b].type != CS_NODE_CPU);
+        m[2][i] = 1;
+    }
+    /* A tier that allows the same links as the next one adds nothing: leave it out. */
+    for (j = 0; rc == 0 && j < CS__N_TIERS; j++) {
+        if (j + 1 < CS__N_TIERS && !memcmp(m[j], m[j + 1], (size_t)t->n_links))
+            continue;
+        rc = cs__ecmp_new(&r->tier[j], t->n_nodes, j + 1 < CS__N_TIERS ? m[j] : NULL,
+                          t->n_links, err);
+    }
+    for (j = 0; j < CS__N_TIERS; j++)
+        free(m[j]);
+    if (rc < 0)
+        cs__router_fini(r);
+    return rc;
+}
+
+int cs__router_path(const cs_topo *t, cs__router *r, int src, int dst, uint64_t key,
+                    int32_t *out, int *n, int max, cs_err *err)
+{
+    int j;
+    if (src == dst)
+        return 0;
+    for (j = 0; j < CS__N_TIERS; j++) {
+        int rc;
+        if (!r->tier[j])
+            continue;
+        if ((rc = cs__ecmp_reaches(t, r->tier[j], src, dst, err)) < 0)
+            return rc;
+        if (rc || j == CS__N_TIERS - 1)
+            return cs__ecmp_path(t, r->tier[j], src, dst, key, out, n, max, err);
+    }
+    return cs_err_set(err, CS_ESTATE, "route", "no routing tier");
+}
+
+/* Kind data of kinds that route by plain tiered ECMP: the router, built on first use
+ * (the adjacency exists only after cs_topo_finish). */
+typedef struct ecmp_data {
+    cs__router r;            /* tiers, valid when is_ready */
+    int is_ready;
+} ecmp_data;
+
+static void ecmp_data_free(void *p)
+{
+    ecmp_data *d = p;
+    if (!d)
+        return;
+    cs__router_fini(&d->r);
+    free(d);
 }
 
 static int ecmp_route(const cs_topo *t, int src, int dst, int32_t *out, int max, cs_err *err)
 {
-    int n = 0, rc = cs__ecmp_path(t, t->kind_data, src, dst, (uint64_t)dst, out, &n, max, err);
+    ecmp_data *d = t->kind_data;
+    int n = 0, rc;
+    if (!d->is_ready) {
+        if ((rc = cs__router_init(&d->r, t, err)) < 0)
+            return rc;
+        d->is_ready = 1;
+    }
+    rc = cs__router_path(t, &d->r, src, dst, (uint64_t)dst, out, &n, max, err);
     return rc < 0 ? rc : n;
 }
 
 int cs__topo_use_ecmp(cs_topo *t, cs_err *err)
 {
-    cs__ecmp *e;
-    int rc = cs__ecmp_new(&e, t->n_nodes, err);
-    if (rc < 0)
-        return rc;
-    t->kind_data = e;
-    t->kind_free = ecmp_kind_free;
+    ecmp_data *d = calloc(1, sizeof *d);
+    if (!d)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    t->kind_data = d;
+    t->kind_free = ecmp_data_free;
     t->route_fn = ecmp_route;
     return 0;
 }

@@ -1,0 +1,87 @@
+/* direct.c: every rank talks straight to every peer (algorithms layer; HCCL's Mesh). At
+ * step s rank r sends to r+s, so each step is a permutation and no port is asked twice.
+ * Reducescatter: block j of every rank goes to rank j, reduced; allgather: rank r's block
+ * to everyone; allreduce: the two in turn, 2(p-1)(a + S/p b); alltoall: block (r, j) to j.
+ * Everything is posted at once, so link-level fabrics run all peers in parallel. */
+#include "algorithms/coll.h"
+#include "algorithms/phase-private.h"
+
+#include <math.h>
+
+static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
+{
+    int p = req->n_ranks, r, d, st, rc;
+    uint64_t S = req->bytes;
+    cs_coll c = req->coll;
+    cs__front f;
+    (void)err;
+    /* Alltoall: chunk r*p + j is rank r's block for rank j; otherwise chunk j is block j
+     * (owned by rank j, except for allreduce). */
+    for (r = 0; r < (c == CS_COLL_ALLTOALL ? p : 1); r++)
+        for (d = 0; d < p; d++) {
+            int owner = c == CS_COLL_ALLTOALL ? r : c == CS_COLL_ALLREDUCE ? -1 : d;
+            if (cs_sched_chunk(s, cs_split(S, (uint64_t)p, (uint64_t)d), owner,
+                               c == CS_COLL_ALLTOALL ? d : -1) < 0)
+                return CS_ENOMEM;
+        }
+    if ((rc = cs__front_init(&f, s, p)) < 0)
+        return rc;
+    if (c == CS_COLL_ALLREDUCE || c == CS_COLL_REDUCESCATTER) {
+        for (st = 1; st < p && rc >= 0; st++)
+            for (r = 0; r < p && rc >= 0; r++) {
+                d = (r + st) % p;
+                rc = cs__ok(cs_sched_xfer_range(s, r, d, CS_OP_REDUCE, (uint32_t)d, 1, NULL, 0,
+                                                st - 1));
+                if (rc >= 0)
+                    rc = cs__front_add(&f, d, (int64_t)s->n_xfers - 1);
+            }
+    }
+    if (c != CS_COLL_REDUCESCATTER) {
+        int step0 = c == CS_COLL_ALLREDUCE ? p - 1 : 0;
+        for (st = 1; st < p && rc >= 0; st++)
+            for (r = 0; r < p && rc >= 0; r++) {
+                uint32_t chunk = c == CS_COLL_ALLTOALL ? (uint32_t)(r * p + (r + st) % p)
+                                                       : (uint32_t)r;
+                int64_t id;
+                /* Allreduce: rank r's reduced block waits for all its receives. */
+                if ((rc = cs__front_compact(&f, r, step0 + st - 1)) < 0)
+                    break;
+                id = cs_sched_xfer_range(s, r, (r + st) % p, CS_OP_COPY, chunk, 1,
+                                         f.r[r].v, f.r[r].n, step0 + st - 1);
+                rc = cs__ok(id);
+            }
+    }
+    cs__front_fini(&f);
+    return rc;
+}
+
+/* Allgather/alltoall (p-1)(a + S/p b); reducescatter the same with the reductions
+ * serialised at each receiver; allreduce reducescatter then allgather. */
+static double cost(const cs_coll_req *req, const cs_ab *ab)
+{
+    int p = req->n_ranks;
+    double blk = cs__blk(req->bytes, p, 0), a = ab->a_s, b = ab->b_s_per_B;
+    double t = a + blk * b, rs = cs__serial_reduce(p - 1, t, blk * ab->g_s_per_B);
+    switch (req->coll) {
+    case CS_COLL_ALLREDUCE: return rs + (p - 1) * t;
+    case CS_COLL_REDUCESCATTER: return rs;
+    default: return (p - 1) * t;
+    }
+}
+
+static const char *formula(const cs_coll_req *req)
+{
+    switch (req->coll) {
+    case CS_COLL_ALLREDUCE: return "2(p-1)(a + S/p*b) + S/p*g";
+    case CS_COLL_REDUCESCATTER: return "(p-1)(a + S/p*b) + S/p*g";
+    default: return "(p-1)(a + S/p*b)";
+    }
+}
+
+const cs_algo cs_algo_direct = {
+    "direct",
+    "every rank sends straight to every peer, one peer per step (r -> r+s), all posted at once",
+    CS_COLL_BIT(CS_COLL_ALLREDUCE) | CS_COLL_BIT(CS_COLL_ALLGATHER) |
+        CS_COLL_BIT(CS_COLL_REDUCESCATTER) | CS_COLL_BIT(CS_COLL_ALLTOALL),
+    NULL, build, cost, formula,
+};

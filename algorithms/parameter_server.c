@@ -1,0 +1,68 @@
+/* parameter_server.c: allreduce through K server ranks (algorithms layer; Li et al.,
+ * OSDI 2014; openmlsys's collective-communication chapter; PyTorch DataParallel is K = 1,
+ * gather to GPU 0 and send back). Ranks 0..K-1 are servers, server k owns block k of K:
+ * every rank pushes its block k to server k (reduced there), then server k sends the result
+ * back to every rank. K = 1: 2(p-1)(a + S b) -- linear in the workers, the point of the
+ * example. --servers K sets K (1 <= K <= p). */
+#include "algorithms/coll.h"
+#include "algorithms/phase-private.h"
+
+#include <math.h>
+
+static int check(const cs_coll_req *req, cs_err *err)
+{
+    if (req->servers < 1 || req->servers > req->n_ranks)
+        return cs_err_set(err, CS_EUNSUPP, "--servers",
+                          "parameter_server needs 1 to %d servers on %d ranks, got %d",
+                          req->n_ranks, req->n_ranks, req->servers);
+    return 0;
+}
+
+static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
+{
+    int p = req->n_ranks, K = req->servers, r, k, i, rc;
+    cs__front f;
+    (void)err;
+    for (k = 0; k < K; k++)
+        if (cs_sched_chunk(s, cs_split(req->bytes, (uint64_t)K, (uint64_t)k), -1, -1) < 0)
+            return CS_ENOMEM;
+    if ((rc = cs__front_init(&f, s, p)) < 0)
+        return rc;
+    /* Push: in round i rank r sends to server (r + i) mod K (not to itself). */
+    for (i = 0; i < K && rc >= 0; i++)
+        for (r = 0; r < p && rc >= 0; r++) {
+            k = (r + i) % K;
+            if (k != r)
+                rc = cs__ok(cs_sched_xfer_range(s, r, k, CS_OP_REDUCE, (uint32_t)k, 1, NULL, 0, 0));
+            if (k != r && rc >= 0)
+                rc = cs__front_add(&f, k, (int64_t)s->n_xfers - 1);
+        }
+    /* Pull: server k sends its reduced block to k+1, k+2, ... once all pushes are in. */
+    for (k = 0; k < K && rc >= 0; k++)
+        for (i = 1; i < p && rc >= 0; i++)
+            rc = cs__ok(cs__put(&f, k, (k + i) % p, CS_OP_COPY, (uint32_t)k, 1, 1));
+    cs__front_fini(&f);
+    return rc;
+}
+
+/* K = 1: the server's port takes p-1 pushes back to back (their reductions serialised),
+ * then sends p-1 copies: 2(p-1)(a + S b) with g = 0. K > 1: the same with blocks of S/K
+ * (an estimate; exact for K = p, where it is the direct algorithm). */
+static double cost(const cs_coll_req *req, const cs_ab *ab)
+{
+    int p = req->n_ranks, K = req->servers < 1 ? 1 : req->servers;
+    double blk = cs__blk(req->bytes, K, 0), t = ab->a_s + blk * ab->b_s_per_B;
+    return cs__serial_reduce(p - 1, t, blk * ab->g_s_per_B) + (p - 1) * t;
+}
+
+static const char *formula(const cs_coll_req *req)
+{
+    return req->servers > 1 ? "2(p-1)(a + S/K*b) + S/K*g" : "2(p-1)(a + S*b) + S*g";
+}
+
+const cs_algo cs_algo_parameter_server = {
+    "parameter_server",
+    "push to K server ranks owning 1/K each (--servers K), reduce there, pull back",
+    CS_COLL_BIT(CS_COLL_ALLREDUCE),
+    check, build, cost, formula,
+};
