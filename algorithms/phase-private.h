@@ -16,11 +16,15 @@ typedef struct cs__ids {
     uint32_t n, cap;          /* used and allocated entries */
 } cs__ids;
 
-/* Per-rank fronts of one schedule. */
+/* Per-rank fronts of one schedule. Transfers made by cs__put* join their receiver's front
+ * only at cs__front_commit, so the sends of one round all see the fronts from before it
+ * (a rank must not wait for what its partner sends it in the same round). */
 typedef struct cs__front {
     cs_sched *s;              /* the schedule being built (borrowed) */
     int p;                    /* ranks */
     cs__ids *r;               /* front of each rank (owned) */
+    cs__ids pend_rank;        /* receivers of the transfers made since the last commit */
+    cs__ids pend_op;          /* those transfers */
 } cs__front;
 
 /* Above this many entries a front is collapsed into one zero-time join (a compute task of
@@ -32,11 +36,13 @@ void cs__front_fini(cs__front *f);
 /* Append op (if op < 0 it is an error code and is returned unchanged). 0 or CS_ENOMEM. */
 int cs__front_add(cs__front *f, int rank, int64_t op);
 void cs__front_clear(cs__front *f, int rank);
+/* End of a round: the round's transfers join their receivers' fronts. 0 or CS_ENOMEM. */
+int cs__front_commit(cs__front *f);
 /* Replace rank's front by a single zero-time join if it has more than CS__FRONT_JOIN ops. */
 int cs__front_compact(cs__front *f, int rank, int step);
 
 /* Transfer src -> dst of chunks [lo, lo+n) (or the list ids[0..n)) after src's front; the
- * transfer joins dst's front. Returns its id or a negative code. */
+ * transfer joins dst's front at the next commit. Returns its id or a negative code. */
 int64_t cs__put(cs__front *f, int src, int dst, cs_op op, uint32_t lo, uint32_t n, int step);
 int64_t cs__put_list(cs__front *f, int src, int dst, cs_op op, const uint32_t *ids,
                      uint32_t n, int step);

@@ -22,6 +22,7 @@ static int ids_push(cs__ids *l, uint32_t id)
 
 int cs__front_init(cs__front *f, cs_sched *s, int p)
 {
+    memset(f, 0, sizeof *f);
     f->s = s;
     f->p = p;
     f->r = calloc((size_t)p, sizeof *f->r);
@@ -36,7 +37,26 @@ void cs__front_fini(cs__front *f)
     for (i = 0; i < f->p; i++)
         free(f->r[i].v);
     free(f->r);
+    free(f->pend_rank.v);
+    free(f->pend_op.v);
     f->r = NULL;
+}
+
+/* Remember a transfer into rank for the next commit. */
+static int pend(cs__front *f, int rank, uint32_t id)
+{
+    int rc = ids_push(&f->pend_rank, (uint32_t)rank);
+    return rc < 0 ? rc : ids_push(&f->pend_op, id);
+}
+
+int cs__front_commit(cs__front *f)
+{
+    uint32_t i;
+    int rc = 0;
+    for (i = 0; i < f->pend_op.n && rc == 0; i++)
+        rc = ids_push(&f->r[f->pend_rank.v[i]], f->pend_op.v[i]);
+    f->pend_rank.n = f->pend_op.n = 0;
+    return rc;
 }
 
 int cs__front_add(cs__front *f, int rank, int64_t op)
@@ -78,7 +98,7 @@ int64_t cs__put_after(cs__front *f, int src, int dst, cs_op op, const uint32_t *
     l->n = n0;
     if (id < 0)
         return id;
-    if ((rc = ids_push(&f->r[dst], (uint32_t)id)) < 0)
+    if ((rc = pend(f, dst, (uint32_t)id)) < 0)
         return rc;
     return id;
 }
@@ -100,7 +120,7 @@ int64_t cs__put(cs__front *f, int src, int dst, cs_op op, uint32_t lo, uint32_t 
     id = cs_sched_xfer_range(f->s, src, dst, op, lo, n, l->v, l->n, step);
     if (id < 0)
         return id;
-    if ((rc = ids_push(&f->r[dst], (uint32_t)id)) < 0)
+    if ((rc = pend(f, dst, (uint32_t)id)) < 0)
         return rc;
     return id;
 }
@@ -122,8 +142,8 @@ int cs__exchange(cs__front *f, int a, int b, cs_op op, uint32_t lo, uint32_t n, 
         ib = ia < 0 ? ia : cs_sched_xfer_range(f->s, b, a, op, lo, n, both.v, both.n, step);
         if (ib < 0)
             rc = (int)ib;
-        else if ((rc = ids_push(&f->r[b], (uint32_t)ia)) == 0)
-            rc = ids_push(&f->r[a], (uint32_t)ib);
+        else if ((rc = pend(f, b, (uint32_t)ia)) == 0)
+            rc = pend(f, a, (uint32_t)ib);
     }
     free(both.v);
     return rc;
@@ -140,6 +160,8 @@ int cs__halving(cs__front *f, int n, const int *rank, const int *start, int step
                                  (uint32_t)(start[send_lo + m] - start[send_lo]), step0 + k);
             if (id < 0)
                 return (int)id;
+            if (w == n - 1 && (rc = cs__front_commit(f)) < 0)
+                return rc;
         }
     return 0;
 }

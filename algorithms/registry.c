@@ -7,10 +7,42 @@
 
 extern const cs_algo cs_algo_ring;
 extern const cs_algo cs_algo_sendrecv;
+extern const cs_algo cs_algo_chain;
+extern const cs_algo cs_algo_linear;
+extern const cs_algo cs_algo_binomial;
+extern const cs_algo cs_algo_scatter_allgather;
+extern const cs_algo cs_algo_rs_gather;
+extern const cs_algo cs_algo_reduce_broadcast;
+extern const cs_algo cs_algo_recursive_doubling;
+extern const cs_algo cs_algo_halving_doubling;
+extern const cs_algo cs_algo_double_binary_tree;
+extern const cs_algo cs_algo_direct;
+extern const cs_algo cs_algo_parameter_server;
+extern const cs_algo cs_algo_bruck;
+extern const cs_algo cs_algo_gather_broadcast;
+extern const cs_algo cs_algo_recursive_halving;
+extern const cs_algo cs_algo_pairwise;
+extern const cs_algo cs_algo_dissemination;
 
 static const cs_algo *const algos[] = {
     &cs_algo_ring,
     &cs_algo_sendrecv,
+    &cs_algo_recursive_doubling,
+    &cs_algo_halving_doubling,
+    &cs_algo_double_binary_tree,
+    &cs_algo_reduce_broadcast,
+    &cs_algo_direct,
+    &cs_algo_parameter_server,
+    &cs_algo_recursive_halving,
+    &cs_algo_pairwise,
+    &cs_algo_bruck,
+    &cs_algo_gather_broadcast,
+    &cs_algo_chain,
+    &cs_algo_linear,
+    &cs_algo_binomial,
+    &cs_algo_scatter_allgather,
+    &cs_algo_rs_gather,
+    &cs_algo_dissemination,
 };
 
 const cs_algo *const *cs_algo_all(int *n)

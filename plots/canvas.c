@@ -48,13 +48,13 @@ int cs__afile_open(cs__afile *a, const char *path, cs_err *err)
         free(a->tmp);
         a->tmp = NULL;
         cs__afile_abort(a);
-        return cs_err_set(err, CS_EIO, path, "cannot create file: %s", strerror(e));
+        return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(e));
     }
     if (fchmod(fd, 0644) != 0 || !(a->f = fdopen(fd, "wb"))) {
         int e = errno;
         close(fd);
         cs__afile_abort(a);
-        return cs_err_set(err, CS_EIO, path, "cannot create file: %s", strerror(e));
+        return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(e));
     }
     return 0;
 }

@@ -40,6 +40,9 @@ struct cs_sim {
     cs_time *compute_free;    /* per topology rank: when its compute resource is free, ps */
     cs_time *reduce_free;     /* per topology rank: when its reducer is free, ps */
     double reduce_ps_per_byte;/* 1/gamma in ps per byte, 0 = free */
+    cs_time launch_ps;        /* cs_sim_costs: added before each job starts, ps */
+    cs_time xfer_lat_ps;      /* cs_sim_costs: added before each transfer is sent, ps */
+    double bytes_scale;       /* cs_sim_costs: 1 / bw_eff (1 = none) */
 };
 
 static void complete(cs_job *job, uint32_t i);
@@ -61,6 +64,22 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
         sim->opts.check_data = 1;
     if (!sim->opts.check_max_bytes)
         sim->opts.check_max_bytes = 256ull << 20;
+    sim->bytes_scale = 1.0;
+    if (sim->opts.costs) {
+        const cs_sim_costs *c = sim->opts.costs;
+        if (!(c->launch_us >= 0) || !(c->xfer_lat_us >= 0) || !(c->bw_eff >= 0) ||
+            c->bw_eff > 1) {
+            free(sim);
+            return cs_err_set(err, CS_EINVAL, "costs", "launch_us and xfer_lat_us must be "
+                              ">= 0 and bw_eff in (0, 1], got %g, %g, %g", c->launch_us,
+                              c->xfer_lat_us, c->bw_eff);
+        }
+        sim->launch_ps = cs_time_from_us(c->launch_us);
+        sim->xfer_lat_ps = cs_time_from_us(c->xfer_lat_us);
+        if (c->bw_eff > 0)
+            sim->bytes_scale = 1.0 / c->bw_eff;
+        sim->opts.costs = NULL;   /* copied above; the caller's struct may go away */
+    }
     sim->reduce_ps_per_byte = topo->reduce_GBps > 0 ? 1000.0 / topo->reduce_GBps : 0;
     sim->compute_free = calloc((size_t)topo->n_ranks, sizeof *sim->compute_free);
     sim->reduce_free = calloc((size_t)topo->n_ranks, sizeof *sim->reduce_free);
@@ -158,13 +177,34 @@ static void compute_begin(cs_engine *eng, void *arg, uint64_t data)
     cs_engine_after(eng, job->s->xfers[data].dur_ps, compute_done, job, data);
 }
 
+/* Hand transfer i to the network (with the costs' bandwidth efficiency applied). */
+static void send(cs_job *job, uint32_t i)
+{
+    cs_sim *sim = job->sim;
+    const cs_xfer *x = &job->s->xfers[i];
+    uint64_t bytes = x->bytes;
+    cs_err err;
+    int rc;
+    if (sim->bytes_scale != 1.0)
+        bytes = (uint64_t)llround((double)bytes * sim->bytes_scale);
+    cs_err_clear(&err);
+    rc = sim->nops->send(sim->net, sim->t->ranks[job->map[x->src]],
+                         sim->t->ranks[job->map[x->dst]], bytes, token_of(job, i), &err);
+    if (rc < 0)
+        cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
+}
+
+/* The costs' per-transfer latency has passed. */
+static void send_later(cs_engine *eng, void *arg, uint64_t data)
+{
+    send(arg, (uint32_t)data);
+}
+
 /* Dependencies of operation i are done: start it. */
 static void post(cs_job *job, uint32_t i)
 {
     cs_sim *sim = job->sim;
     const cs_xfer *x = &job->s->xfers[i];
-    cs_err err;
-    int rc;
     observe(job, CS_OBS_XFER_READY, i);
     if (x->op == CS_OP_COMPUTE) {
         int r = job->map[x->src];
@@ -178,11 +218,10 @@ static void post(cs_job *job, uint32_t i)
         cs_engine_fail(sim->eng, CS_ENOMEM, NULL, "out of memory");
         return;
     }
-    cs_err_clear(&err);
-    rc = sim->nops->send(sim->net, sim->t->ranks[job->map[x->src]],
-                         sim->t->ranks[job->map[x->dst]], x->bytes, token_of(job, i), &err);
-    if (rc < 0)
-        cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
+    if (sim->xfer_lat_ps > 0)
+        cs_engine_after(sim->eng, sim->xfer_lat_ps, send_later, job, i);
+    else
+        send(job, i);
 }
 
 /* Operation i is done: apply its data, release its dependents. */
@@ -322,7 +361,7 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
     }
     job->index = sim->n_jobs;
     sim->jobs[sim->n_jobs++] = job;
-    if (!cs_engine_at(sim->eng, start_ps, job_start, job, 0))
+    if (!cs_engine_at(sim->eng, start_ps + sim->launch_ps, job_start, job, 0))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if (out)
         *out = job;

@@ -45,11 +45,23 @@ typedef struct cs_link_stats {
     int peak_flows;           /* most flows at once */
 } cs_link_stats;
 
+/* Costs the network models do not know about, applied by the executor (NCCL mode,
+ * sim/nccl.h): a fixed launch cost per job, a protocol's per-transfer latency and its
+ * bandwidth efficiency. All zero means none, exactly as without them. */
+typedef struct cs_sim_costs {
+    double launch_us;         /* added once before each job's first operation, us */
+    double xfer_lat_us;       /* added to every transfer before it enters the network, us */
+    double bw_eff;            /* fraction of link bandwidth that carries data, (0, 1]: a
+                                 transfer of l bytes loads the network like l / bw_eff
+                                 bytes; 0 means 1 */
+} cs_sim_costs;
+
 /* Options of a simulation. */
 typedef struct cs_sim_opts {
     int check_data;           /* run the symbolic data check (#wrong); 0 = skip (N/A) */
     uint64_t check_max_bytes; /* skip the check for a job whose state would exceed this
                                  many bytes (0 = default 256 MiB) */
+    const cs_sim_costs *costs;/* extra costs (copied by cs_sim_new), NULL = none */
 } cs_sim_opts;
 
 /* Create a simulation on a finished topology (borrowed; it must outlive the sim).

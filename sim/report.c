@@ -71,6 +71,18 @@ int cs_report_text(FILE *f, const cs_sweep *sw)
         fprintf(f, "# model: %s\n", sw->model);
     if (sw->bottleneck)
         fprintf(f, "# bottleneck: %s\n", sw->bottleneck);
+    if (sw->n_links > 0) {
+        fprintf(f, "# busiest links at %llu B (bytes carried, utilisation, time busy, peak flows):\n",
+                (unsigned long long)sw->links_size_bytes);
+        for (i = 0; i < sw->n_links; i++) {
+            const cs_link_report *l = &sw->links[i];
+            char name[160];
+            snprintf(name, sizeof name, "%s->%s", l->from, l->to);
+            fprintf(f, "#   %-24s %-8s %8g GB/s  %12.6g B  %5.1f%% utilised  %5.1f%% busy  peak %d flows\n",
+                    name, l->cls, l->bw_GBps, l->bytes, 100 * l->utilisation,
+                    100 * l->busy_fraction, l->peak_flows);
+        }
+    }
     if (any_auto) {
         fprintf(f, "# algorithm per size:");
         for (i = 0; i < sw->n_rows; i++) {
@@ -144,6 +156,24 @@ int cs_report_json(FILE *f, const cs_sweep *sw)
     json_object_set_new(root, "chunks", json_integer(sw->chunks));
     if (sw->bottleneck)
         json_object_set_new(root, "bottleneck", json_string(sw->bottleneck));
+    if (sw->n_links > 0) {
+        json_t *arr = json_array();
+        for (i = 0; i < sw->n_links; i++) {
+            const cs_link_report *l = &sw->links[i];
+            json_t *o = json_object();
+            json_object_set_new(o, "from", json_string(l->from));
+            json_object_set_new(o, "to", json_string(l->to));
+            json_object_set_new(o, "class", json_string(l->cls));
+            json_object_set_new(o, "bandwidth_GBps", json_real(l->bw_GBps));
+            json_object_set_new(o, "bytes", json_real(l->bytes));
+            json_object_set_new(o, "busy_fraction", json_real(l->busy_fraction));
+            json_object_set_new(o, "utilisation", json_real(l->utilisation));
+            json_object_set_new(o, "peak_flows", json_integer(l->peak_flows));
+            json_array_append_new(arr, o);
+        }
+        json_object_set_new(root, "links_size_bytes", json_integer((json_int_t)sw->links_size_bytes));
+        json_object_set_new(root, "links", arr);
+    }
     for (i = 0; i < sw->n_rows; i++) {
         const cs_row *r = &sw->rows[i];
         json_t *o = json_object();

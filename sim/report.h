@@ -20,6 +20,18 @@ typedef struct cs_row {
     const char *protocol;    /* protocol in NCCL mode, NULL otherwise (static string) */
 } cs_row;
 
+/* One busy directed link of a --links report. */
+typedef struct cs_link_report {
+    const char *from, *to;   /* node names (borrowed from the topology) */
+    const char *cls;         /* link class */
+    double bw_GBps;          /* capacity per direction, GB/s */
+    double bytes;            /* bytes carried in this direction */
+    double busy_fraction;    /* time with at least one flow / collective time */
+    double utilisation;      /* bytes / (capacity x collective time), 0..1 */
+    int peak_flows;          /* most flows at once */
+} cs_link_report;
+#define CS_SWEEP_MAX_LINKS 8
+
 /* A sweep: what was run and one row per size. */
 typedef struct cs_sweep {
     cs_coll coll;            /* collective */
@@ -33,6 +45,9 @@ typedef struct cs_sweep {
     int chunks;              /* --chunks */
     const char *model;       /* network model summary line for the table header */
     const char *bottleneck;  /* bottleneck link description, NULL if not computed */
+    cs_link_report links[CS_SWEEP_MAX_LINKS];  /* --links: busiest links, busiest first */
+    int n_links;             /* entries in links (0 = not reported) */
+    uint64_t links_size_bytes; /* the size the links were measured at */
     cs_row *rows;            /* rows (owned) */
     int n_rows, cap_rows;
 } cs_sweep;

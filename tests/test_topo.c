@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/exec.h"
+#include "sim/sched.h"
 #include "sim/topo.h"
 #include "tests/testutil.h"
 #include "topologies/topology.h"
@@ -29,6 +31,41 @@ static int hops(cs_topo *t, int a, int b)
     const int32_t *dl;
     cs_err err;
     return cs_topo_route(t, t->ranks[a], t->ranks[b], &dl, &err);
+}
+
+/* Node names along the route from rank a to rank b, joined by '>' into buf. */
+static const char *route_names(cs_topo *t, int a, int b, char *buf, size_t n)
+{
+    const int32_t *dl;
+    cs_err err;
+    int i, len = cs_topo_route(t, t->ranks[a], t->ranks[b], &dl, &err);
+    snprintf(buf, n, "%s", t->nodes[t->ranks[a]].name);
+    for (i = 0; i < len; i++)
+        snprintf(buf + strlen(buf), n - strlen(buf), ">%s", t->nodes[cs_dlink_to(t, dl[i])].name);
+    return buf;
+}
+
+/* Run flows src[i] -> dst[i] of `bytes` each, all at once; returns the finish time in us. */
+static double flows_us(cs_topo *t, const int *src, const int *dst, int n, uint64_t bytes)
+{
+    cs_sched s;
+    cs_sim_opts opts = {0, 0};
+    cs_time t_ps = 0;
+    cs_err err;
+    int i, wrong, rc;
+    CU_ASSERT_FATAL(cs_sched_init(&s, CS_COLL_ALLTOALL, t->n_ranks, 0, bytes) == 0);
+    for (i = 0; i < n; i++) {
+        int64_t c = cs_sched_chunk(&s, bytes, src[i], dst[i]);
+        uint32_t ci = (uint32_t)c;
+        CU_ASSERT_FATAL(c >= 0);
+        CU_ASSERT_FATAL(cs_sched_xfer(&s, src[i], dst[i], CS_OP_COPY, &ci, 1, NULL, 0, 0) >= 0);
+    }
+    rc = cs_sim_once(t, &s, NULL, &opts, &t_ps, &wrong, &err);
+    if (rc < 0)
+        fprintf(stderr, "\n  sim failed: %s: %s\n", err.where, err.msg);
+    CU_ASSERT(rc == 0);
+    cs_sched_fini(&s);
+    return (double)t_ps / 1e6;
 }
 
 static void test_alpha_beta(void)
@@ -160,6 +197,121 @@ static void test_graph(void)
     CS_ASSERT_REL(cs_topo_route_lat_us(t, dl, n), 2.0, 1e-12);
     /* g1 -> g0 has no explicit route: shortest path through the switch. */
     CU_ASSERT_EQUAL(cs_topo_route(t, t->ranks[0], t->ranks[1], &dl, &err), 2);
+    cs_topo_free(t);
+}
+
+/* torus [4,4]: 16 ranks, 2 links per rank (32); dimension-order routes, x first, the
+ * shorter way round, ties in the + direction. */
+static void test_torus(void)
+{
+    cs_topo *t = load("{\"kind\": \"torus\", \"dims\": [4, 4], " LINK100 "}");
+    char buf[256];
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_ranks, 16);
+    CU_ASSERT_EQUAL(t->n_links, 32);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 0, 10, buf, sizeof buf), "r0>r1>r2>r6>r10");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 0, 3, buf, sizeof buf), "r0>r3");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 0, 12, buf, sizeof buf), "r0>r12");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 5, 15, buf, sizeof buf), "r5>r6>r7>r11>r15");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 15, 0, buf, sizeof buf), "r15>r12>r0");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 9, 6, buf, sizeof buf), "r9>r10>r6");
+    cs_topo_free(t);
+    /* A dimension of 2 has one link per pair, of 1 none; [3] is a ring of 3. */
+    t = load("{\"kind\": \"torus\", \"dims\": [2, 1, 3], " LINK100 "}");
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_ranks, 6);
+    CU_ASSERT_EQUAL(t->n_links, 3 + 6);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 1, 4, buf, sizeof buf), "r1>r0>r4");
+    cs_topo_free(t);
+    t = load("{\"kind\": \"torus\", \"dims\": [4, 4, 4], \"link\": {\"class\": \"generic\", "
+             "\"bandwidth_GBps\": 45, \"latency_us\": 1}}");
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_links, 3 * 64);
+    CU_ASSERT_EQUAL(hops(t, 0, 63), 3);
+    CU_ASSERT_EQUAL(hops(t, 0, 42), 6);   /* (2,2,2): 2 hops in each dimension */
+    cs_topo_free(t);
+}
+
+static void test_mesh_hypercube(void)
+{
+    cs_topo *t = load("{\"kind\": \"mesh\", \"dims\": [4, 4], " LINK100 "}");
+    char buf[256];
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_links, 24);   /* 2 dims x 4 lines x 3 links */
+    CU_ASSERT_EQUAL(hops(t, 0, 15), 6);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 3, 0, buf, sizeof buf), "r3>r2>r1>r0");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 12, 3, buf, sizeof buf), "r12>r13>r14>r15>r11>r7>r3");
+    cs_topo_free(t);
+    t = load("{\"kind\": \"hypercube\", \"ranks\": 8, " LINK100 "}");
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_links, 12);   /* d 2^(d-1) with d = 3 */
+    CU_ASSERT_STRING_EQUAL(route_names(t, 0, 7, buf, sizeof buf), "r0>r1>r3>r7");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 6, 1, buf, sizeof buf), "r6>r7>r5>r1");
+    cs_topo_free(t);
+}
+
+static void test_tree(void)
+{
+    cs_topo *t = load("{\"kind\": \"tree\", \"ranks\": 8, \"arity\": 2, " LINK100 "}");
+    char buf[256];
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_nodes, 8 + 4 + 2 + 1);
+    CU_ASSERT_EQUAL(t->n_links, 8 + 4 + 2);
+    CU_ASSERT_EQUAL(hops(t, 0, 1), 2);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 0, 7, buf, sizeof buf),
+                           "r0>sw0_0>sw1_0>sw2_0>sw1_1>sw0_3>r7");
+    cs_topo_free(t);
+    t = load("{\"kind\": \"tree\", \"ranks\": 5, \"arity\": 4, " LINK100 "}");
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_nodes, 5 + 2 + 1);
+    CU_ASSERT_EQUAL(t->n_links, 5 + 2);
+    cs_topo_free(t);
+}
+
+#define FT_LEAF_SPINE(ratio) "{\"kind\": \"fat_tree\", \"ranks\": 8, \"ranks_per_leaf\": 4, " \
+    "\"spines\": 2, \"oversubscription\": " ratio ", " LINK100 "}"
+
+/* Leaf/spine, 2 leaves x 4 ranks, 2 spines, 100 GB/s rank links: uplinks are
+ * 4 * 100 / (r * 2) = 200 GB/s at 1:1 and 100 GB/s at 2:1. All four ranks of leaf 0 send
+ * 1 GB to leaf 1 (r_i -> r_{i+4}); d-mod-k puts two flows on each spine, so a flow gets
+ * min(100, 200/2) = 100 GB/s at 1:1 (10 ms) and 100/2 = 50 GB/s at 2:1 (20 ms), plus
+ * 4 links x 1 us of latency. One flow alone still gets 100 GB/s at 2:1. */
+static void test_fat_tree_oversubscription(void)
+{
+    static const int src[] = {0, 1, 2, 3}, dst[] = {4, 5, 6, 7};
+    cs_topo *t1 = load(FT_LEAF_SPINE("1")), *t2 = load(FT_LEAF_SPINE("2"));
+    char buf[256];
+    double us1, us2;
+    CU_ASSERT_FATAL(t1 != NULL && t2 != NULL);
+    CU_ASSERT_EQUAL(t1->n_nodes, 8 + 2 + 2);
+    CU_ASSERT_EQUAL(t1->n_links, 8 + 2 * 2);
+    CS_ASSERT_REL(t1->links[8].bw_GBps, 200, 1e-12);
+    CS_ASSERT_REL(t2->links[8].bw_GBps, 100, 1e-12);
+    CU_ASSERT_STRING_EQUAL(route_names(t1, 0, 4, buf, sizeof buf), "r0>leaf0>spine0>leaf1>r4");
+    CU_ASSERT_STRING_EQUAL(route_names(t1, 0, 5, buf, sizeof buf), "r0>leaf0>spine1>leaf1>r5");
+    CU_ASSERT_STRING_EQUAL(route_names(t1, 0, 3, buf, sizeof buf), "r0>leaf0>r3");
+    us1 = flows_us(t1, src, dst, 4, 1000000000);
+    us2 = flows_us(t2, src, dst, 4, 1000000000);
+    CS_ASSERT_REL(us1, 10000 + 4, 1e-9);
+    CS_ASSERT_REL(us2, 20000 + 4, 1e-9);
+    CS_ASSERT_REL(flows_us(t2, src, dst, 1, 1000000000), 10000 + 4, 1e-9);
+    cs_topo_free(t1);
+    cs_topo_free(t2);
+}
+
+/* k-ary n-tree with k = 2, n = 3: 8 ranks, 3 levels of 4 switches, 8 + 2 * 4 * 2 links. */
+static void test_fat_tree_kary(void)
+{
+    cs_topo *t = load("{\"kind\": \"fat_tree\", \"arity\": 2, \"levels\": 3, "
+                      "\"oversubscription\": 2, " LINK100 "}");
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_ranks, 8);
+    CU_ASSERT_EQUAL(t->n_nodes, 8 + 12);
+    CU_ASSERT_EQUAL(t->n_links, 8 + 16);
+    CS_ASSERT_REL(t->links[8].bw_GBps, 50, 1e-12);
+    CU_ASSERT_EQUAL(hops(t, 0, 1), 2);
+    CU_ASSERT_EQUAL(hops(t, 0, 2), 4);
+    CU_ASSERT_EQUAL(hops(t, 0, 7), 6);
     cs_topo_free(t);
 }
 
@@ -375,6 +527,11 @@ int cs_test_register(void)
         {"switch", test_switch},
         {"class_defaults", test_class_defaults},
         {"graph", test_graph},
+        {"torus", test_torus},
+        {"mesh_hypercube", test_mesh_hypercube},
+        {"tree", test_tree},
+        {"fat_tree_oversubscription", test_fat_tree_oversubscription},
+        {"fat_tree_kary", test_fat_tree_kary},
         {"registry", test_kinds_registry},
         {NULL, NULL},
     };

@@ -71,11 +71,12 @@ int cs__ecmp_path(const cs_topo *t, cs__ecmp *e, int src, int dst, uint64_t key,
 #define CS__N_TIERS 3
 typedef struct cs__router {
     cs__ecmp *tier[CS__N_TIERS];   /* NULL where a tier equals the next one */
+    int is_ready;                  /* tiers built (on the first route, after finish) */
 } cs__router;
-/* Build the tiers of a finished topology. Returns 0 or a negative code. */
-int cs__router_init(cs__router *r, const cs_topo *t, cs_err *err);
+/* Free the tiers (the struct is the caller's; zeroed, as a new one). */
 void cs__router_fini(cs__router *r);
-/* As cs__ecmp_path over the first tier that reaches dst. */
+/* As cs__ecmp_path over the first tier that reaches dst. r starts zeroed; its tiers are
+ * built on first use from the finished topology. */
 int cs__router_path(const cs_topo *t, cs__router *r, int src, int dst, uint64_t key,
                     int32_t *out, int *n, int max, cs_err *err);
 /* Install tiered ECMP (key = destination node index) as t's route_fn. Returns 0 or

@@ -151,7 +151,8 @@ void cs__router_fini(cs__router *r)
     memset(r, 0, sizeof *r);
 }
 
-int cs__router_init(cs__router *r, const cs_topo *t, cs_err *err)
+/* Build the tiers of a finished topology: masks from the node types at each link's ends. */
+static int router_init(cs__router *r, const cs_topo *t, cs_err *err)
 {
     uint8_t *m[CS__N_TIERS];
     int i, j, rc = 0;
@@ -180,17 +181,20 @@ int cs__router_init(cs__router *r, const cs_topo *t, cs_err *err)
         free(m[j]);
     if (rc < 0)
         cs__router_fini(r);
+    else
+        r->is_ready = 1;
     return rc;
 }
 
 int cs__router_path(const cs_topo *t, cs__router *r, int src, int dst, uint64_t key,
                     int32_t *out, int *n, int max, cs_err *err)
 {
-    int j;
+    int j, rc;
     if (src == dst)
         return 0;
+    if (!r->is_ready && (rc = router_init(r, t, err)) < 0)
+        return rc;
     for (j = 0; j < CS__N_TIERS; j++) {
-        int rc;
         if (!r->tier[j])
             continue;
         if ((rc = cs__ecmp_reaches(t, r->tier[j], src, dst, err)) < 0)
@@ -201,42 +205,28 @@ int cs__router_path(const cs_topo *t, cs__router *r, int src, int dst, uint64_t 
     return cs_err_set(err, CS_ESTATE, "route", "no routing tier");
 }
 
-/* Kind data of kinds that route by plain tiered ECMP: the router, built on first use
- * (the adjacency exists only after cs_topo_finish). */
-typedef struct ecmp_data {
-    cs__router r;            /* tiers, valid when is_ready */
-    int is_ready;
-} ecmp_data;
-
-static void ecmp_data_free(void *p)
+/* Kinds that route by plain tiered ECMP keep a cs__router as their kind data. */
+static void router_free(void *p)
 {
-    ecmp_data *d = p;
-    if (!d)
+    if (!p)
         return;
-    cs__router_fini(&d->r);
-    free(d);
+    cs__router_fini(p);
+    free(p);
 }
 
 static int ecmp_route(const cs_topo *t, int src, int dst, int32_t *out, int max, cs_err *err)
 {
-    ecmp_data *d = t->kind_data;
-    int n = 0, rc;
-    if (!d->is_ready) {
-        if ((rc = cs__router_init(&d->r, t, err)) < 0)
-            return rc;
-        d->is_ready = 1;
-    }
-    rc = cs__router_path(t, &d->r, src, dst, (uint64_t)dst, out, &n, max, err);
+    int n = 0, rc = cs__router_path(t, t->kind_data, src, dst, (uint64_t)dst, out, &n, max, err);
     return rc < 0 ? rc : n;
 }
 
 int cs__topo_use_ecmp(cs_topo *t, cs_err *err)
 {
-    ecmp_data *d = calloc(1, sizeof *d);
-    if (!d)
+    cs__router *r = calloc(1, sizeof *r);
+    if (!r)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    t->kind_data = d;
-    t->kind_free = ecmp_data_free;
+    t->kind_data = r;
+    t->kind_free = router_free;
     t->route_fn = ecmp_route;
     return 0;
 }

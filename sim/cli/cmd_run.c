@@ -27,11 +27,22 @@ typedef struct run_opts {
     long check;                /* -c: 1 = data check */
     const char *format;        /* --format text|json|csv */
     const char *output;        /* --output */
+    int links;                 /* --links: report the busiest links of the largest size */
 } run_opts;
+
+/* The busiest directed links of one simulated size (--links). */
+#define RUN_MAX_LINKS 8
+typedef struct run_links {
+    int n;                                  /* entries filled */
+    int32_t dlink[RUN_MAX_LINKS];           /* directed link ids, busiest first */
+    cs_link_stats st[RUN_MAX_LINKS];        /* their statistics */
+    cs_time span_ps;                        /* duration of the collective, ps */
+    uint64_t size_bytes;                    /* the size they belong to */
+} run_links;
 
 enum {
     O_MINB = 1, O_MAXB, O_FACTOR, O_STEPB, O_RANKS, O_DTYPE, O_OP, O_ROOT, O_TOPO, O_ALGO,
-    O_CHUNKS, O_SERVERS, O_CHANNELS, O_CHECK, O_FORMAT, O_OUTPUT, O_IGNORED, O_HELP
+    O_CHUNKS, O_SERVERS, O_CHANNELS, O_CHECK, O_FORMAT, O_OUTPUT, O_IGNORED, O_HELP, O_LINKS
 };
 
 static const cs_opt_spec run_specs[] = {
@@ -42,7 +53,7 @@ static const cs_opt_spec run_specs[] = {
     {"chunks", 0, 1, O_CHUNKS}, {"servers", 0, 1, O_SERVERS},
     {"channels", 0, 1, O_CHANNELS}, {"check", 'c', 1, O_CHECK}, {"format", 0, 1, O_FORMAT},
     {"output", 0, 1, O_OUTPUT}, {"iters", 'n', 1, O_IGNORED},
-    {"warmup_iters", 'w', 1, O_IGNORED}, {"help", 'h', 0, O_HELP},
+    {"warmup_iters", 'w', 1, O_IGNORED}, {"help", 'h', 0, O_HELP}, {"links", 0, 0, O_LINKS},
     {NULL, 0, 0, 0},
 };
 
@@ -68,7 +79,9 @@ static void run_usage(void)
            "      --servers K         parameter_server: server ranks (default 1)\n"
            "      --channels N        parallel rings/trees (default 1)\n"
            "      --format text|json|csv   output format (default text, or by --output suffix)\n"
-           "      --output FILE       write there instead of stdout (atomically)\n",
+           "      --output FILE       write there instead of stdout (atomically)\n"
+           "      --links             report the busiest links of the largest size and name\n"
+           "                          the bottleneck (link-level fabrics)\n",
            CS_DEFAULT_PRESET);
 }
 
@@ -134,6 +147,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
         case O_FORMAT: o->format = v; break;
         case O_OUTPUT: o->output = v; break;
         case O_HELP: run_usage(); return 1;
+        case O_LINKS: o->links = 1; break;
         default: break;                      /* -n, -w: nothing to repeat in a simulation */
         }
         if (rc < 0)
@@ -210,8 +224,59 @@ static void model_line(const cs_topo *t, char *buf, size_t n)
 }
 
 /* Simulate one size: fills the row. */
+/* Utilisation of a directed link: bytes carried / (capacity x collective time). */
+static double util_of(const cs_topo *t, int32_t d, const cs_link_stats *st, cs_time span_ps)
+{
+    double cap_bytes = t->links[cs_dlink_link(d)].bw_GBps * 1e-3 * (double)span_ps;
+    return cap_bytes > 0 ? st->bytes / cap_bytes : 0;
+}
+
+/* Keep the busiest directed links of a finished simulation: by utilisation, then bytes. */
+static void take_links(const cs_sim *sim, const cs_topo *t, cs_time span_ps, uint64_t S,
+                       run_links *out)
+{
+    const cs_link_stats *st = cs_sim_link_stats(sim);
+    int d, k;
+    out->n = 0;
+    out->span_ps = span_ps;
+    out->size_bytes = S;
+    if (!st)
+        return;
+    for (d = 0; d < 2 * t->n_links; d++) {
+        double u = util_of(t, d, &st[d], span_ps);
+        if (st[d].bytes <= 0)
+            continue;
+        for (k = out->n; k > 0; k--) {
+            double uo = util_of(t, out->dlink[k - 1], &out->st[k - 1], span_ps);
+            if (uo > u || (uo == u && out->st[k - 1].bytes >= st[d].bytes))
+                break;
+            if (k < RUN_MAX_LINKS) {
+                out->st[k] = out->st[k - 1];
+                out->dlink[k] = out->dlink[k - 1];
+            }
+        }
+        if (k < RUN_MAX_LINKS) {
+            out->st[k] = st[d];
+            out->dlink[k] = d;
+            if (out->n < RUN_MAX_LINKS)
+                out->n++;
+        }
+    }
+}
+
+/* "sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2.1e+09 B, peak 2 flows" */
+static void link_line(const cs_topo *t, const run_links *L, int k, char *buf, size_t n)
+{
+    int32_t d = L->dlink[k];
+    const cs_link *l = &t->links[cs_dlink_link(d)];
+    snprintf(buf, n, "%s->%s (%s, %g GB/s): %.1f%% utilised, %.6g B, peak %d flows",
+             t->nodes[cs_dlink_from(t, d)].name, t->nodes[cs_dlink_to(t, d)].name, l->cls,
+             l->bw_GBps, 100.0 * util_of(t, d, &L->st[k], L->span_ps), L->st[k].bytes,
+             L->st[k].peak_flows);
+}
+
 static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, int elt,
-                    uint64_t size, cs_row *row, cs_err *err)
+                    uint64_t size, cs_row *row, run_links *links, cs_err *err)
 {
     cs_coll_req req;
     const cs_algo *ops;
@@ -237,7 +302,20 @@ static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, in
     rc = cs_algo_build(ops, &req, &s, err);
     if (rc < 0)
         return rc;
-    rc = cs_sim_once(t, &s, NULL, &so, &t_ps, &wrong, err);
+    if (links) {
+        cs_sim *sim;
+        cs_job *job;
+        rc = cs_sim_new(&sim, t, &so, err);
+        if (rc == 0 && (rc = cs_sim_add(sim, &s, NULL, 0, &job, err)) == 0 &&
+            (rc = cs_sim_run(sim, err)) == 0) {
+            t_ps = cs_job_end(job);
+            wrong = cs_job_wrong(job);
+            take_links(sim, t, t_ps, S, links);
+        }
+        cs_sim_free(sim);
+    } else {
+        rc = cs_sim_once(t, &s, NULL, &so, &t_ps, &wrong, err);
+    }
     cs_sched_fini(&s);
     if (rc < 0)
         return rc;
@@ -262,10 +340,12 @@ int cs_cmd_run(int argc, char **argv)
     cs_out out;
     uint64_t *sizes = NULL;
     int n_sizes = 0, i, rc, p;
-    char cname[64], model[256];
+    char cname[64], model[256], bottleneck[256];
+    run_links links;
 
     cs_err_clear(&err);
     memset(&sw, 0, sizeof sw);
+    memset(&links, 0, sizeof links);
     rc = parse_args(argc, argv, &o, &err);
     if (rc > 0)
         return CS_EXIT_OK;
@@ -314,12 +394,37 @@ int cs_cmd_run(int argc, char **argv)
     sw.model = model;
     for (i = 0; i < n_sizes; i++) {
         cs_row row;
-        if ((rc = run_size(&o, t, coll, p, dt.bytes, sizes[i], &row, &err)) < 0 ||
+        int last = i == n_sizes - 1;
+        if ((rc = run_size(&o, t, coll, p, dt.bytes, sizes[i], &row,
+                           o.links && last ? &links : NULL, &err)) < 0 ||
             (rc = cs_sweep_add(&sw, &row)) < 0) {
             if (rc == CS_ENOMEM && !err.code)
                 cs_err_set(&err, rc, NULL, "out of memory");
             goto fail;
         }
+    }
+    if (o.links) {
+        if (t->model == CS_MODEL_ALPHA_BETA) {
+            sw.bottleneck = "none: alpha_beta has no links (single-port model)";
+        } else if (links.n > 0) {
+            link_line(t, &links, 0, bottleneck, sizeof bottleneck);
+            sw.bottleneck = bottleneck;
+        }
+        sw.n_links = links.n;
+        for (i = 0; i < links.n && i < CS_SWEEP_MAX_LINKS; i++) {
+            int32_t d = links.dlink[i];
+            const cs_link *l = &t->links[cs_dlink_link(d)];
+            cs_link_report *lr = &sw.links[i];
+            lr->from = t->nodes[cs_dlink_from(t, d)].name;
+            lr->to = t->nodes[cs_dlink_to(t, d)].name;
+            lr->cls = l->cls;
+            lr->bw_GBps = l->bw_GBps;
+            lr->bytes = links.st[i].bytes;
+            lr->busy_fraction = links.span_ps > 0 ? (double)links.st[i].busy_ps / (double)links.span_ps : 0;
+            lr->utilisation = util_of(t, d, &links.st[i], links.span_ps);
+            lr->peak_flows = links.st[i].peak_flows;
+        }
+        sw.links_size_bytes = links.size_bytes;
     }
     if ((rc = cs_out_open(&out, o.output, &err)) < 0)
         goto fail;

@@ -1,0 +1,186 @@
+/* kind_pcie.c: the "pcie" kind (topologies layer): a host of CPU sockets joined by an
+ * inter-socket link, PCIe switches under each socket's root ports (or devices straight on
+ * the root ports), and GPUs and NICs under them. With "p2p": false, GPU-to-GPU (and
+ * GPU-to-NIC) traffic is host-staged: up through the switch uplink to the socket's CPU
+ * memory and back down, so pairs under one switch share its uplink. */
+#include <stdlib.h>
+
+#include "topologies/jsonutil.h"
+#include "topologies/kinds.h"
+
+#define MAX_PER (1L << 10)
+
+/* Routing data: the tiered router, whether peer-to-peer DMA works, and each node's CPU. */
+typedef struct pcie_data {
+    cs__router r;            /* tiered ECMP */
+    int is_p2p;              /* devices may DMA to each other directly */
+    int *cpu_of;             /* socket CPU node of each node, -1 for none (n_nodes) */
+} pcie_data;
+
+static void pcie_free(void *p)
+{
+    pcie_data *d = p;
+    if (!d)
+        return;
+    cs__router_fini(&d->r);
+    free(d->cpu_of);
+    free(d);
+}
+
+/* Without P2P a copy between two devices lands in the source socket's memory first. */
+static int pcie_route(const cs_topo *t, int src, int dst, int32_t *out, int max, cs_err *err)
+{
+    pcie_data *d = t->kind_data;
+    int n = 0, rc, cpu = d->cpu_of[src];
+    int staged = !d->is_p2p && cpu >= 0 && d->cpu_of[dst] >= 0 &&
+                 t->nodes[src].type != CS_NODE_CPU && t->nodes[dst].type != CS_NODE_CPU;
+    if (staged) {
+        rc = cs__router_path(t, &d->r, src, cpu, (uint64_t)dst, out, &n, max, err);
+        if (rc >= 0)
+            rc = cs__router_path(t, &d->r, cpu, dst, (uint64_t)dst, out, &n, max, err);
+    } else {
+        rc = cs__router_path(t, &d->r, src, dst, (uint64_t)dst, out, &n, max, err);
+    }
+    return rc < 0 ? rc : n;
+}
+
+/* Parsed shape of the host. */
+typedef struct pcie_shape {
+    long sockets;            /* CPU sockets */
+    long switches;           /* PCIe switches per socket, 0 = devices on root ports */
+    long gpus, nics;         /* per switch, or per socket when switches == 0 */
+    cs_node_type gpu_type;   /* gpu or npu */
+    cs__linkspec link;       /* device to switch / root port */
+    cs__linkspec uplink;     /* switch to CPU */
+    cs__linkspec sock;       /* CPU to CPU */
+} pcie_shape;
+
+static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_err *err)
+{
+    static const char *const keys[] = {"sockets", "switches_per_socket", "gpus_per_switch",
+        "nics_per_switch", "gpus_per_socket", "nics_per_socket", "p2p", "gpu_type", "link",
+        "uplink", "socket_link", NULL};
+    static const cs__linkspec upi = {"upi", 22.0, 1.0};
+    json_t *o;
+    const char *ty = "gpu";
+    const char *gkey, *nkey;
+    int rc;
+    sh->sockets = 1;
+    sh->switches = 0;
+    sh->gpus = sh->nics = 0;
+    *is_p2p = 1;
+    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
+        (rc = cs__json_int(root, "", "sockets", 0, 1, 8, &sh->sockets, err)) < 0 ||
+        (rc = cs__json_int(root, "", "switches_per_socket", 0, 0, MAX_PER, &sh->switches,
+                           err)) < 0 ||
+        (rc = cs__json_bool(root, "", "p2p", 1, is_p2p, err)) < 0 ||
+        (rc = cs__json_string(root, "", "gpu_type", 0, &ty, err)) < 0)
+        return rc;
+    gkey = sh->switches ? "gpus_per_switch" : "gpus_per_socket";
+    nkey = sh->switches ? "nics_per_switch" : "nics_per_socket";
+    if (json_object_get(root, sh->switches ? "gpus_per_socket" : "gpus_per_switch") ||
+        json_object_get(root, sh->switches ? "nics_per_socket" : "nics_per_switch"))
+        return cs_err_set(err, CS_EINVAL, sh->switches ? "switches_per_socket" : gkey,
+                          "with %ld switches per socket give %s and %s", sh->switches, gkey,
+                          nkey);
+    if ((rc = cs__json_int(root, "", gkey, 1, 1, MAX_PER, &sh->gpus, err)) < 0 ||
+        (rc = cs__json_int(root, "", nkey, 0, 0, MAX_PER, &sh->nics, err)) < 0)
+        return rc;
+    if (!strcmp(ty, "gpu") || !strcmp(ty, "npu"))
+        sh->gpu_type = ty[0] == 'g' ? CS_NODE_GPU : CS_NODE_NPU;
+    else
+        return cs_err_set(err, CS_EINVAL, "gpu_type", "expected \"gpu\" or \"npu\", got '%s'", ty);
+    if ((rc = cs__json_object(root, "", "link", 1, &o, err)) < 0 ||
+        (rc = cs__linkspec_parse(o, "link", NULL, NULL, &sh->link, err)) < 0)
+        return rc;
+    sh->uplink = sh->link;
+    if ((rc = cs__json_object(root, "", "uplink", 0, &o, err)) < 0 ||
+        (o && (rc = cs__linkspec_parse(o, "uplink", NULL, &sh->link, &sh->uplink, err)) < 0))
+        return rc;
+    sh->sock = upi;
+    if ((rc = cs__json_object(root, "", "socket_link", 0, &o, err)) < 0 ||
+        (o && (rc = cs__linkspec_parse(o, "socket_link", NULL, &upi, &sh->sock, err)) < 0))
+        return rc;
+    return 0;
+}
+
+/* Nodes in this order: GPUs g0.. (rank = index), NICs nic0.., switches sw0.., CPUs cpu0..;
+ * devices numbered socket by socket, switch by switch. */
+static int build_pcie(json_t *root, cs_topo *t, cs_err *err)
+{
+    pcie_shape sh;
+    pcie_data *d;
+    long ports = 0, n_gpus, n_nics, n_sw, s, i;
+    int rc, is_p2p, g0, nic0, sw0, cpu0;
+    if ((rc = parse_shape(root, &sh, &is_p2p, err)) < 0)
+        return rc;
+    ports = sh.sockets * (sh.switches ? sh.switches : 1);   /* attachment points */
+    n_gpus = ports * sh.gpus;
+    n_nics = ports * sh.nics;
+    n_sw = sh.sockets * sh.switches;
+    if ((rc = cs__topo_alloc_ranks(t, (int)n_gpus, err)) < 0)
+        return rc;
+    g0 = t->n_nodes;
+    for (i = 0; i < n_gpus; i++)
+        if ((rc = cs__topo_add_nodef(t, sh.gpu_type, -1, err, "g%ld", i)) < 0)
+            return rc;
+        else
+            t->ranks[i] = rc;
+    nic0 = t->n_nodes;
+    for (i = 0; i < n_nics; i++)
+        if ((rc = cs__topo_add_nodef(t, CS_NODE_NIC, -1, err, "nic%ld", i)) < 0)
+            return rc;
+    sw0 = t->n_nodes;
+    for (i = 0; i < n_sw; i++)
+        if ((rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "sw%ld", i)) < 0)
+            return rc;
+    cpu0 = t->n_nodes;
+    for (s = 0; s < sh.sockets; s++)
+        if ((rc = cs__topo_add_nodef(t, CS_NODE_CPU, -1, err, "cpu%ld", s)) < 0)
+            return rc;
+    if (!(d = calloc(1, sizeof *d)) || !(d->cpu_of = malloc((size_t)t->n_nodes * sizeof(int)))) {
+        pcie_free(d);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    d->is_p2p = is_p2p;
+    t->kind_data = d;
+    t->kind_free = pcie_free;
+    t->route_fn = pcie_route;
+    /* Attachment point p (a switch, or a socket's root complex) holds GPUs p*G.. and NICs
+     * p*N..; its CPU is socket p / (switches per socket). */
+    for (i = 0; i < ports; i++) {
+        int cpu = cpu0 + (int)(sh.switches ? i / sh.switches : i);
+        int at = sh.switches ? sw0 + (int)i : cpu;
+        long k;
+        for (k = 0; k < sh.gpus; k++) {
+            int v = g0 + (int)(i * sh.gpus + k);
+            d->cpu_of[v] = cpu;
+            if ((rc = cs__topo_add_spec(t, v, at, &sh.link, err)) < 0)
+                return rc;
+        }
+        for (k = 0; k < sh.nics; k++) {
+            int v = nic0 + (int)(i * sh.nics + k);
+            d->cpu_of[v] = cpu;
+            if ((rc = cs__topo_add_spec(t, v, at, &sh.link, err)) < 0)
+                return rc;
+        }
+        if (sh.switches) {
+            d->cpu_of[at] = cpu;
+            if ((rc = cs__topo_add_spec(t, at, cpu, &sh.uplink, err)) < 0)
+                return rc;
+        }
+    }
+    for (s = 0; s < sh.sockets; s++) {
+        long s2;
+        d->cpu_of[cpu0 + s] = cpu0 + (int)s;
+        for (s2 = s + 1; s2 < sh.sockets; s2++)
+            if ((rc = cs__topo_add_spec(t, cpu0 + (int)s, cpu0 + (int)s2, &sh.sock, err)) < 0)
+                return rc;
+    }
+    return 0;
+}
+
+const cs_topo_kind cs_topo_kind_pcie = {
+    "pcie", "CPU sockets, PCIe switches, GPUs and NICs; \"p2p\": false stages copies through "
+    "the CPU", build_pcie,
+};
