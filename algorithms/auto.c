@@ -11,7 +11,7 @@
 static int predict(const cs_algo *ops, const cs_coll_req *req, const cs_topo *topo, double *t_s)
 {
     cs_sched s;
-    cs_sim_opts opts = {0, 0};
+    cs_sim_opts opts = {0, 0, NULL};
     cs_time t_ps;
     int rc;
     if (ops->check && ops->check(req, NULL) < 0)

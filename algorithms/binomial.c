@@ -53,6 +53,8 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
             }
             rc = id < 0 ? (int)id : 0;
         }
+        if (rc >= 0)
+            rc = cs__front_commit(&f);
     }
     cs__front_fini(&f);
     return rc;

@@ -23,6 +23,8 @@ static int build_allgather(const cs_coll_req *req, cs_sched *s, cs__front *f)
                 ids[i] = (uint32_t)((r + i) % p);
             rc = cs__ok(cs__put_list(f, r, cs__mod(r - d, p), CS_OP_COPY, ids, (uint32_t)cnt, k));
         }
+        if (rc >= 0)
+            rc = cs__front_commit(f);
     }
     free(ids);
     (void)s;
@@ -59,6 +61,8 @@ static int build_alltoall(const cs_coll_req *req, cs_sched *s, cs__front *f)
             if (off[r + 1] > off[r])
                 rc = cs__ok(cs__put_list(f, r, (r + d) % p, CS_OP_COPY, list + off[r],
                                          off[r + 1] - off[r], k));
+        if (rc >= 0)
+            rc = cs__front_commit(f);
         for (c = 0; c < n; c++)
             if (cs__mod((int)(c % (size_t)p) - pos[c], p) & d)
                 pos[c] = (pos[c] + d) % p;

@@ -29,6 +29,8 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
                 ids[i] = (uint32_t)cs__mod(r - i, p);
             rc = cs__ok(cs__put_list(&f, r, (r + d) % p, CS_OP_COPY, ids, (uint32_t)cnt, k));
         }
+        if (rc >= 0)
+            rc = cs__front_commit(&f);
     }
     free(ids);
     cs__front_fini(&f);

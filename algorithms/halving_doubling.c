@@ -29,6 +29,8 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     }
     for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
         rc = cs__ok(cs__put(&f, v, v - 1, CS_OP_REDUCE, 0, (uint32_t)fd.p2, 0));
+    if (rc >= 0)
+        rc = cs__front_commit(&f);
     step = fd.r > 0;
     if (rc >= 0)
         rc = cs__halving(&f, fd.p2, rank, start, step);

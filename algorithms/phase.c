@@ -151,92 +151,90 @@ int cs__exchange(cs__front *f, int a, int b, cs_op op, uint32_t lo, uint32_t n, 
 
 int cs__halving(cs__front *f, int n, const int *rank, const int *start, int step0)
 {
-    int m, w, k = 0;
-    for (m = n / 2; m >= 1; m /= 2, k++)
-        for (w = 0; w < n; w++) {
+    int m, w, k = 0, rc = 0;
+    for (m = n / 2; m >= 1 && rc >= 0; m /= 2, k++) {
+        for (w = 0; w < n && rc >= 0; w++) {
             int lo = w & ~(2 * m - 1);
             int send_lo = (w & m) ? lo : lo + m;       /* the half without w */
-            int64_t id = cs__put(f, rank[w], rank[w ^ m], CS_OP_REDUCE, (uint32_t)start[send_lo],
-                                 (uint32_t)(start[send_lo + m] - start[send_lo]), step0 + k);
-            if (id < 0)
-                return (int)id;
-            if (w == n - 1 && (rc = cs__front_commit(f)) < 0)
-                return rc;
+            rc = cs__ok(cs__put(f, rank[w], rank[w ^ m], CS_OP_REDUCE, (uint32_t)start[send_lo],
+                                (uint32_t)(start[send_lo + m] - start[send_lo]), step0 + k));
         }
-    return 0;
+        if (rc >= 0)
+            rc = cs__front_commit(f);
+    }
+    return rc;
 }
 
 int cs__doubling(cs__front *f, int n, const int *rank, const int *start, int step0)
 {
-    int m, w, k = 0;
-    for (m = 1; m < n; m *= 2, k++)
-        for (w = 0; w < n; w++) {
+    int m, w, k = 0, rc = 0;
+    for (m = 1; m < n && rc >= 0; m *= 2, k++) {
+        for (w = 0; w < n && rc >= 0; w++) {
             int lo = w & ~(m - 1);
-            int64_t id = cs__put(f, rank[w], rank[w ^ m], CS_OP_COPY, (uint32_t)start[lo],
-                                 (uint32_t)(start[lo + m] - start[lo]), step0 + k);
-            if (id < 0)
-                return (int)id;
+            rc = cs__ok(cs__put(f, rank[w], rank[w ^ m], CS_OP_COPY, (uint32_t)start[lo],
+                                (uint32_t)(start[lo + m] - start[lo]), step0 + k));
         }
-    return 0;
+        if (rc >= 0)
+            rc = cs__front_commit(f);
+    }
+    return rc;
 }
 
 int cs__gather_tree(cs__front *f, int n, const int *rank, const int *start, int step0)
 {
-    int m, w, k = 0;
-    for (m = 1; m < n; m *= 2, k++)
-        for (w = m; w < n; w += 2 * m) {
-            int64_t id = cs__put(f, rank[w], rank[w - m], CS_OP_COPY, (uint32_t)start[w],
-                                 (uint32_t)(start[w + m] - start[w]), step0 + k);
-            if (id < 0)
-                return (int)id;
-        }
-    return 0;
+    int m, w, k = 0, rc = 0;
+    for (m = 1; m < n && rc >= 0; m *= 2, k++) {
+        for (w = m; w < n && rc >= 0; w += 2 * m)
+            rc = cs__ok(cs__put(f, rank[w], rank[w - m], CS_OP_COPY, (uint32_t)start[w],
+                                (uint32_t)(start[w + m] - start[w]), step0 + k));
+        if (rc >= 0)
+            rc = cs__front_commit(f);
+    }
+    return rc;
 }
 
 int cs__tree_bcast(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int step0)
 {
-    int L = cs_ceil_log2(p), k, v;
-    for (k = 0; k < L; k++) {
+    int L = cs_ceil_log2(p), k, v, rc = 0;
+    for (k = 0; k < L && rc >= 0; k++) {
         int m = 1 << (L - 1 - k);
-        for (v = 0; v + m < p; v += 2 * m) {
-            int64_t id = cs__put(f, (root + v) % p, (root + v + m) % p, CS_OP_COPY, lo, n,
-                                 step0 + k);
-            if (id < 0)
-                return (int)id;
-        }
+        for (v = 0; v + m < p && rc >= 0; v += 2 * m)
+            rc = cs__ok(cs__put(f, (root + v) % p, (root + v + m) % p, CS_OP_COPY, lo, n,
+                                step0 + k));
+        if (rc >= 0)
+            rc = cs__front_commit(f);
     }
-    return 0;
+    return rc;
 }
 
 int cs__tree_reduce(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int step0)
 {
-    int L = cs_ceil_log2(p), k, v;
-    for (k = 0; k < L; k++) {
+    int L = cs_ceil_log2(p), k, v, rc = 0;
+    for (k = 0; k < L && rc >= 0; k++) {
         int m = 1 << k;
-        for (v = m; v < p; v += 2 * m) {
-            int64_t id = cs__put(f, (root + v) % p, (root + v - m) % p, CS_OP_REDUCE, lo, n,
-                                 step0 + k);
-            if (id < 0)
-                return (int)id;
-        }
+        for (v = m; v < p && rc >= 0; v += 2 * m)
+            rc = cs__ok(cs__put(f, (root + v) % p, (root + v - m) % p, CS_OP_REDUCE, lo, n,
+                                step0 + k));
+        if (rc >= 0)
+            rc = cs__front_commit(f);
     }
-    return 0;
+    return rc;
 }
 
 int cs__tree_gather(cs__front *f, int p, int root, int step0)
 {
-    int L = cs_ceil_log2(p), k, v;
-    for (k = 0; k < L; k++) {
+    int L = cs_ceil_log2(p), k, v, rc = 0;
+    for (k = 0; k < L && rc >= 0; k++) {
         int m = 1 << k;
-        for (v = m; v < p; v += 2 * m) {
+        for (v = m; v < p && rc >= 0; v += 2 * m) {
             int end = v + m < p ? v + m : p;
-            int64_t id = cs__put(f, (root + v) % p, (root + v - m) % p, CS_OP_COPY,
-                                 (uint32_t)v, (uint32_t)(end - v), step0 + k);
-            if (id < 0)
-                return (int)id;
+            rc = cs__ok(cs__put(f, (root + v) % p, (root + v - m) % p, CS_OP_COPY,
+                                (uint32_t)v, (uint32_t)(end - v), step0 + k));
         }
+        if (rc >= 0)
+            rc = cs__front_commit(f);
     }
-    return 0;
+    return rc;
 }
 
 void cs__fold_init(cs__fold *fd, int p)

@@ -24,12 +24,17 @@ static int build_allreduce(const cs_coll_req *req, cs_sched *s)
         return rc;
     for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
         rc = cs__ok(cs__put(&f, v, v - 1, CS_OP_REDUCE, 0, 1, 0));
+    if (rc >= 0)
+        rc = cs__front_commit(&f);
     step = fd.r > 0;
-    for (m = 1, k = 0; m < fd.p2 && rc >= 0; m *= 2, k++)
+    for (m = 1, k = 0; m < fd.p2 && rc >= 0; m *= 2, k++) {
         for (w = 0; w < fd.p2 && rc >= 0; w++)
             if (!(w & m))
                 rc = cs__exchange(&f, cs__fold_old(&fd, w), cs__fold_old(&fd, w ^ m),
                                   CS_OP_REDUCE, 0, 1, step + k);
+        if (rc >= 0)
+            rc = cs__front_commit(&f);
+    }
     for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
         rc = cs__ok(cs__put(&f, v - 1, v, CS_OP_COPY, 0, 1, step + k));
     cs__front_fini(&f);
@@ -59,6 +64,8 @@ static int build_allgather(const cs_coll_req *req, cs_sched *s)
         rc = CS_ENOMEM;
     for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
         rc = cs__ok(cs__put(&f, v, v - 1, CS_OP_COPY, (uint32_t)v, 1, 0));
+    if (rc >= 0)
+        rc = cs__front_commit(&f);
     step = fd.r > 0;
     if (rc >= 0)
         rc = cs__doubling(&f, fd.p2, rank, start, step);

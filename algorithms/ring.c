@@ -2,39 +2,46 @@
  * r+1. Allreduce is a reduce-scatter then an all-gather around the ring: 2(p-1) steps of
  * S/p bytes (Patarasuk & Yuan 2009; NCCL runRing); at step t rank r sends block
  * (r - t) mod p, reducing for t < p-1 and copying after. With --chunks k every block is
- * sent as k pipelined pieces; piece j of a step waits only for piece j of the step before. */
+ * sent as k pipelined pieces; piece j of a step waits only for piece j of the step before.
+ * With --channels C the buffer is cut into C slices, each on its own ring (odd channels run
+ * the ring backwards, so a bidirectional ring's two directions both carry data). */
 #include "algorithms/coll.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Chunks: block b (of p), piece j (of k) is chunk b*k + j. */
+/* Chunks: channel c owns slice c of the buffer; in it block b (of p, the block of rank b),
+ * piece j (of k) is chunk (c*p + b)*k + j. */
 static int make_chunks(const cs_coll_req *req, cs_sched *s)
 {
-    int p = req->n_ranks, k = req->chunks, b, j;
-    for (b = 0; b < p; b++) {
-        uint64_t block = cs_split(req->bytes, (uint64_t)p, (uint64_t)b);
-        for (j = 0; j < k; j++)
-            if (cs_sched_chunk(s, cs_split(block, (uint64_t)k, (uint64_t)j), b, -1) < 0)
-                return CS_ENOMEM;
+    int p = req->n_ranks, k = req->chunks, C = req->channels, c, b, j;
+    for (c = 0; c < C; c++) {
+        uint64_t slice = cs_split(req->bytes, (uint64_t)C, (uint64_t)c);
+        for (b = 0; b < p; b++) {
+            uint64_t block = cs_split(slice, (uint64_t)p, (uint64_t)b);
+            for (j = 0; j < k; j++)
+                if (cs_sched_chunk(s, cs_split(block, (uint64_t)k, (uint64_t)j), b, -1) < 0)
+                    return CS_ENOMEM;
+        }
     }
     return 0;
 }
 
+/* Channel c's ring: even channels go r -> r+1, odd ones r -> r-1, so two channels use both
+ * directions of a ring's links. Rank at ring position q, and the position of rank r. */
+static int rank_at(int c, int p, int q) { q = ((q % p) + p) % p; return (c & 1) ? (p - q) % p : q; }
+
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
-    int p = req->n_ranks, k = req->chunks, t, r, j, n_steps, rc;
-    uint32_t *prev;       /* id of the transfer into rank r at the last step, piece j */
+    int p = req->n_ranks, k = req->chunks, C = req->channels, t, q, j, c, n_steps, rc;
+    uint32_t *prev;       /* id of the transfer into ring position q at the last step, piece j */
     uint32_t *cur;
     if ((rc = make_chunks(req, s)) < 0)
         return rc;
     if (p == 1)
         return 0;
-    switch (req->coll) {
-    case CS_COLL_ALLREDUCE: n_steps = 2 * (p - 1); break;
-    default: n_steps = p - 1; break;
-    }
+    n_steps = req->coll == CS_COLL_ALLREDUCE ? 2 * (p - 1) : p - 1;
     prev = malloc(sizeof *prev * (size_t)p * (size_t)k);
     cur = malloc(sizeof *cur * (size_t)p * (size_t)k);
     if (!prev || !cur) {
@@ -42,42 +49,46 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
         free(cur);
         return CS_ENOMEM;
     }
-    for (t = 0; t < n_steps; t++) {
-        for (r = 0; r < p; r++) {
-            int dst = (r + 1) % p, block;
-            cs_op op;
-            switch (req->coll) {
-            case CS_COLL_ALLREDUCE:
-                block = ((r - t) % p + p) % p;
-                op = t < p - 1 ? CS_OP_REDUCE : CS_OP_COPY;
-                break;
-            case CS_COLL_REDUCESCATTER:
-                block = ((r - t - 1) % p + p) % p;
-                op = CS_OP_REDUCE;
-                break;
-            default:
-                block = ((r - t) % p + p) % p;
-                op = CS_OP_COPY;
-                break;
-            }
-            for (j = 0; j < k; j++) {
-                /* What rank r forwards at step t arrived from r-1 at step t-1. */
-                uint32_t dep = t > 0 ? prev[r * k + j] : 0;
-                int64_t id = cs_sched_xfer_range(s, r, dst, op, (uint32_t)(block * k + j), 1,
-                                                 &dep, t > 0, t);
-                if (id < 0) {
-                    free(prev);
-                    free(cur);
-                    return (int)id;
+    for (c = 0; c < C; c++) {
+        for (t = 0; t < n_steps; t++) {
+            for (q = 0; q < p; q++) {
+                int src = rank_at(c, p, q), dst = rank_at(c, p, q + 1), block;
+                cs_op op;
+                switch (req->coll) {
+                case CS_COLL_ALLREDUCE:
+                    block = rank_at(c, p, q - t);
+                    op = t < p - 1 ? CS_OP_REDUCE : CS_OP_COPY;
+                    break;
+                case CS_COLL_REDUCESCATTER:
+                    block = rank_at(c, p, q - t - 1);
+                    op = CS_OP_REDUCE;
+                    break;
+                default:
+                    block = rank_at(c, p, q - t);
+                    op = CS_OP_COPY;
+                    break;
                 }
-                s->xfers[id].pipe = (uint16_t)j;
-                cur[dst * k + j] = (uint32_t)id;
+                for (j = 0; j < k; j++) {
+                    /* What position q forwards at step t arrived from q-1 at step t-1. */
+                    uint32_t dep = t > 0 ? prev[q * k + j] : 0;
+                    int64_t id = cs_sched_xfer_range(s, src, dst, op,
+                                                     (uint32_t)((c * p + block) * k + j), 1,
+                                                     &dep, t > 0, t);
+                    if (id < 0) {
+                        free(prev);
+                        free(cur);
+                        return (int)id;
+                    }
+                    s->xfers[id].pipe = (uint16_t)j;
+                    s->xfers[id].channel = (uint8_t)c;
+                    cur[((q + 1) % p) * k + j] = (uint32_t)id;
+                }
             }
-        }
-        {
-            uint32_t *tmp = prev;
-            prev = cur;
-            cur = tmp;
+            {
+                uint32_t *tmp = prev;
+                prev = cur;
+                cur = tmp;
+            }
         }
     }
     free(prev);
@@ -86,12 +97,12 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     return 0;
 }
 
-/* alpha_beta: every step all ranks send at once and every port stays busy, so k pieces cost
- * k*a + S/p*b per step: allreduce 2(p-1)(k a + S/p b) + (p-1)/p S g; allgather and
- * reducescatter (p-1)(k a + S/p b) (+ (p-1)/p S g for reducescatter). */
+/* alpha_beta: every step all ranks send at once and every port stays busy, so k pieces on C
+ * channels cost C*k*a + S/p*b per step: allreduce 2(p-1)(C k a + S/p b) + (p-1)/p S g;
+ * allgather and reducescatter (p-1)(C k a + S/p b) (+ (p-1)/p S g for reducescatter). */
 static double cost(const cs_coll_req *req, const cs_ab *ab)
 {
-    double p = req->n_ranks, k = req->chunks, S = (double)req->bytes;
+    double p = req->n_ranks, k = (double)req->chunks * req->channels, S = (double)req->bytes;
     double step = k * ab->a_s + S / p * ab->b_s_per_B;
     if (req->n_ranks == 1)
         return 0;
@@ -110,9 +121,9 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 static const char *formula(const cs_coll_req *req)
 {
     switch (req->coll) {
-    case CS_COLL_ALLREDUCE: return "2(p-1)(k*a + S/p*b) + (p-1)/p*S*g";
-    case CS_COLL_REDUCESCATTER: return "(p-1)(k*a + S/p*b) + (p-1)/p*S*g";
-    default: return "(p-1)(k*a + S/p*b)";
+    case CS_COLL_ALLREDUCE: return "2(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";
+    case CS_COLL_REDUCESCATTER: return "(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";
+    default: return "(p-1)(C*k*a + S/p*b)";
     }
 }
 

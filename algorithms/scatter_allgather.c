@@ -32,6 +32,8 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
              * as in the textbook, whatever order the ports pick. */
             rc = cs__front_add(&f, (root + v) % p, id);
         }
+        if (rc >= 0)
+            rc = cs__front_commit(&f);
     }
     /* Ring all-gather: at step t rank v sends block v-t to v+1, the one it got at t-1
      * (prev[v]: the transfer into v at step t-1; cur[]: this step's). */

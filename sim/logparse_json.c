@@ -90,7 +90,7 @@ static int read_result(cs_log *log, json_t *res, const char *path, cs_log_row *r
     static const char *const k_size[] = {"size", "size_bytes", NULL};
     static const char *const k_type[] = {"type", "datatype", NULL};
     static const char *const k_redop[] = {"redop", "op", NULL};
-    char p[400];
+    char p[512];
     json_t *v;
     cs__log_row_init(row);
     if (!json_is_object(res))

@@ -99,6 +99,44 @@ static void test_chunks(void)
     cs_topo_free(t);
 }
 
+/* --channels 2 on a bidirectional ring: channel 1 runs backwards, so the two channels use
+ * different link directions and never share: 2(p-1)(a + S/(2p) b), half the bandwidth term
+ * of one channel. On alpha_beta the ports serialise them: 2(p-1)(2a + S/p b). #wrong stays
+ * 0 with 3 channels and sizes not divisible by anything. */
+static void test_channels(void)
+{
+    cs_topo *ring = load("ring", 8), *ab = load("alpha_beta", 8);
+    cs_coll_req req;
+    const cs_algo *ops;
+    cs_sched s;
+    cs_time t_ps;
+    int wrong = -1, p = 8;
+    double S = GIB;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ring);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ab);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, p, (uint64_t)S);
+    req.channels = 2;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ops, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, NULL), 0);
+    CU_ASSERT_EQUAL(cs_sim_once(ring, &s, NULL, NULL, &t_ps, &wrong, NULL), 0);
+    CS_ASSERT_REL(cs_time_to_s(t_ps), 2 * (p - 1) * (A_S + S / (2 * p) * B_S), 1e-6);
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(cs_sim_once(ab, &s, NULL, NULL, &t_ps, &wrong, NULL), 0);
+    CS_ASSERT_REL(cs_time_to_s(t_ps), 2 * (p - 1) * (2 * A_S + S / p * B_S), 1e-6);
+    cs_sched_fini(&s);
+    req.channels = 3;
+    req.bytes = 1000003;
+    for (int c = 0; c < 3; c++) {
+        req.coll = c == 0 ? CS_COLL_ALLREDUCE : c == 1 ? CS_COLL_ALLGATHER : CS_COLL_REDUCESCATTER;
+        CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, NULL), 0);
+        CU_ASSERT_EQUAL(cs_sim_once(ring, &s, NULL, NULL, NULL, &wrong, NULL), 0);
+        CU_ASSERT_EQUAL(wrong, 0);
+        cs_sched_fini(&s);
+    }
+    cs_topo_free(ring);
+    cs_topo_free(ab);
+}
+
 /* Ring moves 2(p-1)/p S per rank in allreduce: the schedule's total bytes are 2(p-1) S. */
 static void test_bytes(void)
 {
@@ -225,6 +263,7 @@ int cs_test_register(void)
         {"closed forms on alpha_beta", test_closed_ab},
         {"sendrecv a + S b", test_sendrecv},
         {"pipelined chunks", test_chunks},
+        {"channels", test_channels},
         {"bytes moved 2(p-1)S", test_bytes},
         {"#wrong 0 for p = 1..17", test_wrong_zero},
         {"broken schedules are caught", test_broken},

@@ -49,7 +49,7 @@ static const char *route_names(cs_topo *t, int a, int b, char *buf, size_t n)
 static double flows_us(cs_topo *t, const int *src, const int *dst, int n, uint64_t bytes)
 {
     cs_sched s;
-    cs_sim_opts opts = {0, 0};
+    cs_sim_opts opts = {0, 0, NULL};
     cs_time t_ps = 0;
     cs_err err;
     int i, wrong, rc;

@@ -4,6 +4,7 @@
  * GPU-to-NIC) traffic is host-staged: up through the switch uplink to the socket's CPU
  * memory and back down, so pairs under one switch share its uplink. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "topologies/jsonutil.h"
 #include "topologies/kinds.h"
@@ -121,11 +122,11 @@ static int build_pcie(json_t *root, cs_topo *t, cs_err *err)
     if ((rc = cs__topo_alloc_ranks(t, (int)n_gpus, err)) < 0)
         return rc;
     g0 = t->n_nodes;
-    for (i = 0; i < n_gpus; i++)
+    for (i = 0; i < n_gpus; i++) {
         if ((rc = cs__topo_add_nodef(t, sh.gpu_type, -1, err, "g%ld", i)) < 0)
             return rc;
-        else
-            t->ranks[i] = rc;
+        t->ranks[i] = rc;
+    }
     nic0 = t->n_nodes;
     for (i = 0; i < n_nics; i++)
         if ((rc = cs__topo_add_nodef(t, CS_NODE_NIC, -1, err, "nic%ld", i)) < 0)

@@ -281,7 +281,7 @@ static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, in
     cs_coll_req req;
     const cs_algo *ops;
     cs_sched s;
-    cs_sim_opts so = {(int)o->check, 0};
+    cs_sim_opts so = {(int)o->check, 0, NULL};
     cs_time t_ps;
     int wrong, rc;
     uint64_t count, S;
