@@ -7,13 +7,21 @@
 #include "algorithms/phase-private.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+/* Single-port fabric (alpha_beta, or no topology given)? */
+static int single_port(const cs_coll_req *req)
+{
+    return !req->topo || req->topo->model == CS_MODEL_ALPHA_BETA;
+}
 
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
-    int p = req->n_ranks, r, d, st, rc;
+    int p = req->n_ranks, r, d, st, rc, chain = single_port(req);
     uint64_t S = req->bytes;
     cs_coll c = req->coll;
     cs__front f;
+    uint32_t *last;           /* per rank: its previous send (chained sends) */
     (void)err;
     /* Alltoall: chunk r*p + j is rank r's block for rank j; otherwise chunk j is block j
      * (owned by rank j, except for allreduce). */
@@ -24,16 +32,26 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
                                c == CS_COLL_ALLTOALL ? d : -1) < 0)
                 return CS_ENOMEM;
         }
+    if (p == 1)
+        return 0;
     if ((rc = cs__front_init(&f, s, p)) < 0)
         return rc;
+    if (!(last = malloc((size_t)p * sizeof *last))) {
+        cs__front_fini(&f);
+        return CS_ENOMEM;
+    }
+    /* On a single-port fabric a rank talks to one peer at a time anyway: its sends are
+     * chained in step order, which keeps every step a clean permutation. Elsewhere they are
+     * all posted at once and share the links. */
     if (c == CS_COLL_ALLREDUCE || c == CS_COLL_REDUCESCATTER) {
         for (st = 1; st < p && rc >= 0; st++)
             for (r = 0; r < p && rc >= 0; r++) {
+                int64_t id;
                 d = (r + st) % p;
-                rc = cs__ok(cs_sched_xfer_range(s, r, d, CS_OP_REDUCE, (uint32_t)d, 1, NULL, 0,
-                                                st - 1));
-                if (rc >= 0)
-                    rc = cs__front_add(&f, d, (int64_t)s->n_xfers - 1);
+                id = cs_sched_xfer_range(s, r, d, CS_OP_REDUCE, (uint32_t)d, 1, &last[r],
+                                         chain && st > 1, st - 1);
+                rc = cs__front_add(&f, d, id);
+                last[r] = (uint32_t)id;
             }
     }
     if (c != CS_COLL_REDUCESCATTER) {
@@ -46,22 +64,28 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
                 /* Allreduce: rank r's reduced block waits for all its receives. */
                 if ((rc = cs__front_compact(&f, r, step0 + st - 1)) < 0)
                     break;
+                if (chain && (st > 1 || step0 > 0))
+                    rc = cs__front_add(&f, r, last[r]);
                 id = cs_sched_xfer_range(s, r, (r + st) % p, CS_OP_COPY, chunk, 1,
                                          f.r[r].v, f.r[r].n, step0 + st - 1);
-                rc = cs__ok(id);
+                if (chain && (st > 1 || step0 > 0))
+                    f.r[r].n--;
+                rc = rc < 0 ? rc : cs__ok(id);
+                last[r] = (uint32_t)id;
             }
     }
+    free(last);
     cs__front_fini(&f);
     return rc;
 }
 
-/* Allgather/alltoall (p-1)(a + S/p b); reducescatter the same with the reductions
- * serialised at each receiver; allreduce reducescatter then allgather. */
+/* Allgather/alltoall (p-1)(a + S/p b); reducescatter the same, each step waiting for its
+ * reduction (g); allreduce reducescatter then allgather. */
 static double cost(const cs_coll_req *req, const cs_ab *ab)
 {
     int p = req->n_ranks;
     double blk = cs__blk(req->bytes, p, 0), a = ab->a_s, b = ab->b_s_per_B;
-    double t = a + blk * b, rs = cs__serial_reduce(p - 1, t, blk * ab->g_s_per_B);
+    double t = a + blk * b, rs = (p - 1) * (t + blk * ab->g_s_per_B);
     switch (req->coll) {
     case CS_COLL_ALLREDUCE: return rs + (p - 1) * t;
     case CS_COLL_REDUCESCATTER: return rs;
@@ -72,8 +96,8 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 static const char *formula(const cs_coll_req *req)
 {
     switch (req->coll) {
-    case CS_COLL_ALLREDUCE: return "2(p-1)(a + S/p*b) + S/p*g";
-    case CS_COLL_REDUCESCATTER: return "(p-1)(a + S/p*b) + S/p*g";
+    case CS_COLL_ALLREDUCE: return "2(p-1)(a + S/p*b) + (p-1)*S/p*g";
+    case CS_COLL_REDUCESCATTER: return "(p-1)(a + S/p*(b + g))";
     default: return "(p-1)(a + S/p*b)";
     }
 }

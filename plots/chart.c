@@ -295,7 +295,7 @@ static int layout(chart_ctx *k, int w, int h, double x0, double x1, double y0, d
     k->label_w = 0;
     for (i = 0; i < k->c->n_series; i++)
         k->label_w = fmax(k->label_w, cs__text_w(cr, k->c->series[i].label));
-    k->label_w = fmin(k->label_w, fmax(80, 0.28 * w));
+    k->label_w = fmin(k->label_w, fmax(80, 0.2 * w));
     avail_h = h - top - bottom;
     k->legend_rows = (int)fmax(1, floor((avail_h - 12) / ENTRY_H));
     k->legend_cols = (k->c->n_series + k->legend_rows - 1) / k->legend_rows;

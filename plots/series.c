@@ -106,8 +106,8 @@ static int json_num(json_t *row, const char *key, int idx, double *out, cs_err *
 
 static int check_point(const cs_point *p, const char *where, cs_err *err)
 {
-    if (!(p->size_bytes > 0) || !isfinite(p->size_bytes))
-        return cs_err_set(err, CS_EINVAL, where, "size_bytes: must be > 0, got %g", p->size_bytes);
+    if (!(p->size_bytes >= 0) || !isfinite(p->size_bytes))
+        return cs_err_set(err, CS_EINVAL, where, "size_bytes: must be a number >= 0, got %g", p->size_bytes);
     if (isnan(p->time_us) && isnan(p->algbw_GBps) && isnan(p->busbw_GBps))
         return cs_err_set(err, CS_EINVAL, where, "no time_us, algbw_GBps or busbw_GBps");
     return 0;

@@ -32,7 +32,7 @@ static json_t *get_any(json_t *obj, const char *const *keys)
 static int json_err(cs_err *err, const char *name, const char *path, const char *what)
 {
     char where[512];
-    snprintf(where, sizeof where, "%s: %s", name, path);
+    snprintf(where, sizeof where, "%.200s: %.300s", name, path);
     return cs_err_set(err, CS_EPARSE, where, "%s", what);
 }
 

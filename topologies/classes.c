@@ -119,3 +119,18 @@ int cs__topo_add_spec(cs_topo *t, int a, int b, const cs__linkspec *ls, cs_err *
         return cs_err_set(err, idx, NULL, "cannot add link %d-%d: out of memory", a, b);
     return idx;
 }
+
+int cs__json_accel_type(const json_t *obj, const char *parent, cs_node_type *out, cs_err *err)
+{
+    const char *ty = "gpu";
+    char path[CS_JPATH_MAX];
+    int rc = cs__json_string(obj, parent, "gpu_type", 0, &ty, err);
+    if (rc < 0)
+        return rc;
+    if (!strcmp(ty, "gpu") || !strcmp(ty, "npu")) {
+        *out = ty[0] == 'g' ? CS_NODE_GPU : CS_NODE_NPU;
+        return 0;
+    }
+    cs__jpath_key(path, sizeof path, parent, "gpu_type");
+    return cs_err_set(err, CS_EINVAL, path, "expected \"gpu\" or \"npu\", got '%s'", ty);
+}

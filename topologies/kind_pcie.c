@@ -4,7 +4,6 @@
  * GPU-to-NIC) traffic is host-staged: up through the switch uplink to the socket's CPU
  * memory and back down, so pairs under one switch share its uplink. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "topologies/jsonutil.h"
 #include "topologies/kinds.h"
@@ -63,7 +62,6 @@ static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_err *err)
         "uplink", "socket_link", NULL};
     static const cs__linkspec upi = {"upi", 22.0, 1.0};
     json_t *o;
-    const char *ty = "gpu";
     const char *gkey, *nkey;
     int rc;
     sh->sockets = 1;
@@ -74,8 +72,7 @@ static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_err *err)
         (rc = cs__json_int(root, "", "sockets", 0, 1, 8, &sh->sockets, err)) < 0 ||
         (rc = cs__json_int(root, "", "switches_per_socket", 0, 0, MAX_PER, &sh->switches,
                            err)) < 0 ||
-        (rc = cs__json_bool(root, "", "p2p", 1, is_p2p, err)) < 0 ||
-        (rc = cs__json_string(root, "", "gpu_type", 0, &ty, err)) < 0)
+        (rc = cs__json_bool(root, "", "p2p", 1, is_p2p, err)) < 0)
         return rc;
     gkey = sh->switches ? "gpus_per_switch" : "gpus_per_socket";
     nkey = sh->switches ? "nics_per_switch" : "nics_per_socket";
@@ -87,10 +84,8 @@ static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_err *err)
     if ((rc = cs__json_int(root, "", gkey, 1, 1, MAX_PER, &sh->gpus, err)) < 0 ||
         (rc = cs__json_int(root, "", nkey, 0, 0, MAX_PER, &sh->nics, err)) < 0)
         return rc;
-    if (!strcmp(ty, "gpu") || !strcmp(ty, "npu"))
-        sh->gpu_type = ty[0] == 'g' ? CS_NODE_GPU : CS_NODE_NPU;
-    else
-        return cs_err_set(err, CS_EINVAL, "gpu_type", "expected \"gpu\" or \"npu\", got '%s'", ty);
+    if ((rc = cs__json_accel_type(root, "", &sh->gpu_type, err)) < 0)
+        return rc;
     if ((rc = cs__json_object(root, "", "link", 1, &o, err)) < 0 ||
         (rc = cs__linkspec_parse(o, "link", NULL, NULL, &sh->link, err)) < 0)
         return rc;

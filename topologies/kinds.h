@@ -41,6 +41,9 @@ typedef struct cs__linkspec {
 int cs__linkspec_parse(json_t *obj, const char *where, const char *const *extra,
                        const cs__linkspec *base, cs__linkspec *out, cs_err *err);
 
+/* Optional "gpu_type" of obj: "gpu" (default) or "npu". Returns 0 or CS_EINVAL. */
+int cs__json_accel_type(const json_t *obj, const char *parent, cs_node_type *out, cs_err *err);
+
 /* Replace t->ranks with n entries, all -1. Returns 0 or CS_ENOMEM. */
 int cs__topo_alloc_ranks(cs_topo *t, int n, cs_err *err);
 
