@@ -62,15 +62,9 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
                                                        : (uint32_t)r;
                 int64_t id;
                 /* Allreduce: rank r's reduced block waits for all its receives. */
-                if ((rc = cs__front_compact(&f, r, step0 + st - 1)) < 0)
-                    break;
-                if (chain && (st > 1 || step0 > 0))
-                    rc = cs__front_add(&f, r, last[r]);
-                id = cs_sched_xfer_range(s, r, (r + st) % p, CS_OP_COPY, chunk, 1,
-                                         f.r[r].v, f.r[r].n, step0 + st - 1);
-                if (chain && (st > 1 || step0 > 0))
-                    f.r[r].n--;
-                rc = rc < 0 ? rc : cs__ok(id);
+                id = cs__put_after(&f, r, (r + st) % p, CS_OP_COPY, &chunk, 1, &last[r],
+                                   chain && (st > 1 || step0 > 0), step0 + st - 1);
+                rc = cs__ok(id);
                 last[r] = (uint32_t)id;
             }
     }

@@ -199,15 +199,20 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 {
     int p = req->n_ranks, L = cs_ceil_log2(p), k = req->chunks;
     double piece = cs__blk(cs_split(req->bytes, 2, 0), k, 0);
-    double t = ab->a_s + piece * ab->b_s_per_B;
+    double t = ab->a_s + piece * ab->b_s_per_B, g = piece * ab->g_s_per_B;
     if (p == 1)
         return 0;
-    return (4 * L - 2 + 4 * (k - 1)) * t + L * piece * ab->g_s_per_B;
+    /* Up: each interior level takes two pieces and reduces both, the root's only child one;
+     * down: 2L-1 message times. */
+    return (L - 1) * (t + fmax(t, g) + g) + t + g + (2 * L - 1) * t + 4 * (k - 1) * t;
 }
 
 static const char *formula(const cs_coll_req *req)
 {
-    return "(4*log2(p) - 2 + 4(k-1))(a + S/(2k)*b)";
+    if (req->chunks > 1)
+        return "~(4*log2(p) - 2 + 4(k-1))(a + S/(2k)*b) + log2(p)*S/(2k)*g";
+    return cs__is_pow2(req->n_ranks) ? "(4*log2(p) - 2)(a + S/2*b) + log2(p)*S/2*g"
+                                     : "~(4L - 2)(a + S/2*b) + L*S/2*g";
 }
 
 const cs_algo cs_algo_double_binary_tree = {

@@ -8,6 +8,7 @@
 #include "algorithms/phase-private.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static int check(const cs_coll_req *req, cs_err *err)
 {
@@ -21,33 +22,51 @@ static int check(const cs_coll_req *req, cs_err *err)
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
     int p = req->n_ranks, K = req->servers, r, k, i, rc;
+    int chain = !req->topo || req->topo->model == CS_MODEL_ALPHA_BETA;
+    int64_t *last;            /* per rank: its previous push (chained on single-port fabrics) */
     cs__front f;
     (void)err;
     for (k = 0; k < K; k++)
         if (cs_sched_chunk(s, cs_split(req->bytes, (uint64_t)K, (uint64_t)k), -1, -1) < 0)
             return CS_ENOMEM;
-    if ((rc = cs__front_init(&f, s, p)) < 0)
+    if (!(last = malloc((size_t)p * sizeof *last)))
+        return CS_ENOMEM;
+    if ((rc = cs__front_init(&f, s, p)) < 0) {
+        free(last);
         return rc;
-    /* Push: in round i rank r sends to server (r + i) mod K (not to itself). */
+    }
+    for (r = 0; r < p; r++)
+        last[r] = -1;
+    /* Push: in round i rank r sends to server (r + i) mod K (not to itself). On a
+     * single-port fabric a rank's pushes go one after the other, in round order. */
     for (i = 0; i < K && rc >= 0; i++)
         for (r = 0; r < p && rc >= 0; r++) {
+            uint32_t dep = (uint32_t)last[r];
             k = (r + i) % K;
-            if (k != r)
-                rc = cs__ok(cs_sched_xfer_range(s, r, k, CS_OP_REDUCE, (uint32_t)k, 1, NULL, 0, 0));
-            if (k != r && rc >= 0)
-                rc = cs__front_add(&f, k, (int64_t)s->n_xfers - 1);
+            if (k == r)
+                continue;
+            last[r] = cs_sched_xfer_range(s, r, k, CS_OP_REDUCE, (uint32_t)k, 1, &dep,
+                                          chain && last[r] >= 0, 0);
+            rc = cs__front_add(&f, k, last[r]);
         }
+    free(last);
     /* Pull: server k sends its reduced block to k+1, k+2, ... once all pushes are in. */
-    for (k = 0; k < K && rc >= 0; k++)
-        for (i = 1; i < p && rc >= 0; i++)
-            rc = cs__ok(cs__put(&f, k, (k + i) % p, CS_OP_COPY, (uint32_t)k, 1, 1));
+    for (k = 0; k < K && rc >= 0; k++) {
+        uint32_t prev = 0, chunk = (uint32_t)k;
+        for (i = 1; i < p && rc >= 0; i++) {
+            int64_t id = cs__put_after(&f, k, (k + i) % p, CS_OP_COPY, &chunk, 1, &prev,
+                                       chain && i > 1, 1);
+            rc = cs__ok(id);
+            prev = (uint32_t)id;
+        }
+    }
     cs__front_fini(&f);
     return rc;
 }
 
 /* K = 1: the server's port takes p-1 pushes back to back (their reductions serialised),
- * then sends p-1 copies: 2(p-1)(a + S b) with g = 0. K > 1: the same with blocks of S/K
- * (an estimate; exact for K = p, where it is the direct algorithm). */
+ * then sends p-1 copies: 2(p-1)(a + S b) with g = 0. K > 1: the same with blocks of S/K,
+ * every server port busy back to back (K = p is the direct algorithm). */
 static double cost(const cs_coll_req *req, const cs_ab *ab)
 {
     int p = req->n_ranks, K = req->servers < 1 ? 1 : req->servers;
@@ -57,7 +76,9 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 
 static const char *formula(const cs_coll_req *req)
 {
-    return req->servers > 1 ? "2(p-1)(a + S/K*b) + S/K*g" : "2(p-1)(a + S*b) + S*g";
+    if (req->servers <= 1)
+        return "2(p-1)(a + S*b) + S*g";
+    return cs__has_gamma(req) ? "~2(p-1)(a + S/K*b) + S/K*g" : "2(p-1)(a + S/K*b)";
 }
 
 const cs_algo cs_algo_parameter_server = {

@@ -94,6 +94,13 @@ int cs__tree_bcast(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int s
 int cs__tree_reduce(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int step0);
 int cs__tree_gather(cs__front *f, int p, int root, int step0);
 
+/* Closed forms: a formula text starting with '~' marks an estimate for that request (p not
+ * a power of two, pipelining, ...); auto then simulates instead of trusting cost. */
+static inline int cs__is_pow2(int p) { return p > 0 && (p & (p - 1)) == 0; }
+/* Does the request's topology reduce at a finite rate (gamma > 0)? */
+static inline int cs__has_gamma(const cs_coll_req *req)
+{ return req->topo && req->topo->reduce_GBps > 0; }
+
 /* 0 for an operation id, the code for an error: rc = cs__ok(cs__put(...)). */
 static inline int cs__ok(int64_t id) { return id < 0 ? (int)id : 0; }
 /* Positive modulo. */

@@ -109,8 +109,11 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 
 static const char *formula(const cs_coll_req *req)
 {
-    return req->coll == CS_COLL_ALLREDUCE ? "log2(p)*(a + S*b + S*g)"
-                                          : "log2(p)*a + (p-1)/p*S*b";
+    int pow2 = cs__is_pow2(req->n_ranks);
+    if (req->coll == CS_COLL_ALLREDUCE)
+        return pow2 ? "log2(p)*(a + S*b + S*g)"
+                    : "(floor(log2(p)) + 2)(a + S*b) + (floor(log2(p)) + 1)*S*g";
+    return pow2 ? "log2(p)*a + (p-1)/p*S*b" : "~(floor(log2(p)) + 2)*a + (1 + 2(p-1))/p*S*b";
 }
 
 const cs_algo cs_algo_recursive_doubling = {

@@ -56,7 +56,12 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
            + cs__blk(req->bytes, p, 0) * b;
 }
 
-static const char *formula(const cs_coll_req *req) { return "log2(p)*a + (p-1)/p*S*(b + g)"; }
+static const char *formula(const cs_coll_req *req)
+{
+    return cs__is_pow2(req->n_ranks) ? "log2(p)*a + (p-1)/p*S*(b + g)"
+                                     : "~(floor(log2(p)) + 2)*a + (1 + (p'-1)/p')*S*(b + g)"
+                                       " + S/p*b";
+}
 
 const cs_algo cs_algo_recursive_halving = {
     "recursive_halving",

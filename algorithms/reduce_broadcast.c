@@ -29,7 +29,11 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
     return 2 * L * (ab->a_s + S * ab->b_s_per_B) + L * S * ab->g_s_per_B;
 }
 
-static const char *formula(const cs_coll_req *req) { return "2L(a + S*b) + L*S*g"; }
+static const char *formula(const cs_coll_req *req)
+{
+    return !cs__is_pow2(req->n_ranks) && cs__has_gamma(req) ? "~2L(a + S*b) + L*S*g"
+                                                             : "2L(a + S*b) + L*S*g";
+}
 
 const cs_algo cs_algo_reduce_broadcast = {
     "reduce_broadcast",

@@ -23,6 +23,8 @@ extern const cs_algo cs_algo_gather_broadcast;
 extern const cs_algo cs_algo_recursive_halving;
 extern const cs_algo cs_algo_pairwise;
 extern const cs_algo cs_algo_dissemination;
+extern const cs_algo cs_algo_hierarchical;
+extern const cs_algo cs_algo_torus;
 
 static const cs_algo *const algos[] = {
     &cs_algo_ring,
@@ -43,6 +45,8 @@ static const cs_algo *const algos[] = {
     &cs_algo_scatter_allgather,
     &cs_algo_rs_gather,
     &cs_algo_dissemination,
+    &cs_algo_hierarchical,
+    &cs_algo_torus,
 };
 
 const cs_algo *const *cs_algo_all(int *n)

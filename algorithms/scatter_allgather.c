@@ -73,7 +73,13 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
     return (L + p - 1) * a + (S - blk0) * b + (p - 1) * blk0 * b;
 }
 
-static const char *formula(const cs_coll_req *req) { return "(L + p-1)*a + 2(p-1)/p*S*b"; }
+/* For p != 2^k the scatter's uneven subtrees let the ring start early on some ranks and
+ * late on others: the form is an estimate there. */
+static const char *formula(const cs_coll_req *req)
+{
+    return cs__is_pow2(req->n_ranks) ? "(log2(p) + p-1)*a + 2(p-1)/p*S*b"
+                                     : "~(L + p-1)*a + 2(p-1)/p*S*b";
+}
 
 const cs_algo cs_algo_scatter_allgather = {
     "scatter_allgather",

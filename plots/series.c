@@ -158,14 +158,15 @@ static int load_json(cs_series_set *set, const char *path, const char *label, in
                      cs_err *err)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root;
+    FILE *f = fopen(path, "r");
     int rc = 0, n0 = set->n;
+    if (!f)
+        return cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));
+    root = json_loadf(f, 0, &je);
+    fclose(f);
     if (!root) {
         char where[512];
-        if (je.line < 0) {
-            snprintf(where, sizeof where, "%s", path);
-            return cs_err_set(err, CS_EIO, where, "cannot read: %s", je.text);
-        }
         snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
         return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
     }

@@ -64,6 +64,9 @@ struct cs_topo {
     int *ranks;            /* node index of rank r (owned) */
     int n_ranks;
 
+    int n_dims;            /* grid kinds (torus, mesh): dimensions, 0 for other kinds */
+    int dims[8];           /* grid size along each dimension; rank = x + X*(y + Y*z) */
+
     cs_route *routes;      /* explicit routes, consulted first (owned) */
     int n_routes;
     cs_route_fn route_fn;  /* kind-specific routing, NULL = shortest path (BFS) */

@@ -134,3 +134,47 @@ int cs__json_accel_type(const json_t *obj, const char *parent, cs_node_type *out
     cs__jpath_key(path, sizeof path, parent, "gpu_type");
     return cs_err_set(err, CS_EINVAL, path, "expected \"gpu\" or \"npu\", got '%s'", ty);
 }
+
+int cs__topo_leaf_spine(cs_topo *t, const int *hosts, int n_hosts, int per_leaf, int spines,
+                        const cs__linkspec *ls, const cs__linkspec *up, const char *prefix,
+                        cs_err *err)
+{
+    int leaves = (n_hosts + per_leaf - 1) / per_leaf, leaf0 = t->n_nodes, spine0, i, j, rc;
+    for (i = 0; i < leaves; i++)
+        if ((rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "%sleaf%d", prefix, i)) < 0)
+            return rc;
+    spine0 = t->n_nodes;
+    for (j = 0; leaves > 1 && j < spines; j++)
+        if ((rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "%sspine%d", prefix, j)) < 0)
+            return rc;
+    for (i = 0; i < n_hosts; i++)
+        if ((rc = cs__topo_add_spec(t, hosts[i], leaf0 + i / per_leaf, ls, err)) < 0)
+            return rc;
+    for (i = 0; leaves > 1 && i < leaves; i++)
+        for (j = 0; j < spines; j++)
+            if ((rc = cs__topo_add_spec(t, leaf0 + i, spine0 + j, up, err)) < 0)
+                return rc;
+    return 0;
+}
+
+int cs__topo_copy_routes(cs_topo *t, const cs_topo *m, int node_off, int link_off, cs_err *err)
+{
+    cs_route *r = realloc(t->routes, (size_t)(t->n_routes + m->n_routes) * sizeof *r);
+    int i, k;
+    if (!r)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    t->routes = r;
+    for (i = 0; i < m->n_routes; i++) {
+        const cs_route *from = &m->routes[i];
+        cs_route *to = &t->routes[t->n_routes];
+        to->src = from->src + node_off;
+        to->dst = from->dst + node_off;
+        to->n_dlinks = from->n_dlinks;
+        if (!(to->dlinks = malloc((size_t)(from->n_dlinks + 1) * sizeof *to->dlinks)))
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        for (k = 0; k < from->n_dlinks; k++)
+            to->dlinks[k] = from->dlinks[k] + 2 * link_off;
+        t->n_routes++;
+    }
+    return 0;
+}

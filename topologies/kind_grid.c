@@ -110,7 +110,7 @@ static int grid_finish_build(json_t *root, cs_topo *t, grid *g, cs_err *err)
 {
     json_t *link;
     cs__linkspec ls;
-    int rc;
+    int rc, d;
     if ((rc = cs__json_object(root, "", "link", 1, &link, err)) < 0 ||
         (rc = cs__linkspec_parse(link, "link", NULL, NULL, &ls, err)) < 0 ||
         (rc = grid_build(t, g, &ls, err)) < 0) {
@@ -118,6 +118,11 @@ static int grid_finish_build(json_t *root, cs_topo *t, grid *g, cs_err *err)
         return rc;
     }
     t->kind_data = g;
+    if (g->n_dims <= (int)(sizeof t->dims / sizeof t->dims[0])) {
+        t->n_dims = g->n_dims;      /* the shape, for torus-aware algorithms */
+        for (d = 0; d < g->n_dims; d++)
+            t->dims[d] = g->dims[d];
+    }
     t->kind_free = grid_free;
     t->route_fn = grid_route;
     return 0;

@@ -88,6 +88,8 @@ static int build_node(json_t *root, cs_topo *t, cs_err *err)
         (rc = cs__json_int(root, "", "cpus", 0, 0, 64, &cpus, err)) < 0 ||
         (rc = opt_spec(root, "cpu_link", &upi, &cpu_link, &has_cpu, err)) < 0)
         return rc;
+    if (has_cpu && cpus < 2)
+        return cs_err_set(err, CS_EINVAL, "cpu_link", "needs cpus >= 2, got %ld", cpus);
     if (strcmp(attach, "pcie") && strcmp(attach, "gpu"))
         return cs_err_set(err, CS_EINVAL, "nic_attach", "expected \"pcie\" or \"gpu\", got '%s'",
                           attach);

@@ -77,25 +77,10 @@ static int build_tree(json_t *root, cs_topo *t, cs_err *err)
 static int build_leaf_spine(cs_topo *t, long n, long per_leaf, long spines,
                             const cs__linkspec *ls, const cs__linkspec *up, cs_err *err)
 {
-    int leaves = (int)((n + per_leaf - 1) / per_leaf), leaf0, spine0, i, j, rc;
-    if ((rc = add_ranks(t, n, err)) < 0)
+    int rc = add_ranks(t, n, err);
+    if (rc < 0)
         return rc;
-    leaf0 = t->n_nodes;
-    for (i = 0; i < leaves; i++)
-        if ((rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "leaf%d", i)) < 0)
-            return rc;
-    spine0 = t->n_nodes;
-    for (j = 0; leaves > 1 && j < spines; j++)
-        if ((rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "spine%d", j)) < 0)
-            return rc;
-    for (i = 0; i < n; i++)
-        if ((rc = cs__topo_add_spec(t, i, leaf0 + (int)(i / per_leaf), ls, err)) < 0)
-            return rc;
-    for (i = 0; leaves > 1 && i < leaves; i++)
-        for (j = 0; j < spines; j++)
-            if ((rc = cs__topo_add_spec(t, leaf0 + i, spine0 + j, up, err)) < 0)
-                return rc;
-    return 0;
+    return cs__topo_leaf_spine(t, t->ranks, (int)n, (int)per_leaf, (int)spines, ls, up, "", err);
 }
 
 /* k-ary n-tree: k^n ranks; n levels of k^(n-1) switches "sw<level>_<i>". Switch i of level

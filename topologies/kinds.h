@@ -54,6 +54,17 @@ int cs__topo_add_nodef(cs_topo *t, cs_node_type type, int group, cs_err *err,
 /* Add a link with a spec's figures. Returns the index or CS_ENOMEM with err filled. */
 int cs__topo_add_spec(cs_topo *t, int a, int b, const cs__linkspec *ls, cs_err *err);
 
+/* Append m's explicit routes to t, shifted by node_off nodes and link_off links (a copy of
+ * m placed at those offsets). Returns 0 or CS_ENOMEM. */
+int cs__topo_copy_routes(cs_topo *t, const cs_topo *m, int node_off, int link_off, cs_err *err);
+
+/* A leaf/spine Clos over existing host nodes: ceil(n_hosts / per_leaf) switches
+ * "<prefix>leaf<i>" holding per_leaf hosts each (link ls), and, when there is more than one
+ * leaf, `spines` switches "<prefix>spine<j>" linked to every leaf (link up). */
+int cs__topo_leaf_spine(cs_topo *t, const int *hosts, int n_hosts, int per_leaf, int spines,
+                        const cs__linkspec *ls, const cs__linkspec *up, const char *prefix,
+                        cs_err *err);
+
 /* Deterministic ECMP routing (routing.c). A cs__ecmp caches hop distances per target over
  * the links its mask allows (mask[link] != 0; NULL = all, copied). */
 typedef struct cs__ecmp cs__ecmp;
@@ -82,6 +93,10 @@ void cs__router_fini(cs__router *r);
  * built on first use from the finished topology. */
 int cs__router_path(const cs_topo *t, cs__router *r, int src, int dst, uint64_t key,
                     int32_t *out, int *n, int max, cs_err *err);
+/* 1 if dst can be reached from src within the links of the given tier, 0 if not, or a
+ * negative code. */
+int cs__router_reaches(const cs_topo *t, cs__router *r, int tier, int src, int dst,
+                       cs_err *err);
 /* Install tiered ECMP (key = destination node index) as t's route_fn. Returns 0 or
  * CS_ENOMEM. */
 int cs__topo_use_ecmp(cs_topo *t, cs_err *err);

@@ -16,6 +16,9 @@ extern const cs_topo_kind cs_topo_kind_mesh;
 extern const cs_topo_kind cs_topo_kind_hypercube;
 extern const cs_topo_kind cs_topo_kind_tree;
 extern const cs_topo_kind cs_topo_kind_fat_tree;
+extern const cs_topo_kind cs_topo_kind_pcie;
+extern const cs_topo_kind cs_topo_kind_node;
+extern const cs_topo_kind cs_topo_kind_cluster;
 
 static const cs_topo_kind *const kinds[] = {
     &cs_topo_kind_alpha_beta,
@@ -27,6 +30,9 @@ static const cs_topo_kind *const kinds[] = {
     &cs_topo_kind_hypercube,
     &cs_topo_kind_tree,
     &cs_topo_kind_fat_tree,
+    &cs_topo_kind_pcie,
+    &cs_topo_kind_node,
+    &cs_topo_kind_cluster,
     &cs_topo_kind_graph,
 };
 #define N_KINDS ((int)(sizeof kinds / sizeof kinds[0]))

@@ -186,6 +186,17 @@ static int router_init(cs__router *r, const cs_topo *t, cs_err *err)
     return rc;
 }
 
+int cs__router_reaches(const cs_topo *t, cs__router *r, int tier, int src, int dst,
+                       cs_err *err)
+{
+    int rc;
+    if (!r->is_ready && (rc = router_init(r, t, err)) < 0)
+        return rc;
+    while (tier < CS__N_TIERS - 1 && !r->tier[tier])
+        tier++;
+    return cs__ecmp_reaches(t, r->tier[tier], src, dst, err);
+}
+
 int cs__router_path(const cs_topo *t, cs__router *r, int src, int dst, uint64_t key,
                     int32_t *out, int *n, int max, cs_err *err)
 {

@@ -33,6 +33,15 @@ int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err);
 /* A preset name or a file path: presets first (see cs_preset_*), then the file. */
 int cs_topo_open(const char *spec, cs_topo **out, cs_err *err);
 
+/* NCCL-mode parameters of a topology (sim/nccl.h): its "nccl" object over the default
+ * table ("version" picks the table; see nccl_load.c for the keys). *present says whether
+ * the topology has such an object; without one *out holds the defaults. Errors name the
+ * JSON path, e.g. "nccl.protocols.LL.bw_eff: must be in (0, 1], got 2". */
+struct cs_nccl_params;
+int cs_topo_nccl_open(const char *spec, struct cs_nccl_params *out, int *present,
+                      cs_err *err);
+int cs_nccl_params_from_json(struct json_t *nccl, struct cs_nccl_params *out, cs_err *err);
+
 /* The preset used when no --topo is given. */
 #define CS_DEFAULT_PRESET "dgx-h100"
 

@@ -1,0 +1,113 @@
+/* nccl_mode.c: NCCL-mode simulation (algorithms layer). For each candidate algorithm and
+ * protocol: chunk the step blocks by the protocol's chunk size, run with the protocol's
+ * launch, per-transfer latency and bandwidth efficiency, keep the fastest (ties go to the
+ * earlier algorithm and protocol, so the choice is deterministic). */
+#include "algorithms/nccl_mode.h"
+#include "sim/exec.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* NCCL's algorithm set per collective (models.md §2.3; p2p collectives use grouped
+ * send/recv, which the direct and linear schedules model). */
+static const char *const *names_for(cs_coll c)
+{
+    static const char *const ar[] = {"ring", "double_binary_tree", NULL};
+    static const char *const ring[] = {"ring", NULL};
+    static const char *const a2a[] = {"direct", NULL};
+    static const char *const lin[] = {"linear", NULL};
+    static const char *const none[] = {NULL};
+    switch (c) {
+    case CS_COLL_ALLREDUCE: return ar;
+    case CS_COLL_ALLGATHER: case CS_COLL_REDUCESCATTER: case CS_COLL_BROADCAST:
+    case CS_COLL_REDUCE: case CS_COLL_SENDRECV: return ring;
+    case CS_COLL_ALLTOALL: return a2a;
+    case CS_COLL_GATHER: case CS_COLL_SCATTER: return lin;
+    default: return none;
+    }
+}
+
+int cs_nccl_algos(cs_coll coll, const cs_algo **out, int max)
+{
+    const char *const *nm = names_for(coll);
+    int n = 0;
+    for (; *nm && n < max; nm++) {
+        const cs_algo *ops;
+        if (cs_algo_lookup(*nm, coll, &ops, NULL) == 0)
+            out[n++] = ops;
+    }
+    return n;
+}
+
+/* One candidate: build, run without the check, return the time. */
+static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
+                   const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
+                   cs_err *err)
+{
+    cs_coll_req req = *base;
+    cs_sim_costs costs;
+    cs_sim_opts so = {check, 0, &costs};
+    cs_sched s;
+    cs_time t_ps;
+    int wrong = -1, rc;
+    uint64_t block = req.n_ranks > 0 ? req.bytes / (uint64_t)req.n_ranks : req.bytes;
+    if (ops->check && ops->check(&req, NULL) < 0)
+        return CS_EUNSUPP;
+    req.chunks = cs_nccl_chunks(np, pr, block > 0 ? block : 1);
+    req.channels = np->channels;
+    cs_nccl_costs(np, pr, &costs);
+    if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
+        return rc;
+    rc = cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
+    cs_sched_fini(&s);
+    if (rc < 0)
+        return rc;
+    out->algo = ops;
+    out->proto = pr;
+    out->chunks = req.chunks;
+    out->time_us = cs_time_to_us(t_ps);
+    out->wrong = wrong;
+    return 0;
+}
+
+int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo *algo,
+                     const cs_nccl_params *np, int check_data, cs_nccl_pick *out,
+                     cs_err *err)
+{
+    const cs_algo *cand[8];
+    int n_cand, a, p, rc, found = 0;
+    cs_nccl_pick best;
+    if (algo) {
+        cand[0] = algo;
+        n_cand = 1;
+    } else if ((n_cand = cs_nccl_algos(req->coll, cand, 8)) == 0) {
+        /* A collective NCCL has no algorithm for here: every registered one competes. */
+        int i, n;
+        const cs_algo *const *all = cs_algo_all(&n);
+        for (i = 0; i < n && n_cand < 8; i++)
+            if (cs_algo_has(all[i], req->coll))
+                cand[n_cand++] = all[i];
+    }
+    for (a = 0; a < n_cand; a++)
+        for (p = 0; p < CS_PROTO_COUNT; p++) {
+            cs_nccl_pick pick;
+            if (np->force_proto >= 0 ? p != np->force_proto : !np->proto[p].enabled)
+                continue;
+            rc = try_one(req, topo, cand[a], np, (cs_proto)p, 0, &pick, err);
+            if (rc == CS_EUNSUPP)
+                continue;
+            if (rc < 0)
+                return rc;
+            if (!found || pick.time_us < best.time_us) {
+                best = pick;
+                found = 1;
+            }
+        }
+    if (!found)
+        return cs_err_set(err, CS_EUNSUPP, "--algo", "no algorithm can run %s on %d ranks in "
+                          "NCCL mode", cs_coll_name(req->coll), req->n_ranks);
+    if (check_data && (rc = try_one(req, topo, best.algo, np, best.proto, 1, &best, err)) < 0)
+        return rc;
+    *out = best;
+    return 0;
+}

@@ -1,0 +1,35 @@
+/* nccl_mode.h: simulating a collective the way NCCL runs it (algorithms layer): every
+ * (algorithm, protocol) pair NCCL would consider, each with its protocol's costs and
+ * pipeline chunking (sim/nccl.h), the fastest one kept - NCCL's selection by predicted
+ * time, with the simulation as the predictor. */
+#ifndef CS_NCCL_MODE_H
+#define CS_NCCL_MODE_H
+
+#include "algorithms/coll.h"
+#include "sim/nccl.h"
+
+/* What ran. */
+typedef struct cs_nccl_pick {
+    const cs_algo *algo;     /* algorithm that won */
+    cs_proto proto;          /* protocol that won */
+    int chunks;              /* pipeline pieces per step it used */
+    double time_us;          /* its simulated time, launch cost included, us */
+    int wrong;               /* #wrong of the winner, -1 if unchecked */
+} cs_nccl_pick;
+
+/* NCCL's algorithms for a collective (allreduce: ring, double_binary_tree; allgather,
+ * reducescatter, broadcast, reduce, sendrecv: ring; alltoall: direct; gather, scatter:
+ * linear), those registered, in preference order. Returns how many were written (<= max);
+ * 0 if none is registered. */
+int cs_nccl_algos(cs_coll coll, const cs_algo **out, int max);
+
+/* Simulate req (ranks 0..n-1 of topo; req->chunks and req->channels are set here) with
+ * algorithm algo (NULL = NCCL's algorithms for the collective) under the NCCL parameters
+ * np: each enabled protocol, or only np->force_proto. The data check runs on the winner
+ * only, when check_data is set. Returns 0 or a negative code (CS_EUNSUPP when no
+ * candidate can run the request). */
+int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo *algo,
+                     const cs_nccl_params *np, int check_data, cs_nccl_pick *out,
+                     cs_err *err);
+
+#endif

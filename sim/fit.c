@@ -1,0 +1,316 @@
+/* fit.c: bounded nonlinear least squares on log time (core layer) with GSL's
+ * gsl_multifit_nlinear: Levenberg-Marquardt over transformed parameters, a forward
+ * difference Jacobian with a fixed step in the transformed space (the simulator's times are
+ * whole picoseconds, so GSL's relative step of 1e-8 would see only rounding), identifiability
+ * by Gram-Schmidt on the starting Jacobian, and uncertainties from (J^T J)^-1 scaled by the
+ * residual variance (Bates & Watts, Nonlinear Regression Analysis, 1988, ch. 2). */
+#include "sim/fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+
+#define FD_STEP 1e-3         /* Jacobian step in the transformed space */
+
+typedef struct fit_ctx {
+    cs_fit_param *params;
+    int n_params;
+    int *free_idx;           /* parameter index of each fitted coordinate */
+    int n_free;
+    double *theta;           /* all parameter values */
+    const double *obs;
+    int n_obs;
+    double *pred;            /* scratch: model output */
+    cs_fit_model_fn fn;
+    void *ctx;
+    cs_err *err;
+    int rc;                  /* first model failure, 0 if none */
+} fit_ctx;
+
+static double logistic(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+static double to_theta(const cs_fit_param *p, double x)
+{
+    double a = log(p->lo), b = log(p->hi);
+    return exp(a + (b - a) * logistic(x));
+}
+
+static double to_x(const cs_fit_param *p, double th)
+{
+    double a = log(p->lo), b = log(p->hi), u = (log(th) - a) / (b - a);
+    if (u < 1e-6)
+        u = 1e-6;
+    if (u > 1 - 1e-6)
+        u = 1 - 1e-6;
+    return log(u / (1 - u));
+}
+
+static double dtheta_dx(const cs_fit_param *p, double x)
+{
+    double s = logistic(x);
+    return to_theta(p, x) * (log(p->hi) - log(p->lo)) * s * (1 - s);
+}
+
+/* Residuals log(pred) - log(obs) at x (fitted coordinates). */
+static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+{
+    int i, rc;
+    for (i = 0; i < c->n_free; i++)
+        c->theta[c->free_idx[i]] = to_theta(&c->params[c->free_idx[i]], gsl_vector_get(x, i));
+    if ((rc = c->fn(c->ctx, c->theta, c->pred, c->err)) < 0) {
+        if (!c->rc)
+            c->rc = rc;
+        return GSL_EBADFUNC;
+    }
+    for (i = 0; i < c->n_obs; i++) {
+        double p = c->pred[i] > 1e-300 ? c->pred[i] : 1e-300;
+        gsl_vector_set(f, i, log(p) - log(c->obs[i]));
+    }
+    return GSL_SUCCESS;
+}
+
+static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
+{
+    return eval(params, x, f);
+}
+
+/* Forward differences with a fixed step. */
+static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
+{
+    fit_ctx *c = params;
+    gsl_vector *f0 = gsl_vector_alloc((size_t)c->n_obs), *f1 = gsl_vector_alloc((size_t)c->n_obs);
+    gsl_vector *xx = gsl_vector_alloc(x->size);
+    int j, i, st = GSL_SUCCESS;
+    if (!f0 || !f1 || !xx) {
+        st = GSL_ENOMEM;
+        goto out;
+    }
+    if ((st = eval(c, x, f0)) != GSL_SUCCESS)
+        goto out;
+    for (j = 0; j < (int)x->size; j++) {
+        gsl_vector_memcpy(xx, x);
+        gsl_vector_set(xx, (size_t)j, gsl_vector_get(x, (size_t)j) + FD_STEP);
+        if ((st = eval(c, xx, f1)) != GSL_SUCCESS)
+            goto out;
+        for (i = 0; i < c->n_obs; i++)
+            gsl_matrix_set(J, (size_t)i, (size_t)j,
+                           (gsl_vector_get(f1, (size_t)i) - gsl_vector_get(f0, (size_t)i)) /
+                               FD_STEP);
+    }
+out:
+    gsl_vector_free(f0);
+    gsl_vector_free(f1);
+    gsl_vector_free(xx);
+    return st;
+}
+
+/* Hold parameters whose Jacobian column at the start is (nearly) a combination of the
+ * columns of the parameters before them, or has no influence at all. */
+static int identify(fit_ctx *c, double tol)
+{
+    int n = c->n_obs, m = c->n_free, j, k, kept = 0, rc = 0;
+    gsl_vector *x = gsl_vector_alloc((size_t)m);
+    gsl_matrix *J = gsl_matrix_alloc((size_t)n, (size_t)m);
+    gsl_matrix *Q = gsl_matrix_alloc((size_t)n, (size_t)m);
+    gsl_vector *v = gsl_vector_alloc((size_t)n);
+    if (!x || !J || !Q || !v) {
+        rc = CS_ENOMEM;
+        goto out;
+    }
+    for (j = 0; j < m; j++)
+        gsl_vector_set(x, (size_t)j, to_x(&c->params[c->free_idx[j]],
+                                          c->params[c->free_idx[j]].value));
+    if (resid_df(x, c, J) != GSL_SUCCESS) {
+        rc = c->rc ? c->rc : CS_ESTATE;
+        goto out;
+    }
+    for (j = 0; j < m; j++) {
+        double norm0, norm;
+        gsl_vector_view col = gsl_matrix_column(J, (size_t)j);
+        gsl_vector_memcpy(v, &col.vector);
+        norm0 = gsl_blas_dnrm2(v);
+        for (k = 0; k < kept; k++) {
+            gsl_vector_view q = gsl_matrix_column(Q, (size_t)k);
+            double d;
+            gsl_blas_ddot(&q.vector, v, &d);
+            gsl_blas_daxpy(-d, &q.vector, v);
+        }
+        norm = gsl_blas_dnrm2(v);
+        if (norm0 < 1e-6 || norm < tol * norm0) {
+            cs_fit_param *p = &c->params[c->free_idx[j]];
+            p->is_fixed = 1;
+            p->was_unidentified = 1;
+            continue;
+        }
+        gsl_vector_scale(v, 1.0 / norm);
+        gsl_matrix_set_col(Q, (size_t)kept++, v);
+    }
+out:
+    gsl_vector_free(x);
+    gsl_matrix_free(J);
+    gsl_matrix_free(Q);
+    gsl_vector_free(v);
+    return rc;
+}
+
+static void collect_free(fit_ctx *c)
+{
+    int i;
+    c->n_free = 0;
+    for (i = 0; i < c->n_params; i++)
+        if (!c->params[i].is_fixed)
+            c->free_idx[c->n_free++] = i;
+}
+
+static double sumsq(const gsl_vector *f)
+{
+    double d;
+    gsl_blas_ddot(f, f, &d);
+    return d;
+}
+
+int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
+               cs_fit_model_fn fn, void *ctx, const cs_fit_opts *opts, cs_fit_result *res,
+               cs_err *err)
+{
+    fit_ctx c;
+    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *w = NULL;
+    gsl_multifit_nlinear_fdf fdf;
+    gsl_vector *x = NULL, *f0 = NULL;
+    gsl_matrix *cov = NULL;
+    int i, rc = 0, info = 0, st, max_iter = opts && opts->max_iter ? opts->max_iter : 100;
+    double xtol = opts && opts->xtol > 0 ? opts->xtol : 1e-6;
+    double tol = opts && opts->ident_tol > 0 ? opts->ident_tol : 1e-3;
+
+    memset(res, 0, sizeof *res);
+    memset(&c, 0, sizeof c);
+    for (i = 0; i < n_params; i++) {
+        cs_fit_param *p = &params[i];
+        if (!(p->lo > 0) || !(p->hi > p->lo) || !(p->value >= p->lo) || !(p->value <= p->hi))
+            return cs_err_set(err, CS_EINVAL, p->name, "bounds must satisfy 0 < lo <= value "
+                              "<= hi, got %g <= %g <= %g", p->lo, p->value, p->hi);
+        p->sigma = 0;
+        p->was_unidentified = 0;
+    }
+    for (i = 0; i < n_obs; i++)
+        if (!(obs[i] > 0) || !isfinite(obs[i]))
+            return cs_err_set(err, CS_EINVAL, "fit", "observation %d must be a time > 0, got "
+                              "%g", i, obs[i]);
+    c.params = params;
+    c.n_params = n_params;
+    c.obs = obs;
+    c.n_obs = n_obs;
+    c.fn = fn;
+    c.ctx = ctx;
+    c.err = err;
+    c.free_idx = malloc(((size_t)n_params + 1) * sizeof *c.free_idx);
+    c.theta = malloc(((size_t)n_params + 1) * sizeof *c.theta);
+    c.pred = malloc(((size_t)n_obs + 1) * sizeof *c.pred);
+    if (!c.free_idx || !c.theta || !c.pred) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < n_params; i++)
+        c.theta[i] = params[i].value;
+    collect_free(&c);
+    if (c.n_free > 0 && (rc = identify(&c, tol)) < 0)
+        goto out;
+    collect_free(&c);
+    res->n_free = c.n_free;
+    if (!(f0 = gsl_vector_alloc((size_t)n_obs))) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    if (c.n_free == 0 || n_obs < c.n_free) {
+        /* Nothing to fit (or too few rows): report the cost at the start values. */
+        gsl_vector *x0 = gsl_vector_alloc((size_t)c.n_free + 1);
+        for (i = 0; x0 && i < c.n_free; i++)
+            gsl_vector_set(x0, (size_t)i, to_x(&params[c.free_idx[i]],
+                                               params[c.free_idx[i]].value));
+        st = x0 ? eval(&c, x0, f0) : GSL_ENOMEM;
+        gsl_vector_free(x0);
+        if (st != GSL_SUCCESS) {
+            rc = c.rc ? c.rc : cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            goto out;
+        }
+        res->cost0 = res->cost = sumsq(f0);
+        res->rms_log = sqrt(res->cost / n_obs);
+        res->converged = 1;
+        goto out;
+    }
+    x = gsl_vector_alloc((size_t)c.n_free);
+    cov = gsl_matrix_alloc((size_t)c.n_free, (size_t)c.n_free);
+    fp.trs = gsl_multifit_nlinear_trs_lm;
+    fp.scale = gsl_multifit_nlinear_scale_more;
+    w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, (size_t)n_obs,
+                                   (size_t)c.n_free);
+    if (!x || !cov || !w) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < c.n_free; i++)
+        gsl_vector_set(x, (size_t)i, to_x(&params[c.free_idx[i]], params[c.free_idx[i]].value));
+    fdf.f = resid_f;
+    fdf.df = resid_df;
+    fdf.fvv = NULL;
+    fdf.n = (size_t)n_obs;
+    fdf.p = (size_t)c.n_free;
+    fdf.params = &c;
+    if (eval(&c, x, f0) != GSL_SUCCESS) {
+        rc = c.rc;
+        goto out;
+    }
+    res->cost0 = sumsq(f0);
+    st = gsl_multifit_nlinear_init(x, &fdf, w);
+    if (st == GSL_SUCCESS)
+        st = gsl_multifit_nlinear_driver((size_t)max_iter, xtol, 1e-10, 1e-12, NULL, NULL,
+                                         &info, w);
+    if (c.rc) {
+        rc = c.rc;
+        goto out;
+    }
+    if (st != GSL_SUCCESS && st != GSL_EMAXITER && st != GSL_ENOPROG) {
+        rc = cs_err_set(err, CS_ESTATE, "fit", "the least-squares solver failed: %s",
+                        gsl_strerror(st));
+        goto out;
+    }
+    res->converged = st == GSL_SUCCESS;
+    res->n_iter = (int)gsl_multifit_nlinear_niter(w);
+    {
+        const gsl_vector *xb = gsl_multifit_nlinear_position(w);
+        const gsl_vector *fb = gsl_multifit_nlinear_residual(w);
+        gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+        double s2;
+        res->cost = sumsq(fb);
+        res->rms_log = sqrt(res->cost / n_obs);
+        s2 = n_obs > c.n_free ? res->cost / (n_obs - c.n_free) : NAN;
+        st = gsl_multifit_nlinear_covar(J, 0.0, cov);
+        for (i = 0; i < c.n_free; i++) {
+            cs_fit_param *p = &params[c.free_idx[i]];
+            double xi = gsl_vector_get(xb, (size_t)i), vx = gsl_matrix_get(cov, (size_t)i,
+                                                                            (size_t)i);
+            p->value = to_theta(p, xi);
+            p->sigma = st == GSL_SUCCESS && vx >= 0 && isfinite(s2)
+                           ? fabs(dtheta_dx(p, xi)) * sqrt(vx * s2) : INFINITY;
+        }
+        /* Leave the model at the fitted point (the last evaluation may be a trial). */
+        for (i = 0; i < c.n_free; i++)
+            c.theta[c.free_idx[i]] = params[c.free_idx[i]].value;
+    }
+out:
+    if (w)
+        gsl_multifit_nlinear_free(w);
+    gsl_vector_free(x);
+    gsl_vector_free(f0);
+    gsl_matrix_free(cov);
+    free(c.free_idx);
+    free(c.theta);
+    free(c.pred);
+    return rc;
+}

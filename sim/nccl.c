@@ -1,0 +1,131 @@
+/* nccl.c: NCCL mode parameter tables (core layer). Constants from NVIDIA/nccl 2.30.7
+ * src/graph/tuning.cc and src/include/device.h as summarised in models.md §2.4-§2.7. */
+#include "sim/nccl.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const proto_names[CS_PROTO_COUNT] = {"LL", "LL128", "Simple"};
+
+/* Built-in tables, newest first. */
+static const struct {
+    const char *version;
+    cs_nccl_proto proto[CS_PROTO_COUNT];
+} tables[] = {
+    {"2.30.7", {
+        /* enabled, base_us (Ring), hop_us (NVLink ring hwLat - LL's), bw_eff, chunk_bytes */
+        {1, 6.6, 0.0, 0.5, 32768},        /* LL: 64 KiB step buffer, half of it data */
+        {1, 14.0, 1.3, 0.92, 576000},     /* LL128: 614400 B step, 120 of 128 B data */
+        {1, 8.4, 2.8, 1.0, 2097152},      /* Simple: 512 KiB step x 4 chunkSteps */
+    }},
+};
+#define N_TABLES (sizeof tables / sizeof tables[0])
+
+const char *const *cs_nccl_versions(void)
+{
+    static const char *names[N_TABLES + 1];
+    size_t i;
+    for (i = 0; i < N_TABLES; i++)
+        names[i] = tables[i].version;
+    names[N_TABLES] = NULL;
+    return names;
+}
+
+static void fill(cs_nccl_params *p, size_t k)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->version, sizeof p->version, "%s", tables[k].version);
+    p->launch_us = 0.0;
+    p->channels = 1;
+    p->max_chunks = 8;
+    p->force_proto = -1;
+    memcpy(p->proto, tables[k].proto, sizeof p->proto);
+}
+
+void cs_nccl_params_default(cs_nccl_params *p)
+{
+    fill(p, 0);
+}
+
+int cs_nccl_params_version(const char *version, cs_nccl_params *p, cs_err *err)
+{
+    size_t i;
+    char known[256] = "";
+    for (i = 0; i < N_TABLES; i++) {
+        if (!strcmp(tables[i].version, version)) {
+            fill(p, i);
+            return 0;
+        }
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                 tables[i].version);
+    }
+    return cs_err_set(err, CS_ENOENT, "nccl.version", "no built-in table for NCCL '%s' "
+                      "(known: %s)", version, known);
+}
+
+const char *cs_proto_name(cs_proto p)
+{
+    return (unsigned)p < CS_PROTO_COUNT ? proto_names[p] : "?";
+}
+
+int cs_proto_lookup(const char *name, cs_proto *out, cs_err *err)
+{
+    int i;
+    for (i = 0; i < CS_PROTO_COUNT; i++)
+        if (!strcasecmp(name, proto_names[i])) {
+            *out = (cs_proto)i;
+            return 0;
+        }
+    return cs_err_set(err, CS_ENOENT, "--proto", "unknown protocol '%s' (known: LL, LL128, "
+                      "Simple, auto)", name);
+}
+
+int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err)
+{
+    char w[128];
+    int i, any = 0;
+    if (!(p->launch_us >= 0))
+        return cs_err_set(err, CS_EINVAL, where, "launch_us: must be >= 0, got %g",
+                          p->launch_us);
+    if (p->channels < 1 || p->max_chunks < 1)
+        return cs_err_set(err, CS_EINVAL, where, "channels and max_chunks must be >= 1, got "
+                          "%d and %d", p->channels, p->max_chunks);
+    for (i = 0; i < CS_PROTO_COUNT; i++) {
+        const cs_nccl_proto *q = &p->proto[i];
+        snprintf(w, sizeof w, "%s.protocols.%s", where, proto_names[i]);
+        if (!(q->base_us >= 0) || !(q->hop_us >= 0))
+            return cs_err_set(err, CS_EINVAL, w, "base_us and hop_us must be >= 0, got %g "
+                              "and %g", q->base_us, q->hop_us);
+        if (!(q->bw_eff > 0) || q->bw_eff > 1)
+            return cs_err_set(err, CS_EINVAL, w, "bw_eff: must be in (0, 1], got %g",
+                              q->bw_eff);
+        if (q->chunk_bytes < 1)
+            return cs_err_set(err, CS_EINVAL, w, "chunk_bytes: must be >= 1, got 0");
+        any |= q->enabled;
+    }
+    if (!any)
+        return cs_err_set(err, CS_EINVAL, where, "no protocol is enabled");
+    if (p->force_proto >= 0 && (p->force_proto >= CS_PROTO_COUNT ||
+                                !p->proto[p->force_proto].enabled))
+        return cs_err_set(err, CS_EINVAL, where, "protocol %s is forced but disabled",
+                          cs_proto_name((cs_proto)p->force_proto));
+    return 0;
+}
+
+void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, cs_sim_costs *out)
+{
+    out->launch_us = p->launch_us + p->proto[pr].base_us;
+    out->xfer_lat_us = p->proto[pr].hop_us;
+    out->bw_eff = p->proto[pr].bw_eff;
+}
+
+int cs_nccl_chunks(const cs_nccl_params *p, cs_proto pr, uint64_t block_bytes)
+{
+    uint64_t c = p->proto[pr].chunk_bytes, k = c ? (block_bytes + c - 1) / c : 1;
+    if (k < 1)
+        k = 1;
+    if (k > (uint64_t)p->max_chunks)
+        k = (uint64_t)p->max_chunks;
+    return (int)k;
+}

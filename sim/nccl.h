@@ -1,0 +1,73 @@
+/* nccl.h: NCCL mode parameters (core layer): a fixed launch cost per collective and the
+ * protocols LL, LL128 and Simple, each with a base latency, a per-transfer latency, a
+ * bandwidth efficiency and a chunk size (models.md §2). They are data, a versioned table
+ * that a topology's "nccl" object overrides, never branches in the algorithms: the
+ * executor applies them through cs_sim_costs (sim/exec.h). */
+#ifndef CS_NCCL_H
+#define CS_NCCL_H
+
+#include <stdint.h>
+#include "sim/err.h"
+#include "sim/exec.h"
+
+/* Protocols in NCCL's order (src/include/plugin/nccl_tuner.h). */
+typedef enum cs_proto {
+    CS_PROTO_LL,
+    CS_PROTO_LL128,
+    CS_PROTO_SIMPLE,
+    CS_PROTO_COUNT
+} cs_proto;
+
+/* One protocol. */
+typedef struct cs_nccl_proto {
+    int enabled;             /* candidate for selection (1) or not (0) */
+    double base_us;          /* NCCL's base latency (Ring), paid once per collective, us */
+    double hop_us;           /* latency added to every transfer on top of its route's link
+                                latencies, us (the route stands for LL's wire latency) */
+    double bw_eff;           /* fraction of link bandwidth carrying data, (0, 1] */
+    uint64_t chunk_bytes;    /* pipeline chunk: a step's block moves in pieces of at most
+                                this many bytes, bytes */
+} cs_nccl_proto;
+
+/* The NCCL-mode parameter table. */
+typedef struct cs_nccl_params {
+    char version[32];        /* which default table it started from, e.g. "2.30.7" */
+    double launch_us;        /* fixed cost of every collective (kernel launch, the test's
+                                loop), on top of the protocol's base_us, us */
+    int channels;            /* parallel rings/trees requested of the algorithms (>= 1) */
+    int max_chunks;          /* most pipeline pieces per step (bounds simulation cost) */
+    int force_proto;         /* a cs_proto to always use, or -1 to select by time */
+    cs_nccl_proto proto[CS_PROTO_COUNT];
+} cs_nccl_params;
+
+/* Default table for NCCL 2.30.7 (models.md §2.4, §2.5, §2.7): base latencies of Ring
+ * LL 6.6 / LL128 14.0 / Simple 8.4 us; per-transfer latency NVLink ring hwLat minus LL's
+ * (0 / 1.3 / 2.8 us); efficiency LL 0.5 (8 data bytes per 16-byte line), LL128 0.92
+ * (NCCL's 120/128 figure), Simple 1; chunks LL 32 KiB, LL128 576000 B (one step of the
+ * default buffers), Simple 2 MiB (ring allreduce chunkSteps x stepSize); launch 0. */
+void cs_nccl_params_default(cs_nccl_params *p);
+
+/* Versions with a built-in table ("2.30.7"), NULL-terminated. */
+const char *const *cs_nccl_versions(void);
+/* Fill p with the table of a version; CS_ENOENT listing the known ones otherwise. */
+int cs_nccl_params_version(const char *version, cs_nccl_params *p, cs_err *err);
+
+/* "LL", "LL128", "Simple"; lookup is case-insensitive ("simple" works), CS_ENOENT with the
+ * known names otherwise. */
+const char *cs_proto_name(cs_proto p);
+int cs_proto_lookup(const char *name, cs_proto *out, cs_err *err);
+
+/* Check ranges: launch >= 0, channels >= 1, max_chunks >= 1, per protocol base/hop >= 0,
+ * bw_eff in (0, 1], chunk_bytes >= 1, at least one protocol enabled, a forced protocol
+ * enabled. where names the object in messages ("nccl"). */
+int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err);
+
+/* The executor costs of running protocol pr: launch + base as the job's launch cost,
+ * hop_us per transfer, bw_eff. */
+void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, cs_sim_costs *out);
+
+/* Pipeline pieces per step for a step block of block_bytes with protocol pr:
+ * ceil(block / chunk_bytes), between 1 and max_chunks. */
+int cs_nccl_chunks(const cs_nccl_params *p, cs_proto pr, uint64_t block_bytes);
+
+#endif

@@ -1,0 +1,116 @@
+/* test_topoalgos.c: topology-aware algorithms. torus allreduce on a 4x4 torus against
+ * 2(X-1)(a + S/X b) + 2(Y-1)(a + S/(XY) b); torus allgather/reducescatter forms; #wrong 0 on
+ * 2- and 3-dimensional grids; the algorithms refuse topologies they cannot use. */
+#include "tests/testutil.h"
+#include "sim/exec.h"
+#include "algorithms/coll.h"
+#include "topologies/topology.h"
+
+#define A_S 1e-6
+#define B_S (1.0 / 100e9)
+
+static cs_topo *load(const char *json)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    if (cs_topo_load_string(json, "test", &t, &err) < 0)
+        fprintf(stderr, "load failed: %s: %s\n", err.where, err.msg);
+    return t;
+}
+
+static double run_s(const cs_topo *t, const char *algo, cs_coll c, uint64_t S, int *wrong)
+{
+    cs_coll_req req;
+    const cs_algo *ops;
+    cs_sched s;
+    cs_time t_ps = -1;
+    cs_err err;
+    cs_coll_req_init(&req, c, t->n_ranks, S);
+    req.topo = t;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup(algo, c, &ops, NULL), 0);
+    if (cs_algo_build(ops, &req, &s, &err) < 0) {
+        fprintf(stderr, "build failed: %s: %s\n", err.where, err.msg);
+        CU_FAIL("build");
+        return -1;
+    }
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, &t_ps, wrong, &err), 0);
+    cs_sched_fini(&s);
+    return cs_time_to_s(t_ps);
+}
+
+/* The issue's form, S = 1 GiB, X = Y = 4: every ring step moves along one torus link with
+ * no other flow on it (X rings use x-links, Y rings y-links, each in one direction). */
+static void test_torus_closed(void)
+{
+    cs_topo *t = load("{\"kind\":\"torus\",\"dims\":[4,4],\"link\":{\"bandwidth_GBps\":100,"
+                      "\"latency_us\":1}}");
+    double S = 1073741824.0, X = 4, Y = 4;
+    int wrong = -1;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CS_ASSERT_REL(run_s(t, "torus", CS_COLL_ALLREDUCE, (uint64_t)S, &wrong),
+                  2 * (X - 1) * (A_S + S / X * B_S) + 2 * (Y - 1) * (A_S + S / (X * Y) * B_S), 1e-6);
+    CU_ASSERT_EQUAL(wrong, 0);
+    /* allgather: Y ring on S/(XY) first, then X ring on S/X (S = total). */
+    CS_ASSERT_REL(run_s(t, "torus", CS_COLL_ALLGATHER, (uint64_t)S, &wrong),
+                  (X - 1) * (A_S + S / X * B_S) + (Y - 1) * (A_S + S / (X * Y) * B_S), 1e-6);
+    CU_ASSERT_EQUAL(wrong, 0);
+    CS_ASSERT_REL(run_s(t, "torus", CS_COLL_REDUCESCATTER, (uint64_t)S, &wrong),
+                  (X - 1) * (A_S + S / X * B_S) + (Y - 1) * (A_S + S / (X * Y) * B_S), 1e-6);
+    CU_ASSERT_EQUAL(wrong, 0);
+    cs_topo_free(t);
+}
+
+/* Data stays right on other shapes and awkward sizes. */
+static void test_torus_wrong(void)
+{
+    static const char *const shapes[] = {"[4,4,4]", "[3,5]", "[2,3,2]", "[7]"};
+    static const cs_coll colls[] = {CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER, CS_COLL_REDUCESCATTER};
+    static const uint64_t sizes[] = {0, 1000003, 1 << 20};
+    size_t i, c, z;
+    for (i = 0; i < 4; i++) {
+        char json[256];
+        cs_topo *t;
+        snprintf(json, sizeof json, "{\"kind\":\"torus\",\"dims\":%s,\"link\":"
+                 "{\"bandwidth_GBps\":100,\"latency_us\":1}}", shapes[i]);
+        t = load(json);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (c = 0; c < 3; c++)
+            for (z = 0; z < 3; z++) {
+                int wrong = -1;
+                run_s(t, "torus", colls[c], sizes[z], &wrong);
+                CU_ASSERT_EQUAL(wrong, 0);
+            }
+        cs_topo_free(t);
+    }
+}
+
+/* torus and hierarchical need the structure they exploit. */
+static void test_refuse(void)
+{
+    cs_topo *t = load("{\"kind\":\"alpha_beta\",\"ranks\":8,\"link\":{\"bandwidth_GBps\":100,"
+                      "\"latency_us\":1}}");
+    cs_coll_req req;
+    const cs_algo *ops;
+    cs_sched s;
+    cs_err err;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, 1024);
+    req.topo = t;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("torus", CS_COLL_ALLREDUCE, &ops, NULL), 0);
+    CU_ASSERT_EQUAL(cs_algo_build(ops, &req, &s, &err), CS_EUNSUPP);
+    CU_ASSERT_STRING_EQUAL(err.msg, "torus needs a grid topology (kind torus, mesh or hypercube)");
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("hierarchical", CS_COLL_ALLREDUCE, &ops, NULL), 0);
+    CU_ASSERT_EQUAL(cs_algo_build(ops, &req, &s, &err), CS_EUNSUPP);
+    cs_topo_free(t);
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case cases[] = {
+        {"torus closed forms 4x4", test_torus_closed},
+        {"torus #wrong 0 on grids", test_torus_wrong},
+        {"refuse topologies without the structure", test_refuse},
+        {NULL, NULL},
+    };
+    return cs_test_add_suite("topoalgos", cases);
+}

@@ -1,0 +1,349 @@
+/* kind_cluster.c: the "cluster" kind (topologies layer): N copies of a node topology (a
+ * preset name or an inline topology object of any kind) whose NICs join one fabric: a
+ * single switch, a leaf/spine fat tree, or rails (NIC k of every node on rail switch k).
+ * On rails, routes are rail-aware: a GPU sends over NVLink to the local GPU on the
+ * destination's rail and out through that GPU's NIC, as NCCL's PXN does. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topologies/jsonutil.h"
+#include "topologies/kinds.h"
+
+#define MAX_COPIES (1L << 16)
+
+enum { FABRIC_SWITCH, FABRIC_FAT_TREE, FABRIC_RAIL };
+
+/* Routing data: the tiered router and the layout of the copies. */
+typedef struct cluster_data {
+    cs__router r;            /* tiered ECMP over the whole cluster */
+    int fabric;              /* FABRIC_* */
+    int n_copies;            /* servers */
+    int per;                 /* topology nodes per server; server c holds [c*per, (c+1)*per) */
+    int *rail_of;            /* per local node: index of its nearest NIC (rail), -1 none */
+    int *nic_local;          /* local node index of NIC k */
+    int n_nics;              /* NICs per server */
+} cluster_data;
+
+static void cluster_free(void *p)
+{
+    cluster_data *d = p;
+    if (!d)
+        return;
+    cs__router_fini(&d->r);
+    free(d->rail_of);
+    free(d->nic_local);
+    free(d);
+}
+
+static int is_accel(const cs_topo *t, int v)
+{
+    return t->nodes[v].type == CS_NODE_GPU || t->nodes[v].type == CS_NODE_NPU;
+}
+
+/* Append the tiered route a -> b (nothing when a == b). */
+static int seg(const cs_topo *t, cluster_data *d, int a, int b, uint64_t key, int32_t *out,
+               int *n, int max, cs_err *err)
+{
+    return cs__router_path(t, &d->r, a, b, key, out, n, max, err);
+}
+
+static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int max, cs_err *err)
+{
+    cluster_data *d = t->kind_data;
+    int n = 0, rc, total = d->n_copies * d->per;
+    int A = src / d->per, B = dst / d->per, i = src % d->per, j = dst % d->per;
+    uint64_t key = (uint64_t)dst;
+    if (src >= total || dst >= total || A == B || !is_accel(t, src) || !is_accel(t, dst) ||
+        d->rail_of[i] < 0 || d->rail_of[j] < 0) {
+        rc = seg(t, d, src, dst, key, out, &n, max, err);
+        return rc < 0 ? rc : n;
+    }
+    if (d->fabric == FABRIC_RAIL) {
+        int r = d->rail_of[j], via = src;
+        if (d->rail_of[i] != r) {
+            int peer = A * d->per + j;
+            if ((rc = cs__router_reaches(t, &d->r, 0, src, peer, err)) < 0)
+                return rc;
+            if (rc)
+                via = peer;            /* PXN: NVLink to the GPU on the destination's rail */
+            else
+                r = d->rail_of[i];     /* no NVLink: own rail, cross over at the far end */
+        }
+        if ((rc = seg(t, d, src, via, key, out, &n, max, err)) < 0 ||
+            (rc = seg(t, d, via, A * d->per + d->nic_local[r], key, out, &n, max, err)) < 0 ||
+            (rc = seg(t, d, A * d->per + d->nic_local[r], B * d->per + d->nic_local[r], key,
+                      out, &n, max, err)) < 0 ||
+            (rc = seg(t, d, B * d->per + d->nic_local[r], dst, key, out, &n, max, err)) < 0)
+            return rc;
+        return n;
+    }
+    {
+        int na = A * d->per + d->nic_local[d->rail_of[i]];
+        int nb = B * d->per + d->nic_local[d->rail_of[j]];
+        if ((rc = seg(t, d, src, na, key, out, &n, max, err)) < 0 ||
+            (rc = seg(t, d, na, nb, key, out, &n, max, err)) < 0 ||
+            (rc = seg(t, d, nb, dst, key, out, &n, max, err)) < 0)
+            return rc;
+    }
+    return n;
+}
+
+/* Each accelerator's rail: among the NICs fewest hops away without crossing a CPU (ties:
+ * the (k mod count)-th of them in index order, k = the accelerator's rank in the node, so
+ * GPU k of a node with a NIC per GPU gets NIC k). */
+static int find_rails(const cs_topo *m, cluster_data *d, cs_err *err)
+{
+    int *dist = malloc((size_t)m->n_nodes * sizeof *dist);
+    int *queue = malloc((size_t)m->n_nodes * sizeof *queue);
+    int r, v, k;
+    if (!dist || !queue) {
+        free(dist);
+        free(queue);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    for (r = 0; r < m->n_ranks; r++) {
+        int src = m->ranks[r], head = 0, tail = 0, best = -1, n_best = 0, pick;
+        for (v = 0; v < m->n_nodes; v++)
+            dist[v] = -1;
+        dist[src] = 0;
+        queue[tail++] = src;
+        while (head < tail) {
+            v = queue[head++];
+            if (m->nodes[v].type == CS_NODE_NIC && (best < 0 || dist[v] == best)) {
+                best = dist[v];
+                n_best++;
+            }
+            for (k = m->adj_off[v]; k < m->adj_off[v + 1]; k++) {
+                int w = cs_dlink_to(m, m->adj[k]);
+                if (dist[w] < 0 && m->nodes[w].type != CS_NODE_CPU) {
+                    dist[w] = dist[v] + 1;
+                    queue[tail++] = w;
+                }
+            }
+        }
+        if (best < 0)
+            continue;
+        pick = r % n_best;
+        for (k = 0; k < d->n_nics; k++)
+            if (dist[d->nic_local[k]] == best && pick-- == 0) {
+                d->rail_of[src] = k;
+                break;
+            }
+    }
+    free(dist);
+    free(queue);
+    return 0;
+}
+
+/* Build the server topology m from "node" (preset name or object). */
+static int build_member(json_t *root, cs_topo **out, json_t **owned, cs_err *err)
+{
+    json_t *node = json_object_get(root, "node");
+    const cs_topo_kind *kind;
+    const char *kname;
+    cs_topo *m = NULL;
+    int rc;
+    *owned = NULL;
+    if (!node)
+        return cs_err_set(err, CS_EINVAL, "node", "missing required key (expected a preset "
+                          "name or a topology object)");
+    if (json_is_string(node)) {
+        const cs_preset *p = cs_preset_find(json_string_value(node));
+        json_error_t jerr;
+        if (!p)
+            return cs_err_set(err, CS_ENOENT, "node", "unknown preset '%s'",
+                              json_string_value(node));
+        if (!(node = *owned = json_loads(p->json, 0, &jerr)))
+            return cs_err_set(err, CS_EPARSE, "node", "preset '%s': %s", p->name, jerr.text);
+    } else if (!json_is_object(node)) {
+        return cs_err_set(err, CS_EINVAL, "node", "expected a preset name or a topology "
+                          "object, got %s", cs__json_type_name(node));
+    }
+    if ((rc = cs__json_string(node, "node", "kind", 1, &kname, err)) < 0)
+        return rc;
+    if (!strcmp(kname, "cluster"))
+        return cs_err_set(err, CS_EINVAL, "node.kind", "a cluster cannot be a cluster's node");
+    if ((rc = cs_topo_kind_lookup(kname, &kind, err)) < 0 || (rc = cs_topo_new(&m)) < 0) {
+        if (rc == CS_ENOENT)
+            snprintf(err->where, sizeof err->where, "node.kind");
+        return rc == CS_ENOMEM ? cs_err_set(err, rc, NULL, "out of memory") : rc;
+    }
+    if ((rc = kind->build(node, m, err)) < 0 || (rc = cs_topo_finish(m, err)) < 0) {
+        char where[sizeof err->where];
+        snprintf(where, sizeof where, "node%s%.240s", err->where[0] ? "." : "", err->where);
+        snprintf(err->where, sizeof err->where, "%s", where);
+        cs_topo_free(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+/* Copy m n times: node "n<c>.<name>" in group c, links, explicit routes, ranks. */
+static int copy_members(cs_topo *t, const cs_topo *m, int n, cs_err *err)
+{
+    int c, i, rc;
+    if ((rc = cs__topo_alloc_ranks(t, n * m->n_ranks, err)) < 0)
+        return rc;
+    for (c = 0; c < n; c++) {
+        int off = t->n_nodes, loff = t->n_links;
+        for (i = 0; i < m->n_nodes; i++)
+            if ((rc = cs__topo_add_nodef(t, m->nodes[i].type, c, err, "n%d.%s", c,
+                                         m->nodes[i].name)) < 0)
+                return rc;
+        for (i = 0; i < m->n_links; i++) {
+            const cs_link *l = &m->links[i];
+            if ((rc = cs_topo_add_link(t, l->a + off, l->b + off, l->cls, l->bw_GBps,
+                                       l->lat_us)) < 0)
+                return cs_err_set(err, rc, NULL, "out of memory");
+        }
+        for (i = 0; i < m->n_ranks; i++)
+            t->ranks[c * m->n_ranks + i] = m->ranks[i] + off;
+        if (m->n_routes && (rc = cs__topo_copy_routes(t, m, off, loff, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The fabric joining every server's NICs. */
+static int build_fabric(json_t *root, cs_topo *t, cluster_data *d, const cs__linkspec *nic,
+                        cs_err *err)
+{
+    static const char *const keys[] = {"type", "link", "spines", "nics_per_leaf",
+                                       "oversubscription", "uplink", NULL};
+    json_t *f, *o;
+    const char *type;
+    cs__linkspec ls, up;
+    double ratio = 1;
+    long spines = 0, per_leaf = 0;
+    int rc, k, c, *hosts, n_hosts = d->n_copies * d->n_nics, has_up_bw = 0;
+    if ((rc = cs__json_object(root, "", "fabric", 1, &f, err)) < 0 ||
+        (rc = cs__json_check_keys(f, "fabric", keys, NULL, err)) < 0 ||
+        (rc = cs__json_string(f, "fabric", "type", 1, &type, err)) < 0)
+        return rc;
+    if (!strcmp(type, "switch"))
+        d->fabric = FABRIC_SWITCH;
+    else if (!strcmp(type, "fat_tree"))
+        d->fabric = FABRIC_FAT_TREE;
+    else if (!strcmp(type, "rail"))
+        d->fabric = FABRIC_RAIL;
+    else
+        return cs_err_set(err, CS_EINVAL, "fabric.type", "unknown fabric '%s' (known: switch, "
+                          "fat_tree, rail)", type);
+    if (!(o = json_object_get(f, "link")) && !nic)
+        return cs_err_set(err, CS_EINVAL, "fabric.link", "missing required key (the node has "
+                          "no \"nic\" link to copy)");
+    if (o && (rc = cs__linkspec_parse(o, "fabric.link", NULL, nic, &ls, err)) < 0)
+        return rc;
+    if (!o)
+        ls = *nic;
+    up = ls;
+    if ((o = json_object_get(f, "uplink"))) {
+        has_up_bw = json_object_get(o, "bandwidth_GBps") || json_object_get(o, "class");
+        if ((rc = cs__linkspec_parse(o, "fabric.uplink", NULL, &ls, &up, err)) < 0)
+            return rc;
+    }
+    if ((rc = cs__json_int(f, "fabric", "spines", d->fabric == FABRIC_FAT_TREE, 0, 1 << 16,
+                           &spines, err)) < 0 ||
+        (rc = cs__json_int(f, "fabric", "nics_per_leaf", d->fabric == FABRIC_FAT_TREE, 1,
+                           1 << 20, &per_leaf, err)) < 0 ||
+        (rc = cs__json_positive(f, "fabric", "oversubscription", 0, &ratio, err)) < 0)
+        return rc;
+    if (d->fabric != FABRIC_FAT_TREE && json_object_get(f, "nics_per_leaf"))
+        return cs_err_set(err, CS_EINVAL, "fabric.nics_per_leaf", "only used with fat_tree");
+    if (d->fabric == FABRIC_SWITCH && (spines || json_object_get(f, "uplink")))
+        return cs_err_set(err, CS_EINVAL, spines ? "fabric.spines" : "fabric.uplink",
+                          "not used with a single switch");
+    if (has_up_bw && json_object_get(f, "oversubscription"))
+        return cs_err_set(err, CS_EINVAL, "fabric.oversubscription", "give either "
+                          "oversubscription or the uplink's bandwidth, not both");
+    if (!(hosts = malloc((size_t)n_hosts * sizeof *hosts)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (c = 0; c < d->n_copies; c++)
+        for (k = 0; k < d->n_nics; k++)
+            hosts[c * d->n_nics + k] = c * d->per + d->nic_local[k];
+    if (d->fabric == FABRIC_SWITCH) {
+        rc = cs__topo_leaf_spine(t, hosts, n_hosts, n_hosts, 0, &ls, &up, "fabric.", err);
+    } else if (d->fabric == FABRIC_FAT_TREE) {
+        if (!has_up_bw)
+            up.bw_GBps = (double)per_leaf * ls.bw_GBps / (ratio * (double)spines);
+        rc = cs__topo_leaf_spine(t, hosts, n_hosts, (int)per_leaf, (int)spines, &ls, &up,
+                                 "fabric.", err);
+    } else {
+        /* Rails: a switch per NIC index; optional spines join the rails. */
+        int rail0 = t->n_nodes, spine0;
+        if (!has_up_bw && spines)
+            up.bw_GBps = (double)d->n_copies * ls.bw_GBps / (ratio * (double)spines);
+        for (k = 0; rc >= 0 && k < d->n_nics; k++)
+            rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "rail%d", k);
+        spine0 = t->n_nodes;
+        for (k = 0; rc >= 0 && k < spines; k++)
+            rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "spine%d", k);
+        for (k = 0; rc >= 0 && k < n_hosts; k++)
+            rc = cs__topo_add_spec(t, hosts[k], rail0 + k % d->n_nics, &ls, err);
+        for (k = 0; rc >= 0 && k < d->n_nics * spines; k++)
+            rc = cs__topo_add_spec(t, rail0 + k / (int)spines, spine0 + k % (int)spines, &up,
+                                   err);
+    }
+    free(hosts);
+    return rc < 0 ? rc : 0;
+}
+
+/* cluster: {"nodes": N, "node": PRESET | {...}, "fabric": {...}}. */
+static int build_cluster(json_t *root, cs_topo *t, cs_err *err)
+{
+    static const char *const keys[] = {"nodes", "node", "fabric", NULL};
+    cs__linkspec nic_spec;
+    const cs__linkspec *nic = NULL;
+    cs_topo *m = NULL;
+    cluster_data *d;
+    json_t *owned = NULL, *node, *nic_o;
+    long copies;
+    int rc, v;
+    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
+        (rc = cs__json_int(root, "", "nodes", 1, 1, MAX_COPIES, &copies, err)) < 0 ||
+        (rc = build_member(root, &m, &owned, err)) < 0)
+        goto out;
+    node = owned ? owned : json_object_get(root, "node");
+    if ((nic_o = json_object_get(node, "nic"))) {
+        if ((rc = cs__linkspec_parse(nic_o, "node.nic", NULL, NULL, &nic_spec, err)) < 0)
+            goto out;
+        nic = &nic_spec;
+    }
+    if (!(d = calloc(1, sizeof *d)) ||
+        !(d->rail_of = malloc((size_t)m->n_nodes * sizeof *d->rail_of)) ||
+        !(d->nic_local = malloc((size_t)m->n_nodes * sizeof *d->nic_local))) {
+        cluster_free(d);
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    t->kind_data = d;
+    t->kind_free = cluster_free;
+    t->route_fn = cluster_route;
+    d->n_copies = (int)copies;
+    d->per = m->n_nodes;
+    for (v = 0; v < m->n_nodes; v++) {
+        d->rail_of[v] = -1;
+        if (m->nodes[v].type == CS_NODE_NIC)
+            d->nic_local[d->n_nics++] = v;
+    }
+    if (d->n_nics == 0) {
+        rc = cs_err_set(err, CS_EINVAL, "node", "has no NICs (nodes of type nic) to join the "
+                        "fabric");
+        goto out;
+    }
+    if ((rc = find_rails(m, d, err)) < 0 || (rc = copy_members(t, m, (int)copies, err)) < 0 ||
+        (rc = build_fabric(root, t, d, nic, err)) < 0)
+        goto out;
+    rc = 0;
+out:
+    cs_topo_free(m);
+    json_decref(owned);
+    return rc;
+}
+
+const cs_topo_kind cs_topo_kind_cluster = {
+    "cluster", "N copies of a node joined by a fabric: one switch, a fat tree, or rails",
+    build_cluster,
+};

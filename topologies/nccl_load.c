@@ -1,0 +1,165 @@
+/* nccl_load.c: a topology's "nccl" object to NCCL-mode parameters (topologies layer).
+ *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "max_chunks": 8,
+ *            "proto": "auto" | "LL" | "LL128" | "Simple",
+ *            "protocols": {"Simple": {"enabled": true, "base_us": 8.4, "hop_us": 2.8,
+ *                                     "bw_eff": 1.0, "chunk_bytes": 2097152}, ...},
+ *            "calibration": {...}}
+ * Every key is optional and overrides the table of "version" (default: the newest).
+ * "calibration" records what `collsim calibrate` fitted; it is kept as written and not
+ * read. Strict: unknown keys and bad values are errors with their JSON path. */
+#include "topologies/topology.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "sim/nccl.h"
+#include "topologies/jsonutil.h"
+
+static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *err)
+{
+    static const char *const keys[] = {"enabled", "base_us", "hop_us", "bw_eff",
+                                       "chunk_bytes", NULL};
+    char path[CS_JPATH_MAX];
+    long chunk = (long)q->chunk_bytes;
+    int rc;
+    if (!json_is_object(obj))
+        return cs_err_set(err, CS_EINVAL, where, "expected an object, got %s",
+                          cs__json_type_name(obj));
+    if ((rc = cs__json_check_keys(obj, where, keys, NULL, err)) < 0 ||
+        (rc = cs__json_bool(obj, where, "enabled", 0, &q->enabled, err)) < 0 ||
+        (rc = cs__json_nonneg(obj, where, "base_us", 0, &q->base_us, err)) < 0 ||
+        (rc = cs__json_nonneg(obj, where, "hop_us", 0, &q->hop_us, err)) < 0 ||
+        (rc = cs__json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
+        (rc = cs__json_int(obj, where, "chunk_bytes", 0, 1, 1L << 40, &chunk, err)) < 0)
+        return rc;
+    q->chunk_bytes = (uint64_t)chunk;
+    if (q->bw_eff > 1) {
+        cs__jpath_key(path, sizeof path, where, "bw_eff");
+        return cs_err_set(err, CS_EINVAL, path, "must be in (0, 1], got %g", q->bw_eff);
+    }
+    return 0;
+}
+
+int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *err)
+{
+    static const char *const keys[] = {"version", "launch_us", "channels", "max_chunks",
+                                       "proto", "protocols", "calibration", NULL};
+    const char *version = NULL, *proto = NULL;
+    json_t *protos = NULL, *cal = NULL;
+    long channels, max_chunks;
+    int rc, i;
+    cs_nccl_params_default(out);
+    if (!json_is_object(nccl))
+        return cs_err_set(err, CS_EINVAL, "nccl", "expected an object, got %s",
+                          cs__json_type_name(nccl));
+    if ((rc = cs__json_check_keys(nccl, "nccl", keys, NULL, err)) < 0 ||
+        (rc = cs__json_string(nccl, "nccl", "version", 0, &version, err)) < 0)
+        return rc;
+    if (version && (rc = cs_nccl_params_version(version, out, err)) < 0)
+        return rc;
+    channels = out->channels;
+    max_chunks = out->max_chunks;
+    if ((rc = cs__json_nonneg(nccl, "nccl", "launch_us", 0, &out->launch_us, err)) < 0 ||
+        (rc = cs__json_int(nccl, "nccl", "channels", 0, 1, 64, &channels, err)) < 0 ||
+        (rc = cs__json_int(nccl, "nccl", "max_chunks", 0, 1, 4096, &max_chunks, err)) < 0 ||
+        (rc = cs__json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
+        (rc = cs__json_object(nccl, "nccl", "protocols", 0, &protos, err)) < 0 ||
+        (rc = cs__json_object(nccl, "nccl", "calibration", 0, &cal, err)) < 0)
+        return rc;
+    out->channels = (int)channels;
+    out->max_chunks = (int)max_chunks;
+    if (proto && strcmp(proto, "auto")) {
+        cs_proto p;
+        if (cs_proto_lookup(proto, &p, err) < 0) {
+            snprintf(err->where, sizeof err->where, "nccl.proto");
+            return CS_EINVAL;
+        }
+        out->force_proto = (int)p;
+    }
+    if (protos) {
+        const char *const names[] = {"LL", "LL128", "Simple", NULL};
+        if ((rc = cs__json_check_keys(protos, "nccl.protocols", names, NULL, err)) < 0)
+            return rc;
+        for (i = 0; i < CS_PROTO_COUNT; i++) {
+            json_t *q = json_object_get(protos, names[i]);
+            char path[CS_JPATH_MAX];
+            cs__jpath_key(path, sizeof path, "nccl.protocols", names[i]);
+            if (q && (rc = read_proto(q, path, &out->proto[i], err)) < 0)
+                return rc;
+        }
+    }
+    return cs_nccl_params_check(out, "nccl", err);
+}
+
+/* The JSON text of a preset or file (malloc'd) and whether it came from a preset. */
+static int spec_text(const char *spec, char **text, cs_err *err)
+{
+    const cs_preset *p = cs_preset_find(spec);
+    FILE *f;
+    size_t n = 0, cap = 65536;
+    char *b;
+    if (p) {
+        if (!(*text = strdup(p->json)))
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        return 0;
+    }
+    if (!(f = fopen(spec, "rb")))
+        return cs_err_set(err, CS_EIO, spec, "cannot read: %s", strerror(errno));
+    if (!(b = malloc(cap + 1))) {
+        fclose(f);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            char *nb = realloc(b, 2 * cap + 1);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            }
+            b = nb;
+            cap *= 2;
+        }
+        got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    b[n] = '\0';
+    *text = b;
+    return 0;
+}
+
+int cs_topo_nccl_open(const char *spec, cs_nccl_params *out, int *present, cs_err *err)
+{
+    json_error_t je;
+    json_t *root, *nccl;
+    char *text = NULL;
+    int rc;
+    *present = 0;
+    cs_nccl_params_default(out);
+    if ((rc = spec_text(spec, &text, err)) < 0)
+        return rc;
+    root = json_loads(text, 0, &je);
+    free(text);
+    if (!root) {
+        char where[sizeof err->where];
+        snprintf(where, sizeof where, "%.200s:%d:%d", spec, je.line, je.column);
+        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
+    }
+    nccl = json_is_object(root) ? json_object_get(root, "nccl") : NULL;
+    rc = 0;
+    if (nccl) {
+        *present = 1;
+        rc = cs_nccl_params_from_json(nccl, out, err);
+        if (rc < 0)
+            cs_err_prefix(err, spec);
+    }
+    json_decref(root);
+    return rc;
+}
