@@ -25,6 +25,7 @@ extern const cs_algo cs_algo_pairwise;
 extern const cs_algo cs_algo_dissemination;
 extern const cs_algo cs_algo_hierarchical;
 extern const cs_algo cs_algo_torus;
+extern const cs_algo cs_algo_in_network;
 
 static const cs_algo *const algos[] = {
     &cs_algo_ring,
@@ -47,6 +48,7 @@ static const cs_algo *const algos[] = {
     &cs_algo_dissemination,
     &cs_algo_hierarchical,
     &cs_algo_torus,
+    &cs_algo_in_network,
 };
 
 const cs_algo *const *cs_algo_all(int *n)

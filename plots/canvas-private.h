@@ -33,6 +33,8 @@ typedef struct cs__canvas {
     cs_plot_fmt fmt;           /* output format */
     cs__afile file;            /* where the bytes go */
     int write_failed;          /* a stream write failed */
+    unsigned char *svg;        /* SVG bytes held until close, to renumber ids (owned) */
+    size_t svg_len, svg_cap;
     int w, h;                  /* size, px (pt for PDF) */
 } cs__canvas;
 

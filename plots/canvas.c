@@ -111,6 +111,23 @@ int cs__plot_check_size(int w, int h, cs_err *err)
 static cairo_status_t canvas_write(void *closure, const unsigned char *data, unsigned int len)
 {
     cs__canvas *cv = closure;
+    if (cv->fmt == CS_PLOT_SVG) {
+        if (cv->svg_len + len > cv->svg_cap) {
+            size_t cap = cv->svg_cap ? cv->svg_cap : 65536;
+            unsigned char *nb;
+            while (cap < cv->svg_len + len)
+                cap *= 2;
+            if (!(nb = realloc(cv->svg, cap))) {
+                cv->write_failed = 1;
+                return CAIRO_STATUS_NO_MEMORY;
+            }
+            cv->svg = nb;
+            cv->svg_cap = cap;
+        }
+        memcpy(cv->svg + cv->svg_len, data, len);
+        cv->svg_len += len;
+        return CAIRO_STATUS_SUCCESS;
+    }
     if (fwrite(data, 1, len, cv->file.f) != len) {
         cv->write_failed = 1;
         return CAIRO_STATUS_WRITE_ERROR;
@@ -188,7 +205,48 @@ void cs__canvas_abort(cs__canvas *cv)
     }
     cv->cr = NULL;
     cv->surface = NULL;
+    free(cv->svg);
+    cv->svg = NULL;
     cs__afile_abort(&cv->file);
+}
+
+/* cairo names SVG groups "surface<N>" after a process-wide surface counter, so the same
+ * picture drawn twice in one process would differ. Renumber them 1, 2, ... in order of
+ * first appearance while writing the held bytes out. */
+static int svg_flush_renumbered(cs__canvas *cv)
+{
+    static const char key[] = "surface";
+    const size_t kl = sizeof key - 1;
+    unsigned long old_ids[256];
+    int n_ids = 0;
+    size_t i = 0, start = 0;
+    FILE *f = cv->file.f;
+    while (i + kl < cv->svg_len) {
+        unsigned long v = 0, k;
+        size_t j = i + kl;
+        int m;
+        if (memcmp(cv->svg + i, key, kl) || cv->svg[j] < '0' || cv->svg[j] > '9') {
+            i++;
+            continue;
+        }
+        while (j < cv->svg_len && cv->svg[j] >= '0' && cv->svg[j] <= '9')
+            v = v * 10 + (unsigned long)(cv->svg[j++] - '0');
+        for (m = 0; m < n_ids && old_ids[m] != v; m++)
+            ;
+        if (m == n_ids) {
+            if (n_ids == 256) {   /* more groups than we track: leave the rest as cairo wrote it */
+                i = j;
+                continue;
+            }
+            old_ids[n_ids++] = v;
+        }
+        k = (unsigned long)m + 1;
+        fwrite(cv->svg + start, 1, i + kl - start, f);
+        fprintf(f, "%lu", k);
+        i = start = j;
+    }
+    fwrite(cv->svg + start, 1, cv->svg_len - start, f);
+    return ferror(f) ? -1 : 0;
 }
 
 int cs__canvas_close(cs__canvas *cv, cs_err *err)
@@ -208,6 +266,8 @@ int cs__canvas_close(cs__canvas *cv, cs_err *err)
             st = cairo_surface_status(cv->surface);
         if (st != CAIRO_STATUS_SUCCESS || cv->write_failed)
             rc = cairo_fail(cv, st, err);
+        else if (cv->fmt == CS_PLOT_SVG && svg_flush_renumbered(cv))
+            rc = cs_err_set(err, CS_EIO, cv->file.path, "cannot write");
     }
     if (rc != 0) {
         cs__canvas_abort(cv);
@@ -215,6 +275,8 @@ int cs__canvas_close(cs__canvas *cv, cs_err *err)
     }
     cairo_surface_destroy(cv->surface);
     cv->surface = NULL;
+    free(cv->svg);
+    cv->svg = NULL;
     return cs__afile_commit(&cv->file, err);
 }
 

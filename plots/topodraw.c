@@ -154,21 +154,44 @@ static int grid_cols(const cs_topo *t)
     return 0;
 }
 
+/* Grid cell of rank i: from the topology's dims (1 to 3 of them; the z planes of a 3-D grid
+ * side by side with a gap column), else from a detected 2-D grid of cols columns. */
+static void grid_cell(const cs_topo *t, int cols, int i, int *cx, int *cy)
+{
+    if (t->n_dims >= 1 && t->n_dims <= 3) {
+        int X = t->dims[0], Y = t->n_dims >= 2 ? t->dims[1] : 1;
+        *cx = i % X + (i / (X * Y)) * (X + 1);
+        *cy = (i / X) % Y;
+    } else {
+        *cx = i % cols;
+        *cy = i / cols;
+    }
+}
+
 static void layout_grid(td *d, int cols)
 {
     const cs_topo *t = d->t;
-    int rows = t->n_ranks / cols, i;
-    double cw = d->area.w / (cols + 0.6), ch = d->area.h / (rows + 0.6);
-    double bw = fmin(56, cw * 0.55), bh = fmin(24, ch * 0.45);
+    int i, cx, cy, C = 1, R = 1;
+    double cw, ch, bw, bh;
+    for (i = 0; i < t->n_ranks; i++) {
+        grid_cell(t, cols, i, &cx, &cy);
+        C = cx + 1 > C ? cx + 1 : C;
+        R = cy + 1 > R ? cy + 1 : R;
+    }
+    cw = d->area.w / (C + 0.6);
+    ch = d->area.h / (R + 0.6);
+    bw = fmin(56, cw * 0.55);
+    bh = fmin(24, ch * 0.45);
     for (i = 0; i < t->n_ranks; i++) {
         tpos *p = &d->p[t->ranks[i]];
-        p->x = d->area.x + d->area.w / 2 + ((i % cols) - (cols - 1) / 2.0) * cw;
-        p->y = d->area.y + d->area.h / 2 + ((i / cols) - (rows - 1) / 2.0) * ch;
+        grid_cell(t, cols, i, &cx, &cy);
+        p->x = d->area.x + d->area.w / 2 + (cx - (C - 1) / 2.0) * cw;
+        p->y = d->area.y + d->area.h / 2 + (cy - (R - 1) / 2.0) * ch;
         p->w = bw;
         p->h = bh;
     }
-    d->grid_cols = cols;
-    d->grid_rows = rows;
+    d->grid_cols = C;
+    d->grid_rows = R;
 }
 
 static int cmp_double_idx(const void *a, const void *b)
@@ -596,6 +619,8 @@ static int draw(td *d, cs_err *err)
         for (i = 0; i < t->n_ranks; i++)
             order[i] = t->ranks[i];
         layout_circle(d, order, t->n_ranks);
+    } else if (t->n_dims >= 1 && t->n_dims <= 3 && t->n_nodes == t->n_ranks) {
+        layout_grid(d, 0);
     } else if (ring_order(t, order)) {
         layout_circle(d, order, t->n_nodes);
     } else if ((cols = grid_cols(t)) > 0) {

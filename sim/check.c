@@ -10,6 +10,7 @@
 struct cs_check {
     const cs_sched *s;     /* the schedule (borrowed) */
     int p;                 /* ranks */
+    int n_holders;         /* ranks plus auxiliary endpoints (rows of bits) */
     uint32_t n_chunks;     /* chunks */
     int w;                 /* words per set */
     uint64_t *bits;        /* sets: ((rank * n_chunks) + chunk) * w */
@@ -26,7 +27,7 @@ static void set_add(uint64_t *set, int r) { set[r >> 6] |= 1ull << (r & 63); }
 uint64_t cs__check_state_bytes(const cs_sched *s)
 {
     uint64_t w = ((uint64_t)s->n_ranks + 63) / 64;
-    return (uint64_t)s->n_ranks * s->n_chunks * w * 8 + (uint64_t)s->n_ranks;
+    return (uint64_t)(s->n_ranks + s->n_aux) * s->n_chunks * w * 8 + (uint64_t)s->n_ranks;
 }
 
 /* Which initial state a collective starts from. */
@@ -57,9 +58,10 @@ int cs__check_new(cs_check **out, const cs_sched *s)
     c->s = s;
     c->p = s->n_ranks;
     c->n_chunks = s->n_chunks;
+    c->n_holders = s->n_ranks + s->n_aux;
     c->w = (s->n_ranks + 63) / 64;
-    c->bits = calloc((size_t)c->p * c->n_chunks * (size_t)c->w + 1, sizeof *c->bits);
-    c->bad = calloc((size_t)c->p, 1);
+    c->bits = calloc((size_t)c->n_holders * c->n_chunks * (size_t)c->w + 1, sizeof *c->bits);
+    c->bad = calloc((size_t)c->n_holders, 1);
     if (!c->bits || !c->bad) {
         cs__check_free(c);
         return CS_ENOMEM;

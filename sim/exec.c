@@ -141,6 +141,19 @@ const cs_link_stats *cs_sim_link_stats(const cs_sim *sim)
     return sim->net ? sim->nops->stats(sim->net) : NULL;
 }
 
+/* Topology node of group rank g of a job (auxiliary endpoints are nodes themselves). */
+static int node_of(const cs_job *job, int g)
+{
+    const cs_sched *s = job->s;
+    return g < s->n_ranks ? job->sim->t->ranks[job->map[g]] : s->aux_node[g - s->n_ranks];
+}
+
+/* Topology rank of group rank g, -1 for an auxiliary endpoint. */
+static int rank_of(const cs_job *job, int g)
+{
+    return g < job->s->n_ranks ? job->map[g] : -1;
+}
+
 static void observe(cs_job *job, cs_obs_kind kind, uint32_t i)
 {
     cs_sim *sim = job->sim;
@@ -155,8 +168,8 @@ static void observe(cs_job *job, cs_obs_kind kind, uint32_t i)
     ev.xfer = i;
     if (kind != CS_OBS_JOB_DONE) {
         ev.x = &job->s->xfers[i];
-        ev.src_rank = job->map[ev.x->src];
-        ev.dst_rank = job->map[ev.x->dst];
+        ev.src_rank = rank_of(job, ev.x->src);
+        ev.dst_rank = rank_of(job, ev.x->dst);
     }
     sim->obs(sim->obs_ctx, &ev);
 }
@@ -188,8 +201,8 @@ static void send(cs_job *job, uint32_t i)
     if (sim->bytes_scale != 1.0)
         bytes = (uint64_t)llround((double)bytes * sim->bytes_scale);
     cs_err_clear(&err);
-    rc = sim->nops->send(sim->net, sim->t->ranks[job->map[x->src]],
-                         sim->t->ranks[job->map[x->dst]], bytes, token_of(job, i), &err);
+    rc = sim->nops->send(sim->net, node_of(job, x->src), node_of(job, x->dst), bytes,
+                         token_of(job, i), &err);
     if (rc < 0)
         cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
 }
@@ -266,7 +279,7 @@ static void net_done(void *ctx, uint64_t token)
     uint32_t i = (uint32_t)token;
     const cs_xfer *x = &job->s->xfers[i];
     observe(job, CS_OBS_XFER_DONE, i);
-    if (x->op == CS_OP_REDUCE && sim->reduce_ps_per_byte > 0) {
+    if (x->op == CS_OP_REDUCE && sim->reduce_ps_per_byte > 0 && x->dst < job->s->n_ranks) {
         int r = job->map[x->dst];
         cs_time now = cs_engine_now(sim->eng);
         cs_time t0 = sim->reduce_free[r] > now ? sim->reduce_free[r] : now;
@@ -301,6 +314,11 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
     if (s->n_ranks > sim->t->n_ranks)
         return cs_err_set(err, CS_EINVAL, "-g", "%d ranks requested but topology '%s' has %d",
                           s->n_ranks, sim->t->name ? sim->t->name : "?", sim->t->n_ranks);
+    for (r = 0; r < s->n_aux; r++)
+        if (sim->t->model == CS_MODEL_ALPHA_BETA || s->aux_node[r] >= sim->t->n_nodes)
+            return cs_err_set(err, CS_EUNSUPP, "schedule", "%s addresses topology node %d, "
+                              "which this %s fabric does not have", s->algo, s->aux_node[r],
+                              sim->t->kind ? sim->t->kind : "?");
     if (sim->n_jobs == sim->cap_jobs) {
         int cap = sim->cap_jobs ? sim->cap_jobs * 2 : 4;
         cs_job **nj = realloc(sim->jobs, (size_t)cap * sizeof *nj);

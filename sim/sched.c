@@ -106,6 +106,14 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elt)
     return 0;
 }
 
+int cs_sched_add_aux(cs_sched *s, int node)
+{
+    if (s->n_aux == CS_SCHED_MAX_AUX || node < 0)
+        return CS_EINVAL;
+    s->aux_node[s->n_aux] = node;
+    return s->n_ranks + s->n_aux++;
+}
+
 int64_t cs_sched_chunk(cs_sched *s, uint64_t bytes, int owner, int dest)
 {
     if (grow((void **)&s->chunks, &s->cap_chunks, s->n_chunks + 1, sizeof *s->chunks))
@@ -122,7 +130,9 @@ static int64_t add_op(cs_sched *s, int src, int dst, cs_op op, uint32_t n_chunks
 {
     cs_xfer *x;
     uint32_t i, id = s->n_xfers;
-    if (src < 0 || src >= s->n_ranks || dst < 0 || dst >= s->n_ranks)
+    if (src < 0 || src >= s->n_ranks + s->n_aux || dst < 0 || dst >= s->n_ranks + s->n_aux)
+        return CS_EINVAL;
+    if (op == CS_OP_COMPUTE && src >= s->n_ranks)
         return CS_EINVAL;
     if (op != CS_OP_COMPUTE && src == dst)
         return CS_EINVAL;

@@ -77,6 +77,9 @@ typedef struct cs_xfer {
     uint32_t n_deps;
 } cs_xfer;
 
+/* Most auxiliary endpoints of a schedule. */
+#define CS_SCHED_MAX_AUX 8
+
 /* A schedule for one collective on n_ranks group ranks. Owns its arrays. */
 typedef struct cs_sched {
     cs_coll coll;          /* which collective (fixes the data check) */
@@ -93,12 +96,21 @@ typedef struct cs_sched {
     uint32_t *deps;        /* dependency lists of all operations */
     uint32_t n_deps, cap_deps;
     int n_steps;           /* number of algorithm steps (max step + 1) */
+    int n_aux;             /* auxiliary endpoints: group ranks n_ranks .. n_ranks+n_aux-1
+                              are topology nodes (a switch reducing in the network), not ranks */
+    int aux_node[CS_SCHED_MAX_AUX];  /* topology node index of each auxiliary endpoint */
 } cs_sched;
 
 /* Start an empty schedule. Returns 0 or CS_EINVAL (n_ranks < 1, root out of range). */
 int cs_sched_init(cs_sched *s, cs_coll coll, int n_ranks, int root, uint64_t bytes);
 /* Free the arrays (the struct itself is the caller's). NULL-safe. */
 void cs_sched_fini(cs_sched *s);
+
+/* Add an auxiliary endpoint: topology node `node` (e.g. a switch that reduces in the
+ * network, as NVLink SHARP or InfiniBand SHARP). Transfers address it as group rank
+ * n_ranks + k; it holds data like a rank but is not part of the postcondition, and it
+ * needs a link-level fabric. Returns that group rank or CS_EINVAL when full. */
+int cs_sched_add_aux(cs_sched *s, int node);
 
 /* Add a data chunk; returns its id (>= 0) or CS_ENOMEM. */
 int64_t cs_sched_chunk(cs_sched *s, uint64_t bytes, int owner, int dest);

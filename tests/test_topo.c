@@ -315,6 +315,116 @@ static void test_fat_tree_kary(void)
     cs_topo_free(t);
 }
 
+#define PCIE_BOX(p2p) "{\"kind\": \"pcie\", \"switches_per_socket\": 1, \"gpus_per_switch\": 4, " \
+    "\"p2p\": " p2p ", \"link\": {\"class\": \"pcie4\", \"bandwidth_GBps\": 24, \"latency_us\": 1}}"
+
+/* One socket, one PCIe switch, 4 GPUs at 24 GB/s, uplink 24 GB/s. Without P2P, g0 -> g1
+ * and g2 -> g3 both go up the uplink and back down (4 links, 4 us): 12 GB/s each, 1 GB in
+ * 83333.3 us. With P2P they stay under the switch (2 links): 24 GB/s each, 41666.7 us. One
+ * staged pair alone gets the full 24 GB/s (up and down are different directions). */
+static void test_pcie_p2p(void)
+{
+    static const int src[] = {0, 2}, dst[] = {1, 3};
+    cs_topo *off = load(PCIE_BOX("false")), *on = load(PCIE_BOX("true"));
+    char buf[256];
+    CU_ASSERT_FATAL(off != NULL && on != NULL);
+    CU_ASSERT_EQUAL(off->n_ranks, 4);
+    CU_ASSERT_EQUAL(off->n_nodes, 4 + 1 + 1);
+    CU_ASSERT_EQUAL(off->n_links, 4 + 1);
+    CU_ASSERT_STRING_EQUAL(route_names(off, 0, 1, buf, sizeof buf), "g0>sw0>cpu0>sw0>g1");
+    CU_ASSERT_STRING_EQUAL(route_names(on, 0, 1, buf, sizeof buf), "g0>sw0>g1");
+    CS_ASSERT_REL(flows_us(off, src, dst, 2, 1000000000), 1e9 / 12e9 * 1e6 + 4, 1e-9);
+    CS_ASSERT_REL(flows_us(on, src, dst, 2, 1000000000), 1e9 / 24e9 * 1e6 + 2, 1e-9);
+    CS_ASSERT_REL(flows_us(off, src, dst, 1, 1000000000), 1e9 / 24e9 * 1e6 + 4, 1e-9);
+    cs_topo_free(off);
+    cs_topo_free(on);
+    /* Two sockets, devices on root ports: a cross-socket copy crosses the socket link. */
+    off = load("{\"kind\": \"pcie\", \"sockets\": 2, \"gpus_per_socket\": 2, \"nics_per_socket\": 1,"
+               " \"p2p\": false, \"link\": {\"class\": \"pcie3\"}, \"socket_link\": {\"latency_us\": 2}}");
+    CU_ASSERT_FATAL(off != NULL);
+    CU_ASSERT_EQUAL(off->n_nodes, 4 + 2 + 2);
+    CU_ASSERT_EQUAL(off->n_links, 4 + 2 + 1);
+    CU_ASSERT_STRING_EQUAL(route_names(off, 1, 2, buf, sizeof buf), "g1>cpu0>cpu1>g2");
+    CS_ASSERT_REL(off->links[6].bw_GBps, 22, 1e-12);   /* upi default figure */
+    CS_ASSERT_REL(off->links[6].lat_us, 2, 1e-12);
+    cs_topo_free(off);
+}
+
+/* dgx-h100: 8 GPUs + NVSwitch + 8 NICs + 4 PCIe switches + 2 CPUs; links 8 NVLink bundles
+ * (18 x 20.6 GB/s), 8 NIC-PCIe, 8 GPU-PCIe, 4 switch uplinks, 1 socket link. */
+static void test_node(void)
+{
+    cs_topo *t;
+    cs_err err;
+    char buf[256];
+    int i;
+    CU_ASSERT_FATAL(cs_topo_open("dgx-h100", &t, &err) == 0);
+    CU_ASSERT_STRING_EQUAL(t->kind, "node");
+    CU_ASSERT_EQUAL(t->n_ranks, 8);
+    CU_ASSERT_EQUAL(t->n_nodes, 23);
+    CU_ASSERT_EQUAL(t->n_links, 29);
+    CS_ASSERT_REL(t->links[0].bw_GBps, 18 * 20.6, 1e-12);
+    for (i = 1; i < 8; i++)
+        CU_ASSERT_EQUAL(hops(t, 0, i), 2);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 3, 6, buf, sizeof buf), "g3>nvsw>g6");
+    {
+        const int32_t *dl;
+        int n = cs_topo_route(t, t->ranks[1], cs_topo_find_node(t, "nic1"), &dl, &err);
+        CU_ASSERT_EQUAL(n, 2);
+        n = cs_topo_route(t, t->ranks[0], cs_topo_find_node(t, "nic7"), &dl, &err);
+        CU_ASSERT_EQUAL(n, 4);   /* over NVLink to a GPU beside nic7, not through a CPU */
+        for (i = 0; i < n; i++)
+            CU_ASSERT_NOT_EQUAL(t->nodes[cs_dlink_to(t, dl[i])].type, CS_NODE_CPU);
+    }
+    cs_topo_free(t);
+    /* ascend910: HCCS full mesh inside each group of 4, RoCE through the NIC switch across. */
+    CU_ASSERT_FATAL(cs_topo_open("ascend910", &t, &err) == 0);
+    CU_ASSERT_EQUAL(t->nodes[t->ranks[0]].type, CS_NODE_NPU);
+    CU_ASSERT_EQUAL(t->n_links, 2 * 6 + 8 + 8);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 0, 3, buf, sizeof buf), "g0>g3");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 1, 5, buf, sizeof buf), "g1>nic1>nicsw>nic5>g5");
+    cs_topo_free(t);
+}
+
+/* dgx-h100-x2: 2 x 23 nodes + 8 rail switches; 2 x 29 links + 16 NIC-rail links. GPU k to
+ * GPU k of the other node goes out of NIC k on rail k; GPU 1 to GPU 5 goes over NVLink to
+ * local GPU 5 first (PXN), then rail 5. */
+static void test_cluster(void)
+{
+    cs_topo *t;
+    cs_err err;
+    char buf[512];
+    CU_ASSERT_FATAL(cs_topo_open("dgx-h100-x2", &t, &err) == 0);
+    CU_ASSERT_EQUAL(t->n_ranks, 16);
+    CU_ASSERT_EQUAL(t->n_nodes, 2 * 23 + 8);
+    CU_ASSERT_EQUAL(t->n_links, 2 * 29 + 16);
+    CU_ASSERT_EQUAL(t->nodes[t->ranks[9]].group, 1);
+    CU_ASSERT_STRING_EQUAL(t->nodes[t->ranks[9]].name, "n1.g1");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 3, 11, buf, sizeof buf),
+                           "n0.g3>n0.pcisw1>n0.nic3>rail3>n1.nic3>n1.pcisw1>n1.g3");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 1, 13, buf, sizeof buf),
+                           "n0.g1>n0.nvsw>n0.g5>n0.pcisw2>n0.nic5>rail5>n1.nic5>n1.pcisw2>n1.g5");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 9, 10, buf, sizeof buf), "n1.g1>n1.nvsw>n1.g2");
+    cs_topo_free(t);
+
+    /* Inline node, fat-tree fabric: 4 nodes x 2 NICs on leaves of 4, 2 spines at 2:1:
+     * uplinks 4 * 50 / (2 * 2) = 50 GB/s. */
+    t = load("{\"kind\": \"cluster\", \"nodes\": 4, \"node\": {\"kind\": \"node\", \"gpus\": 2,"
+             " \"nvlink\": {\"topology\": \"switch\", \"class\": \"nvlink4\", \"links\": 18},"
+             " \"nics\": 2, \"nic\": {\"class\": \"ib_ndr\"}, \"pcie\": {\"class\": \"pcie5\"},"
+             " \"pcie_switches\": 1}, \"fabric\": {\"type\": \"fat_tree\", \"nics_per_leaf\": 4,"
+             " \"spines\": 2, \"oversubscription\": 2}}");
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT_EQUAL(t->n_ranks, 8);
+    CU_ASSERT_EQUAL(t->n_nodes, 4 * 7 + 2 + 2);
+    CU_ASSERT_EQUAL(t->n_links, 4 * 7 + 8 + 4);
+    CS_ASSERT_REL(t->links[t->n_links - 1].bw_GBps, 50, 1e-12);
+    CS_ASSERT_REL(t->links[t->n_links - 5].bw_GBps, 50, 1e-12);   /* NIC-leaf: ib_ndr */
+    CU_ASSERT_EQUAL(hops(t, 0, 3), 6);    /* same leaf: g>psw>nic>leaf>nic>psw>g */
+    CU_ASSERT_EQUAL(hops(t, 0, 5), 8);    /* across the spines */
+    cs_topo_free(t);
+}
+
 static void test_presets(void)
 {
     int i, n;
@@ -532,6 +642,9 @@ int cs_test_register(void)
         {"tree", test_tree},
         {"fat_tree_oversubscription", test_fat_tree_oversubscription},
         {"fat_tree_kary", test_fat_tree_kary},
+        {"pcie_p2p", test_pcie_p2p},
+        {"node", test_node},
+        {"cluster", test_cluster},
         {"registry", test_kinds_registry},
         {NULL, NULL},
     };

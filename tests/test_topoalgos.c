@@ -84,6 +84,45 @@ static void test_torus_wrong(void)
     }
 }
 
+/* in_network with K pieces on a switch: piece j goes up in a + S/(KB) after piece j-1, comes
+ * down once every rank's piece j is in and piece j-1 is down: (K+1)(a + S/(KB)). Per rank
+ * S up and S down (the schedule's bytes: 2 p S). */
+static void test_in_network(void)
+{
+    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":8,\"link\":{\"bandwidth_GBps\":100,"
+                      "\"latency_us\":1}}");
+    cs_coll_req req;
+    const cs_algo *ops;
+    cs_sched s;
+    cs_time t_ps;
+    int wrong = -1, p, K = 4;
+    double S = 4e8;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, (uint64_t)S);
+    req.topo = t;
+    req.chunks = K;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("in_network", CS_COLL_ALLREDUCE, &ops, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, NULL), 0);
+    CU_ASSERT_EQUAL(cs_sched_total_bytes(&s), (uint64_t)(2 * 8 * S));
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, &t_ps, &wrong, NULL), 0);
+    CS_ASSERT_REL(cs_time_to_s(t_ps), (K + 1) * (A_S + S / K * B_S), 1e-9);
+    CU_ASSERT_EQUAL(wrong, 0);
+    cs_sched_fini(&s);
+    for (p = 2; p <= 8; p++) {
+        static const uint64_t sizes[] = {0, 1000003, 1 << 20};
+        int z;
+        for (z = 0; z < 3; z++) {
+            cs_coll_req_init(&req, CS_COLL_ALLREDUCE, p, sizes[z]);
+            req.topo = t;
+            CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, NULL), 0);
+            CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, NULL, &wrong, NULL), 0);
+            CU_ASSERT_EQUAL(wrong, 0);
+            cs_sched_fini(&s);
+        }
+    }
+    cs_topo_free(t);
+}
+
 /* torus and hierarchical need the structure they exploit. */
 static void test_refuse(void)
 {
@@ -101,6 +140,8 @@ static void test_refuse(void)
     CU_ASSERT_STRING_EQUAL(err.msg, "torus needs a grid topology (kind torus, mesh or hypercube)");
     CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("hierarchical", CS_COLL_ALLREDUCE, &ops, NULL), 0);
     CU_ASSERT_EQUAL(cs_algo_build(ops, &req, &s, &err), CS_EUNSUPP);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("in_network", CS_COLL_ALLREDUCE, &ops, NULL), 0);
+    CU_ASSERT_EQUAL(cs_algo_build(ops, &req, &s, &err), CS_EUNSUPP);
     cs_topo_free(t);
 }
 
@@ -109,6 +150,7 @@ int cs_test_register(void)
     static const cs_test_case cases[] = {
         {"torus closed forms 4x4", test_torus_closed},
         {"torus #wrong 0 on grids", test_torus_wrong},
+        {"in_network pipelined through the switch", test_in_network},
         {"refuse topologies without the structure", test_refuse},
         {NULL, NULL},
     };

@@ -11,6 +11,7 @@ static int cmd_help(int argc, char **argv);
 /* Display order of `collsim help`. */
 static const cs_cmd commands[] = {
     {"run", "simulate a size sweep of one collective (nccl-tests table)", cs_cmd_run},
+    {"validate", "compare measured nccl-tests/rccl-tests/hccl_test logs with the simulation", cs_cmd_validate},
     {"plot", "draw saved results (JSON, CSV, nccl-tests logs) as a PNG/SVG/PDF chart", cs_cmd_plot},
     {"help", "show the commands", cmd_help},
 };

@@ -1,0 +1,200 @@
+/* logsim.c: measured logs against the simulator (cli layer): NCCL-mode setup, the row set
+ * of several logs, simulating each row on the first n ranks of the topology, statistics. */
+#include "sim/cli/logsim.h"
+#include "sim/report.h"
+#include "algorithms/nccl_mode.h"
+#include "topologies/topology.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cs_cli_nccl_setup(const char *topo_spec, const char *proto, int always_on,
+                      cs_nccl_params *np, int *on, cs_err *err)
+{
+    int present = 0, rc;
+    if ((rc = cs_topo_nccl_open(topo_spec, np, &present, err)) < 0)
+        return rc;
+    *on = present || proto || always_on;
+    if (proto && strcmp(proto, "auto")) {
+        cs_proto p;
+        if ((rc = cs_proto_lookup(proto, &p, err)) < 0) {
+            err->code = CS_EUSAGE;
+            return CS_EUSAGE;
+        }
+        if (!np->proto[p].enabled)
+            return cs_err_set(err, CS_EUSAGE, "--proto", "protocol %s is disabled in the "
+                              "topology's \"nccl\" object", cs_proto_name(p));
+        np->force_proto = (int)p;
+    } else if (proto) {
+        np->force_proto = -1;
+    }
+    return 0;
+}
+
+const char *cs_cli_basename(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+void cs_lset_fini(cs_lset *ls)
+{
+    int i;
+    for (i = 0; i < ls->n_logs; i++)
+        cs_log_free(ls->logs[i]);
+    free(ls->logs);
+    free(ls->rows);
+    memset(ls, 0, sizeof *ls);
+}
+
+static int add_table(cs_lset *ls, const cs_log *log, int ti, const cs_lset_opts *o,
+                     const cs_topo *t, int *cap, cs_err *err)
+{
+    const cs_log_table *tb = &log->tables[ti];
+    int i, elt = 4;
+    cs_dtype dt;
+    char where[300];
+    if (log->n_tables > 1)
+        snprintf(where, sizeof where, "%s:%d", log->name, tb->first_line);
+    else
+        snprintf(where, sizeof where, "%s", log->name);
+    if (tb->coll == CS_LOG_COLL_UNKNOWN)
+        return cs_err_set(err, CS_EINVAL, where, "the log does not name its collective "
+                          "(no command line); pass --coll");
+    if (tb->ranks <= 0)
+        return cs_err_set(err, CS_EINVAL, where, "the log does not tell how many ranks ran "
+                          "(no device list, command line or busbw); pass --ranks");
+    if (tb->ranks > t->n_ranks)
+        return cs_err_set(err, CS_EINVAL, where, "%d ranks ran but topology '%s' has %d (a "
+                          "log of n ranks runs on the topology's first n ranks)", tb->ranks,
+                          t->name, t->n_ranks);
+    for (i = 0; i < tb->n_rows; i++) {
+        const cs_log_row *r = &tb->rows[i];
+        cs_lrow *lr;
+        if (r->size_bytes == 0 || r->size_bytes < o->min_bytes ||
+            (o->max_bytes && r->size_bytes > o->max_bytes) || !(r->time_us > 0))
+            continue;
+        if (ls->n_rows == *cap) {
+            int nc = *cap ? 2 * *cap : 64;
+            cs_lrow *nr = realloc(ls->rows, (size_t)nc * sizeof *nr);
+            if (!nr)
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            ls->rows = nr;
+            *cap = nc;
+        }
+        if (r->type[0] && cs_dtype_lookup(r->type, &dt, NULL) == 0)
+            elt = dt.bytes;
+        lr = &ls->rows[ls->n_rows++];
+        memset(lr, 0, sizeof *lr);
+        lr->log = log->name;
+        lr->table = ti;
+        lr->coll = tb->coll;
+        lr->ranks = tb->ranks;
+        lr->size_bytes = r->size_bytes;
+        lr->elt_bytes = elt;
+        lr->root = cs_coll_is_rooted(tb->coll) && r->root >= 0 && r->root < tb->ranks
+                       ? r->root : 0;
+        lr->measured_us = r->time_us;
+        lr->measured_busbw_GBps = (double)r->size_bytes / (r->time_us * 1e3) *
+                                  cs_coll_busbw_factor(tb->coll, tb->ranks);
+        lr->simulated_us = NAN;
+        if (tb->ranks > ls->max_ranks)
+            ls->max_ranks = tb->ranks;
+    }
+    return 0;
+}
+
+int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opts *o,
+                 const cs_topo *t, cs_err *err)
+{
+    cs_log_opts lo;
+    int i, k, rc, cap = 0;
+    memset(ls, 0, sizeof *ls);
+    cs_log_opts_init(&lo);
+    lo.default_coll = o->default_coll;
+    lo.default_ranks = o->default_ranks;
+    if (!(ls->logs = calloc((size_t)n_paths + 1, sizeof *ls->logs)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (i = 0; i < n_paths; i++) {
+        if ((rc = cs_log_parse_file(paths[i], &lo, &ls->logs[i], err)) < 0) {
+            cs_lset_fini(ls);
+            return rc;
+        }
+        ls->n_logs++;
+        for (k = 0; k < ls->logs[i]->n_tables; k++)
+            if ((rc = add_table(ls, ls->logs[i], k, o, t, &cap, err)) < 0) {
+                cs_lset_fini(ls);
+                return rc;
+            }
+    }
+    if (ls->n_rows == 0) {
+        cs_lset_fini(ls);
+        return cs_err_set(err, CS_EINVAL, n_paths == 1 ? paths[0] : "logs",
+                          "no rows left to compare (sizes 0 and sizes outside --min-bytes / "
+                          "--max-bytes are skipped)");
+    }
+    return 0;
+}
+
+int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                     const char *algo, cs_err *err)
+{
+    int i, rc;
+    for (i = 0; i < ls->n_rows; i++) {
+        cs_lrow *r = &ls->rows[i];
+        cs_coll_req req;
+        cs_nccl_pick pick;
+        const cs_algo *ops = NULL;
+        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+        req.root = r->root;
+        req.elt_bytes = r->elt_bytes;
+        req.topo = t;
+        /* the same name may be a different ops table per collective */
+        if (algo && strcmp(algo, "auto") && (rc = cs_algo_lookup(algo, r->coll, &ops, err)) < 0)
+            return rc;
+        if ((rc = cs_nccl_simulate(&req, t, ops, np, 0, &pick, err)) < 0) {
+            cs_err_prefix(err, r->log);
+            return rc;
+        }
+        r->simulated_us = pick.time_us;
+        r->algo = pick.algo->name;
+        r->proto = pick.proto;
+    }
+    return 0;
+}
+
+double cs_lrow_error_pct(const cs_lrow *r)
+{
+    return 100.0 * (r->simulated_us - r->measured_us) / r->measured_us;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int cs_lset_stats(const cs_lset *ls, uint64_t min_bytes, double *median, double *mean,
+                  double *max)
+{
+    double *v = malloc(((size_t)ls->n_rows + 1) * sizeof *v), sum = 0;
+    int i, n = 0;
+    *median = *mean = *max = 0;
+    if (!v)
+        return 0;
+    for (i = 0; i < ls->n_rows; i++)
+        if (ls->rows[i].size_bytes >= min_bytes && isfinite(ls->rows[i].simulated_us))
+            v[n++] = fabs(cs_lrow_error_pct(&ls->rows[i]));
+    if (n > 0) {
+        qsort(v, (size_t)n, sizeof *v, cmp_double);
+        for (i = 0; i < n; i++)
+            sum += v[i];
+        *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+        *mean = sum / n;
+        *max = v[n - 1];
+    }
+    free(v);
+    return n;
+}

@@ -1,0 +1,77 @@
+/* logsim.h: measured logs against the simulator (cli layer, private to sim/cli): NCCL-mode
+ * setup of a command, the rows of several logs as one set, simulating every row on the
+ * first n ranks of a topology, and error statistics. Shared by run, validate, calibrate. */
+#ifndef CS_CLI_LOGSIM_H
+#define CS_CLI_LOGSIM_H
+
+#include <stdint.h>
+#include "sim/err.h"
+#include "sim/logparse.h"
+#include "sim/nccl.h"
+#include "sim/topo.h"
+#include "algorithms/coll.h"
+
+/* NCCL mode of a command on topology spec: the topology's "nccl" object over the default
+ * table; proto is the --proto value ("auto", "LL", "LL128", "Simple") or NULL. NCCL mode is
+ * on (*on = 1) when the topology has an "nccl" object, when --proto is given, or when
+ * always_on is set (calibrate, validate: the logs are NCCL runs). */
+int cs_cli_nccl_setup(const char *topo_spec, const char *proto, int always_on,
+                      cs_nccl_params *np, int *on, cs_err *err);
+
+/* One measured row. */
+typedef struct cs_lrow {
+    const char *log;          /* path of its log (borrowed from the set) */
+    int table;                /* table index in that log */
+    cs_coll coll;             /* collective */
+    int ranks;                /* ranks (simulated on topology ranks 0..ranks-1) */
+    uint64_t size_bytes;      /* S as nccl-tests prints it, bytes */
+    int elt_bytes;            /* element size of its data type, bytes */
+    int root;                 /* root for rooted collectives, else 0 */
+    double measured_us;       /* measured time (out-of-place, else in-place), us */
+    double measured_busbw_GBps;   /* busbw of the measured time, GB/s */
+    double simulated_us;      /* simulated time, us (after cs_lset_simulate) */
+    const char *algo;         /* algorithm that ran (static string) */
+    cs_proto proto;           /* protocol that ran */
+} cs_lrow;
+
+/* The rows of several logs. */
+typedef struct cs_lset {
+    cs_log **logs;            /* parsed logs (owned) */
+    int n_logs;
+    cs_lrow *rows;            /* rows kept (owned) */
+    int n_rows;
+    int max_ranks;            /* most ranks of any row */
+} cs_lset;
+
+/* Which rows to take and what to assume when a log does not say. */
+typedef struct cs_lset_opts {
+    cs_coll default_coll;     /* --coll, CS_LOG_COLL_UNKNOWN if not given */
+    int default_ranks;        /* --ranks, 0 if not given */
+    uint64_t min_bytes;       /* keep rows with size >= this */
+    uint64_t max_bytes;       /* and <= this (0 = no limit) */
+} cs_lset_opts;
+
+/* Parse the logs and keep their rows with size > 0 in range. Fails naming the log when a
+ * table's collective or ranks are unknown (pass --coll / --ranks), when it needs more
+ * ranks than the topology has, or when no row is left. */
+int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opts *o,
+                 const cs_topo *t, cs_err *err);
+void cs_lset_fini(cs_lset *ls);
+
+/* Simulate every row in NCCL mode (np) with the algorithm named algo for each row's
+ * collective (NULL or "auto" = NCCL's choice by time). */
+int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                     const char *algo, cs_err *err);
+
+/* |simulated / measured - 1| in percent over the rows with size >= min_bytes: median, mean,
+ * max. Returns the number of rows counted (0: all outputs 0). */
+int cs_lset_stats(const cs_lset *ls, uint64_t min_bytes, double *median, double *mean,
+                  double *max);
+
+/* Signed error of a row in percent: 100 (simulated - measured) / measured. */
+double cs_lrow_error_pct(const cs_lrow *r);
+
+/* File name part of a path, for tables. */
+const char *cs_cli_basename(const char *path);
+
+#endif
