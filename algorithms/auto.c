@@ -1,6 +1,6 @@
 /* auto.c: --algo auto (algorithms layer). Predicts every registered algorithm that
  * implements the collective and accepts the request, and picks the fastest: the closed form
- * on alpha_beta fabrics (exact there), a simulation without the data check elsewhere. */
+ * on alpha_beta fabrics where it is exact, a simulation without the data check elsewhere. */
 #include "algorithms/coll.h"
 #include "sim/exec.h"
 
@@ -16,7 +16,10 @@ static int predict(const cs_algo *ops, const cs_coll_req *req, const cs_topo *to
     int rc;
     if (ops->check && ops->check(req, NULL) < 0)
         return CS_EUNSUPP;
-    if (topo->model == CS_MODEL_ALPHA_BETA && ops->cost) {
+    /* A formula starting with '~' marks its closed form an estimate for this request (see
+     * phase-private.h): simulate those instead. */
+    if (topo->model == CS_MODEL_ALPHA_BETA && ops->cost &&
+        !(ops->formula && ops->formula(req)[0] == '~')) {
         cs_ab ab;
         cs_ab_from_topo(topo, &ab);
         *t_s = ops->cost(req, &ab);

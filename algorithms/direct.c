@@ -98,7 +98,7 @@ static const char *formula(const cs_coll_req *req)
 
 const cs_algo cs_algo_direct = {
     "direct",
-    "every rank sends straight to every peer, one peer per step (r -> r+s), all posted at once",
+    "straight to every peer: step s sends r -> r+s (all at once on link-level fabrics)",
     CS_COLL_BIT(CS_COLL_ALLREDUCE) | CS_COLL_BIT(CS_COLL_ALLGATHER) |
         CS_COLL_BIT(CS_COLL_REDUCESCATTER) | CS_COLL_BIT(CS_COLL_ALLTOALL),
     NULL, build, cost, formula,

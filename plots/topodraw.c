@@ -194,6 +194,12 @@ static void layout_grid(td *d, int cols)
     d->grid_rows = R;
 }
 
+static int cmp_double_idx_1(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (*x > *y) - (*x < *y);
+}
+
 static int cmp_double_idx(const void *a, const void *b)
 {
     const double *x = a, *y = b;
@@ -202,138 +208,214 @@ static int cmp_double_idx(const void *a, const void *b)
     return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* Tiers: boxes of grouped nodes (NICs, GPUs, in-node switches as rows) and loose endpoints
- * at the bottom; switches without a group above them by hop distance from the endpoints. */
+/* Other end of link l from node v, or -1. */
+static int other_end(const cs_topo *t, int l, int v)
+{
+    return t->links[l].a == v ? t->links[l].b : t->links[l].b == v ? t->links[l].a : -1;
+}
+
+/* Row inside a node box: NICs on top (towards the fabric), GPUs/CPUs, in-node switches. */
+static int box_row(cs_node_type ty)
+{
+    return ty == CS_NODE_NIC ? 0 : ty == CS_NODE_SWITCH ? 2 : 1;
+}
+
+/* Tiered layout state. */
+typedef struct tiers {
+    int *dist;          /* hops from the nearest grouped node or endpoint (0 = bottom band) */
+    int max_tier, max_group;
+    double *key;        /* scratch: (key, node) pairs */
+    int *row;           /* scratch: nodes of one row */
+    double band_y;      /* top of the bottom band, px */
+} tiers;
+
+/* Switch tier `tier`: evenly spread, ordered by the mean x of their lower neighbours. */
+static void place_tier(td *d, tiers *tr, int tier)
+{
+    const cs_topo *t = d->t;
+    int i, l, m = 0, j;
+    double y = d->area.y + (tr->band_y - d->area.y) * (tr->max_tier - tier + 0.5) / tr->max_tier;
+    for (i = 0; i < t->n_nodes; i++) {
+        double sum = 0;
+        int cnt = 0, o;
+        if (t->nodes[i].group >= 0 || tr->dist[i] != tier)
+            continue;
+        for (l = 0; l < t->n_links; l++)
+            if ((o = other_end(t, l, i)) >= 0 && tr->dist[o] < tier) {
+                sum += d->p[o].x;
+                cnt++;
+            }
+        tr->key[2 * m] = cnt ? sum / cnt : d->p[i].x;
+        tr->key[2 * m + 1] = i;
+        m++;
+    }
+    qsort(tr->key, (size_t)m, 2 * sizeof *tr->key, cmp_double_idx);
+    for (j = 0; j < m; j++) {
+        tpos *p = &d->p[(int)tr->key[2 * j + 1]];
+        double slot = d->area.w / m;
+        p->x = d->area.x + slot * (j + 0.5);
+        p->y = y;
+        p->w = fmin(72, fmax(4, slot * 0.8));
+        p->h = fmin(22, fmax(5, (tr->band_y - d->area.y) / tr->max_tier * 0.4));
+    }
+}
+
+/* Reorder the m nodes of one bottom row by the mean x of their neighbours outside the row,
+ * keeping the row's slots (Sugiyama-style barycentre sweep, fewer crossings). */
+static void reorder_row(td *d, tiers *tr, const int *nodes, int m)
+{
+    const cs_topo *t = d->t;
+    double *slots = tr->key + 2 * t->n_nodes;
+    int j, l, k;
+    for (j = 0; j < m; j++) {
+        double sum = 0;
+        int cnt = 0, o, v = nodes[j];
+        for (l = 0; l < t->n_links; l++) {
+            if ((o = other_end(t, l, v)) < 0)
+                continue;
+            for (k = 0; k < m && nodes[k] != o; k++)
+                ;
+            if (k == m) {
+                sum += d->p[o].x;
+                cnt++;
+            }
+        }
+        tr->key[2 * j] = cnt ? sum / cnt : d->p[v].x;
+        tr->key[2 * j + 1] = v;
+        slots[j] = d->p[v].x;
+    }
+    qsort(tr->key, (size_t)m, 2 * sizeof *tr->key, cmp_double_idx);
+    qsort(slots, (size_t)m, sizeof *slots, cmp_double_idx_1);
+    for (j = 0; j < m; j++)
+        d->p[(int)tr->key[2 * j + 1]].x = slots[j];
+}
+
+static void reorder_rows(td *d, tiers *tr)
+{
+    const cs_topo *t = d->t;
+    int g, r, i, m;
+    for (g = -1; g <= tr->max_group; g++)
+        for (r = 0; r < 3; r++) {
+            if (g < 0 && r > 0)
+                break;
+            for (i = 0, m = 0; i < t->n_nodes; i++)
+                if (g < 0 ? (t->nodes[i].group < 0 && tr->dist[i] == 0)
+                          : (t->nodes[i].group == g && box_row(t->nodes[i].type) == r))
+                    tr->row[m++] = i;
+            if (m > 1)
+                reorder_row(d, tr, tr->row, m);
+        }
+}
+
+/* Initial bottom band: a unit per node box (rows of NICs, GPUs/CPUs, in-node switches),
+ * then the loose endpoints two to a unit. */
+static void place_band(td *d, tiers *tr, int n_loose)
+{
+    const cs_topo *t = d->t;
+    int n = t->n_nodes, g, i, r, n_units = 0, loose_i = 0;
+    double x = d->area.x, band_h = d->area.y + d->area.h - tr->band_y, unit_w, units;
+    for (g = 0; g <= tr->max_group; g++) {
+        for (i = 0; i < n && t->nodes[i].group != g; i++)
+            ;
+        n_units += i < n;
+    }
+    units = n_units + (n_loose ? (n_loose + 1) / 2.0 : 0);
+    unit_w = d->area.w / (units > 0 ? units : 1);
+    for (g = 0; g <= tr->max_group; g++) {
+        int rows[3] = {0, 0, 0}, k[3] = {0, 0, 0}, nrows = 0, rowpos[3], used = 0;
+        for (i = 0; i < n; i++)
+            if (t->nodes[i].group == g) {
+                rows[box_row(t->nodes[i].type)]++;
+                used = 1;
+            }
+        if (!used)
+            continue;
+        for (r = 0; r < 3; r++)
+            rowpos[r] = rows[r] ? nrows++ : -1;
+        for (i = 0; i < n; i++) {
+            tpos *p = &d->p[i];
+            double slot;
+            if (t->nodes[i].group != g)
+                continue;
+            r = box_row(t->nodes[i].type);
+            slot = (unit_w - 12) / rows[r];
+            p->w = fmin(r == 2 ? 64 : 48, fmax(3, slot * 0.8));
+            p->h = fmin(20, fmax(4, band_h / (nrows + 1) * 0.5));
+            p->x = x + 6 + slot * (k[r]++ + 0.5);
+            p->y = tr->band_y + 18 + (band_h - 24) * (rowpos[r] + 0.5) / nrows;
+        }
+        x += unit_w;
+    }
+    for (i = 0; i < n; i++) {
+        tpos *p = &d->p[i];
+        if (t->nodes[i].group >= 0 || tr->dist[i] != 0)
+            continue;
+        p->w = fmin(48, fmax(3, unit_w / 2 * 0.8));
+        p->h = fmin(22, fmax(4, p->w * 0.6));
+        p->x = x + unit_w / 2 * (loose_i++ + 0.5);
+        p->y = tr->band_y + band_h / 2;
+    }
+}
+
+/* Tiers: boxes of grouped nodes and loose endpoints at the bottom; switches without a group
+ * above them by hop distance from the bottom band, refined by barycentre sweeps. */
 static int layout_tiers(td *d, cs_err *err)
 {
     const cs_topo *t = d->t;
-    int n = t->n_nodes, i, l, max_group = -1, n_loose = 0, max_tier = 0, tier;
-    int *dist = malloc((size_t)n * sizeof *dist), *queue = malloc((size_t)n * sizeof *queue);
-    double *key = malloc((size_t)n * 2 * sizeof *key);
-    int qh = 0, qt = 0, n_units, unit, n_top;
-    double band_y, unit_w;
-    if (!dist || !queue || !key) {
-        free(dist);
+    int n = t->n_nodes, i, l, o, qh = 0, qt = 0, n_loose = 0, tier, sweep;
+    int *queue = malloc((size_t)n * sizeof *queue);
+    tiers tr;
+    memset(&tr, 0, sizeof tr);
+    tr.max_group = -1;
+    tr.dist = malloc((size_t)n * sizeof *tr.dist);
+    tr.key = malloc((size_t)n * 3 * sizeof *tr.key);
+    tr.row = malloc((size_t)n * sizeof *tr.row);
+    if (!queue || !tr.dist || !tr.key || !tr.row) {
         free(queue);
-        free(key);
+        free(tr.dist);
+        free(tr.key);
+        free(tr.row);
         return cs_err_set(err, CS_ENOMEM, "topology", "out of memory");
     }
     for (i = 0; i < n; i++) {
         int grouped = t->nodes[i].group >= 0;
-        dist[i] = (grouped || cs_node_is_endpoint(t->nodes[i].type)) ? 0 : -1;
-        if (dist[i] == 0)
+        tr.dist[i] = (grouped || cs_node_is_endpoint(t->nodes[i].type)) ? 0 : -1;
+        if (tr.dist[i] == 0)
             queue[qt++] = i;
-        if (grouped && t->nodes[i].group > max_group)
-            max_group = t->nodes[i].group;
-        if (!grouped && cs_node_is_endpoint(t->nodes[i].type))
-            n_loose++;
+        if (grouped && t->nodes[i].group > tr.max_group)
+            tr.max_group = t->nodes[i].group;
+        n_loose += !grouped && tr.dist[i] == 0;
     }
     while (qh < qt) {
         int v = queue[qh++];
-        for (l = 0; l < t->n_links; l++) {
-            int o = t->links[l].a == v ? t->links[l].b : t->links[l].b == v ? t->links[l].a : -1;
-            if (o >= 0 && dist[o] < 0) {
-                dist[o] = dist[v] + 1;
+        for (l = 0; l < t->n_links; l++)
+            if ((o = other_end(t, l, v)) >= 0 && tr.dist[o] < 0) {
+                tr.dist[o] = tr.dist[v] + 1;
                 queue[qt++] = o;
             }
-        }
     }
     for (i = 0; i < n; i++) {
-        if (dist[i] < 0)
-            dist[i] = 1;
-        if (dist[i] > max_tier)
-            max_tier = dist[i];
+        if (tr.dist[i] < 0)
+            tr.dist[i] = 1;
+        if (tr.dist[i] > tr.max_tier)
+            tr.max_tier = tr.dist[i];
     }
-    /* Bottom band: one unit per group that has nodes, then one per loose endpoint. */
-    n_units = 0;
-    {
-        int g;
-        for (g = 0; g <= max_group; g++) {
-            for (i = 0; i < n && t->nodes[i].group != g; i++)
-                ;
-            if (i < n)
-                n_units++;
-        }
+    /* Node boxes need height; a row of loose endpoints is one level like a tier. */
+    if (tr.max_group >= 0)
+        tr.band_y = d->area.y + d->area.h * (tr.max_tier ? 0.42 : 0.0);
+    else
+        tr.band_y = d->area.y + d->area.h * tr.max_tier / (tr.max_tier + 1.0);
+    place_band(d, &tr, n_loose);
+    for (sweep = 0; sweep < 3; sweep++) {
+        for (tier = 1; tier <= tr.max_tier; tier++)
+            place_tier(d, &tr, tier);
+        if (sweep < 2)
+            reorder_rows(d, &tr);
     }
-    n_top = max_tier;
-    band_y = d->area.y + d->area.h * (n_top ? (max_group >= 0 ? 0.42 : 0.6) : 0.0);
-    unit_w = d->area.w / ((n_units + (n_loose ? (n_loose + 1) / 2.0 : 0)) > 0
-                          ? (n_units + (n_loose ? (n_loose + 1) / 2.0 : 0)) : 1);
-    unit = 0;
-    {
-        int g, loose_i = 0;
-        double x = d->area.x, band_h = d->area.y + d->area.h - band_y;
-        for (g = 0; g <= max_group; g++) {
-            int rows[3] = {0, 0, 0}, r, used = 0, k[3] = {0, 0, 0}, nrows = 0, rowpos[3];
-            for (i = 0; i < n; i++) {
-                if (t->nodes[i].group != g)
-                    continue;
-                r = t->nodes[i].type == CS_NODE_NIC ? 0 : t->nodes[i].type == CS_NODE_SWITCH ? 2 : 1;
-                rows[r]++;
-                used = 1;
-            }
-            if (!used)
-                continue;
-            for (r = 0; r < 3; r++)
-                rowpos[r] = rows[r] ? nrows++ : -1;
-            for (i = 0; i < n; i++) {
-                tpos *p = &d->p[i];
-                double slot;
-                if (t->nodes[i].group != g)
-                    continue;
-                r = t->nodes[i].type == CS_NODE_NIC ? 0 : t->nodes[i].type == CS_NODE_SWITCH ? 2 : 1;
-                slot = (unit_w - 12) / rows[r];
-                p->w = fmin(r == 2 ? 64 : 48, fmax(3, slot * 0.8));
-                p->h = fmin(20, fmax(4, band_h / (nrows + 1) * 0.5));
-                p->x = x + 6 + slot * (k[r]++ + 0.5);
-                p->y = band_y + 18 + (band_h - 24) * (rowpos[r] + 0.5) / nrows;
-            }
-            x += unit_w;
-            unit++;
-        }
-        for (i = 0; i < n; i++) {
-            tpos *p = &d->p[i];
-            if (t->nodes[i].group >= 0 || !cs_node_is_endpoint(t->nodes[i].type))
-                continue;
-            p->w = fmin(48, fmax(3, unit_w / 2 * 0.8));
-            p->h = fmin(22, fmax(4, p->w * 0.6));
-            p->x = x + unit_w / 2 * (loose_i++ + 0.5);
-            p->y = band_y + band_h / 2;
-        }
-    }
-    /* Switch tiers, lowest first, each ordered by the mean x of its lower neighbours. */
-    for (tier = 1; tier <= max_tier; tier++) {
-        int m = 0, j;
-        double y = d->area.y + (band_y - d->area.y) * (max_tier - tier + 0.5) / max_tier;
-        for (i = 0; i < n; i++) {
-            double sum = 0;
-            int cnt = 0;
-            if (t->nodes[i].group >= 0 || dist[i] != tier)
-                continue;
-            for (l = 0; l < t->n_links; l++) {
-                int o = t->links[l].a == i ? t->links[l].b : t->links[l].b == i ? t->links[l].a : -1;
-                if (o >= 0 && dist[o] < tier) {
-                    sum += d->p[o].x;
-                    cnt++;
-                }
-            }
-            key[2 * m] = cnt ? sum / cnt : 0;
-            key[2 * m + 1] = i;
-            m++;
-        }
-        qsort(key, (size_t)m, 2 * sizeof *key, cmp_double_idx);
-        for (j = 0; j < m; j++) {
-            tpos *p = &d->p[(int)key[2 * j + 1]];
-            double slot = d->area.w / m;
-            p->x = d->area.x + slot * (j + 0.5);
-            p->y = y;
-            p->w = fmin(72, fmax(4, slot * 0.8));
-            p->h = fmin(22, fmax(5, (band_y - d->area.y) / max_tier * 0.4));
-        }
-    }
-    free(dist);
     free(queue);
-    free(key);
+    free(tr.dist);
+    free(tr.key);
+    free(tr.row);
     return 0;
 }
 
@@ -385,53 +467,74 @@ static double link_width(const td *d, double bw)
     return 1.0 + 2.5 * log(bw / d->bw_min) / log(d->bw_max / d->bw_min);
 }
 
-/* Is link l a wrap-around link of the grid layout? */
+/* Is link l drawn as a curve: a wrap-around link of the grid layout, or a link along a row
+ * of the tiered layout that would run behind the nodes between its ends? */
 static int is_wrap(const td *d, int l, int *horizontal)
 {
     const tpos *a = &d->p[d->t->links[l].a], *b = &d->p[d->t->links[l].b];
     double cw, ch;
+    *horizontal = fabs(a->y - b->y) < 1;
     if (!d->grid_cols)
-        return 0;
+        return *horizontal && fabs(a->x - b->x) > 1.6 * fmax(a->w, b->w);
     cw = d->area.w / (d->grid_cols + 0.6);
     ch = d->area.h / (d->grid_rows + 0.6);
-    *horizontal = fabs(a->y - b->y) < 1;
     return *horizontal ? fabs(a->x - b->x) > cw * 1.5 : fabs(a->x - b->x) < 1 && fabs(a->y - b->y) > ch * 1.5;
 }
 
-static void draw_links(td *d, int labels)
+/* Links are labelled with their bandwidth when there are few, or when links of one class
+ * differ (the legend gives a class's bandwidth otherwise). */
+static void label_classes(const td *d, int *label_cls)
+{
+    const cs_topo *t = d->t;
+    double lo[MAX_CLASSES], hi[MAX_CLASSES];
+    int c, l;
+    for (c = 0; c < MAX_CLASSES; c++) {
+        lo[c] = INFINITY;
+        hi[c] = 0;
+    }
+    for (l = 0; l < t->n_links; l++) {
+        c = d->link_cls[l];
+        lo[c] = fmin(lo[c], t->links[l].bw_GBps);
+        hi[c] = fmax(hi[c], t->links[l].bw_GBps);
+    }
+    for (c = 0; c < MAX_CLASSES; c++)
+        label_cls[c] = t->n_links <= 40 || hi[c] > lo[c];
+}
+
+static void draw_links(td *d)
 {
     const cs_topo *t = d->t;
     cairo_t *cr = d->cr;
     char buf[32];
-    int l, pass;
+    int l, pass, label_cls[MAX_CLASSES];
+    double alpha = t->n_links > 200 ? 0.5 : 0.85;
+    label_classes(d, label_cls);
     for (pass = 0; pass < 2; pass++) {
         cs__font(cr, FONT_PX - 1, 0);
         for (l = 0; l < t->n_links; l++) {
             const tpos *a = &d->p[t->links[l].a], *b = &d->p[t->links[l].b];
             double mx = (a->x + b->x) / 2, my = (a->y + b->y) / 2;
             int horiz = 0, wrap = is_wrap(d, l, &horiz);
-            if (wrap) {   /* bow outward: above a row, left of a column */
-                double bend = horiz ? -0.45 * d->area.h / (d->grid_rows + 0.6)
-                                    : -0.45 * d->area.w / (d->grid_cols + 0.6);
+            if (wrap && pass == 0) {   /* long grid links bow outward: above a row, left of a column */
+                double bend = !d->grid_cols ? 18 + 0.08 * fabs(a->x - b->x)
+                              : horiz ? -0.45 * d->area.h / (d->grid_rows + 0.6)
+                                      : -0.45 * d->area.w / (d->grid_cols + 0.6);
                 double ox = horiz ? 0 : bend, oy = horiz ? bend : 0;
-                if (pass == 0) {
-                    cairo_move_to(cr, a->x, a->y);
-                    cairo_curve_to(cr, a->x + ox + (horiz ? (a->x < b->x ? -40 : 40) : 0),
-                                   a->y + oy + (horiz ? 0 : (a->y < b->y ? -40 : 40)),
-                                   b->x + ox + (horiz ? (b->x < a->x ? -40 : 40) : 0),
-                                   b->y + oy + (horiz ? 0 : (b->y < a->y ? -40 : 40)), b->x, b->y);
-                }
-                mx += ox * 0.75;
-                my += oy * 0.75;
+                cairo_move_to(cr, a->x, a->y);
+                cairo_curve_to(cr, a->x + ox + (horiz ? (a->x < b->x ? -40 : 40) : 0),
+                               a->y + oy + (horiz ? 0 : (a->y < b->y ? -40 : 40)),
+                               b->x + ox + (horiz ? (b->x < a->x ? -40 : 40) : 0),
+                               b->y + oy + (horiz ? 0 : (b->y < a->y ? -40 : 40)), b->x, b->y);
+                cs__set_rgba(cr, cs__palette(d->link_cls[l]), 0.4);
+                cairo_set_line_width(cr, 1);
+                cairo_stroke(cr);
             } else if (pass == 0) {
                 cairo_move_to(cr, a->x, a->y);
                 cairo_line_to(cr, b->x, b->y);
-            }
-            if (pass == 0) {
-                cs__set_rgba(cr, cs__palette(d->link_cls[l]), 0.85);
+                cs__set_rgba(cr, cs__palette(d->link_cls[l]), alpha);
                 cairo_set_line_width(cr, link_width(d, t->links[l].bw_GBps));
                 cairo_stroke(cr);
-            } else if (labels) {
+            } else if (!wrap && label_cls[d->link_cls[l]] && t->n_links <= 512) {
                 cs_plot_rect r;
                 double tw;
                 snprintf(buf, sizeof buf, "%g", t->links[l].bw_GBps);
@@ -635,11 +738,18 @@ static int draw(td *d, cs_err *err)
     claim_nodes(d);
     if (t->model == CS_MODEL_ALPHA_BETA)
         draw_hub(d);
-    draw_links(d, t->n_links <= 256);
+    draw_links(d);
     draw_nodes(d);
     draw_legend(d, d->h - legend_h + 2);
-    snprintf(title, sizeof title, "%s (%s): %d ranks, %d nodes, %d links", t->name ? t->name : "topology",
-             t->kind ? t->kind : "?", t->n_ranks, t->n_nodes, t->n_links);
+    {
+        char dims[64] = "";
+        int k;
+        for (k = 0; k < t->n_dims && k < 8; k++)
+            snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%d", k ? "\xc3\x97" : " ", t->dims[k]);
+        snprintf(title, sizeof title, "%s (%s%s): %d ranks, %d nodes, %d links",
+                 t->name ? t->name : "topology", t->kind ? t->kind : "?", dims, t->n_ranks,
+                 t->n_nodes, t->n_links);
+    }
     cs__font(d->cr, 15, 1);
     cairo_set_source_rgb(d->cr, 0.1, 0.1, 0.1);
     {

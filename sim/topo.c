@@ -11,18 +11,27 @@
 /* Cache of computed routes: open addressing on key src * n_nodes + dst. */
 typedef struct route_ent {
     uint64_t key;        /* src * n_nodes + dst + 1; 0 = empty */
-    uint32_t off;        /* first dlink in cache->dl */
+    const int32_t *dl;   /* its dlinks, in a block that never moves */
     uint32_t len;        /* number of dlinks */
 } route_ent;
+
+/* Routes live in blocks that are never reallocated: flows in flight keep pointers to them
+ * for as long as the topology lives (topo.h's promise). */
+typedef struct route_block {
+    struct route_block *next;   /* older block */
+    uint32_t used, cap;         /* dlinks used / held */
+    int32_t dl[];               /* the dlinks */
+} route_block;
 
 struct cs_route_cache {
     route_ent *tab;      /* hash table, power-of-two size */
     uint32_t cap, n;     /* slots, used slots */
-    int32_t *dl;         /* all cached routes' dlinks */
-    uint32_t n_dl, cap_dl;
+    route_block *blocks; /* newest block first */
     int32_t *scratch;    /* BFS work: parent dlink per node, queue, path */
     int32_t *queue;
 };
+
+static const int32_t no_dlinks[1] = {0};
 
 static char *dup_str(const char *s)
 {
@@ -48,7 +57,11 @@ static void cache_free(struct cs_route_cache *c)
     if (!c)
         return;
     free(c->tab);
-    free(c->dl);
+    while (c->blocks) {
+        route_block *nx = c->blocks->next;
+        free(c->blocks);
+        c->blocks = nx;
+    }
     free(c->scratch);
     free(c->queue);
     free(c);
@@ -205,19 +218,30 @@ int cs_topo_finish(cs_topo *t, cs_err *err)
             return cs_err_set(err, CS_EINVAL, where, "must be >= 0, got %g", l->lat_us);
         }
     }
+    /* rank_of[v]: the rank already on node v, -1 if none (a linear duplicate check). */
+    deg = malloc(((size_t)t->n_nodes + 1) * sizeof *deg);
+    if (!deg)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (i = 0; i < t->n_nodes; i++)
+        deg[i] = -1;
     for (i = 0; i < t->n_ranks; i++) {
-        int v = t->ranks[i], j;
+        int v = t->ranks[i], rc = 0;
         snprintf(where, sizeof where, "ranks[%d]", i);
         if (v < 0 || v >= t->n_nodes)
-            return cs_err_set(err, CS_EINVAL, where, "refers to a node that does not exist");
-        if (!cs_node_is_endpoint(t->nodes[v].type))
-            return cs_err_set(err, CS_EINVAL, where, "'%s' is a switch, expected an endpoint "
-                              "(gpu, npu, cpu, nic)", t->nodes[v].name);
-        for (j = 0; j < i; j++)
-            if (t->ranks[j] == v)
-                return cs_err_set(err, CS_EINVAL, where, "node '%s' is already rank %d",
-                                  t->nodes[v].name, j);
+            rc = cs_err_set(err, CS_EINVAL, where, "refers to a node that does not exist");
+        else if (!cs_node_is_endpoint(t->nodes[v].type))
+            rc = cs_err_set(err, CS_EINVAL, where, "'%s' is a switch, expected an endpoint "
+                            "(gpu, npu, cpu, nic)", t->nodes[v].name);
+        else if (deg[v] >= 0)
+            rc = cs_err_set(err, CS_EINVAL, where, "node '%s' is already rank %d",
+                            t->nodes[v].name, deg[v]);
+        if (rc) {
+            free(deg);
+            return rc;
+        }
+        deg[v] = i;
     }
+    free(deg);
 
     /* Adjacency in link order: dlink 2i leaves a, 2i+1 leaves b. */
     free(t->adj_off);
@@ -284,24 +308,23 @@ static int cache_put(struct cs_route_cache *c, uint64_t key, const int32_t *dl, 
         c->tab = nt;
         c->cap = ncap;
     }
-    if (c->n_dl + (uint32_t)n > c->cap_dl) {
-        uint32_t ncap = c->cap_dl ? c->cap_dl : 1024;
-        int32_t *nd;
-        while (ncap < c->n_dl + (uint32_t)n)
-            ncap *= 2;
-        nd = realloc(c->dl, (size_t)ncap * sizeof *nd);
-        if (!nd)
+    if (!c->blocks || c->blocks->cap - c->blocks->used < (uint32_t)n) {
+        uint32_t bcap = (uint32_t)n > 16384 ? (uint32_t)n : 16384;
+        route_block *b = malloc(sizeof *b + (size_t)bcap * sizeof b->dl[0]);
+        if (!b)
             return CS_ENOMEM;
-        c->dl = nd;
-        c->cap_dl = ncap;
+        b->next = c->blocks;
+        b->used = 0;
+        b->cap = bcap;
+        c->blocks = b;
     }
     if (n)
-        memcpy(c->dl + c->n_dl, dl, (size_t)n * sizeof *dl);
+        memcpy(c->blocks->dl + c->blocks->used, dl, (size_t)n * sizeof *dl);
     h = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (c->cap - 1);
     while (c->tab[h].key)
         h = (h + 1) & (c->cap - 1);
-    c->tab[h] = (route_ent){key, c->n_dl, (uint32_t)n};
-    c->n_dl += (uint32_t)n;
+    c->tab[h] = (route_ent){key, c->blocks->dl + c->blocks->used, (uint32_t)n};
+    c->blocks->used += (uint32_t)n;
     c->n++;
     return 0;
 }
@@ -330,12 +353,12 @@ int cs_topo_route(const cs_topo *t, int src, int dst, const int32_t **dlinks, cs
     if (!c)
         return cs_err_set(err, CS_ESTATE, NULL, "topology used before cs_topo_finish");
     if (src == dst) {
-        *dlinks = c->dl;
+        *dlinks = no_dlinks;
         return 0;
     }
     e = cache_get(c, key);
     if (e) {
-        *dlinks = c->dl + e->off;
+        *dlinks = e->dl;
         return (int)e->len;
     }
     for (i = 0; i < t->n_routes; i++)
@@ -368,7 +391,7 @@ int cs_topo_route(const cs_topo *t, int src, int dst, const int32_t **dlinks, cs
     if (rc < 0)
         return rc == CS_ENOMEM ? cs_err_set(err, rc, NULL, "out of memory") : rc;
     e = cache_get(c, key);
-    *dlinks = c->dl + e->off;
+    *dlinks = e->dl;
     return n;
 }
 

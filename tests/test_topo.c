@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "sim/exec.h"
 #include "sim/sched.h"
 #include "sim/topo.h"
@@ -425,6 +427,116 @@ static void test_cluster(void)
     cs_topo_free(t);
 }
 
+/* topo check collects every problem of a file: 8 in topo-many-problems.json (a duplicate
+ * node, bandwidth 0, a self-link, an unknown node, a negative latency, a switch as a rank,
+ * a route that is not a path, a disconnected rank); presets check clean. */
+static void test_check(void)
+{
+    cs_topo_problems probs = {NULL, 0, 0};
+    cs_err err;
+    char cmd[2048], *out = NULL;
+    int n = cs_topo_check(cs_test_data("bad/topo-many-problems.json"), &probs, &err), lines = 0;
+    const char *p;
+    CU_ASSERT_EQUAL(n, 8);
+    CU_ASSERT_EQUAL(probs.n, 8);
+    if (n == 8) {
+        CU_ASSERT_STRING_EQUAL(probs.items[0].where, "nodes[2].name");
+        CU_ASSERT_STRING_EQUAL(probs.items[3].where, "links[3].to");
+        CU_ASSERT_STRING_EQUAL(probs.items[7].where, "ranks[2]");
+    }
+    cs_topo_problems_fini(&probs);
+    CU_ASSERT_EQUAL(cs_topo_check("dgx-h100-x2", &probs, &err), 0);
+    cs_topo_problems_fini(&probs);
+    snprintf(cmd, sizeof cmd, "%s topo check %s 2>/dev/null", CS_COLLSIM,
+             cs_test_data("bad/topo-many-problems.json"));
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 1);
+    for (p = out; p && *p; p++)
+        lines += *p == '\n';
+    CU_ASSERT_EQUAL(lines, 1 + 8);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "links[2]: self-link: from and to are both 'sw0'\n"));
+    free(out);
+}
+
+/* Bisection (ranks 0..n/2-1 to n/2..n-1, GB/s per direction) with 100 GB/s links: ring of 8
+ * cuts 2 links (200); switch: 4 rank links (400); torus 4x4 split in y: 4 columns x 2
+ * (800); fully connected 8: 4 x 4 pairs (1600); alpha_beta: 4 ports (400); leaf/spine
+ * 2 x 4 with 2 spines: 2 uplinks of 200 at 1:1 (400), of 100 at 2:1 (200). dgx-h100: 4 NVLink
+ * ports (4 x 370.8) plus the host path over UPI (22) = 1505.2. */
+static void test_bisection(void)
+{
+    static const struct { const char *json; double want; } cases[] = {
+        {"{\"kind\": \"ring\", \"ranks\": 8, " LINK100 "}", 200},
+        {"{\"kind\": \"switch\", \"ranks\": 8, " LINK100 "}", 400},
+        {"{\"kind\": \"torus\", \"dims\": [4, 4], " LINK100 "}", 800},
+        {"{\"kind\": \"fully_connected\", \"ranks\": 8, " LINK100 "}", 1600},
+        {"{\"kind\": \"alpha_beta\", \"ranks\": 8, " LINK100 "}", 400},
+        {FT_LEAF_SPINE("1"), 400},
+        {FT_LEAF_SPINE("2"), 200},
+    };
+    size_t i;
+    cs_topo *t;
+    cs_err err;
+    double bis;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        t = load(cases[i].json);
+        CU_ASSERT_FATAL(t != NULL);
+        CU_ASSERT_EQUAL(cs_topo_bisection_GBps(t, &bis, &err), 0);
+        CS_ASSERT_REL(bis, cases[i].want, 1e-9);
+        cs_topo_free(t);
+    }
+    CU_ASSERT_FATAL(cs_topo_open("dgx-h100", &t, &err) == 0);
+    CU_ASSERT_EQUAL(cs_topo_bisection_GBps(t, &bis, &err), 0);
+    CS_ASSERT_REL(bis, 4 * 370.8 + 22, 1e-9);
+    cs_topo_free(t);
+}
+
+/* `collsim topo show --format json`: counts, classes and bisection as numbers. */
+static void test_show_json(void)
+{
+    char cmd[1024], *out = NULL;
+    json_t *o, *c;
+    snprintf(cmd, sizeof cmd, "%s topo show dgx-h100-x2 --format json", CS_COLLSIM);
+    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    o = json_loads(out, 0, NULL);
+    free(out);
+    CU_ASSERT_FATAL(o != NULL);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "n_links")), 74);
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(o, "ranks")), 16);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(o, "nodes_by_type"),
+                                                       "switch")), 2 * 5 + 8);
+    c = json_array_get(json_object_get(o, "links_by_class"), 3);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(c, "class")), "ib_ndr");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(c, "links")), 16);
+    /* 8 NICs a node, each behind a PCIe Gen5 link at NCCL's 48 GB/s (< NDR's 50). */
+    CS_ASSERT_REL(json_number_value(json_object_get(o, "bisection_GBps")), 8 * 48, 1e-9);
+    json_decref(o);
+}
+
+/* Ring allreduce of 1 GiB: busbw within 10% of NCCL's effective figures (models.md §2.6):
+ * dgx-a100 12 x 20 = 240 GB/s, dgx-h100 18 x 20.6 = 370.8 GB/s. */
+static void test_preset_busbw(void)
+{
+    static const struct { const char *preset; double want; } cases[] = {
+        {"dgx-a100", 240}, {"dgx-h100", 370.8},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1024], *out = NULL;
+        json_t *o;
+        double busbw;
+        snprintf(cmd, sizeof cmd, "%s run allreduce --algo ring --topo %s -b 1G -e 1G "
+                 "--format json", CS_COLLSIM, cases[i].preset);
+        CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+        o = json_loads(out, 0, NULL);
+        free(out);
+        CU_ASSERT_FATAL(o != NULL);
+        busbw = json_number_value(json_object_get(json_array_get(json_object_get(o, "results"),
+                                                                 0), "busbw_GBps"));
+        CS_ASSERT_REL(busbw, cases[i].want, 0.10);
+        json_decref(o);
+    }
+}
+
 static void test_presets(void)
 {
     int i, n;
@@ -606,6 +718,20 @@ static void test_bad_dir(void)
         CU_ASSERT_EQUAL(atoi(line1), 1);
         if (rc >= 0)
             cs_topo_free(t);
+        /* topo check finds the same problem among the ones it lists. */
+        {
+            cs_topo_problems probs = {NULL, 0, 0};
+            int i, n = cs_topo_check(path, &probs, &err), found = 0;
+            for (i = 0; i < n; i++) {
+                snprintf(got, sizeof got, "error: %s: %s", probs.items[i].where,
+                         probs.items[i].msg);
+                found |= strstr(got, line2) != NULL;
+            }
+            if (!found)
+                fprintf(stderr, "\n  check %s: %d problems, none has '%s'\n", e->d_name, n, line2);
+            CU_ASSERT(n >= 1 && found);
+            cs_topo_problems_fini(&probs);
+        }
         n_checked++;
     }
     closedir(d);
@@ -650,12 +776,16 @@ int cs_test_register(void)
     };
     static const cs_test_case presets[] = {
         {"all_load", test_presets},
+        {"bisection", test_bisection},
+        {"show_json", test_show_json},
+        {"preset_busbw", test_preset_busbw},
         {NULL, NULL},
     };
     static const cs_test_case bad[] = {
         {"strings", test_bad_strings},
         {"files", test_bad_files},
         {"bad_dir", test_bad_dir},
+        {"check", test_check},
         {NULL, NULL},
     };
     if (cs_test_add_suite("topo_kinds", kinds) || cs_test_add_suite("topo_presets", presets) ||

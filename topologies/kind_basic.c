@@ -88,14 +88,14 @@ static int build_switch(json_t *root, cs_topo *t, cs_err *err)
 
 const cs_topo_kind cs_topo_kind_alpha_beta = {
     "alpha_beta", "textbook a + b*l model: any pair talks directly, one message in and out "
-    "per rank at a time", build_alpha_beta,
+    "per rank at a time", build_alpha_beta, NULL,
 };
 const cs_topo_kind cs_topo_kind_ring = {
-    "ring", "ranks on a bidirectional ring, rank i linked to rank i+1", build_ring,
+    "ring", "ranks on a bidirectional ring, rank i linked to rank i+1", build_ring, NULL,
 };
 const cs_topo_kind cs_topo_kind_fully_connected = {
-    "fully_connected", "a direct link between every pair of ranks", build_fully_connected,
+    "fully_connected", "a direct link between every pair of ranks", build_fully_connected, NULL,
 };
 const cs_topo_kind cs_topo_kind_switch = {
-    "switch", "every rank linked to one non-blocking switch", build_switch,
+    "switch", "every rank linked to one non-blocking switch", build_switch, NULL,
 };

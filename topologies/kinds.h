@@ -14,6 +14,14 @@
  * second list of cs__json_check_keys. */
 extern const char *const cs__topo_common_keys[];
 
+/* Check the keys the loader handles for every kind ("name", "description", "sources",
+ * "reduce_GBps", "nccl"); *reduce_GBps keeps its value when absent. col NULL: stop at the
+ * first problem (returned); else record each in col and return 0 (or CS_ENOMEM). */
+int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs_err *err);
+/* Read a whole file into a malloc'd buffer (*len bytes, not terminated). Errors:
+ * "PATH: cannot read: <strerror>". */
+int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err);
+
 /* A link class with default figures (per direction). */
 typedef struct cs__link_class {
     const char *name;        /* "nvlink4", "pcie4", "ib_ndr", ... */

@@ -57,12 +57,32 @@ static int set_str(char **dst, const char *src, cs_err *err)
     return 0;
 }
 
+int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs_err *err)
+{
+    const char *s;
+    json_t *nccl;
+    int i, rc = 0;
+    for (i = 0; i < 5; i++) {
+        switch (i) {
+        case 0: rc = cs__json_string(root, "", "name", 0, &s, err); break;
+        case 1: rc = cs__json_string(root, "", "description", 0, &s, err); break;
+        case 2: rc = check_sources(root, err); break;
+        case 3: rc = cs__json_positive(root, "", "reduce_GBps", 0, reduce_GBps, err); break;
+        default: rc = cs__json_object(root, "", "nccl", 0, &nccl, err); break;
+        }
+        if (rc < 0 && (!col || rc == CS_ENOMEM))
+            return rc;
+        if (rc < 0 && cs_topo_problems_add(col, err) < 0)
+            return CS_ENOMEM;
+    }
+    return 0;
+}
+
 /* Build a topology from a parsed root object. name goes into t->name. */
 static int load_root(json_t *root, const char *name, cs_topo **out, cs_err *err)
 {
     const cs_topo_kind *kind;
-    const char *kind_name, *s;
-    json_t *nccl;
+    const char *kind_name;
     cs_topo *t = NULL;
     double reduce_GBps = 0;
     int rc;
@@ -74,11 +94,7 @@ static int load_root(json_t *root, const char *name, cs_topo **out, cs_err *err)
         return rc;
     if ((rc = cs_topo_kind_lookup(kind_name, &kind, err)) < 0)
         return rc;
-    if ((rc = cs__json_string(root, "", "name", 0, &s, err)) < 0 ||
-        (rc = cs__json_string(root, "", "description", 0, &s, err)) < 0 ||
-        (rc = check_sources(root, err)) < 0 ||
-        (rc = cs__json_positive(root, "", "reduce_GBps", 0, &reduce_GBps, err)) < 0 ||
-        (rc = cs__json_object(root, "", "nccl", 0, &nccl, err)) < 0)
+    if ((rc = cs__topo_common(root, &reduce_GBps, NULL, err)) < 0)
         return rc;
 
     if ((rc = cs_topo_new(&t)) < 0)
@@ -122,8 +138,7 @@ int cs_topo_load_string(const char *json, const char *name, cs_topo **out, cs_er
     return load_buffer(json, strlen(json), name ? name : "<string>", out, err);
 }
 
-/* Read a whole file into a malloc'd buffer. */
-static int read_file(const char *path, char **buf, size_t *len, cs_err *err)
+int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err)
 {
     FILE *f = fopen(path, "rb");
     size_t cap = 65536, n = 0;
@@ -171,7 +186,7 @@ int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err)
     int rc;
     *out = NULL;
     cs_err_clear(err);
-    if ((rc = read_file(path, &buf, &len, err)) < 0)
+    if ((rc = cs__topo_read_file(path, &buf, &len, err)) < 0)
         return rc;
     rc = load_buffer(buf, len, path, out, err);
     free(buf);

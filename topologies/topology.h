@@ -11,6 +11,8 @@
 /* Opaque JSON object (jansson's json_t); only topology kinds see inside. */
 struct json_t;
 
+struct cs_topo_problems;
+
 /* A topology kind's ops table. */
 typedef struct cs_topo_kind {
     const char *name;        /* value of "kind" (contract) */
@@ -20,7 +22,31 @@ typedef struct cs_topo_kind {
      * "sources", "nccl") are not to be re-checked. Returns 0 or a code with err filled
      * (where = JSON path). */
     int (*build)(struct json_t *root, cs_topo *t, cs_err *err);
+    /* Optional, for `collsim topo check`: as build, but record every problem in probs and go
+     * on where it can, instead of stopping at the first. Returns 0 (problems or not) or
+     * CS_ENOMEM. NULL: check runs build and records its one error. */
+    int (*check)(struct json_t *root, cs_topo *t, struct cs_topo_problems *probs);
 } cs_topo_kind;
+
+/* Problems found by cs_topo_check, in the order found. */
+typedef struct cs_topo_problems {
+    cs_err *items;           /* each with its code, where (JSON path) and message (owned) */
+    int n, cap;
+} cs_topo_problems;
+/* Append a copy of e. Returns 0 or CS_ENOMEM. */
+int cs_topo_problems_add(cs_topo_problems *p, const cs_err *e);
+void cs_topo_problems_fini(cs_topo_problems *p);
+
+/* Check a preset or file without stopping at the first problem: syntax, keys, values,
+ * disconnected ranks, duplicate names, self-links, unknown nodes, non-positive figures,
+ * routes that are not paths. Fills probs (initialise it to zeros; free with _fini).
+ * Returns the number of problems (0 = loads cleanly) or CS_ENOMEM with err filled. */
+int cs_topo_check(const char *spec, cs_topo_problems *probs, cs_err *err);
+
+/* Bisection bandwidth, GB/s per direction: the most that ranks 0..n/2-1 can send to ranks
+ * n/2..n-1 at once (max flow over the directed links; alpha_beta: n/2 single ports).
+ * Returns 0 or CS_ENOMEM with err filled. */
+int cs_topo_bisection_GBps(const cs_topo *t, double *out, cs_err *err);
 
 /* Every registered kind in display order. */
 const cs_topo_kind *const *cs_topo_kind_all(int *n);

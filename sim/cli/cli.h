@@ -56,6 +56,10 @@ void cs_out_abort(cs_out *o);
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);
 int cs_cmd_validate(int argc, char **argv);
+int cs_cmd_calibrate(int argc, char **argv);
 int cs_cmd_plot(int argc, char **argv);
+int cs_cmd_list(int argc, char **argv);
+int cs_cmd_topo(int argc, char **argv);
+int cs_cmd_explain(int argc, char **argv);
 
 #endif

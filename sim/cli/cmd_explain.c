@@ -160,8 +160,8 @@ static void print_table(const cs_sched *s, const ex_times *tm, int all, int has_
     sort_sched = s;
     sort_tm = tm;
     qsort(ord, n, sizeof *ord, by_start);
-    printf("%5s %11s %11s %s %5s    %-14s %12s  %s\n", "step", "start_us", "end_us",
-           has_gamma ? "reduced_us " : "", "src", "chunks", "bytes", "op");
+    printf("%5s %11s %11s %s%5s -> %-4s %-14s %12s  %s\n", "step", "start_us", "end_us",
+           has_gamma ? " reduced_us " : "", "src", "dst", "chunks", "bytes", "op");
     for (i = 0; i < n && (all || shown < EX_MAX_ROWS); i++, shown++) {
         const cs_xfer *x = &s->xfers[ord[i]];
         char red[24] = "";
@@ -199,8 +199,8 @@ static void print_timeline(const cs_sched *s, const ex_times *tm, cs_time end, i
         int c0, c1, c;
         if (x->op == CS_OP_COMPUTE || tm->start[i] < 0 || tm->done[i] <= tm->start[i])
             continue;
-        c0 = (int)((double)tm->start[i] / (double)end * EX_COLS);
-        c1 = (int)ceil((double)tm->done[i] / (double)end * EX_COLS);
+        c0 = (int)lround((double)tm->start[i] / (double)end * EX_COLS);
+        c1 = (int)lround((double)tm->done[i] / (double)end * EX_COLS);
         if (c1 <= c0)
             c1 = c0 + 1;
         for (side = 0; side < 2; side++) {

@@ -29,10 +29,10 @@ static void list_algorithms(void)
     const cs_algo *const *all = cs_algo_all(&n);
     char colls[256];
     printf("# algorithms (--algo NAME, or auto: the fastest for the request)\n");
-    printf("%-22s %-36s %s\n", "# name", "collectives", "summary");
+    printf("%-22s %-42s %s\n", "# name", "collectives", "summary");
     for (i = 0; i < n; i++) {
         coll_list(all[i]->colls, colls, sizeof colls);
-        printf("%-22s %-36s %s\n", all[i]->name, colls, all[i]->summary);
+        printf("%-22s %-42s %s\n", all[i]->name, colls, all[i]->summary);
     }
 }
 

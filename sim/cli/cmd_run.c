@@ -6,6 +6,10 @@
 #include "sim/size.h"
 #include "algorithms/coll.h"
 #include "topologies/topology.h"
+#include "plots/plot.h"
+#include "plots/timeline.h"
+#include "algorithms/nccl_mode.h"
+#include "sim/cli/logsim.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,10 @@ typedef struct run_opts {
     const char *format;        /* --format text|json|csv */
     const char *output;        /* --output */
     int links;                 /* --links: report the busiest links of the largest size */
+    const char *proto;         /* --proto auto|LL|LL128|Simple, NULL if not given */
+    const cs_nccl_params *nccl;/* NCCL mode parameters, NULL when NCCL mode is off */
+    const char *plot;          /* --plot FILE: draw the sweep (PNG/SVG/PDF), NULL if not asked */
+    const char *trace;         /* --trace FILE: Perfetto trace of the one size, NULL if not asked */
 } run_opts;
 
 /* The busiest directed links of one simulated size (--links). */
@@ -42,7 +50,8 @@ typedef struct run_links {
 
 enum {
     O_MINB = 1, O_MAXB, O_FACTOR, O_STEPB, O_RANKS, O_DTYPE, O_OP, O_ROOT, O_TOPO, O_ALGO,
-    O_CHUNKS, O_SERVERS, O_CHANNELS, O_CHECK, O_FORMAT, O_OUTPUT, O_IGNORED, O_HELP, O_LINKS
+    O_CHUNKS, O_SERVERS, O_CHANNELS, O_CHECK, O_FORMAT, O_OUTPUT, O_IGNORED, O_HELP, O_LINKS,
+    O_PROTO, O_PLOT, O_TRACE
 };
 
 static const cs_opt_spec run_specs[] = {
@@ -54,6 +63,7 @@ static const cs_opt_spec run_specs[] = {
     {"channels", 0, 1, O_CHANNELS}, {"check", 'c', 1, O_CHECK}, {"format", 0, 1, O_FORMAT},
     {"output", 0, 1, O_OUTPUT}, {"iters", 'n', 1, O_IGNORED},
     {"warmup_iters", 'w', 1, O_IGNORED}, {"help", 'h', 0, O_HELP}, {"links", 0, 0, O_LINKS},
+    {"proto", 0, 1, O_PROTO}, {"plot", 0, 1, O_PLOT}, {"trace", 0, 1, O_TRACE},
     {NULL, 0, 0, 0},
 };
 
@@ -80,8 +90,12 @@ static void run_usage(void)
            "      --channels N        parallel rings/trees (default 1)\n"
            "      --format text|json|csv   output format (default text, or by --output suffix)\n"
            "      --output FILE       write there instead of stdout (atomically)\n"
+           "      --proto P           NCCL mode: auto (by time), LL, LL128 or Simple (default:\n"
+           "                          NCCL mode only if the topology has an \"nccl\" object)\n"
            "      --links             report the busiest links of the largest size and name\n"
-           "                          the bottleneck (link-level fabrics)\n",
+           "                          the bottleneck (link-level fabrics)\n"
+           "      --plot FILE         also draw the sweep (.png, .svg or .pdf)\n"
+           "      --trace FILE        one size (-b = -e): write a Perfetto/Chrome trace (JSON)\n",
            CS_DEFAULT_PRESET);
 }
 
@@ -95,6 +109,18 @@ static void canon_coll(const char *in, char *out, size_t n)
         if (in[i] != '_')
             out[j++] = in[i];
     out[j] = '\0';
+}
+
+/* --plot needs a picture type; --trace one size and the plain model. */
+static int check_picture_opts(const run_opts *o, cs_err *err)
+{
+    cs_plot_fmt fmt;
+    if (o->plot && cs_plot_format(o->plot, &fmt, err) < 0)
+        return cs_err_set(err, CS_EUSAGE, "--plot", "unknown file type '%s' (expected .png, .svg or .pdf)",
+                          strrchr(o->plot, '.') ? strrchr(o->plot, '.') : "");
+    if (o->trace && o->min_bytes != o->max_bytes)
+        return cs_err_set(err, CS_EUSAGE, "--trace", "traces one size: give -b and -e equal");
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
@@ -148,6 +174,9 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
         case O_OUTPUT: o->output = v; break;
         case O_HELP: run_usage(); return 1;
         case O_LINKS: o->links = 1; break;
+        case O_PROTO: o->proto = v; break;
+        case O_PLOT: o->plot = v; break;
+        case O_TRACE: o->trace = v; break;
         default: break;                      /* -n, -w: nothing to repeat in a simulation */
         }
         if (rc < 0)
@@ -169,7 +198,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     if (strcmp(o->format, "text") && strcmp(o->format, "json") && strcmp(o->format, "csv"))
         return cs_err_set(err, CS_EUSAGE, "--format", "unknown format '%s' (known: text, json, csv)",
                           o->format);
-    return 0;
+    return check_picture_opts(o, err);
 }
 
 /* Sizes of the sweep, nccl-tests' loop; at most max_n. */
@@ -275,6 +304,36 @@ static void link_line(const cs_topo *t, const run_links *L, int k, char *buf, si
              L->st[k].peak_flows);
 }
 
+/* NCCL mode: NCCL's algorithms (or --algo) and protocols (or --proto), the fastest kept,
+ * with launch, per-transfer latency, bandwidth efficiency and chunking from the table. */
+static int run_size_nccl(const run_opts *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                         uint64_t size, cs_row *row, cs_err *err)
+{
+    cs_coll_req req;
+    const cs_algo *ops = NULL;
+    cs_nccl_pick pick;
+    uint64_t count, S;
+    int rc;
+    cs_nccl_sizes(coll, p, elt, size, &count, &S);
+    cs_coll_req_init(&req, coll, p, S);
+    req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
+    req.elt_bytes = elt;
+    req.servers = (int)o->servers;
+    req.topo = t;
+    if (strcmp(o->algo, "auto") && (rc = cs_algo_lookup(o->algo, coll, &ops, err)) < 0)
+        return rc;
+    if ((rc = cs_nccl_simulate(&req, t, ops, o->nccl, (int)o->check, &pick, err)) < 0)
+        return rc;
+    memset(row, 0, sizeof *row);
+    row->size_bytes = S;
+    row->count = count;
+    row->time_us = pick.time_us;
+    row->wrong = pick.wrong;
+    row->algorithm = pick.algo->name;
+    row->protocol = cs_proto_name(pick.proto);
+    return 0;
+}
+
 static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, int elt,
                     uint64_t size, cs_row *row, run_links *links, cs_err *err)
 {
@@ -285,6 +344,8 @@ static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, in
     cs_time t_ps;
     int wrong, rc;
     uint64_t count, S;
+    if (o->nccl)
+        return run_size_nccl(o, t, coll, p, elt, size, row, err);
     cs_nccl_sizes(coll, p, elt, size, &count, &S);
     cs_coll_req_init(&req, coll, p, S);
     req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
@@ -328,6 +389,56 @@ static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, in
     return 0;
 }
 
+/* --plot: the sweep as a chart; --trace: the one size run again with the recorder, written
+ * as Perfetto trace JSON. Both files are written atomically by plots/. */
+static int run_pictures(const run_opts *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                        const cs_sweep *sw, cs_err *err)
+{
+    int rc = 0;
+    if (o->plot) {
+        cs_series_set set = {NULL, 0, 0};
+        cs_chart chart;
+        char title[256];
+        snprintf(title, sizeof title, "%s, %d ranks, %s", cs_coll_name(coll), p, t->name);
+        memset(&chart, 0, sizeof chart);
+        chart.title = title;
+        if ((rc = cs_series_from_sweep(&set, sw, NULL, 0, err)) == 0) {
+            chart.series = set.items;
+            chart.n_series = set.n;
+            rc = cs_plot_chart(&chart, o->plot, CS_PLOT_DEFAULT_W, CS_PLOT_DEFAULT_H, NULL, err);
+        }
+        cs_series_set_fini(&set);
+    }
+    if (rc == 0 && o->trace) {
+        cs_coll_req req;
+        const cs_algo *ops;
+        cs_sched s;
+        cs_timeline *tl = NULL;
+        uint64_t count, S;
+        if (o->nccl)
+            return cs_err_set(err, CS_EUSAGE, "--trace", "not available in NCCL mode yet");
+        cs_nccl_sizes(coll, p, elt, o->min_bytes, &count, &S);
+        cs_coll_req_init(&req, coll, p, S);
+        req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
+        req.elt_bytes = elt;
+        req.chunks = (int)o->chunks;
+        req.servers = (int)o->servers;
+        req.channels = (int)o->channels;
+        req.topo = t;
+        rc = !strcmp(o->algo, "auto") ? cs_algo_auto(&req, t, &ops, NULL, err)
+                                      : cs_algo_lookup(o->algo, coll, &ops, err);
+        if (rc < 0 || (rc = cs_algo_build(ops, &req, &s, err)) < 0)
+            return rc;
+        if ((rc = cs_timeline_new(&tl, t)) < 0)
+            cs_err_set(err, rc, NULL, "out of memory");
+        else if ((rc = cs_timeline_run(tl, &s, NULL, err)) == 0)
+            rc = cs_trace_write(tl, o->trace, err);
+        cs_timeline_free(tl);
+        cs_sched_fini(&s);
+    }
+    return rc;
+}
+
 int cs_cmd_run(int argc, char **argv)
 {
     run_opts o;
@@ -342,6 +453,8 @@ int cs_cmd_run(int argc, char **argv)
     int n_sizes = 0, i, rc, p;
     char cname[64], model[256], bottleneck[256];
     run_links links;
+    cs_nccl_params np;
+    int nccl_on = 0;
 
     cs_err_clear(&err);
     memset(&sw, 0, sizeof sw);
@@ -362,6 +475,12 @@ int cs_cmd_run(int argc, char **argv)
         cs_err_prefix(&err, NULL);
         return cs_cli_fail(&err);
     }
+    if ((rc = cs_cli_nccl_setup(o.topo, o.proto, 0, &np, &nccl_on, &err)) < 0) {
+        cs_topo_free(t);
+        return cs_cli_fail(&err);
+    }
+    if (nccl_on)
+        o.nccl = &np;
     p = o.ranks ? (int)o.ranks : t->n_ranks;
     if (p > t->n_ranks) {
         cs_err_set(&err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d", p,
@@ -381,6 +500,10 @@ int cs_cmd_run(int argc, char **argv)
         return cs_cli_fail(&err);
     }
     model_line(t, model, sizeof model);
+    if (o.nccl)
+        snprintf(model + strlen(model), sizeof model - strlen(model),
+                 "; NCCL mode (table %s, launch %g us, protocol %s)", np.version, np.launch_us,
+                 np.force_proto >= 0 ? cs_proto_name((cs_proto)np.force_proto) : "by time");
     sw.coll = coll;
     sw.algorithm = o.algo;
     sw.topology = t->name;
@@ -426,6 +549,8 @@ int cs_cmd_run(int argc, char **argv)
         }
         sw.links_size_bytes = links.size_bytes;
     }
+    if ((o.plot || o.trace) && (rc = run_pictures(&o, t, coll, p, dt.bytes, &sw, &err)) < 0)
+        goto fail;
     if ((rc = cs_out_open(&out, o.output, &err)) < 0)
         goto fail;
     if (!strcmp(o.format, "json"))

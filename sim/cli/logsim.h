@@ -71,6 +71,14 @@ int cs_lset_stats(const cs_lset *ls, uint64_t min_bytes, double *median, double 
 /* Signed error of a row in percent: 100 (simulated - measured) / measured. */
 double cs_lrow_error_pct(const cs_lrow *r);
 
+/* Write a calibrated topology to path (atomically): the JSON of spec (preset or file) with
+ * every link spec set to the figures t now has for its class, "nccl" set to the object
+ * given (ownership taken) and description_add appended to the description; an explicit
+ * "graph" of t when that JSON cannot carry the figures. Checked by loading it back. */
+struct json_t;
+int cs_cli_write_topology(const char *spec, const cs_topo *t, struct json_t *nccl,
+                          const char *description_add, const char *path, cs_err *err);
+
 /* File name part of a path, for tables. */
 const char *cs_cli_basename(const char *path);
 

@@ -11,7 +11,11 @@ static int cmd_help(int argc, char **argv);
 /* Display order of `collsim help`. */
 static const cs_cmd commands[] = {
     {"run", "simulate a size sweep of one collective (nccl-tests table)", cs_cmd_run},
+    {"calibrate", "fit a topology to measured logs (GSL least squares, simulator in the loop)", cs_cmd_calibrate},
     {"validate", "compare measured nccl-tests/rccl-tests/hccl_test logs with the simulation", cs_cmd_validate},
+    {"list", "list the algorithms, collectives and topologies with summaries", cs_cmd_list},
+    {"explain", "one collective step by step: transfers, timeline, closed form", cs_cmd_explain},
+    {"topo", "show a topology (nodes, links by class, bisection) or check it for problems", cs_cmd_topo},
     {"plot", "draw saved results (JSON, CSV, nccl-tests logs) as a PNG/SVG/PDF chart", cs_cmd_plot},
     {"help", "show the commands", cmd_help},
 };

@@ -1,0 +1,205 @@
+/* calib_out.c: writing a calibrated topology (cli layer, a save edge). The original JSON of
+ * the topology is kept and every link spec ({"class", "bandwidth_GBps", "latency_us"}) gets
+ * the fitted figures of its class; the "nccl" object is replaced. The result is loaded back
+ * and compared link by link; when the original cannot carry the figures (a kind that
+ * refers to another preset, link specs without a class), an explicit "graph" topology with
+ * the same nodes, links, ranks and (up to 64 ranks) routes is written instead. */
+#include "sim/cli/cli.h"
+#include "sim/cli/logsim.h"
+#include "topologies/topology.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#define GRAPH_ROUTE_RANKS 64   /* write explicit routes for topologies up to this size */
+
+/* Fitted figures of a link class in t: those of its first link; 0 if none. */
+static int class_figures(const cs_topo *t, const char *cls, double *bw, double *lat)
+{
+    int i;
+    if (t->model == CS_MODEL_ALPHA_BETA) {
+        *bw = t->ab_bw_GBps;
+        *lat = t->ab_lat_us;
+        return 1;
+    }
+    for (i = 0; i < t->n_links; i++)
+        if (!strcmp(t->links[i].cls, cls)) {
+            *bw = t->links[i].bw_GBps;
+            *lat = t->links[i].lat_us;
+            return 1;
+        }
+    return 0;
+}
+
+/* Put the figures into every link spec under v (the "nccl" object excluded). */
+static void rewrite(json_t *v, const cs_topo *t)
+{
+    const char *key;
+    json_t *val;
+    size_t i;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, val)
+            rewrite(val, t);
+        return;
+    }
+    if (!json_is_object(v))
+        return;
+    if (json_object_get(v, "bandwidth_GBps") || json_object_get(v, "latency_us") ||
+        json_is_string(json_object_get(v, "class"))) {
+        json_t *c = json_object_get(v, "class");
+        double bw, lat;
+        if (class_figures(t, json_is_string(c) ? json_string_value(c) : "generic", &bw, &lat)) {
+            json_object_set_new(v, "bandwidth_GBps", json_real(bw));
+            json_object_set_new(v, "latency_us", json_real(lat));
+        }
+    }
+    json_object_foreach(v, key, val)
+        if (strcmp(key, "nccl"))
+            rewrite(val, t);
+}
+
+/* Does the topology in text reproduce t's links? */
+static int same_links(const char *text, const cs_topo *t)
+{
+    cs_topo *u = NULL;
+    cs_err e;
+    int i, ok;
+    if (cs_topo_load_string(text, "calibrated", &u, &e) < 0)
+        return 0;
+    ok = u->n_links == t->n_links && u->model == t->model;
+    if (ok && t->model == CS_MODEL_ALPHA_BETA)
+        ok = fabs(u->ab_bw_GBps - t->ab_bw_GBps) <= 1e-6 * t->ab_bw_GBps &&
+             fabs(u->ab_lat_us - t->ab_lat_us) <= 1e-6 * (t->ab_lat_us + 1e-9);
+    for (i = 0; ok && i < t->n_links; i++)
+        ok = !strcmp(u->links[i].cls, t->links[i].cls) &&
+             fabs(u->links[i].bw_GBps - t->links[i].bw_GBps) <= 1e-6 * t->links[i].bw_GBps &&
+             fabs(u->links[i].lat_us - t->links[i].lat_us) <= 1e-6 * (t->links[i].lat_us + 1e-9);
+    cs_topo_free(u);
+    return ok;
+}
+
+/* An explicit graph of t. */
+static json_t *graph_of(const cs_topo *t, const json_t *orig)
+{
+    json_t *g = json_object(), *nodes = json_array(), *links = json_array(), *ranks = json_array();
+    int i, j;
+    json_object_set_new(g, "kind", json_string("graph"));
+    if (json_object_get(orig, "name"))
+        json_object_set(g, "name", json_object_get(orig, "name"));
+    if (json_object_get(orig, "sources"))
+        json_object_set(g, "sources", json_object_get(orig, "sources"));
+    for (i = 0; i < t->n_nodes; i++) {
+        json_t *n = json_object();
+        json_object_set_new(n, "name", json_string(t->nodes[i].name));
+        json_object_set_new(n, "type", json_string(cs_node_type_name(t->nodes[i].type)));
+        if (t->nodes[i].group >= 0)
+            json_object_set_new(n, "group", json_integer(t->nodes[i].group));
+        json_array_append_new(nodes, n);
+    }
+    for (i = 0; i < t->n_links; i++) {
+        json_t *l = json_object();
+        json_object_set_new(l, "from", json_string(t->nodes[t->links[i].a].name));
+        json_object_set_new(l, "to", json_string(t->nodes[t->links[i].b].name));
+        json_object_set_new(l, "class", json_string(t->links[i].cls));
+        json_object_set_new(l, "bandwidth_GBps", json_real(t->links[i].bw_GBps));
+        json_object_set_new(l, "latency_us", json_real(t->links[i].lat_us));
+        json_array_append_new(links, l);
+    }
+    for (i = 0; i < t->n_ranks; i++)
+        json_array_append_new(ranks, json_string(t->nodes[t->ranks[i]].name));
+    json_object_set_new(g, "nodes", nodes);
+    json_object_set_new(g, "links", links);
+    json_object_set_new(g, "ranks", ranks);
+    if (t->n_ranks <= GRAPH_ROUTE_RANKS) {
+        json_t *routes = json_array();
+        for (i = 0; i < t->n_ranks; i++)
+            for (j = 0; j < t->n_ranks; j++) {
+                const int32_t *dl;
+                int n = i == j ? 0 : cs_topo_route(t, t->ranks[i], t->ranks[j], &dl, NULL), k;
+                json_t *r, *path;
+                if (n <= 1)
+                    continue;      /* direct neighbours and self need no route */
+                r = json_object();
+                path = json_array();
+                json_array_append_new(path, json_string(t->nodes[t->ranks[i]].name));
+                for (k = 0; k < n; k++)
+                    json_array_append_new(path, json_string(t->nodes[cs_dlink_to(t, dl[k])].name));
+                json_object_set_new(r, "from", json_string(t->nodes[t->ranks[i]].name));
+                json_object_set_new(r, "to", json_string(t->nodes[t->ranks[j]].name));
+                json_object_set_new(r, "path", path);
+                json_array_append_new(routes, r);
+            }
+        json_object_set_new(g, "routes", routes);
+    }
+    return g;
+}
+
+static void add_description(json_t *root, const json_t *orig, const char *add)
+{
+    const char *d = json_string_value(json_object_get(orig, "description"));
+    size_t n = (d ? strlen(d) + 1 : 0) + strlen(add) + 1;
+    char *s = malloc(n);
+    if (!s)
+        return;
+    snprintf(s, n, "%s%s%s", d ? d : "", d ? " " : "", add);
+    json_object_set_new(root, "description", json_string(s));
+    free(s);
+}
+
+int cs_cli_write_topology(const char *spec, const cs_topo *t, struct json_t *nccl,
+                          const char *description_add, const char *path, cs_err *err)
+{
+    const cs_preset *pr = cs_preset_find(spec);
+    json_error_t je;
+    json_t *orig = pr ? json_loads(pr->json, 0, &je) : json_load_file(spec, 0, &je), *root;
+    char *text = NULL;
+    cs_out out;
+    int rc;
+    if (!orig) {
+        json_decref(nccl);
+        return cs_err_set(err, CS_EPARSE, spec, "cannot re-read the topology: %s", je.text);
+    }
+    root = json_deep_copy(orig);
+    rewrite(root, t);
+    json_object_set(root, "nccl", nccl);
+    add_description(root, orig, description_add);
+    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    if (text && !same_links(text, t)) {
+        free(text);
+        json_decref(root);
+        root = graph_of(t, orig);
+        json_object_set(root, "nccl", nccl);
+        add_description(root, orig, description_add);
+        text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+        if (text && !same_links(text, t)) {
+            free(text);
+            text = NULL;
+            rc = cs_err_set(err, CS_ESTATE, spec, "cannot express the calibrated topology "
+                            "as JSON that loads back to the same links");
+            goto out;
+        }
+    }
+    if (!text) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    if ((rc = cs_out_open(&out, path, err)) < 0)
+        goto out;
+    fputs(text, out.f);
+    fputc('\n', out.f);
+    if (ferror(out.f)) {
+        cs_out_abort(&out);
+        rc = cs_err_set(err, CS_EIO, path, "cannot write");
+        goto out;
+    }
+    rc = cs_out_commit(&out, err);
+out:
+    free(text);
+    json_decref(root);
+    json_decref(orig);
+    json_decref(nccl);
+    return rc;
+}
