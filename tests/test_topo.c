@@ -507,8 +507,8 @@ static void test_show_json(void)
     c = json_array_get(json_object_get(o, "links_by_class"), 3);
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(c, "class")), "ib_ndr");
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(c, "links")), 16);
-    /* 8 NICs a node, each behind a PCIe Gen5 link at NCCL's 48 GB/s (< NDR's 50). */
-    CS_ASSERT_REL(json_number_value(json_object_get(o, "bisection_GBps")), 8 * 48, 1e-9);
+    /* 8 NICs a node at NDR's 50 GB/s, each behind a PCIe Gen5 x16 link at 63 GB/s. */
+    CS_ASSERT_REL(json_number_value(json_object_get(o, "bisection_GBps")), 8 * 50, 1e-9);
     json_decref(o);
 }
 
