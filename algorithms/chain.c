@@ -9,10 +9,21 @@
 #include <math.h>
 #include <stdlib.h>
 
+static int check(const cs_coll_req *req, cs_err *err)
+{
+    if ((uint64_t)(req->n_ranks - 1) * (uint64_t)req->chunks > CS__MAX_XFERS)
+        return cs_err_set(err, CS_EUNSUPP, "--chunks", "ring %s with %d chunks on %d ranks "
+                          "needs %llu transfers, more than %u", cs_coll_name(req->coll),
+                          req->chunks, req->n_ranks,
+                          (unsigned long long)(req->n_ranks - 1) * (unsigned long long)req->chunks,
+                          CS__MAX_XFERS);
+    return 0;
+}
+
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
     int p = req->n_ranks, k = req->chunks, root = req->root, i, j;
-    int is_bcast = req->coll == CS_COLL_BROADCAST;
+    int is_bcast = req->coll == CS_COLL_BROADCAST, ordered = !cs__single_port(req);
     uint32_t *prev;
     (void)err;
     for (j = 0; j < k; j++)
@@ -23,14 +34,22 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     if (!(prev = malloc((size_t)k * sizeof *prev)))
         return CS_ENOMEM;
     /* Hop i goes from chain position i to i+1; broadcast starts at the root, reduce at
-     * root+1 and ends at the root. */
+     * root+1 and ends at the root. Piece j of a hop waits for piece j of the hop before
+     * and, on link-level fabrics, for piece j-1 of its own hop: posted together the pieces
+     * would share the link and arrive together, and nothing would pipeline. */
     for (i = 0; i < p - 1; i++)
         for (j = 0; j < k; j++) {
             int src = is_bcast ? (root + i) % p : (root + 1 + i) % p;
             int dst = is_bcast ? (root + i + 1) % p : (root + 2 + i) % p;
-            int64_t id = cs_sched_xfer_range(s, src, dst,
-                                             is_bcast ? CS_OP_COPY : CS_OP_REDUCE,
-                                             (uint32_t)j, 1, &prev[j], i > 0, i);
+            uint32_t deps[2];
+            uint32_t nd = 0;
+            int64_t id;
+            if (i > 0)
+                deps[nd++] = prev[j];
+            if (ordered && j > 0)
+                deps[nd++] = (uint32_t)s->n_xfers - 1;
+            id = cs_sched_xfer_range(s, src, dst, is_bcast ? CS_OP_COPY : CS_OP_REDUCE,
+                                     (uint32_t)j, 1, deps, nd, i);
             if (id < 0) {
                 free(prev);
                 return (int)id;
@@ -73,5 +92,5 @@ const cs_algo cs_algo_chain = {
     "ring",
     "pipelined chain from (or to) the root, --chunks k pieces: (p-2+k) hops of S/k",
     CS_COLL_BIT(CS_COLL_BROADCAST) | CS_COLL_BIT(CS_COLL_REDUCE),
-    NULL, build, cost, formula,
+    check, build, cost, formula,
 };

@@ -47,7 +47,8 @@ typedef struct cs_algo {
     /* Closed-form time on the alpha_beta fabric (single port), seconds; NAN if the
      * algorithm has none for this request. */
     double (*cost)(const cs_coll_req *req, const cs_ab *ab);
-    /* The closed form as text for `explain`, e.g. "2(p-1)(a + S/p*b)"; NULL if none. */
+    /* The closed form as text for `explain`, e.g. "2(p-1)(a + S/p*b)"; NULL if none. A
+     * leading '~' marks cost as an estimate for this request (auto then simulates). */
     const char *(*formula)(const cs_coll_req *req);
 } cs_algo;
 

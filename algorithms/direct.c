@@ -9,15 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Single-port fabric (alpha_beta, or no topology given)? */
-static int single_port(const cs_coll_req *req)
-{
-    return !req->topo || req->topo->model == CS_MODEL_ALPHA_BETA;
-}
-
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
-    int p = req->n_ranks, r, d, st, rc, chain = single_port(req);
+    int p = req->n_ranks, r, d, st, rc, chain = cs__single_port(req);
     uint64_t S = req->bytes;
     cs_coll c = req->coll;
     cs__front f;

@@ -164,6 +164,17 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int 
     return rc;
 }
 
+/* Each piece of each half goes up and down p-1 tree edges. */
+static int check(const cs_coll_req *req, cs_err *err)
+{
+    uint64_t n = 4 * (uint64_t)(req->n_ranks - 1) * (uint64_t)req->chunks;
+    if (n > CS__MAX_XFERS)
+        return cs_err_set(err, CS_EUNSUPP, "--chunks", "double_binary_tree with %d chunks on %d "
+                          "ranks needs %llu transfers, more than %u", req->chunks, req->n_ranks,
+                          (unsigned long long)n, CS__MAX_XFERS);
+    return 0;
+}
+
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
     int p = req->n_ranks, k = req->chunks, t, j, rc;
@@ -219,5 +230,5 @@ const cs_algo cs_algo_double_binary_tree = {
     "double_binary_tree",
     "NCCL's two complementary binary trees, half the data each: reduce up, broadcast down",
     CS_COLL_BIT(CS_COLL_ALLREDUCE),
-    NULL, build, cost, formula,
+    check, build, cost, formula,
 };

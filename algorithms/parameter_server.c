@@ -22,7 +22,7 @@ static int check(const cs_coll_req *req, cs_err *err)
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
     int p = req->n_ranks, K = req->servers, r, k, i, rc;
-    int chain = !req->topo || req->topo->model == CS_MODEL_ALPHA_BETA;
+    int chain = cs__single_port(req);
     int64_t *last;            /* per rank: its previous push (chained on single-port fabrics) */
     cs__front f;
     (void)err;

@@ -35,11 +35,8 @@ int cs__front_init(cs__front *f, cs_sched *s, int p);
 void cs__front_fini(cs__front *f);
 /* Append op (if op < 0 it is an error code and is returned unchanged). 0 or CS_ENOMEM. */
 int cs__front_add(cs__front *f, int rank, int64_t op);
-void cs__front_clear(cs__front *f, int rank);
 /* End of a round: the round's transfers join their receivers' fronts. 0 or CS_ENOMEM. */
 int cs__front_commit(cs__front *f);
-/* Replace rank's front by a single zero-time join if it has more than CS__FRONT_JOIN ops. */
-int cs__front_compact(cs__front *f, int rank, int step);
 
 /* Transfer src -> dst of chunks [lo, lo+n) (or the list ids[0..n)) after src's front; the
  * transfer joins dst's front at the next commit. Returns its id or a negative code. */
@@ -60,16 +57,13 @@ typedef struct cs__fold {
     int p, p2, r;             /* ranks, largest power of two <= p, folded-out ranks */
 } cs__fold;
 void cs__fold_init(cs__fold *fd, int p);
-/* New rank of v (-1 if v is folded out) and the v of new rank w. */
-int cs__fold_new(const cs__fold *fd, int v);
+/* The rank v that new rank w stands for (the even one of a folded pair). */
 int cs__fold_old(const cs__fold *fd, int w);
-/* First of the ranks v that new rank w stands for (w in [0, p2]; w = p2 gives p), so new
- * ranks [w0, w1) cover ranks [cs__fold_start(w0), cs__fold_start(w1)). */
-int cs__fold_start(const cs__fold *fd, int w);
 /* Arrays for the phases below: rank[w] = actual rank of new rank w, ranks counted from root
- * (v = rank - root); start[w] = w when chunks are p2 blocks of the buffer, or
- * cs__fold_start(w) when chunks are the p ranks' blocks (per_rank). One allocation: free
- * *rank frees both. Returns 0 or CS_ENOMEM. */
+ * (v = rank - root); start[w] = w when chunks are p2 blocks of the buffer, or the first
+ * of the ranks w stands for (2w for a folded pair, w + r after) when chunks are the p
+ * ranks' blocks (per_rank), so new ranks [w0, w1) hold chunks [start[w0], start[w1]).
+ * One allocation: free *rank frees both. Returns 0 or CS_ENOMEM. */
 int cs__fold_arrays(const cs__fold *fd, int root, int per_rank, int **rank, int **start);
 
 /* Phases on n = 2^k "new" ranks w whose actual ranks are rank[w], where w holds the
@@ -94,9 +88,18 @@ int cs__tree_bcast(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int s
 int cs__tree_reduce(cs__front *f, int p, int root, uint32_t lo, uint32_t n, int step0);
 int cs__tree_gather(cs__front *f, int p, int root, int step0);
 
+/* Most transfers a pipelined schedule may have (p-1 hops x k pieces and the like): beyond
+ * it the request is declined rather than allocating gigabytes. */
+#define CS__MAX_XFERS (1u << 24)
+
 /* Closed forms: a formula text starting with '~' marks an estimate for that request (p not
  * a power of two, pipelining, ...); auto then simulates instead of trusting cost. */
 static inline int cs__is_pow2(int p) { return p > 0 && (p & (p - 1)) == 0; }
+/* Single-port fabric (alpha_beta, or no topology given)? There a rank's messages queue on
+ * its ports anyway; link-level fabrics run everything that is posted at once, sharing the
+ * links, so pipelined pieces must be ordered explicitly there. */
+static inline int cs__single_port(const cs_coll_req *req)
+{ return !req->topo || req->topo->model == CS_MODEL_ALPHA_BETA; }
 /* Does the request's topology reduce at a finite rate (gamma > 0)? */
 static inline int cs__has_gamma(const cs_coll_req *req)
 { return req->topo && req->topo->reduce_GBps > 0; }
@@ -106,7 +109,8 @@ static inline int cs__ok(int64_t id) { return id < 0 ? (int)id : 0; }
 /* Positive modulo. */
 static inline int cs__mod(int a, int p) { return ((a % p) + p) % p; }
 /* Bytes of block i when S is cut into n blocks (cs_split), as a double for closed forms. */
-static inline double cs__blk(uint64_t S, int n, int i) { return (double)cs_split(S, (uint64_t)n, (uint64_t)i); }
+static inline double cs__blk(uint64_t S, int n, int i)
+{ return (double)cs_split(S, (uint64_t)n, (uint64_t)i); }
 /* Time a reduce chain needs on one receiver: n messages of t seconds each, delivered back
  * to back, each reduced in g seconds, reductions serialised: t + (n-1) max(t, g) + g. */
 double cs__serial_reduce(int n, double t, double g);

@@ -66,9 +66,8 @@ int cs__front_add(cs__front *f, int rank, int64_t op)
     return ids_push(&f->r[rank], (uint32_t)op);
 }
 
-void cs__front_clear(cs__front *f, int rank) { f->r[rank].n = 0; }
-
-int cs__front_compact(cs__front *f, int rank, int step)
+/* Replace rank's front by a single zero-time join if it has more than CS__FRONT_JOIN ops. */
+static int front_compact(cs__front *f, int rank, int step)
 {
     cs__ids *l = &f->r[rank];
     int64_t id;
@@ -88,7 +87,7 @@ int64_t cs__put_after(cs__front *f, int src, int dst, cs_op op, const uint32_t *
     int64_t id;
     int rc;
     uint32_t n0, i;
-    if ((rc = cs__front_compact(f, src, step)) < 0)
+    if ((rc = front_compact(f, src, step)) < 0)
         return rc;
     n0 = l->n;
     for (i = 0; i < n_extra; i++)
@@ -114,7 +113,7 @@ int64_t cs__put(cs__front *f, int src, int dst, cs_op op, uint32_t lo, uint32_t 
     cs__ids *l;
     int64_t id;
     int rc;
-    if ((rc = cs__front_compact(f, src, step)) < 0)
+    if ((rc = front_compact(f, src, step)) < 0)
         return rc;
     l = &f->r[src];
     id = cs_sched_xfer_range(f->s, src, dst, op, lo, n, l->v, l->n, step);
@@ -131,7 +130,7 @@ int cs__exchange(cs__front *f, int a, int b, cs_op op, uint32_t lo, uint32_t n, 
     int64_t ia, ib;
     uint32_t i;
     int rc = 0;
-    if ((rc = cs__front_compact(f, a, step)) < 0 || (rc = cs__front_compact(f, b, step)) < 0)
+    if ((rc = front_compact(f, a, step)) < 0 || (rc = front_compact(f, b, step)) < 0)
         return rc;
     for (i = 0; i < f->r[a].n && rc == 0; i++)
         rc = ids_push(&both, f->r[a].v[i]);
@@ -244,16 +243,11 @@ void cs__fold_init(cs__fold *fd, int p)
     fd->r = p - fd->p2;
 }
 
-int cs__fold_new(const cs__fold *fd, int v)
-{
-    if (v < 2 * fd->r)
-        return v % 2 ? -1 : v / 2;
-    return v - fd->r;
-}
-
 int cs__fold_old(const cs__fold *fd, int w) { return w < fd->r ? 2 * w : w + fd->r; }
 
-int cs__fold_start(const cs__fold *fd, int w) { return w < fd->r ? 2 * w : w + fd->r; }
+/* First of the ranks new rank w stands for (w = p2 gives p): new ranks [w0, w1) cover
+ * ranks [fold_start(w0), fold_start(w1)). */
+static int fold_start(const cs__fold *fd, int w) { return w < fd->r ? 2 * w : w + fd->r; }
 
 int cs__fold_arrays(const cs__fold *fd, int root, int per_rank, int **rank, int **start)
 {
@@ -265,7 +259,7 @@ int cs__fold_arrays(const cs__fold *fd, int root, int per_rank, int **rank, int 
     for (w = 0; w < fd->p2; w++)
         a[w] = (root + cs__fold_old(fd, w)) % fd->p;
     for (w = 0; w <= fd->p2; w++)
-        (*start)[w] = per_rank ? cs__fold_start(fd, w) : w;
+        (*start)[w] = per_rank ? fold_start(fd, w) : w;
     return 0;
 }
 

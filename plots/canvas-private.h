@@ -70,7 +70,7 @@ double cs__text_w(cairo_t *cr, const char *s);
 void cs__text(cairo_t *cr, double x, double y, double ax, double ay, const char *s);
 /* Same, rotated 90 degrees counter-clockwise about (x, y) (vertical axis titles). */
 void cs__text_vertical(cairo_t *cr, double x, double y, const char *s);
-/* Copy s into buf, cutting it with "..." so it is at most max_w px wide. */
+/* Copy s into buf, cut in the middle with an ellipsis so it is at most max_w px wide. */
 void cs__text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t len);
 
 /* Axis-fit extents measured with the current font: along x (width) and along y (height). */

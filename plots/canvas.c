@@ -384,20 +384,22 @@ void cs__text_vertical(cairo_t *cr, double x, double y, const char *s)
 
 void cs__text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t len)
 {
-    size_t n;
+    size_t n = strlen(s), keep;
     snprintf(buf, len, "%s", s);
     if (cs__text_w(cr, buf) <= max_w)
         return;
-    for (n = strlen(buf); n > 0; n--) {
-        if (((unsigned char)buf[n] & 0xC0) == 0x80)
-            continue;   /* do not cut inside a UTF-8 sequence */
-        if (n + 4 > len)
-            continue;
-        memcpy(buf + n, "...", 4);
+    /* Cut in the middle, so both ends of "ring on dgx-h100-x2" stay readable. */
+    for (keep = n - 1; keep > 0; keep--) {
+        size_t head = (keep + 1) / 2, tail = n - (keep - head);
+        while (head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80)
+            head--;   /* never inside a UTF-8 sequence */
+        while (tail < n && ((unsigned char)s[tail] & 0xC0) == 0x80)
+            tail++;
+        snprintf(buf, len, "%.*s\xe2\x80\xa6%s", (int)head, s, s + tail);
         if (cs__text_w(cr, buf) <= max_w)
             return;
     }
-    snprintf(buf, len, "...");
+    snprintf(buf, len, "\xe2\x80\xa6");
 }
 
 double cs__extent_w(void *cr, const char *label)

@@ -39,6 +39,13 @@ static double metric_value(const cs_point *p, cs_metric m)
     return m == CS_METRIC_TIME ? p->time_us : m == CS_METRIC_ALGBW ? p->algbw_GBps : p->busbw_GBps;
 }
 
+/* Index that fixes series i's colour, dash and marker. */
+static int style_of(const cs_chart *c, int i)
+{
+    int j = c->series[i].same_style_as - 1;
+    return j >= 0 && j < i ? j : i;
+}
+
 /* A point is drawable if its size and value fit the axes (finite, > 0 on log axes). */
 static int drawable(const cs_point *p, cs_metric m, int log_y)
 {
@@ -90,7 +97,9 @@ typedef struct chart_ctx {
     const cs_chart *c;
     cairo_t *cr;
     cs_axis xa, ya;           /* axes */
+    cs_axis ea;               /* error panel axis, percent */
     cs_plot_rect plot;        /* plot area */
+    cs_plot_rect errp;        /* error panel under it, h = 0 if none */
     cs_plot_rect legend;      /* legend box */
     int legend_cols, legend_rows;
     double label_w;           /* legend label width, px */
@@ -116,6 +125,7 @@ static int cmp_size(const void *a, const void *b)
 
 static int draw_series(chart_ctx *k, int i, cs_err *err)
 {
+    int st = style_of(k->c, i);
     const cs_series *s = &k->c->series[i];
     const cs_point **order;
     cairo_t *cr = k->cr;
@@ -129,7 +139,7 @@ static int draw_series(chart_ctx *k, int i, cs_err *err)
         order[j] = &s->pts[j];
     if (!s->is_measured)
         qsort(order, (size_t)s->n_pts, sizeof *order, cmp_size);
-    cs__set_rgb(cr, cs__palette(i));
+    cs__set_rgb(cr, cs__palette(st));
     for (j = 0; j < s->n_pts; j++) {
         const cs_point *p = order[j];
         double x, y;
@@ -141,7 +151,7 @@ static int draw_series(chart_ctx *k, int i, cs_err *err)
         y = px_y(k, metric_value(p, k->c->metric));
         n++;
         if (s->is_measured) {
-            marker(cr, i, x, y);
+            marker(cr, st, x, y);
         } else if (pen_down) {
             cairo_line_to(cr, x, y);
         } else {
@@ -153,13 +163,13 @@ static int draw_series(chart_ctx *k, int i, cs_err *err)
         cairo_set_line_width(cr, LINE_W);
         cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
         cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-        set_dash(cr, i);
+        set_dash(cr, st);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
         if (n == 1)   /* a single simulated size still shows */
             for (j = 0; j < s->n_pts; j++)
                 if (drawable(order[j], k->c->metric, log_y))
-                    marker(cr, i, px_x(k, order[j]->size_bytes),
+                    marker(cr, st, px_x(k, order[j]->size_bytes),
                            px_y(k, metric_value(order[j], k->c->metric)));
     }
     free(order);
@@ -170,6 +180,7 @@ static void draw_grid_and_axes(chart_ctx *k)
 {
     cairo_t *cr = k->cr;
     const cs_plot_rect *r = &k->plot;
+    double bottom = k->errp.h > 0 ? k->errp.y + k->errp.h : r->y + r->h;
     char title[64];
     int i, pass;
     cairo_set_line_width(cr, 1);
@@ -202,11 +213,11 @@ static void draw_grid_and_axes(chart_ctx *k)
     for (i = 0; i < k->xa.n_ticks; i++) {
         const cs_tick *t = &k->xa.ticks[i];
         double x = cs__crisp(px_x(k, t->v)), len = t->is_major ? 5 : 3;
-        cairo_move_to(cr, x, r->y + r->h);
-        cairo_line_to(cr, x, r->y + r->h + len);
+        cairo_move_to(cr, x, bottom);
+        cairo_line_to(cr, x, bottom + len);
         cairo_stroke(cr);
         if (t->is_major)
-            cs__text(cr, x, r->y + r->h + 8, 0.5, 0, t->label);
+            cs__text(cr, x, bottom + 8, 0.5, 0, t->label);
     }
     for (i = 0; i < k->ya.n_ticks; i++) {
         const cs_tick *t = &k->ya.ticks[i];
@@ -218,10 +229,79 @@ static void draw_grid_and_axes(chart_ctx *k)
             cs__text(cr, r->x - 8, y, 1, 0.5, t->label);
     }
     cs__font(cr, 13, 0);
-    cs__text(cr, r->x + r->w / 2, r->y + r->h + 30, 0.5, 0, "message size");
+    cs__text(cr, r->x + r->w / 2, bottom + 30, 0.5, 0, "message size");
     snprintf(title, sizeof title, "%s", k->c->metric == CS_METRIC_TIME ? "time per operation"
              : k->c->metric == CS_METRIC_ALGBW ? "algbw (GB/s)" : "busbw (GB/s)");
     cs__text_vertical(cr, 16, r->y + r->h / 2, title);
+}
+
+static double px_e(const chart_ctx *k, double v)
+{
+    return k->errp.y + k->errp.h - cs_axis_pos(&k->ea, v) * k->errp.h;
+}
+
+/* The panel of errors in percent under the plot: grid, zero line, each series' errors as
+ * markers joined by thin lines. */
+static int draw_error_panel(chart_ctx *k, cs_err *err)
+{
+    cairo_t *cr = k->cr;
+    const cs_plot_rect *r = &k->errp;
+    int i, j;
+    cairo_set_line_width(cr, 1);
+    for (i = 0; i < k->xa.n_ticks; i++)
+        if (k->xa.ticks[i].is_major) {
+            double x = cs__crisp(px_x(k, k->xa.ticks[i].v));
+            cairo_set_source_rgb(cr, 0.86, 0.86, 0.86);
+            cairo_move_to(cr, x, r->y);
+            cairo_line_to(cr, x, r->y + r->h);
+            cairo_stroke(cr);
+        }
+    cs__font(cr, FONT_PX, 0);
+    for (i = 0; i < k->ea.n_ticks; i++) {
+        double y = cs__crisp(px_e(k, k->ea.ticks[i].v));
+        double g = fabs(k->ea.ticks[i].v) < 1e-12 ? 0.45 : 0.86;
+        cairo_set_source_rgb(cr, g, g, g);
+        cairo_move_to(cr, r->x, y);
+        cairo_line_to(cr, r->x + r->w, y);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+        cs__text(cr, r->x - 8, y, 1, 0.5, k->ea.ticks[i].label);
+    }
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    cairo_rectangle(cr, cs__crisp(r->x), cs__crisp(r->y), floor(r->w), floor(r->h));
+    cairo_stroke(cr);
+    cs__font(cr, 13, 0);
+    cs__text_vertical(cr, 16, r->y + r->h / 2, "error (%)");
+    cairo_save(cr);
+    cairo_rectangle(cr, r->x, r->y, r->w, r->h);
+    cairo_clip(cr);
+    for (i = 0; i < k->c->n_series; i++) {
+        const cs_series *s = &k->c->series[i];
+        int pen = 0;
+        if (!s->err_pct)
+            continue;
+        cs__set_rgb(cr, cs__palette(style_of(k->c, i)));
+        cairo_set_line_width(cr, 1);
+        for (j = 0; j < s->n_pts; j++) {
+            double e = s->err_pct[j];
+            if (!isfinite(e) || !(s->pts[j].size_bytes >= 1)) {
+                pen = 0;
+                continue;
+            }
+            if (pen)
+                cairo_line_to(cr, px_x(k, s->pts[j].size_bytes), px_e(k, e));
+            else
+                cairo_move_to(cr, px_x(k, s->pts[j].size_bytes), px_e(k, e));
+            pen = 1;
+        }
+        cairo_stroke(cr);
+        for (j = 0; j < s->n_pts; j++)
+            if (isfinite(s->err_pct[j]) && s->pts[j].size_bytes >= 1)
+                marker(cr, style_of(k->c, i), px_x(k, s->pts[j].size_bytes), px_e(k, s->err_pct[j]));
+    }
+    cairo_restore(cr);
+    (void)err;
+    return 0;
 }
 
 static void draw_legend(chart_ctx *k)
@@ -245,12 +325,12 @@ static void draw_legend(chart_ctx *k)
         const cs_series *s = &k->c->series[i];
         double x = L->x + 8 + (i / k->legend_rows) * col_w;
         double y = L->y + 6 + (i % k->legend_rows) * ENTRY_H + ENTRY_H / 2;
-        cs__set_rgb(cr, cs__palette(i));
+        cs__set_rgb(cr, cs__palette(style_of(k->c, i)));
         if (s->is_measured) {
-            marker(cr, i, x + SAMPLE_W / 2, y);
+            marker(cr, style_of(k->c, i), x + SAMPLE_W / 2, y);
         } else {
             cairo_set_line_width(cr, LINE_W);
-            set_dash(cr, i);
+            set_dash(cr, style_of(k->c, i));
             cairo_move_to(cr, x, y);
             cairo_line_to(cr, x + SAMPLE_W, y);
             cairo_stroke(cr);
@@ -283,6 +363,27 @@ static int data_ranges(const cs_chart *c, int log_y, double *x0, double *x1, dou
     return n;
 }
 
+static int has_errors(const cs_chart *c)
+{
+    int i;
+    for (i = 0; i < c->n_series; i++)
+        if (c->series[i].err_pct)
+            return 1;
+    return 0;
+}
+
+/* Half-height of the error axis: the largest |error| (at least 1%), percent. */
+static double error_span(const cs_chart *c)
+{
+    double m = 1;
+    int i, j;
+    for (i = 0; i < c->n_series; i++)
+        for (j = 0; c->series[i].err_pct && j < c->series[i].n_pts; j++)
+            if (isfinite(c->series[i].err_pct[j]))
+                m = fmax(m, fabs(c->series[i].err_pct[j]));
+    return m;
+}
+
 /* Size the legend and the plot area, then fit both axes to it. */
 static int layout(chart_ctx *k, int w, int h, double x0, double x1, double y0, double y1,
                   cs_err *err)
@@ -300,12 +401,27 @@ static int layout(chart_ctx *k, int w, int h, double x0, double x1, double y0, d
     k->legend_rows = (int)fmax(1, floor((avail_h - 12) / ENTRY_H));
     k->legend_cols = (k->c->n_series + k->legend_rows - 1) / k->legend_rows;
     k->legend_rows = (k->c->n_series + k->legend_cols - 1) / k->legend_cols;   /* balanced */
+    /* The legend takes at most 40% of the width; long labels are cut in the middle. */
+    k->label_w = fmax(40, fmin(k->label_w, 0.4 * w / k->legend_cols - (8 + SAMPLE_W + 6 + 8)));
     k->legend.w = k->legend_cols * (8 + SAMPLE_W + 6 + k->label_w + 8);
     k->legend.h = 12 + k->legend_rows * ENTRY_H;
     k->legend.x = w - right - k->legend.w;
     k->legend.y = top;
     k->plot.y = top;
     k->plot.h = avail_h;
+    if (has_errors(k->c)) {   /* error panel: a quarter of the height, under the plot */
+        k->errp.h = floor(avail_h * 0.26);
+        k->plot.h = avail_h - k->errp.h - 10;
+        k->errp.y = top + k->plot.h + 10;
+        fy.len_px = k->errp.h;
+        fy.gap_px = 1.2 * FONT_PX;
+        fy.extent = cs__extent_h;
+        fy.ctx = cr;
+        if (cs_axis_linear(&k->ea, -error_span(k->c), error_span(k->c), CS_AXIS_FMT_NUMBER, &fy))
+            return cs_err_set(err, CS_EINVAL, "chart", "cannot build the error axis");
+        for (i = 0; i < k->ea.n_ticks; i++)
+            maxw = fmax(maxw, cs__text_w(cr, k->ea.ticks[i].label));
+    }
     fy.len_px = k->plot.h;
     fy.gap_px = 2.2 * FONT_PX;
     fy.extent = cs__extent_h;
@@ -324,6 +440,8 @@ static int layout(chart_ctx *k, int w, int h, double x0, double x1, double y0, d
     left = 34 + maxw + 10;
     k->plot.x = left;
     k->plot.w = k->legend.x - 14 - left;
+    k->errp.x = k->plot.x;
+    k->errp.w = k->errp.h > 0 ? k->plot.w : 0;
     if (k->plot.w < 60)
         return cs_err_set(err, CS_EINVAL, "--width", "%d px leaves no room for the plot next to "
                           "a legend of %d series", w, k->c->n_series);
@@ -367,6 +485,8 @@ int cs_plot_chart(const cs_chart *c, const char *path, int w, int h, cs_chart_la
     for (i = 0; i < c->n_series && !rc; i++)
         rc = draw_series(&k, i, err);
     cairo_restore(cv.cr);
+    if (!rc && k.errp.h > 0)
+        rc = draw_error_panel(&k, err);
     if (!rc) {
         draw_legend(&k);
         if (c->title) {
@@ -385,6 +505,7 @@ int cs_plot_chart(const cs_chart *c, const char *path, int w, int h, cs_chart_la
     if (out) {
         out->plot = k.plot;
         out->legend = k.legend;
+        out->error = k.errp;
     }
     return cs__canvas_close(&cv, err);
 }

@@ -35,7 +35,13 @@ typedef struct cs_series {
     char *label;             /* legend text (owned) */
     int is_measured;         /* 1: measured, drawn as markers; 0: simulated, drawn as a line */
     cs_point *pts;           /* sizes in file order (owned) */
-    int n_pts;
+    double *err_pct;         /* per point: a model's error against it, percent, NAN where
+                                none; NULL if no point has one (owned). Any series with
+                                errors adds an error panel under the chart */
+    int n_pts, cap_pts;
+    int same_style_as;       /* 1 + index of an earlier series whose colour, dash and marker
+                                this one takes (a measured set and its simulation); 0 = its
+                                own, by position */
 } cs_series;
 
 /* A growable list of series. Zero-initialise, then cs_series_set_fini. */
@@ -45,6 +51,12 @@ typedef struct cs_series_set {
 } cs_series_set;
 
 void cs_series_set_fini(cs_series_set *set);
+
+/* Append an empty series (label copied) to set; NULL if memory ran out. The pointer is
+ * valid until the next append. */
+cs_series *cs_series_add(cs_series_set *set, const char *label, int is_measured);
+/* Append a point with its error in percent (NAN for none). 0 or CS_ENOMEM. */
+int cs_series_push(cs_series *s, const cs_point *p, double err_pct);
 
 /* Append the series in a results file: collsim JSON (one sweep object or an array of
  * them, DESIGN §7), CSV (a header row of the JSON keys), or an nccl-tests/rccl-tests log
@@ -93,6 +105,7 @@ typedef struct cs_plot_rect {
 typedef struct cs_chart_layout {
     cs_plot_rect plot;       /* the plot area, inside the axes */
     cs_plot_rect legend;     /* the legend box (outside the plot area), w = 0 if none */
+    cs_plot_rect error;      /* the error panel under the plot, h = 0 if none */
 } cs_chart_layout;
 
 /* RGB (0..255 each) of series i as drawn: the palette (Okabe-Ito) cycles, dashes and

@@ -19,13 +19,13 @@ void cs_series_set_fini(cs_series_set *set)
     for (i = 0; i < set->n; i++) {
         free(set->items[i].label);
         free(set->items[i].pts);
+        free(set->items[i].err_pct);
     }
     free(set->items);
     memset(set, 0, sizeof *set);
 }
 
-/* Append an empty series with a copy of label; returns it or NULL (out of memory). */
-static cs_series *series_add(cs_series_set *set, const char *label, int is_measured)
+cs_series *cs_series_add(cs_series_set *set, const char *label, int is_measured)
 {
     cs_series *s;
     if (set->n == set->cap) {
@@ -45,16 +45,31 @@ static cs_series *series_add(cs_series_set *set, const char *label, int is_measu
     return s;
 }
 
-static int series_point(cs_series *s, int *cap, const cs_point *p)
+int cs_series_push(cs_series *s, const cs_point *p, double err_pct)
 {
-    if (s->n_pts == *cap) {
-        int nc = *cap ? *cap * 2 : 32;
+    int i;
+    if (s->n_pts == s->cap_pts) {
+        int nc = s->cap_pts ? s->cap_pts * 2 : 32;
         cs_point *np = realloc(s->pts, (size_t)nc * sizeof *np);
         if (!np)
             return CS_ENOMEM;
         s->pts = np;
-        *cap = nc;
+        if (s->err_pct) {
+            double *ne = realloc(s->err_pct, (size_t)nc * sizeof *ne);
+            if (!ne)
+                return CS_ENOMEM;
+            s->err_pct = ne;
+        }
+        s->cap_pts = nc;
     }
+    if (!isnan(err_pct) && !s->err_pct) {   /* the first error: NAN for the points before */
+        if (!(s->err_pct = malloc((size_t)s->cap_pts * sizeof *s->err_pct)))
+            return CS_ENOMEM;
+        for (i = 0; i < s->n_pts; i++)
+            s->err_pct[i] = NAN;
+    }
+    if (s->err_pct)
+        s->err_pct[s->n_pts] = err_pct;
     s->pts[s->n_pts++] = *p;
     return 0;
 }
@@ -65,6 +80,7 @@ static void series_pop(cs_series_set *set)
     set->n--;
     free(set->items[set->n].label);
     free(set->items[set->n].pts);
+    free(set->items[set->n].err_pct);
 }
 
 /* File name without directory and extension. */
@@ -121,7 +137,7 @@ static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const
     char lab[256], where[96];
     cs_series *s;
     size_t i;
-    int cap = 0, rc;
+    int rc;
     if (!json_is_object(o))
         return cs_err_set(err, CS_EINVAL, ctx[0] ? ctx : "(root)", "expected a results object");
     if (!json_is_array(res))
@@ -132,7 +148,7 @@ static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const
     }
     default_label(lab, sizeof lab, json_string_value(json_object_get(o, "algorithm")),
                   json_string_value(json_object_get(o, "topology")), path);
-    if (!(s = series_add(set, label ? label : lab, is_measured)))
+    if (!(s = cs_series_add(set, label ? label : lab, is_measured)))
         return cs_err_set(err, CS_ENOMEM, path, "out of memory");
     for (i = 0; i < json_array_size(res); i++) {
         json_t *row = json_array_get(res, i);
@@ -144,7 +160,7 @@ static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const
                  !(rc = json_num(row, "time_us", (int)i, &p.time_us, err)) &&
                  !(rc = json_num(row, "algbw_GBps", (int)i, &p.algbw_GBps, err)) &&
                  !(rc = json_num(row, "busbw_GBps", (int)i, &p.busbw_GBps, err)) &&
-                 !(rc = check_point(&p, where, err)) && (rc = series_point(s, &cap, &p)))
+                 !(rc = check_point(&p, where, err)) && (rc = cs_series_push(s, &p, NAN)))
             cs_err_set(err, rc, path, "out of memory");
         if (rc) {
             series_pop(set);
@@ -246,7 +262,7 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
 {
     char line[4096], algo[128] = "", topo[128] = "", lab[300], where[600];
     char *fields[64];
-    int col[N_COLS], lineno = 1, i, n, cap = 0, mixed_algo = 0;
+    int col[N_COLS], lineno = 1, i, n, mixed_algo = 0;
     cs_series *s;
     if (!fgets(line, sizeof line, f))
         return cs_err_set(err, CS_EINVAL, path, "empty file, expected a header row with size_bytes");
@@ -264,7 +280,7 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
         return cs_err_set(err, CS_EINVAL, where, "header has no size_bytes column");
     if (col[COL_TIME] < 0 && col[COL_ALGBW] < 0 && col[COL_BUSBW] < 0)
         return cs_err_set(err, CS_EINVAL, where, "header has no time_us, algbw_GBps or busbw_GBps column");
-    if (!(s = series_add(set, "", is_measured)))
+    if (!(s = cs_series_add(set, "", is_measured)))
         return cs_err_set(err, CS_ENOMEM, path, "out of memory");
     while (fgets(line, sizeof line, f)) {
         cs_point p;
@@ -290,7 +306,7 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
         }
         if (!rc)
             rc = check_point(&p, where, err);
-        if (!rc && (rc = series_point(s, &cap, &p)))
+        if (!rc && (rc = cs_series_push(s, &p, NAN)))
             cs_err_set(err, rc, path, "out of memory");
         if (rc) {
             series_pop(set);
@@ -346,7 +362,7 @@ static int load_log(cs_series_set *set, const char *path, const char *label, int
     for (t = 0; t < log->n_tables && !rc; t++) {
         const cs_log_table *tb = &log->tables[t];
         cs_series *s;
-        int i, cap = 0;
+        int i;
         if (label && log->n_tables > 1)
             snprintf(lab, sizeof lab, "%s [%d]", label, t + 1);
         else if (label)
@@ -356,7 +372,7 @@ static int load_log(cs_series_set *set, const char *path, const char *label, int
                      tb->coll == CS_LOG_COLL_UNKNOWN ? "?" : cs_coll_name(tb->coll), tb->ranks);
         else
             snprintf(lab, sizeof lab, "%s", base);
-        if (!(s = series_add(set, lab, is_measured))) {
+        if (!(s = cs_series_add(set, lab, is_measured))) {
             rc = cs_err_set(err, CS_ENOMEM, path, "out of memory");
             break;
         }
@@ -367,7 +383,7 @@ static int load_log(cs_series_set *set, const char *path, const char *label, int
             p.time_us = r->time_us;
             p.algbw_GBps = isnan(r->oop_algbw_GBps) ? r->ip_algbw_GBps : r->oop_algbw_GBps;
             p.busbw_GBps = isnan(r->oop_busbw_GBps) ? r->ip_busbw_GBps : r->oop_busbw_GBps;
-            if (p.size_bytes > 0 && (rc = series_point(s, &cap, &p)))
+            if (p.size_bytes > 0 && (rc = cs_series_push(s, &p, NAN)))
                 cs_err_set(err, rc, path, "out of memory");
         }
     }
@@ -399,9 +415,9 @@ int cs_series_from_sweep(cs_series_set *set, const cs_sweep *sw, const char *lab
 {
     char lab[300];
     cs_series *s;
-    int i, cap = 0;
+    int i;
     default_label(lab, sizeof lab, sw->algorithm, sw->topology, "sweep");
-    if (!(s = series_add(set, label ? label : lab, is_measured)))
+    if (!(s = cs_series_add(set, label ? label : lab, is_measured)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     for (i = 0; i < sw->n_rows; i++) {
         const cs_row *r = &sw->rows[i];
@@ -410,7 +426,7 @@ int cs_series_from_sweep(cs_series_set *set, const cs_sweep *sw, const char *lab
         p.time_us = r->time_us;
         p.algbw_GBps = r->algbw_GBps;
         p.busbw_GBps = r->busbw_GBps;
-        if (p.size_bytes > 0 && series_point(s, &cap, &p)) {
+        if (p.size_bytes > 0 && cs_series_push(s, &p, NAN)) {
             series_pop(set);
             return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         }
@@ -457,6 +473,7 @@ int cs_series_select(cs_series_set *set, const char *const *labels, int n, cs_er
         if (!used[j]) {
             free(set->items[j].label);
             free(set->items[j].pts);
+            free(set->items[j].err_pct);
         }
     free(set->items);
     free(used);

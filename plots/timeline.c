@@ -320,7 +320,8 @@ int cs__tl_link_util(const cs_timeline *tl, int32_t dlink, cs_time **t_out, doub
     return rc;
 }
 
-/* Bytes per directed link, for ranking. */
+/* Busy time at full rate (bytes / bandwidth) per directed link, for ranking: the links that
+ * limit a run, not merely the ones that carry the most. */
 int cs_timeline_busiest_links(const cs_timeline *tl, int n, int32_t *ids, cs_err *err)
 {
     const cs_topo *t = tl->topo;
@@ -338,7 +339,7 @@ int cs_timeline_busiest_links(const cs_timeline *tl, int n, int32_t *ids, cs_err
             return nr;
         }
         for (k = 0; k < nr; k++)
-            bytes[dl[k]] += (double)tl->ops[i].bytes;
+            bytes[dl[k]] += (double)tl->ops[i].bytes / t->links[cs_dlink_link(dl[k])].bw_GBps;
     }
     /* Selection of the n largest, ties to the lower id: n is small. */
     for (m = 0; m < n; m++) {

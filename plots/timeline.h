@@ -79,8 +79,9 @@ int cs_plot_timeline(const cs_timeline *tl, const char *path, int w, int h, cs_e
 
 /* Per-directed-link utilisation estimated from the record: each transfer flows at
  * bytes / (done - start - route latency) over its route after the latency. Fills the
- * dlink ids of the n busiest (most bytes, ties by id) into ids and returns how many
- * (<= n), 0 on the alpha_beta model; negative code on failure. */
+ * dlink ids of the n busiest (most busy time at full rate, bytes / bandwidth; ties to the
+ * lower id) into ids and returns how many (<= n), 0 on the alpha_beta model; negative code
+ * on failure. */
 int cs_timeline_busiest_links(const cs_timeline *tl, int n, int32_t *ids, cs_err *err);
 
 /* Write Chrome/Perfetto trace-event JSON: per rank a process with "send" and "recv"

@@ -92,7 +92,7 @@ static int draw_ops(tl_ctx *k, cs_err *err)
                 bar(k, tx(k, cs__tl_reduce_start(tl, op)), tx(k, op->reduce_done_ps),
                     yd + 2 * row, row / 2, c);
             else   /* free reduction: a tick where the data arrived */
-                bar(k, tx(k, op->done_ps) - 1.5, tx(k, op->done_ps), yd + 2 * row, row / 2, c);
+                bar(k, tx(k, op->done_ps) - 3, tx(k, op->done_ps), yd + 2 * row, row / 2, c);
         }
     }
     return 0;
@@ -208,7 +208,7 @@ static int draw_links(tl_ctx *k, const int32_t *ids, int n, double y, double lan
         cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
         cairo_rectangle(cr, k->x0, top, k->x1 - k->x0, base - top);
         cairo_fill(cr);
-        cs__set_rgba(cr, cs__palette(0), 0.75);
+        cairo_set_source_rgb(cr, 0.45, 0.45, 0.48);
         cairo_move_to(cr, k->x0, base);
         for (j = 0; j < m; j++) {
             double x = tx(k, tt[j]), u = uu[j] > 1 ? 1 : uu[j];

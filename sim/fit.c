@@ -15,7 +15,7 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
-#define FD_STEP 1e-3         /* Jacobian step in the transformed space */
+#define FD_STEP 1e-2         /* Jacobian step in the transformed space */
 
 typedef struct fit_ctx {
     cs_fit_param *params;
@@ -114,6 +114,7 @@ out:
 static int identify(fit_ctx *c, double tol)
 {
     int n = c->n_obs, m = c->n_free, j, k, kept = 0, rc = 0;
+    double max_norm = 0;
     gsl_vector *x = gsl_vector_alloc((size_t)m);
     gsl_matrix *J = gsl_matrix_alloc((size_t)n, (size_t)m);
     gsl_matrix *Q = gsl_matrix_alloc((size_t)n, (size_t)m);
@@ -130,6 +131,12 @@ static int identify(fit_ctx *c, double tol)
         goto out;
     }
     for (j = 0; j < m; j++) {
+        gsl_vector_view col = gsl_matrix_column(J, (size_t)j);
+        double nj = gsl_blas_dnrm2(&col.vector);
+        if (nj > max_norm)
+            max_norm = nj;
+    }
+    for (j = 0; j < m; j++) {
         double norm0, norm;
         gsl_vector_view col = gsl_matrix_column(J, (size_t)j);
         gsl_vector_memcpy(v, &col.vector);
@@ -141,7 +148,9 @@ static int identify(fit_ctx *c, double tol)
             gsl_blas_daxpy(-d, &q.vector, v);
         }
         norm = gsl_blas_dnrm2(v);
-        if (norm0 < 1e-6 || norm < tol * norm0) {
+        /* no influence, negligible influence next to the strongest parameter, or
+         * (nearly) a combination of the parameters before it */
+        if (norm0 < 1e-6 || norm0 < 10 * tol * max_norm || norm < tol * norm0) {
             cs_fit_param *p = &c->params[c->free_idx[j]];
             p->is_fixed = 1;
             p->was_unidentified = 1;
@@ -221,6 +230,8 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
     collect_free(&c);
     if (c.n_free > 0 && (rc = identify(&c, tol)) < 0)
         goto out;
+    for (i = 0; i < n_params; i++)
+        c.theta[i] = params[i].value;    /* identify() left the last trial values */
     collect_free(&c);
     res->n_free = c.n_free;
     if (!(f0 = gsl_vector_alloc((size_t)n_obs))) {
@@ -295,8 +306,12 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
             cs_fit_param *p = &params[c.free_idx[i]];
             double xi = gsl_vector_get(xb, (size_t)i), vx = gsl_matrix_get(cov, (size_t)i,
                                                                             (size_t)i);
+            gsl_vector_view col = gsl_matrix_column(J, (size_t)i);
             p->value = to_theta(p, xi);
-            p->sigma = st == GSL_SUCCESS && vx >= 0 && isfinite(s2)
+            /* a parameter that no longer moves any time (e.g. a link that stopped being the
+             * bottleneck) is undetermined, not exact */
+            p->sigma = st == GSL_SUCCESS && vx >= 0 && isfinite(s2) &&
+                               gsl_blas_dnrm2(&col.vector) > 1e-9
                            ? fabs(dtheta_dx(p, xi)) * sqrt(vx * s2) : INFINITY;
         }
         /* Leave the model at the fitted point (the last evaluation may be a trial). */

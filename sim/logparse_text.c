@@ -383,6 +383,24 @@ static int comment_line(reader *r, char *body)
         }
         return 0;
     }
+    if (!strncmp(body, "collsim:", 8)) {
+        /* collsim's own header: "# collsim: allreduce, 8 ranks, algorithm ..." */
+        char buf[256], *tok[8];
+        cs_coll c;
+        int n;
+        new_run(r);
+        snprintf(buf, sizeof buf, "%s", body + 8);
+        n = cs__log_split(buf, ",", tok, 8);
+        if (n >= 1 && cs_coll_lookup(tok[0], &c, NULL) == 0) {
+            r->meta.has_coll = 1;
+            r->meta.coll = c;
+        }
+        if (n >= 3 && !strcmp(tok[2], "ranks") && atoi(tok[1]) > 0) {
+            r->meta.has_launcher = 1;      /* the rank count is stated outright */
+            r->meta.np = atoi(tok[1]);
+        }
+        return 0;
+    }
     if (!strncmp(body, "Collective test starting:", 25)) {
         cs_coll c;
         char buf[256];

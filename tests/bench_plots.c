@@ -44,6 +44,7 @@ static int bench_chart(const char *dir)
     int i, j, rc = 0;
     if (!pts)
         return 1;
+    memset(s, 0, sizeof s);
     for (i = 0; i < N; i++) {
         snprintf(label[i], sizeof label[i], "series %d", i);
         s[i].label = label[i];

@@ -224,7 +224,8 @@ static void test_gamma_forms(void)
     cs_coll_req_init(&req, CS_COLL_REDUCE, p, (uint64_t)S);
     req.chunks = k;
     CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_REDUCE, &ops, NULL), 0);
-    CS_ASSERT_REL(run_req(ops, &req, t, &wrong, NULL), (p - 1) * (tc + gc) + (k - 1) * fmax(tc, gc), 1e-6);
+    CS_ASSERT_REL(run_req(ops, &req, t, &wrong, NULL),
+                  (p - 1) * (tc + gc) + (k - 1) * fmax(tc, gc), 1e-6);
     CU_ASSERT_EQUAL(wrong, 0);
     req.chunks = 1;
     CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("linear", CS_COLL_REDUCE, &ops, NULL), 0);

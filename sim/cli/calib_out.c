@@ -51,7 +51,11 @@ static void rewrite(json_t *v, const cs_topo *t)
         json_is_string(json_object_get(v, "class"))) {
         json_t *c = json_object_get(v, "class");
         double bw, lat;
+        json_t *nl = json_object_get(v, "links");
         if (class_figures(t, json_is_string(c) ? json_string_value(c) : "generic", &bw, &lat)) {
+            /* a node's "nvlink" spec gives one of "links" parallel links */
+            if (json_is_integer(nl) && json_integer_value(nl) > 0)
+                bw /= (double)json_integer_value(nl);
             json_object_set_new(v, "bandwidth_GBps", json_real(bw));
             json_object_set_new(v, "latency_us", json_real(lat));
         }
@@ -137,6 +141,15 @@ static json_t *graph_of(const cs_topo *t, const json_t *orig)
     return g;
 }
 
+/* The reduction throughput (gamma) as the topology now has it; absent = free. */
+static void set_reduce(json_t *root, const cs_topo *t)
+{
+    if (t->reduce_GBps > 0)
+        json_object_set_new(root, "reduce_GBps", json_real(t->reduce_GBps));
+    else
+        json_object_del(root, "reduce_GBps");
+}
+
 static void add_description(json_t *root, const json_t *orig, const char *add)
 {
     const char *d = json_string_value(json_object_get(orig, "description"));
@@ -164,6 +177,7 @@ int cs_cli_write_topology(const char *spec, const cs_topo *t, struct json_t *ncc
     }
     root = json_deep_copy(orig);
     rewrite(root, t);
+    set_reduce(root, t);
     json_object_set(root, "nccl", nccl);
     add_description(root, orig, description_add);
     text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
@@ -171,6 +185,7 @@ int cs_cli_write_topology(const char *spec, const cs_topo *t, struct json_t *ncc
         free(text);
         json_decref(root);
         root = graph_of(t, orig);
+        set_reduce(root, t);
         json_object_set(root, "nccl", nccl);
         add_description(root, orig, description_add);
         text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));

@@ -17,13 +17,15 @@
 #include <jansson.h>
 
 enum { C_TOPO = 1, C_OUTPUT, C_MINB, C_MAXB, C_COLL, C_RANKS, C_ALGO, C_PROTO, C_FIX,
-       C_ITER, C_HELP };
+       C_ITER, C_HELP, C_SIZES, C_KEEP };
 
 static const cs_opt_spec specs[] = {
     {"topo", 0, 1, C_TOPO}, {"output", 0, 1, C_OUTPUT}, {"min-bytes", 0, 1, C_MINB},
     {"max-bytes", 0, 1, C_MAXB}, {"coll", 0, 1, C_COLL}, {"ranks", 0, 1, C_RANKS},
     {"algo", 0, 1, C_ALGO}, {"proto", 0, 1, C_PROTO}, {"fix", 0, 1, C_FIX},
-    {"max-iter", 0, 1, C_ITER}, {"help", 'h', 0, C_HELP}, {NULL, 0, 0, 0},
+    {"max-iter", 0, 1, C_ITER}, {"help", 'h', 0, C_HELP}, {"sizes", 0, 1, C_SIZES},
+    {"keep-ranks", 0, 1, C_KEEP},
+    {NULL, 0, 0, 0},
 };
 
 static void usage(void)
@@ -37,6 +39,9 @@ static void usage(void)
            "      --topo PRESET|FILE  starting topology (required)\n"
            "      --output FILE       calibrated topology JSON (required)\n"
            "      --min-bytes SIZE    fit only sizes >= SIZE\n"
+           "      --sizes odd|even    only the 1st, 3rd, ... (odd) or 2nd, 4th, ... (even) size of\n"
+           "                          each table, to hold out the other half\n"
+           "      --keep-ranks N,...  only the tables of these rank counts\n"
            "      --max-bytes SIZE    fit only sizes <= SIZE\n"
            "      --coll COLL         collective of logs that do not name it\n"
            "      --ranks N           ranks of logs that do not tell\n"
@@ -89,6 +94,14 @@ static int parse(int argc, char **argv, copts *o, cs_err *err)
         case C_PROTO: o->proto = v; break;
         case C_FIX: o->fix = v; break;
         case C_ITER: rc = cs_parse_int(v, "--max-iter", 1, 100000, &o->max_iter, err); break;
+        case C_SIZES:
+            if (!strcmp(v, "odd") || !strcmp(v, "even") || !strcmp(v, "all"))
+                o->ls.parity = v[0] == 'o' ? 1 : v[0] == 'e' ? 2 : 0;
+            else
+                rc = cs_err_set(err, CS_EUSAGE, "--sizes", "expected odd, even or all, got "
+                                "'%s'", v);
+            break;
+        case C_KEEP: rc = cs_lset_keep_ranks(&o->ls, v, err); break;
         case C_HELP: usage(); return 1;
         default: break;
         }
@@ -114,6 +127,8 @@ typedef struct cal_class {
     int *links;               /* link indices (owned) */
     double *bw0, *lat0;       /* original figures per link (owned) */
     int n_links;
+    int rep_bw, rep_lat;      /* the links whose figures stand for the class (the fastest,
+                                 the slowest): the others keep their ratio to them */
     int p_bw, p_lat;          /* parameter indices */
 } cal_class;
 
@@ -127,6 +142,8 @@ typedef struct cal {
     cs_fit_param par[64];
     int n_par;
     int p_launch, p_hop[CS_PROTO_COUNT], p_eff[CS_PROTO_COUNT];   /* -1: not fitted */
+    int p_gamma;              /* reduce_GBps, -1 when no log reduces */
+    double gamma0;            /* the topology's reduce_GBps before the fit (0 = free) */
 } cal;
 
 static int find_class(cal *c, const char *name)
@@ -174,13 +191,18 @@ static int class_add(cal *c, int li, cs_err *err)
         cc->lat0 = nt;
         cc->links[cc->n_links] = li;
         cc->bw0[cc->n_links] = l->bw_GBps;
-        cc->lat0[cc->n_links++] = l->lat_us;
+        cc->lat0[cc->n_links] = l->lat_us;
+        if (l->bw_GBps > cc->bw0[cc->rep_bw])
+            cc->rep_bw = cc->n_links;
+        if (l->lat_us > cc->lat0[cc->rep_lat])
+            cc->rep_lat = cc->n_links;
+        cc->n_links++;
     }
     return 0;
 }
 
 /* The link classes on the routes between the first n ranks (all pairs up to 64 ranks,
- * ring neighbours, rank 0's and opposite pairs beyond). */
+ * ring neighbours, rank 0's and opposite pairs beyond), each with all its links. */
 static int collect_classes(cal *c, int n, cs_err *err)
 {
     const cs_topo *t = c->t;
@@ -201,9 +223,14 @@ static int collect_classes(cal *c, int n, cs_err *err)
             if ((m = cs_topo_route(t, t->ranks[i], t->ranks[j], &dl, err)) < 0)
                 return m;
             for (k = 0; k < m; k++)
-                if ((rc = class_add(c, cs_dlink_link(dl[k]), err)) < 0)
+                if (find_class(c, t->links[cs_dlink_link(dl[k])].cls) < 0 &&
+                    (rc = class_add(c, cs_dlink_link(dl[k]), err)) < 0)
                     return rc;
         }
+    /* A class is fitted as a whole: every link of it, used by these ranks or not. */
+    for (i = 0; i < t->n_links; i++)
+        if (find_class(c, t->links[i].cls) >= 0 && (rc = class_add(c, i, err)) < 0)
+            return rc;
     return 0;
 }
 
@@ -211,7 +238,7 @@ static int add_param(cal *c, const char *name, double start, double lo, double h
 {
     cs_fit_param *p = &c->par[c->n_par];
     memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "%s", name);
+    snprintf(p->name, sizeof p->name, "%.63s", name);
     p->lo = lo;
     p->hi = hi;
     p->value = start < lo ? lo : start > hi ? hi : start;
@@ -221,20 +248,20 @@ static int add_param(cal *c, const char *name, double start, double lo, double h
 static void build_params(cal *c)
 {
     const cs_nccl_params *np = c->np;
-    char nm[96];
+    char nm[64];
     int i, p;
     for (i = 0; i < CS_PROTO_COUNT; i++)
         c->p_hop[i] = c->p_eff[i] = -1;
     for (i = 0; i < c->n_cls && c->n_par < 40; i++) {
         cal_class *cc = &c->cls[i];
-        double bw = cc->n_links ? cc->bw0[0] : c->t->ab_bw_GBps;
-        snprintf(nm, sizeof nm, "%s.bandwidth_GBps", cc->name);
+        double bw = cc->n_links ? cc->bw0[cc->rep_bw] : c->t->ab_bw_GBps;
+        snprintf(nm, sizeof nm, "%.47s.bandwidth_GBps", cc->name);
         cc->p_bw = add_param(c, nm, bw, bw / 1000, bw * 100);
     }
     for (i = 0; i < c->n_cls && c->n_par < 48; i++) {
         cal_class *cc = &c->cls[i];
-        double lat = cc->n_links ? cc->lat0[0] : c->t->ab_lat_us;
-        snprintf(nm, sizeof nm, "%s.latency_us", cc->name);
+        double lat = cc->n_links ? cc->lat0[cc->rep_lat] : c->t->ab_lat_us;
+        snprintf(nm, sizeof nm, "%.47s.latency_us", cc->name);
         cc->p_lat = add_param(c, nm, lat > 0.05 ? lat : 0.05, 1e-3, lat * 100 > 1e3 ? lat * 100 : 1e3);
     }
     c->p_launch = add_param(c, "launch_us", np->launch_us > 1 ? np->launch_us : 1, 1e-2, 1e4);
@@ -252,6 +279,17 @@ static void build_params(cal *c)
         snprintf(nm, sizeof nm, "%s.bw_eff", cs_proto_name((cs_proto)p));
         c->p_eff[p] = add_param(c, nm, np->proto[p].bw_eff, 0.02, 1.0);
     }
+    /* Reduction throughput last: with one reducing collective it trades off against the
+     * link bandwidth and is held; next to a collective that does not reduce, it is not. */
+    c->p_gamma = -1;
+    c->gamma0 = c->t->reduce_GBps;
+    for (i = 0; i < c->ls->n_rows; i++)
+        if (c->ls->rows[i].coll == CS_COLL_ALLREDUCE || c->ls->rows[i].coll == CS_COLL_REDUCE ||
+            c->ls->rows[i].coll == CS_COLL_REDUCESCATTER) {
+            double g = c->gamma0 > 0 ? c->gamma0 : 1000.0;
+            c->p_gamma = add_param(c, "reduce_GBps", g, 0.1, 1e5);
+            break;
+        }
 }
 
 /* Put parameter values into the topology and the NCCL table. */
@@ -268,11 +306,14 @@ static void apply(cal *c, const double *th)
         }
         for (k = 0; k < cc->n_links; k++) {
             cs_link *l = &c->t->links[cc->links[k]];
-            l->bw_GBps = cc->bw0[k] * (bw / cc->bw0[0]);
-            l->lat_us = cc->lat0[0] > 0 ? cc->lat0[k] * (lat / cc->lat0[0]) : lat;
+            l->bw_GBps = cc->bw0[k] * (bw / cc->bw0[cc->rep_bw]);
+            l->lat_us = cc->lat0[cc->rep_lat] > 0 ? cc->lat0[k] * (lat / cc->lat0[cc->rep_lat])
+                                                   : lat;
         }
     }
     c->np->launch_us = th[c->p_launch];
+    if (c->p_gamma >= 0)
+        c->t->reduce_GBps = th[c->p_gamma];
     for (i = 0; i < CS_PROTO_COUNT; i++) {
         if (c->p_hop[i] >= 0)
             c->np->proto[i].hop_us = th[c->p_hop[i]];
@@ -317,6 +358,15 @@ static int apply_fix(cal *c, const char *list, cs_err *err)
     return 0;
 }
 
+/* A fitted value pinned at a bound: -1 lower, 1 upper, 0 inside. */
+static int at_bound(const cs_fit_param *p)
+{
+    double span = log(p->hi) - log(p->lo), x = log(p->value);
+    if (p->is_fixed)
+        return 0;
+    return x - log(p->lo) < 1e-3 * span ? -1 : log(p->hi) - x < 1e-3 * span ? 1 : 0;
+}
+
 static void print_report(const cal *c, const double *start, const cs_fit_result *fr,
                          const copts *o)
 {
@@ -337,6 +387,13 @@ static void print_report(const cal *c, const double *start, const cs_fit_result 
                    start[i], p->value);
         else if (p->is_fixed)
             printf("  %-26s %12.6g %12.6g   held (--fix)\n", p->name, start[i], p->value);
+        else if (at_bound(p))
+            printf("  %-26s %12.6g %12.6g   at its %s bound: the logs push it out of range%s\n",
+                   p->name, start[i], p->value, at_bound(p) < 0 ? "lower" : "upper",
+                   i == c->p_gamma && at_bound(p) > 0 ? " (no reduction cost)" : "");
+        else if (!isfinite(p->sigma))
+            printf("  %-26s %12.6g %12.6g   undetermined: no time depends on it at the end\n",
+                   p->name, start[i], p->value);
         else
             printf("  %-26s %12.6g %12.6g %12.3g\n", p->name, start[i], p->value, p->sigma);
     }
@@ -393,6 +450,8 @@ static json_t *nccl_json(const cal *c, const cs_fit_result *fr, const copts *o)
     json_object_set_new(cal_o, "min_bytes", json_integer((json_int_t)o->ls.min_bytes));
     if (o->ls.max_bytes)
         json_object_set_new(cal_o, "max_bytes", json_integer((json_int_t)o->ls.max_bytes));
+    if (o->ls.parity)
+        json_object_set_new(cal_o, "sizes", json_string(o->ls.parity == 1 ? "odd" : "even"));
     json_object_set_new(cal_o, "rms_log_error", json_real(fr->rms_log));
     cs_lset_stats(c->ls, 0, &med, &mean, &max);
     json_object_set_new(cal_o, "median_abs_error_pct", json_real(med));
@@ -401,6 +460,8 @@ static json_t *nccl_json(const cal *c, const cs_fit_result *fr, const copts *o)
         const cs_fit_param *p = &c->par[i];
         json_t *v = json_object();
         json_object_set_new(v, "value", json_real(p->value));
+        if (at_bound(p))
+            json_object_set_new(v, "at_bound", json_string(at_bound(p) < 0 ? "lower" : "upper"));
         if (p->is_fixed)
             json_object_set_new(v, "held", json_string(p->was_unidentified
                                                        ? "not identifiable from these logs"
@@ -475,6 +536,9 @@ int cs_cmd_calibrate(int argc, char **argv)
         for (i = 0; i < c.n_par; i++)
             th[i] = c.par[i].value;
         apply(&c, th);      /* leave topology and table at the fitted values */
+        if (c.p_gamma >= 0 && c.gamma0 == 0 && (c.par[c.p_gamma].is_fixed ||
+                                                 at_bound(&c.par[c.p_gamma]) > 0))
+            t->reduce_GBps = 0;   /* a reduction cost the logs cannot see stays free */
         if ((rc = cs_lset_simulate(&ls, t, &np, o.algo, &err)) < 0)
             goto fail;
     }

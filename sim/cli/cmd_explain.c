@@ -8,6 +8,8 @@
 #include "sim/size.h"
 #include "algorithms/coll.h"
 #include "topologies/topology.h"
+#include "plots/plot.h"
+#include "plots/timeline.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -23,6 +25,8 @@ typedef struct ex_opts {
     uint64_t size;            /* -b, bytes */
     long ranks, root, chunks, servers, channels;
     int all;                  /* --all: every row and every rank */
+    const char *plot;         /* --plot FILE: timeline picture (plots/), NULL if not asked */
+    cs_tl_color color;        /* --color: timeline bars by step or chunk */
 } ex_opts;
 
 /* Times of every operation, ps (-1 = never happened). */
@@ -31,14 +35,14 @@ typedef struct ex_times {
 } ex_times;
 
 enum { E_ALGO = 1, E_RANKS, E_SIZE, E_TOPO, E_CHUNKS, E_ROOT, E_SERVERS, E_CHANNELS, E_DTYPE,
-       E_ALL, E_HELP };
+       E_ALL, E_HELP, E_PLOT, E_COLOR };
 
 static const cs_opt_spec ex_specs[] = {
     {"algo", 0, 1, E_ALGO}, {"ranks", 'g', 1, E_RANKS}, {"minbytes", 'b', 1, E_SIZE},
     {"topo", 0, 1, E_TOPO}, {"chunks", 0, 1, E_CHUNKS}, {"root", 'r', 1, E_ROOT},
     {"servers", 0, 1, E_SERVERS}, {"channels", 0, 1, E_CHANNELS},
     {"datatype", 'd', 1, E_DTYPE}, {"all", 0, 0, E_ALL}, {"help", 'h', 0, E_HELP},
-    {NULL, 0, 0, 0},
+    {"plot", 0, 1, E_PLOT}, {"color", 0, 1, E_COLOR}, {NULL, 0, 0, 0},
 };
 
 static void ex_usage(void)
@@ -56,7 +60,10 @@ static void ex_usage(void)
            "  --servers K         parameter_server servers (default 1)\n"
            "  --channels N        parallel rings/trees (default 1)\n"
            "  -d, --datatype T    element type (default float)\n"
-           "  --all               list every transfer and draw every rank\n",
+           "  --all               list every transfer and draw every rank\n"
+           "  --plot FILE         also draw the timeline (.png, .svg or .pdf): a lane per rank\n"
+           "                      with its sends, receives and reductions, busiest links below\n"
+           "  --color step|chunk  colour the drawn bars by algorithm step (default) or chunk\n",
            CS_DEFAULT_PRESET);
 }
 
@@ -91,6 +98,11 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
         case E_CHANNELS: rc = cs_parse_int(v, "--channels", 1, 64, &o->channels, err); break;
         case E_DTYPE: o->dtype = v; break;
         case E_ALL: o->all = 1; break;
+        case E_PLOT: o->plot = v; break;
+        case E_COLOR:
+            if ((rc = cs_tl_color_lookup(v, &o->color, err)) < 0)
+                err->code = rc = CS_EUSAGE;
+            break;
         case E_HELP: ex_usage(); return 1;
         default: break;
         }
@@ -102,7 +114,33 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
     if (!have_coll)
         return cs_err_set(err, CS_EUSAGE, NULL, "which collective? (usage: collsim explain "
                           "COLL --algo NAME -g N -b SIZE)");
+    if (o->plot) {
+        cs_plot_fmt fmt;
+        if (cs_plot_format(o->plot, &fmt, err) < 0)
+            return cs_err_set(err, CS_EUSAGE, "--plot", "unknown file type '%s' (expected .png, "
+                              ".svg or .pdf)", strrchr(o->plot, '.') ? strrchr(o->plot, '.') : "");
+    }
     return 0;
+}
+
+/* --plot: run the schedule again with the timeline recorder and draw it (plots/). */
+static int explain_plot(const ex_opts *o, const cs_topo *t, const cs_sched *s, const char *algo,
+                        int p, uint64_t S, cs_err *err)
+{
+    cs_timeline *tl = NULL;
+    char title[256], buf[32];
+    int rc;
+    if (cs_timeline_new(&tl, t) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    snprintf(title, sizeof title, "%s, %s, %d ranks, %s on %s", cs_coll_name(s->coll), algo, p,
+             cs_format_bytes(S, buf, sizeof buf), t->name);
+    if ((rc = cs_timeline_set_title(tl, title)) < 0)
+        rc = cs_err_set(err, rc, NULL, "out of memory");
+    cs_timeline_set_color(tl, o->color);
+    if (rc == 0 && (rc = cs_timeline_run(tl, s, NULL, err)) == 0)
+        rc = cs_plot_timeline(tl, o->plot, CS_PLOT_DEFAULT_W, CS_PLOT_DEFAULT_H, err);
+    cs_timeline_free(tl);
+    return rc;
 }
 
 static void observe(void *ctx, const cs_obs_event *ev)
@@ -378,7 +416,7 @@ static int explain(const ex_opts *o, cs_err *err)
     print_timeline(&s, &tm, cs_job_end(job), o->all);
     printf("\n");
     print_closed_form(ops, &req, t, cs_job_end(job));
-    rc = 0;
+    rc = o->plot ? explain_plot(o, t, &s, ops->name, p, S, err) : 0;
 out_sched:
     cs_sim_free(sim);
     cs_sched_fini(&s);

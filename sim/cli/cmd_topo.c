@@ -14,13 +14,15 @@ enum { T_FORMAT = 1, T_OUTPUT, T_HELP };
 
 static const char usage[] =
     "usage: collsim topo show PRESET|FILE [--format text|json] [--output FILE]\n"
-    "       collsim topo check PRESET|FILE\n\n"
+    "       collsim topo check PRESET|FILE\n"
+    "       collsim topo draw PRESET|FILE --output OUT.png|.svg|.pdf [--width W --height H]\n\n"
     "show: nodes by type, links by class (bandwidth and latency per direction), the ranks,\n"
     "and the bisection bandwidth (most that the first half of the ranks can send to the\n"
     "second half at once, GB/s per direction).\n"
     "check: every problem of the topology (syntax, keys, values, unknown or duplicate\n"
     "names, self-links, ranks that are not endpoints or cannot be reached, routes that are\n"
-    "not paths), one `where: what` line each on stdout, and exit 1 if there is any.\n";
+    "not paths), one `where: what` line each on stdout, and exit 1 if there is any.\n"
+    "draw: a picture of the fabric (see `collsim topo draw --help`).\n";
 
 /* Links of one class. */
 typedef struct class_row {
@@ -227,6 +229,8 @@ int cs_cmd_topo(int argc, char **argv)
     const char *val, *what = NULL, *topo = NULL, *format = "text", *output = NULL;
     cs_err err;
     int rc;
+    if (argc > 1 && !strcmp(argv[1], "draw"))
+        return cs_cmd_topo_draw(argc - 1, argv + 1);   /* cmd_topo_draw.c */
     while ((rc = cs_opt_next(&sc, specs, &spec, &val, &err)) == 1) {
         if (!spec) {
             if (!what)
@@ -249,8 +253,8 @@ int cs_cmd_topo(int argc, char **argv)
     if (rc < 0)
         return cs_cli_fail(&err);
     if (!what || (strcmp(what, "show") && strcmp(what, "check"))) {
-        cs_err_set(&err, CS_EUSAGE, NULL, what ? "unknown topo command '%s' (known: show, check)"
-                   : "expected show or check%s (usage: collsim topo show|check PRESET|FILE)",
+        cs_err_set(&err, CS_EUSAGE, NULL, what ? "unknown topo command '%s' (known: show, check, draw)"
+                   : "expected show, check or draw%s (usage: collsim topo show|check|draw PRESET|FILE)",
                    what ? what : "");
         return cs_cli_fail(&err);
     }

@@ -6,6 +6,7 @@
 #include "sim/cli/logsim.h"
 #include "sim/size.h"
 #include "topologies/topology.h"
+#include "plots/plot.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,13 +15,15 @@
 #include <jansson.h>
 
 enum { V_TOPO = 1, V_FORMAT, V_MINB, V_MAXB, V_COLL, V_RANKS, V_ALGO, V_PROTO, V_OUTPUT,
-       V_HELP };
+       V_HELP, V_SIZES, V_KEEP, V_PLOT };
 
 static const cs_opt_spec specs[] = {
     {"topo", 0, 1, V_TOPO}, {"format", 0, 1, V_FORMAT}, {"min-bytes", 0, 1, V_MINB},
     {"max-bytes", 0, 1, V_MAXB}, {"coll", 0, 1, V_COLL}, {"ranks", 0, 1, V_RANKS},
     {"algo", 0, 1, V_ALGO}, {"proto", 0, 1, V_PROTO}, {"output", 0, 1, V_OUTPUT},
-    {"help", 'h', 0, V_HELP}, {NULL, 0, 0, 0},
+    {"help", 'h', 0, V_HELP}, {"sizes", 0, 1, V_SIZES},
+    {"keep-ranks", 0, 1, V_KEEP}, {"plot", 0, 1, V_PLOT},
+    {NULL, 0, 0, 0},
 };
 
 static void usage(void)
@@ -32,17 +35,23 @@ static void usage(void)
            "      --topo PRESET|FILE  topology (required)\n"
            "      --format text|json  output format (default text)\n"
            "      --min-bytes SIZE    only sizes >= SIZE (K, M, G suffixes)\n"
+           "      --sizes odd|even    only the 1st, 3rd, ... (odd) or 2nd, 4th, ... (even) size of\n"
+           "                          each table, to hold out the other half\n"
+           "      --keep-ranks N,...  only the tables of these rank counts\n"
            "      --max-bytes SIZE    only sizes <= SIZE\n"
            "      --coll COLL         collective of logs that do not name it\n"
            "      --ranks N           ranks of logs that do not tell\n"
            "      --algo NAME         algorithm (default: NCCL's choice by predicted time)\n"
            "      --proto P           auto (default), LL, LL128 or Simple\n"
-           "      --output FILE       write there instead of stdout (atomically)\n");
+           "      --output FILE       write there instead of stdout (atomically)\n"
+           "      --plot FILE         also draw measured points over the simulated curves with\n"
+           "                          the error per size beneath (.png, .svg or .pdf)\n");
 }
 
 /* Options shared with calibrate. */
 typedef struct vopts {
     const char *topo, *format, *algo, *proto, *output;
+    const char *plot;         /* --plot FILE (validate), NULL if not asked */
     cs_lset_opts ls;
     char **logs;
     int n_logs;
@@ -82,6 +91,15 @@ static int parse(int argc, char **argv, vopts *o, cs_err *err)
         case V_ALGO: o->algo = v; break;
         case V_PROTO: o->proto = v; break;
         case V_OUTPUT: o->output = v; break;
+        case V_SIZES:
+            if (!strcmp(v, "odd") || !strcmp(v, "even") || !strcmp(v, "all"))
+                o->ls.parity = v[0] == 'o' ? 1 : v[0] == 'e' ? 2 : 0;
+            else
+                rc = cs_err_set(err, CS_EUSAGE, "--sizes", "expected odd, even or all, got "
+                                "'%s'", v);
+            break;
+        case V_KEEP: rc = cs_lset_keep_ranks(&o->ls, v, err); break;
+        case V_PLOT: o->plot = v; break;
         case V_HELP: usage(); return 1;
         default: break;
         }
@@ -98,6 +116,12 @@ static int parse(int argc, char **argv, vopts *o, cs_err *err)
     if (strcmp(o->format, "text") && strcmp(o->format, "json"))
         return cs_err_set(err, CS_EUSAGE, "--format", "unknown format '%s' (known: text, "
                           "json)", o->format);
+    if (o->plot) {
+        cs_plot_fmt fmt;
+        if (cs_plot_format(o->plot, &fmt, err) < 0)
+            return cs_err_set(err, CS_EUSAGE, "--plot", "unknown file type '%s' (expected .png, "
+                              ".svg or .pdf)", strrchr(o->plot, '.') ? strrchr(o->plot, '.') : "");
+    }
     return 0;
 }
 
@@ -176,6 +200,60 @@ static int write_json(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_ncc
     return rc < 0 || ferror(f) ? CS_EIO : 0;
 }
 
+/* --plot: per table of each log, the simulated busbw as a line and the measured busbw as
+ * points in the same colour, the error per size in the panel beneath (plots/). */
+static int validate_plot(const cs_lset *ls, const cs_topo *t, const char *path, cs_err *err)
+{
+    cs_series_set set = {NULL, 0, 0};
+    cs_series *sim = NULL, *meas = NULL;
+    cs_chart chart;
+    char label[300], title[256];
+    double med = 0, mean = 0, max = 0;
+    int i, rc = 0;
+    for (i = 0; i < ls->n_rows && rc == 0; i++) {
+        const cs_lrow *r = &ls->rows[i];
+        cs_point pm, ps;
+        if (i == 0 || r->log != ls->rows[i - 1].log || r->table != ls->rows[i - 1].table) {
+            const char *base = strrchr(r->log, '/') ? strrchr(r->log, '/') + 1 : r->log;
+            char tab[16] = "";
+            int k = set.n, j;
+            for (j = 0; j < ls->n_rows; j++)   /* number the tables of logs that have several */
+                if (ls->rows[j].log == r->log && ls->rows[j].table != r->table)
+                    snprintf(tab, sizeof tab, " [%d]", r->table + 1);
+            snprintf(label, sizeof label, "%s%s simulated", base, tab);
+            if (!(sim = cs_series_add(&set, label, 0)))
+                break;
+            snprintf(label, sizeof label, "%s%s measured", base, tab);
+            if (!(meas = cs_series_add(&set, label, 1)))
+                break;
+            sim = &set.items[k];
+            meas->same_style_as = k + 1;
+        }
+        pm.size_bytes = ps.size_bytes = (double)r->size_bytes;
+        pm.time_us = r->measured_us;
+        ps.time_us = r->simulated_us;
+        pm.algbw_GBps = pm.size_bytes / (pm.time_us * 1e3);
+        ps.algbw_GBps = ps.size_bytes / (ps.time_us * 1e3);
+        pm.busbw_GBps = r->measured_busbw_GBps;
+        ps.busbw_GBps = sim_busbw(r);
+        if ((rc = cs_series_push(sim, &ps, NAN)) == 0)
+            rc = cs_series_push(meas, &pm, cs_lrow_error_pct(r));
+    }
+    if (rc || i < ls->n_rows) {
+        cs_series_set_fini(&set);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    cs_lset_stats(ls, 0, &med, &mean, &max);
+    snprintf(title, sizeof title, "validate on %s: |error| median %.1f%%, max %.1f%%", t->name, med, max);
+    memset(&chart, 0, sizeof chart);
+    chart.title = title;
+    chart.series = set.items;
+    chart.n_series = set.n;
+    rc = cs_plot_chart(&chart, path, CS_PLOT_DEFAULT_W, CS_PLOT_DEFAULT_H, NULL, err);
+    cs_series_set_fini(&set);
+    return rc;
+}
+
 int cs_cmd_validate(int argc, char **argv)
 {
     vopts o;
@@ -196,6 +274,7 @@ int cs_cmd_validate(int argc, char **argv)
         (rc = cs_cli_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
         (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0 ||
         (rc = cs_lset_simulate(&ls, t, &np, o.algo, &err)) < 0 ||
+        (o.plot && (rc = validate_plot(&ls, t, o.plot, &err)) < 0) ||
         (rc = cs_out_open(&out, o.output, &err)) < 0)
         goto fail;
     rc = !strcmp(o.format, "json") ? write_json(out.f, &ls, t, &np)

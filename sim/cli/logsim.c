@@ -33,6 +33,23 @@ int cs_cli_nccl_setup(const char *topo_spec, const char *proto, int always_on,
     return 0;
 }
 
+int cs_lset_keep_ranks(cs_lset_opts *o, const char *list, cs_err *err)
+{
+    const char *p = list;
+    o->n_keep_ranks = 0;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > (1L << 24) || (*end && *end != ',') ||
+            o->n_keep_ranks == (int)(sizeof o->keep_ranks / sizeof o->keep_ranks[0]))
+            return cs_err_set(err, CS_EUSAGE, "--keep-ranks", "expected up to 16 rank "
+                              "counts separated by commas, e.g. 8,16, got '%s'", list);
+        o->keep_ranks[o->n_keep_ranks++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
 const char *cs_cli_basename(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -53,13 +70,19 @@ static int add_table(cs_lset *ls, const cs_log *log, int ti, const cs_lset_opts 
                      const cs_topo *t, int *cap, cs_err *err)
 {
     const cs_log_table *tb = &log->tables[ti];
-    int i, elt = 4;
+    int i, elt = 4, nth = 0;
     cs_dtype dt;
     char where[300];
     if (log->n_tables > 1)
         snprintf(where, sizeof where, "%s:%d", log->name, tb->first_line);
     else
         snprintf(where, sizeof where, "%s", log->name);
+    if (o->n_keep_ranks) {
+        for (i = 0; i < o->n_keep_ranks && o->keep_ranks[i] != tb->ranks; i++)
+            ;
+        if (i == o->n_keep_ranks)
+            return 0;
+    }
     if (tb->coll == CS_LOG_COLL_UNKNOWN)
         return cs_err_set(err, CS_EINVAL, where, "the log does not name its collective "
                           "(no command line); pass --coll");
@@ -73,6 +96,8 @@ static int add_table(cs_lset *ls, const cs_log *log, int ti, const cs_lset_opts 
     for (i = 0; i < tb->n_rows; i++) {
         const cs_log_row *r = &tb->rows[i];
         cs_lrow *lr;
+        if (r->size_bytes > 0 && o->parity && (nth++ % 2) != o->parity - 1)
+            continue;
         if (r->size_bytes == 0 || r->size_bytes < o->min_bytes ||
             (o->max_bytes && r->size_bytes > o->max_bytes) || !(r->time_us > 0))
             continue;

@@ -49,7 +49,14 @@ typedef struct cs_lset_opts {
     int default_ranks;        /* --ranks, 0 if not given */
     uint64_t min_bytes;       /* keep rows with size >= this */
     uint64_t max_bytes;       /* and <= this (0 = no limit) */
+    int parity;               /* 0: every size; 1: the 1st, 3rd, 5th... nonzero size of
+                                 each table; 2: the 2nd, 4th... (--sizes odd|even) */
+    int keep_ranks[16];       /* only tables of these rank counts (--keep-ranks) */
+    int n_keep_ranks;         /* 0 = every table */
 } cs_lset_opts;
+
+/* Parse "--keep-ranks 8,16" into o. */
+int cs_lset_keep_ranks(cs_lset_opts *o, const char *list, cs_err *err);
 
 /* Parse the logs and keep their rows with size > 0 in range. Fails naming the log when a
  * table's collective or ranks are unknown (pass --coll / --ranks), when it needs more

@@ -15,7 +15,7 @@ static const cs_cmd commands[] = {
     {"validate", "compare measured nccl-tests/rccl-tests/hccl_test logs with the simulation", cs_cmd_validate},
     {"list", "list the algorithms, collectives and topologies with summaries", cs_cmd_list},
     {"explain", "one collective step by step: transfers, timeline, closed form", cs_cmd_explain},
-    {"topo", "show a topology (nodes, links by class, bisection) or check it for problems", cs_cmd_topo},
+    {"topo", "show a topology (nodes, links by class, bisection), check it, or draw it", cs_cmd_topo},
     {"plot", "draw saved results (JSON, CSV, nccl-tests logs) as a PNG/SVG/PDF chart", cs_cmd_plot},
     {"help", "show the commands", cmd_help},
 };

@@ -1,0 +1,164 @@
+/* test_calibrate.c: `collsim calibrate` and `collsim validate` end to end. Round trip: logs
+ * that collsim writes from known figures (tests/data/ok/cal-truth.json: 20 GB/s, 5 us per
+ * link, launch 12 us), with 2% noise added, calibrate a topology that starts 2-3x off
+ * (cal-start.json) back to those figures within 3%. Also the validate JSON contract. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "tests/testutil.h"
+#include "sim/logparse.h"
+#include "sim/nccl.h"
+#include "topologies/topology.h"
+
+/* Deterministic noise: a 64-bit LCG (Knuth's MMIX constants), uniform in [-1, 1). */
+static double noise(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*state >> 11) / (double)(1ull << 53) * 2.0 - 1.0;
+}
+
+/* Simulate the truth on g ranks and write it as an nccl-tests log with noise. */
+static int make_log(const char *dir, int g, uint64_t *seed)
+{
+    char cmd[2048], json[512], logp[512];
+    cs_log *log = NULL;
+    cs_err err;
+    FILE *f;
+    int i, rc;
+    snprintf(json, sizeof json, "%s/g%d.json", dir, g);
+    snprintf(logp, sizeof logp, "%s/g%d.log", dir, g);
+    snprintf(cmd, sizeof cmd, "%s run --topo %s -g %d -b 8 -e 256M -f 2 --format json "
+             "--output %s 2>&1", CS_COLLSIM, cs_test_data("ok/cal-truth.json"), g, json);
+    if ((rc = cs_test_sh(cmd, NULL)) != 0)
+        return -1;
+    if (cs_log_parse_file(json, NULL, &log, &err) < 0 || !(f = fopen(logp, "w"))) {
+        cs_log_free(log);
+        return -1;
+    }
+    fprintf(f, "./build/all_reduce_perf -b 8 -e 256M -f 2 -g %d\n", g);
+    fprintf(f, "#       size         count      type   redop    root     time   algbw   busbw "
+            "#wrong     time   algbw   busbw #wrong\n");
+    for (i = 0; i < log->tables[0].n_rows; i++) {
+        const cs_log_row *r = &log->tables[0].rows[i];
+        double t = r->time_us * (1.0 + 0.02 * noise(seed));
+        double a = (double)r->size_bytes / t / 1e3, b = a * 2.0 * (g - 1) / g;
+        fprintf(f, "%12llu  %12llu  float  sum  -1  %10.2f  %7.2f  %7.2f  0  %10.2f  %7.2f  "
+                "%7.2f  0\n", (unsigned long long)r->size_bytes,
+                (unsigned long long)r->count, t, a, b, t, a, b);
+    }
+    fclose(f);
+    cs_log_free(log);
+    remove(json);
+    return 0;
+}
+
+static void t_round_trip(void)
+{
+    char dir[] = "/tmp/collsim-cal-XXXXXX", cmd[4096], out[600], *text = NULL;
+    uint64_t seed = 12345;
+    cs_topo *t = NULL;
+    cs_nccl_params np;
+    cs_err err;
+    int present, rc, i;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_EQUAL_FATAL(make_log(dir, 2, &seed), 0);
+    CU_ASSERT_EQUAL_FATAL(make_log(dir, 8, &seed), 0);
+    snprintf(out, sizeof out, "%s/fit.json", dir);
+    /* Simple's per-transfer latency and the links' latency only ever add up on one route:
+     * hold the former at its true value, fit the rest. */
+    snprintf(cmd, sizeof cmd, "%s calibrate %s/g2.log %s/g8.log --topo %s --fix Simple.hop_us "
+             "--output %s 2>&1", CS_COLLSIM, dir, dir, cs_test_data("ok/cal-start.json"), out);
+    rc = cs_test_sh(cmd, &text);
+    if (rc != 0)
+        fprintf(stderr, "\n%s\n", text);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "roce100.bandwidth_GBps"));
+    free(text);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_load_file(out, &t, &err), 0);
+    for (i = 0; i < t->n_links; i++) {
+        CS_ASSERT_REL(t->links[i].bw_GBps, 20.0, 0.03);
+        CS_ASSERT_REL(t->links[i].lat_us, 5.0, 0.03);
+    }
+    CU_ASSERT_EQUAL(cs_topo_nccl_open(out, &np, &present, &err), 0);
+    CU_ASSERT_EQUAL(present, 1);
+    CS_ASSERT_REL(np.launch_us, 12.0, 0.03);
+    CU_ASSERT_EQUAL(np.force_proto, CS_PROTO_SIMPLE);
+    cs_topo_free(t);
+
+    /* The calibrated topology reproduces the noisy logs to about the noise. */
+    snprintf(cmd, sizeof cmd, "%s validate %s/g2.log %s/g8.log --topo %s --format json 2>&1",
+             CS_COLLSIM, dir, dir, out);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &text), 0);
+    {
+        json_error_t je;
+        json_t *v = json_loads(text, 0, &je);
+        CU_ASSERT_PTR_NOT_NULL(v);
+        if (v) {
+            CU_ASSERT(json_real_value(json_object_get(v, "median_abs_error_pct")) < 2.0);
+            CU_ASSERT_EQUAL(json_array_size(json_object_get(v, "rows")), 2 * 26);
+        }
+        json_decref(v);
+    }
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cs_test_sh(cmd, NULL);
+}
+
+/* validate --format json: the contract keys, one row per nonzero size (28 for the 2080 Ti
+ * allreduce log, 8 B - 1 GiB), error_pct = 100 (sim - meas) / meas. */
+static void t_validate_json(void)
+{
+    static const char *const keys[] = {"log", "collective", "ranks", "size_bytes",
+                                       "measured_time_us", "simulated_time_us", "error_pct",
+                                       NULL};
+    char cmd[2048], *text = NULL;
+    json_error_t je;
+    json_t *v, *rows, *r;
+    size_t i;
+    int k;
+    snprintf(cmd, sizeof cmd, "%s validate %s --topo dgx-h100 --format json",
+             CS_COLLSIM, cs_test_data("real/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log"));
+    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &text), 0);
+    v = json_loads(text, 0, &je);
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    rows = json_object_get(v, "rows");
+    CU_ASSERT_EQUAL(json_array_size(rows), 28);
+    json_array_foreach(rows, i, r) {
+        double m, s, e;
+        for (k = 0; keys[k]; k++)
+            CU_ASSERT_PTR_NOT_NULL(json_object_get(r, keys[k]));
+        m = json_real_value(json_object_get(r, "measured_time_us"));
+        s = json_real_value(json_object_get(r, "simulated_time_us"));
+        e = json_real_value(json_object_get(r, "error_pct"));
+        CS_ASSERT_REL(e, 100.0 * (s - m) / m, 1e-9);
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "collective")), "allreduce");
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(r, "ranks")), 2);
+    }
+    CU_ASSERT(json_is_number(json_object_get(v, "median_abs_error_pct")));
+    CU_ASSERT(json_is_number(json_object_get(v, "mean_abs_error_pct")));
+    CU_ASSERT(json_is_number(json_object_get(v, "max_abs_error_pct")));
+    json_decref(v);
+
+    /* --min-bytes 1M keeps the 11 sizes 1 MiB .. 1 GiB */
+    snprintf(cmd, sizeof cmd, "%s validate %s --topo dgx-h100 --format json --min-bytes 1M",
+             CS_COLLSIM, cs_test_data("real/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log"));
+    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &text), 0);
+    v = json_loads(text, 0, &je);
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(v, "rows")), 11);
+    json_decref(v);
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case cal[] = {
+        {"round_trip", t_round_trip}, {"validate_json", t_validate_json}, {NULL, NULL}};
+    return cs_test_add_suite("calibrate", cal);
+}

@@ -1,0 +1,311 @@
+/* test_nccl.c: NCCL mode (sim/nccl.h, algorithms/nccl_mode.h), the executor's extra costs
+ * (cs_sim_costs in sim/exec.h), the "nccl" object of topology JSON, and the fitting maths
+ * (sim/fit.h) on closed forms. Every expected number is derived by hand in a comment. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "tests/testutil.h"
+#include "sim/exec.h"
+#include "sim/fit.h"
+#include "sim/nccl.h"
+#include "algorithms/coll.h"
+#include "algorithms/nccl_mode.h"
+#include "topologies/topology.h"
+
+static cs_topo *load(const char *json)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    if (cs_topo_load_string(json, "test", &t, &err) < 0)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    return t;
+}
+
+/* Ring allreduce of S bytes on p ranks with the given costs; time in us. */
+static double ring_us(const cs_topo *t, int p, uint64_t S, const cs_sim_costs *costs)
+{
+    cs_coll_req req;
+    const cs_algo *ops;
+    cs_sched s;
+    cs_sim_opts so = {0, 0, costs};
+    cs_time t_ps = -1;
+    cs_err err;
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, p, S);
+    if (cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ops, &err) < 0 ||
+        cs_algo_build(ops, &req, &s, &err) < 0)
+        return NAN;
+    if (cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, &err) < 0)
+        t_ps = -1;
+    cs_sched_fini(&s);
+    return t_ps < 0 ? NAN : cs_time_to_us(t_ps);
+}
+
+/* alpha_beta, a = 1 us, 10 GB/s, p = 4, S = 4 MB: 2(p-1)(a + S/p b) = 6 (1 + 100) = 606 us.
+ * With launch 5, 2 us per transfer and half the bandwidth: 5 + 6 (2 + 1 + 200) = 1223 us. */
+static void t_costs_alpha_beta(void)
+{
+    cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 4, "
+                      "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
+    cs_sim_costs none = {0, 0, 0}, c = {5.0, 2.0, 0.5};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CS_ASSERT_REL(ring_us(t, 4, 4000000, NULL), 606.0, 1e-9);
+    CS_ASSERT_REL(ring_us(t, 4, 4000000, &none), 606.0, 1e-9);
+    CS_ASSERT_REL(ring_us(t, 4, 4000000, &c), 1223.0, 1e-9);
+    cs_topo_free(t);
+}
+
+/* Fluid switch, 0.5 us per link (1 us per route), 10 GB/s, no contention in a ring: the same
+ * 606 us and 1223 us; zero costs are exactly the default. */
+static void t_costs_fluid(void)
+{
+    cs_topo *t = load("{\"kind\": \"switch\", \"ranks\": 4, "
+                      "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}");
+    cs_sim_costs none = {0, 0, 0}, c = {5.0, 2.0, 0.5};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CS_ASSERT_REL(ring_us(t, 4, 4000000, NULL), 606.0, 1e-9);
+    CU_ASSERT_EQUAL(ring_us(t, 4, 4000000, &none), ring_us(t, 4, 4000000, NULL));
+    CS_ASSERT_REL(ring_us(t, 4, 4000000, &c), 1223.0, 1e-9);
+    cs_topo_free(t);
+}
+
+static void t_costs_bad(void)
+{
+    cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 2, "
+                      "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
+    cs_sim_costs c = {0, 0, 1.5};
+    cs_sim_opts so = {0, 0, &c};
+    cs_sim *sim = NULL;
+    cs_err err;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(cs_sim_new(&sim, t, &so, &err), CS_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bw_eff in (0, 1]"));
+    cs_topo_free(t);
+}
+
+static void t_params(void)
+{
+    cs_nccl_params p;
+    cs_sim_costs c;
+    cs_proto pr;
+    cs_err err;
+    cs_nccl_params_default(&p);
+    CU_ASSERT_STRING_EQUAL(p.version, "2.30.7");
+    CU_ASSERT_EQUAL(p.force_proto, -1);
+    /* models.md 2.4: base latencies of Ring 6.6 / 14.0 / 8.4 us */
+    CS_ASSERT_REL(p.proto[CS_PROTO_LL].base_us, 6.6, 1e-12);
+    CS_ASSERT_REL(p.proto[CS_PROTO_LL128].base_us, 14.0, 1e-12);
+    CS_ASSERT_REL(p.proto[CS_PROTO_SIMPLE].base_us, 8.4, 1e-12);
+    CS_ASSERT_REL(p.proto[CS_PROTO_LL].bw_eff, 0.5, 1e-12);
+    CU_ASSERT_EQUAL(p.proto[CS_PROTO_SIMPLE].chunk_bytes, 2097152);
+    CU_ASSERT_EQUAL(cs_nccl_params_check(&p, "nccl", &err), 0);
+    p.launch_us = 3;
+    cs_nccl_costs(&p, CS_PROTO_SIMPLE, &c);
+    CS_ASSERT_REL(c.launch_us, 11.4, 1e-12);     /* 3 + 8.4 */
+    CS_ASSERT_REL(c.xfer_lat_us, 2.8, 1e-12);
+    /* chunks: ceil(5 MiB / 2 MiB) = 3; 1 GiB / 2 MiB = 512 capped at max_chunks 8 */
+    CU_ASSERT_EQUAL(cs_nccl_chunks(&p, CS_PROTO_SIMPLE, 5u << 20), 3);
+    CU_ASSERT_EQUAL(cs_nccl_chunks(&p, CS_PROTO_SIMPLE, 1u << 30), 8);
+    CU_ASSERT_EQUAL(cs_nccl_chunks(&p, CS_PROTO_SIMPLE, 1), 1);
+    CU_ASSERT(cs_proto_lookup("simple", &pr, &err) == 0 && pr == CS_PROTO_SIMPLE);
+    CU_ASSERT(cs_proto_lookup("LL128", &pr, &err) == 0 && pr == CS_PROTO_LL128);
+    CU_ASSERT_EQUAL(cs_proto_lookup("LL64", &pr, &err), CS_ENOENT);
+    CU_ASSERT_EQUAL(cs_nccl_params_version("2.18.0", &p, &err), CS_ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "known: 2.30.7"));
+}
+
+static int nccl_from(const char *text, cs_nccl_params *p, cs_err *err)
+{
+    json_error_t je;
+    json_t *v = json_loads(text, 0, &je);
+    int rc;
+    if (!v)
+        return -100;
+    rc = cs_nccl_params_from_json(v, p, err);
+    json_decref(v);
+    return rc;
+}
+
+static void t_json(void)
+{
+    cs_nccl_params p;
+    cs_err err;
+    CU_ASSERT_EQUAL(nccl_from("{\"launch_us\": 2.5, \"proto\": \"LL128\", \"channels\": 4, "
+                              "\"protocols\": {\"LL\": {\"enabled\": false}, \"Simple\": "
+                              "{\"bw_eff\": 0.9, \"chunk_bytes\": 1048576}}}", &p, &err), 0);
+    CS_ASSERT_REL(p.launch_us, 2.5, 1e-12);
+    CU_ASSERT_EQUAL(p.force_proto, CS_PROTO_LL128);
+    CU_ASSERT_EQUAL(p.channels, 4);
+    CU_ASSERT_EQUAL(p.proto[CS_PROTO_LL].enabled, 0);
+    CS_ASSERT_REL(p.proto[CS_PROTO_SIMPLE].bw_eff, 0.9, 1e-12);
+    CU_ASSERT_EQUAL(p.proto[CS_PROTO_SIMPLE].chunk_bytes, 1048576);
+    CS_ASSERT_REL(p.proto[CS_PROTO_SIMPLE].base_us, 8.4, 1e-12);   /* untouched default */
+
+    CU_ASSERT_EQUAL(nccl_from("{\"protocols\": {\"LL\": {\"bw_eff\": 2}}}", &p, &err), CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.protocols.LL.bw_eff");
+    CU_ASSERT_STRING_EQUAL(err.msg, "must be in (0, 1], got 2");
+    CU_ASSERT(nccl_from("{\"lunch_us\": 1}", &p, &err) < 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.where, "lunch_us"));
+    CU_ASSERT(nccl_from("{\"protocols\": {\"LL256\": {}}}", &p, &err) < 0);
+    CU_ASSERT(nccl_from("{\"proto\": \"LL\", \"protocols\": {\"LL\": {\"enabled\": false}}}",
+                        &p, &err) < 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "forced but disabled"));
+    CU_ASSERT(nccl_from("{\"launch_us\": -1}", &p, &err) < 0);
+}
+
+/* The preset without an "nccl" object: defaults, present = 0; a file with one: present. */
+static void t_topo_nccl(void)
+{
+    cs_nccl_params p;
+    cs_err err;
+    int present = 1;
+    CU_ASSERT_EQUAL(cs_topo_nccl_open("dgx-h100", &p, &present, &err), 0);
+    CU_ASSERT_EQUAL(present, 0);
+    CU_ASSERT_EQUAL(cs_topo_nccl_open(cs_test_data("ok/cal-truth.json"), &p, &present, &err), 0);
+    CU_ASSERT_EQUAL(present, 1);
+    CS_ASSERT_REL(p.launch_us, 12.0, 1e-12);
+    CU_ASSERT_EQUAL(p.force_proto, CS_PROTO_SIMPLE);
+    CS_ASSERT_REL(p.proto[CS_PROTO_SIMPLE].hop_us, 1.0, 1e-12);
+}
+
+/* Selection: the pick is the fastest of the forced runs; tiny messages go to LL (lowest
+ * base + per-transfer latency), 1 GiB to a full-bandwidth protocol. */
+static void t_select(void)
+{
+    cs_topo *t = NULL;
+    cs_nccl_params p;
+    cs_err err;
+    uint64_t sizes[2] = {8, 1u << 30};
+    int i, k;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100", &t, &err), 0);
+    cs_nccl_params_default(&p);
+    for (i = 0; i < 2; i++) {
+        cs_coll_req req;
+        cs_nccl_pick pick, forced;
+        double best = INFINITY;
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, sizes[i]);
+        req.topo = t;
+        p.force_proto = -1;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pick, &err), 0);
+        CU_ASSERT_EQUAL(pick.wrong, 0);
+        for (k = 0; k < CS_PROTO_COUNT; k++) {
+            p.force_proto = k;
+            CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &forced, &err), 0);
+            CU_ASSERT_EQUAL(forced.proto, k);
+            if (forced.time_us < best)
+                best = forced.time_us;
+        }
+        CU_ASSERT_EQUAL(pick.time_us, best);
+        if (i == 0)
+            CU_ASSERT_EQUAL(pick.proto, CS_PROTO_LL);
+        if (i == 1)
+            CU_ASSERT_NOT_EQUAL(pick.proto, CS_PROTO_LL);
+    }
+    cs_topo_free(t);
+}
+
+/* ---------------------------------------------------------------- fitting */
+
+static const double fit_sizes[] = {1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+#define N_FIT 7
+
+/* T = a + S / (1000 b) us (+ c when a third parameter is given). */
+static int lin_model(void *ctx, const double *th, double *pred, cs_err *err)
+{
+    int i, three = *(int *)ctx;
+    for (i = 0; i < N_FIT; i++)
+        pred[i] = th[0] + fit_sizes[i] / (1000.0 * th[1]) + (three ? th[2] : 0);
+    return 0;
+}
+
+/* Exact data from a = 5 us, b = 2 GB/s: recovered to 1e-6 from a = 1, b = 50. */
+static void t_fit_closed_form(void)
+{
+    cs_fit_param par[2];
+    cs_fit_result res;
+    cs_err err;
+    double obs[N_FIT];
+    int i, three = 0;
+    for (i = 0; i < N_FIT; i++)
+        obs[i] = 5.0 + fit_sizes[i] / 2000.0;
+    memset(par, 0, sizeof par);
+    snprintf(par[0].name, sizeof par[0].name, "a");
+    par[0].value = 1;
+    par[0].lo = 0.01;
+    par[0].hi = 1000;
+    snprintf(par[1].name, sizeof par[1].name, "b");
+    par[1].value = 50;
+    par[1].lo = 0.01;
+    par[1].hi = 1000;
+    CU_ASSERT_EQUAL_FATAL(cs_fit_run(par, 2, obs, N_FIT, lin_model, &three, NULL, &res, &err), 0);
+    CU_ASSERT_EQUAL(res.n_free, 2);
+    CS_ASSERT_REL(par[0].value, 5.0, 1e-6);
+    CS_ASSERT_REL(par[1].value, 2.0, 1e-6);
+    CU_ASSERT(res.cost < 1e-12);
+    CU_ASSERT(res.cost0 > res.cost);
+}
+
+/* a and c only ever appear as a + c: the second of them (c) is held at its start, a takes
+ * the sum: a + 3 = 5 + 0 - so a = 2 when c is held at 3. */
+static void t_fit_unidentified(void)
+{
+    cs_fit_param par[3];
+    cs_fit_result res;
+    cs_err err;
+    double obs[N_FIT];
+    int i, three = 1;
+    for (i = 0; i < N_FIT; i++)
+        obs[i] = 5.0 + fit_sizes[i] / 2000.0;
+    memset(par, 0, sizeof par);
+    for (i = 0; i < 3; i++) {
+        snprintf(par[i].name, sizeof par[i].name, "p%d", i);
+        par[i].lo = 0.01;
+        par[i].hi = 1000;
+    }
+    par[0].value = 1;
+    par[1].value = 50;
+    par[2].value = 3;
+    CU_ASSERT_EQUAL_FATAL(cs_fit_run(par, 3, obs, N_FIT, lin_model, &three, NULL, &res, &err), 0);
+    CU_ASSERT_EQUAL(res.n_free, 2);
+    CU_ASSERT_EQUAL(par[2].was_unidentified, 1);
+    CS_ASSERT_REL(par[2].value, 3.0, 1e-12);
+    CS_ASSERT_REL(par[0].value, 2.0, 1e-6);
+    CS_ASSERT_REL(par[1].value, 2.0, 1e-6);
+}
+
+static void t_fit_bad(void)
+{
+    cs_fit_param par[1];
+    cs_fit_result res;
+    cs_err err;
+    double obs[N_FIT] = {1, 1, 1, 1, 1, 1, 0};
+    int three = 0;
+    memset(par, 0, sizeof par);
+    par[0].value = 5;
+    par[0].lo = 10;
+    par[0].hi = 20;
+    CU_ASSERT_EQUAL(cs_fit_run(par, 1, obs, N_FIT, lin_model, &three, NULL, &res, &err),
+                    CS_EINVAL);
+    par[0].lo = 1;
+    CU_ASSERT_EQUAL(cs_fit_run(par, 1, obs, N_FIT, lin_model, &three, NULL, &res, &err),
+                    CS_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "observation 6 must be a time > 0"));
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case costs[] = {
+        {"alpha_beta", t_costs_alpha_beta}, {"fluid", t_costs_fluid}, {"bad", t_costs_bad},
+        {NULL, NULL}};
+    static const cs_test_case params[] = {
+        {"defaults", t_params}, {"json", t_json}, {"topology", t_topo_nccl},
+        {"select", t_select}, {NULL, NULL}};
+    static const cs_test_case fit[] = {
+        {"closed_form", t_fit_closed_form}, {"unidentified", t_fit_unidentified},
+        {"bad", t_fit_bad}, {NULL, NULL}};
+    if (cs_test_add_suite("nccl_costs", costs) || cs_test_add_suite("nccl_params", params) ||
+        cs_test_add_suite("fit", fit))
+        return -1;
+    return 0;
+}
