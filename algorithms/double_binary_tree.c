@@ -99,8 +99,12 @@ static int depth(const dbt_tree *tr, int r)
 static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int *hgt, int *dep)
 {
     int p = req->n_ranks, k = req->chunks, t, j, r, lvl, max_lvl = 0, rc = 0;
-    uint32_t *red = malloc(2 * (size_t)p * sizeof *red);   /* reduce into parent, per rank */
-    uint32_t *bc = red + p;                                  /* broadcast into rank */
+    int ordered = !cs__single_port(req);
+    /* Per tree and rank: its reduce into its parent and the broadcast into it, of the
+     * latest piece. On link-level fabrics piece j of an edge also waits for piece j-1 of
+     * the same edge, or the pieces would share the link, arrive together, not pipeline. */
+    uint32_t *red = malloc(4 * (size_t)p * sizeof *red);
+    uint32_t *bc = red + 2 * (size_t)p;
     if (!red)
         return CS_ENOMEM;
     for (t = 0; t < 2; t++)
@@ -118,19 +122,21 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int 
             /* Reduce: leaves first; a rank sends up once its children's pieces are in. */
             for (lvl = 0; lvl <= max_lvl && rc >= 0; lvl++)
                 for (r = 0; r < p && rc >= 0; r++) {
-                    uint32_t deps[2];
+                    uint32_t deps[3];
                     int n = 0, i;
                     int64_t id;
                     if (hgt[t * p + r] != lvl || tr[t].up[r] < 0)
                         continue;
                     for (i = 0; i < 2; i++)
                         if (tr[t].down[2 * r + i] >= 0)
-                            deps[n++] = red[tr[t].down[2 * r + i]];
+                            deps[n++] = red[t * p + tr[t].down[2 * r + i]];
+                    if (ordered && j > 0)
+                        deps[n++] = red[t * p + r];
                     id = cs_sched_xfer_range(s, r, tr[t].up[r], CS_OP_REDUCE, chunk, 1, deps,
                                              (uint32_t)n, lvl);
                     s->xfers[id < 0 ? 0 : id].pipe = (uint16_t)j;
                     rc = cs__ok(id);
-                    red[r] = (uint32_t)id;
+                    red[t * p + r] = (uint32_t)id;
                 }
             /* Broadcast: the root once its children's pieces are in, then down. */
             for (lvl = 0; lvl <= max_lvl && rc >= 0; lvl++)
@@ -140,7 +146,7 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int 
                         continue;
                     for (i = 0; i < 2 && rc >= 0; i++) {
                         int c = tr[t].down[2 * r + i], n = 0;
-                        uint32_t deps[2];
+                        uint32_t deps[3];
                         int64_t id;
                         if (c < 0)
                             continue;
@@ -148,15 +154,17 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int 
                             int i2;
                             for (i2 = 0; i2 < 2; i2++)
                                 if (tr[t].down[2 * r + i2] >= 0)
-                                    deps[n++] = red[tr[t].down[2 * r + i2]];
+                                    deps[n++] = red[t * p + tr[t].down[2 * r + i2]];
                         } else {
-                            deps[n++] = bc[r];
+                            deps[n++] = bc[t * p + r];
                         }
+                        if (ordered && j > 0)
+                            deps[n++] = bc[t * p + c];
                         id = cs_sched_xfer_range(s, r, c, CS_OP_COPY, chunk, 1, deps,
                                                  (uint32_t)n, max_lvl + 1 + lvl);
                         s->xfers[id < 0 ? 0 : id].pipe = (uint16_t)j;
                         rc = cs__ok(id);
-                        bc[c] = (uint32_t)id;
+                        bc[t * p + c] = (uint32_t)id;
                     }
                 }
         }

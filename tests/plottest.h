@@ -23,7 +23,7 @@ static inline void cs__plottest_atexit(void)
     cs__plottest_cleanup();
 }
 
-/* name inside a temporary directory made on first use and removed at exit. */
+/* A name inside a temporary directory made on first use and removed at exit. */
 static inline const char *tmp_path(const char *name)
 {
     static char buf[4][512];

@@ -334,6 +334,81 @@ static int model(void *ctx, const double *th, double *pred, cs_err *err)
     return 0;
 }
 
+/* Stage 1: one common factor on every bandwidth and one on every latency-like parameter
+ * (link latencies, launch, per-transfer latencies), from the start values. It brings the
+ * start into the right regime before the parameters are fitted one by one, where which
+ * link is the bottleneck makes the cost surface piecewise. */
+typedef struct scale_ctx {
+    cal *c;
+    const double *start;      /* start values of all parameters */
+    double *th;               /* scratch: all parameter values */
+} scale_ctx;
+
+static int is_bw_param(const cal *c, int i)
+{
+    int k;
+    for (k = 0; k < c->n_cls; k++)
+        if (c->cls[k].p_bw == i)
+            return 1;
+    return 0;
+}
+
+static int is_lat_param(const cal *c, int i)
+{
+    int k;
+    for (k = 0; k < c->n_cls; k++)
+        if (c->cls[k].p_lat == i)
+            return 1;
+    for (k = 0; k < CS_PROTO_COUNT; k++)
+        if (c->p_hop[k] == i)
+            return 1;
+    return i == c->p_launch;
+}
+
+static void scaled(const cal *c, const double *start, const double *f, double *th)
+{
+    int i;
+    for (i = 0; i < c->n_par; i++) {
+        const cs_fit_param *p = &c->par[i];
+        double v = start[i];
+        if (!p->is_fixed && is_bw_param(c, i))
+            v *= f[0];
+        else if (!p->is_fixed && is_lat_param(c, i))
+            v *= f[1];
+        th[i] = v < p->lo ? p->lo : v > p->hi ? p->hi : v;
+    }
+}
+
+static int scale_model(void *ctx, const double *f, double *pred, cs_err *err)
+{
+    scale_ctx *s = ctx;
+    scaled(s->c, s->start, f, s->th);
+    return model(s->c, s->th, pred, err);
+}
+
+static int prefit(cal *c, const double *start, const double *obs, int max_iter, cs_err *err)
+{
+    cs_fit_param f[2];
+    cs_fit_result fr;
+    cs_fit_opts fo = {max_iter, 0, 0};
+    double th[64];
+    scale_ctx sc = {c, start, th};
+    int i, rc;
+    memset(f, 0, sizeof f);
+    for (i = 0; i < 2; i++) {
+        snprintf(f[i].name, sizeof f[i].name, i ? "latency scale" : "bandwidth scale");
+        f[i].value = 1;
+        f[i].lo = 1e-3;
+        f[i].hi = 1e3;
+    }
+    if ((rc = cs_fit_run(f, 2, obs, c->ls->n_rows, scale_model, &sc, &fo, &fr, err)) < 0)
+        return rc;
+    scaled(c, start, (const double[]){f[0].value, f[1].value}, th);
+    for (i = 0; i < c->n_par; i++)
+        c->par[i].value = th[i];
+    return 0;
+}
+
 /* --fix a,b,c: hold those parameters. */
 static int apply_fix(cal *c, const char *list, cs_err *err)
 {
@@ -529,7 +604,8 @@ int cs_cmd_calibrate(int argc, char **argv)
     for (i = 0; i < c.n_par; i++)
         start[i] = c.par[i].value;
     fo.max_iter = (int)o.max_iter;
-    if ((rc = cs_fit_run(c.par, c.n_par, ob, ls.n_rows, model, &c, &fo, &fr, &err)) < 0)
+    if ((rc = prefit(&c, start, ob, (int)o.max_iter, &err)) < 0 ||
+        (rc = cs_fit_run(c.par, c.n_par, ob, ls.n_rows, model, &c, &fo, &fr, &err)) < 0)
         goto fail;
     {
         double th[64];
