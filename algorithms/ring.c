@@ -68,12 +68,18 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
                     op = CS_OP_COPY;
                     break;
                 }
+                uint32_t before = 0;     /* this step's previous piece on the same link */
                 for (j = 0; j < k; j++) {
-                    /* What position q forwards at step t arrived from q-1 at step t-1. */
-                    uint32_t dep = t > 0 ? prev[q * k + j] : 0;
-                    int64_t id = cs_sched_xfer_range(s, src, dst, op,
-                                                     (uint32_t)((c * p + block) * k + j), 1,
-                                                     &dep, t > 0, t);
+                    /* What position q forwards at step t arrived from q-1 at step t-1; the
+                     * pieces of a step follow each other so that they pipeline. */
+                    uint32_t deps[2], nd = 0;
+                    int64_t id;
+                    if (t > 0)
+                        deps[nd++] = prev[q * k + j];
+                    if (j > 0)
+                        deps[nd++] = before;
+                    id = cs_sched_xfer_range(s, src, dst, op, (uint32_t)((c * p + block) * k + j),
+                                             1, deps, nd, t);
                     if (id < 0) {
                         free(prev);
                         free(cur);
@@ -82,6 +88,7 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
                     s->xfers[id].pipe = (uint16_t)j;
                     s->xfers[id].channel = (uint8_t)c;
                     cur[((q + 1) % p) * k + j] = (uint32_t)id;
+                    before = (uint32_t)id;
                 }
             }
             {
@@ -120,6 +127,14 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 
 static const char *formula(const cs_coll_req *req)
 {
+    /* With pieces and gamma the reductions of a step overlap the next pieces' transfers, so
+     * the form is an estimate there ('~': auto simulates instead). */
+    if (req->chunks > 1)
+        switch (req->coll) {
+        case CS_COLL_ALLREDUCE: return "~2(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";
+        case CS_COLL_REDUCESCATTER: return "~(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";
+        default: break;
+        }
     switch (req->coll) {
     case CS_COLL_ALLREDUCE: return "2(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";
     case CS_COLL_REDUCESCATTER: return "(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";

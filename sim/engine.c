@@ -32,6 +32,7 @@ struct cs_engine {
     uint32_t free_head;    /* first free slot, UINT32_MAX if none */
     uint64_t n_executed;   /* events run */
     uint64_t n_live;       /* pending, not cancelled */
+    uint64_t n_dead;       /* cancelled entries still in the heap */
     int failed;            /* a callback called cs_engine_fail */
     cs_err fail;           /* that failure */
 };
@@ -152,6 +153,24 @@ cs_event_id cs_engine_after(cs_engine *eng, cs_time dt_ps, cs_event_fn fn, void 
     return cs_engine_at(eng, eng->now_ps + dt_ps, fn, arg, data);
 }
 
+static void release_slot(cs_engine *eng, uint32_t s);
+
+/* Remove cancelled entries from the heap and restore the heap order (Floyd, O(n)). */
+static void compact(cs_engine *eng)
+{
+    uint32_t i, n = 0;
+    for (i = 0; i < eng->n_heap; i++) {
+        if (eng->slots[eng->heap[i].slot].fn)
+            eng->heap[n++] = eng->heap[i];
+        else
+            release_slot(eng, eng->heap[i].slot);
+    }
+    eng->n_heap = n;
+    eng->n_dead = 0;
+    for (i = n / 2; i-- > 0;)
+        sift_down(eng->heap, n, i);
+}
+
 int cs_engine_cancel(cs_engine *eng, cs_event_id id)
 {
     uint32_t s = (uint32_t)id, gen = (uint32_t)(id >> 32);
@@ -162,6 +181,10 @@ int cs_engine_cancel(cs_engine *eng, cs_event_id id)
     eng->slots[s].fn = NULL;
     eng->slots[s].gen++;
     eng->n_live--;
+    /* A fluid network reschedules many flows' ends at every share change: drop the dead
+     * entries once they outnumber the live ones, so the heap stays O(live). */
+    if (++eng->n_dead > 4096 && eng->n_dead > eng->n_live)
+        compact(eng);
     return 0;
 }
 
@@ -187,6 +210,7 @@ int cs_engine_run(cs_engine *eng, cs_time until_ps, cs_err *err)
         fn = sl->fn;
         if (!fn) {                 /* cancelled: its generation was bumped by cancel */
             release_slot(eng, top.slot);
+            eng->n_dead--;
             continue;
         }
         eng->now_ps = top.t_ps;

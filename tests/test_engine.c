@@ -105,6 +105,32 @@ static void test_chain_many(void)
     cs_engine_free(e);
 }
 
+/* Cancel-and-reschedule, as the fluid network does at every share change: 100 live events
+ * rescheduled 1000 times each leave 100 000 cancelled entries, which the heap drops once
+ * they outnumber the live ones; the survivors still run in time order, each exactly once. */
+static void test_compaction(void)
+{
+    cs_engine *e;
+    cs_event_id ids[100];
+    rec r = {{0}, {0}, 0};
+    int i, k;
+    CU_ASSERT_EQUAL_FATAL(cs_engine_new(&e), 0);
+    for (i = 0; i < 100; i++)
+        ids[i] = cs_engine_at(e, 1000 + i, chain, NULL, 0);
+    for (k = 0; k < 1000; k++)
+        for (i = 0; i < 100; i++) {
+            CU_ASSERT_EQUAL(cs_engine_cancel(e, ids[i]), 0);
+            ids[i] = cs_engine_at(e, 1000 + i + k, chain, NULL, 0);
+        }
+    CU_ASSERT_EQUAL(cs_engine_n_pending(e), 100);
+    cs_engine_at(e, 5000, note, &r, 9);
+    CU_ASSERT_EQUAL(cs_engine_run(e, CS_TIME_MAX, NULL), 0);
+    CU_ASSERT_EQUAL(cs_engine_n_executed(e), 101);
+    CU_ASSERT_EQUAL(r.n, 1);
+    CU_ASSERT_EQUAL(cs_engine_now(e), 5000);
+    cs_engine_free(e);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -112,6 +138,7 @@ int cs_test_register(void)
         {"cancel and stale ids", test_cancel},
         {"failure inside a callback stops the run", test_fail},
         {"100k chained events", test_chain_many},
+        {"heap drops cancelled events", test_compaction},
         {NULL, NULL},
     };
     return cs_test_add_suite("engine", cases);
