@@ -148,9 +148,11 @@ static int identify(fit_ctx *c, double tol)
             gsl_blas_daxpy(-d, &q.vector, v);
         }
         norm = gsl_blas_dnrm2(v);
-        /* no influence, negligible influence next to the strongest parameter, or
-         * (nearly) a combination of the parameters before it */
-        if (norm0 < 1e-6 || norm0 < 10 * tol * max_norm || norm < tol * norm0) {
+        /* no influence, negligible influence next to the strongest parameter, (nearly)
+         * a combination of the parameters before it, or no rows left to pin it: at least
+         * two observations per fitted parameter */
+        if (norm0 < 1e-6 || norm0 < 10 * tol * max_norm || norm < tol * norm0 ||
+            kept >= (n > 3 ? n / 2 : 1)) {
             cs_fit_param *p = &c->params[c->free_idx[j]];
             p->is_fixed = 1;
             p->was_unidentified = 1;

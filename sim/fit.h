@@ -4,7 +4,8 @@
  * gsl_multifit_nlinear (Levenberg-Marquardt, finite-difference Jacobian). Each parameter
  * lives in [lo, hi] through the transform theta = exp(log lo + (log hi - log lo) s(x)),
  * s the logistic function, so every step stays in bounds and scales are relative.
- * Parameters the data cannot tell apart from the others are held at their start value. */
+ * Parameters the data cannot tell apart from the others are held at their start value, and
+ * so are the ones past n_obs / 2 (two observations per fitted parameter at least). */
 #ifndef CS_FIT_H
 #define CS_FIT_H
 

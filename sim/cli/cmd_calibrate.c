@@ -39,8 +39,8 @@ static void usage(void)
            "      --topo PRESET|FILE  starting topology (required)\n"
            "      --output FILE       calibrated topology JSON (required)\n"
            "      --min-bytes SIZE    fit only sizes >= SIZE\n"
-           "      --sizes odd|even    only the 1st, 3rd, ... (odd) or 2nd, 4th, ... (even) size of\n"
-           "                          each table, to hold out the other half\n"
+           "      --sizes odd|even    only the 1st, 3rd, ... (odd) or 2nd, 4th, ... (even)\n"
+           "                          size of each table, to hold out the other half\n"
            "      --keep-ranks N,...  only the tables of these rank counts\n"
            "      --max-bytes SIZE    fit only sizes <= SIZE\n"
            "      --coll COLL         collective of logs that do not name it\n"
@@ -262,7 +262,8 @@ static void build_params(cal *c)
         cal_class *cc = &c->cls[i];
         double lat = cc->n_links ? cc->lat0[cc->rep_lat] : c->t->ab_lat_us;
         snprintf(nm, sizeof nm, "%.47s.latency_us", cc->name);
-        cc->p_lat = add_param(c, nm, lat > 0.05 ? lat : 0.05, 1e-3, lat * 100 > 1e3 ? lat * 100 : 1e3);
+        cc->p_lat = add_param(c, nm, lat > 0.05 ? lat : 0.05, 1e-3,
+                              lat * 100 > 1e3 ? lat * 100 : 1e3);
     }
     c->p_launch = add_param(c, "launch_us", np->launch_us > 1 ? np->launch_us : 1, 1e-2, 1e4);
     /* Simple's latency first: it runs the large sizes that every log has. */
@@ -279,17 +280,18 @@ static void build_params(cal *c)
         snprintf(nm, sizeof nm, "%s.bw_eff", cs_proto_name((cs_proto)p));
         c->p_eff[p] = add_param(c, nm, np->proto[p].bw_eff, 0.02, 1.0);
     }
-    /* Reduction throughput last: with one reducing collective it trades off against the
-     * link bandwidth and is held; next to a collective that does not reduce, it is not. */
+    /* Reduction throughput last, and only when the logs hold both a collective that
+     * reduces and one that does not: with reducing collectives alone it trades off
+     * one for one against the link bandwidth. */
     c->p_gamma = -1;
     c->gamma0 = c->t->reduce_GBps;
-    for (i = 0; i < c->ls->n_rows; i++)
-        if (c->ls->rows[i].coll == CS_COLL_ALLREDUCE || c->ls->rows[i].coll == CS_COLL_REDUCE ||
-            c->ls->rows[i].coll == CS_COLL_REDUCESCATTER) {
-            double g = c->gamma0 > 0 ? c->gamma0 : 1000.0;
-            c->p_gamma = add_param(c, "reduce_GBps", g, 0.1, 1e5);
-            break;
-        }
+    for (i = 0, p = 0; i < c->ls->n_rows; i++) {
+        cs_coll k = c->ls->rows[i].coll;
+        p |= (k == CS_COLL_ALLREDUCE || k == CS_COLL_REDUCE || k == CS_COLL_REDUCESCATTER)
+                 ? 1 : 2;
+    }
+    if (p == 3)
+        c->p_gamma = add_param(c, "reduce_GBps", c->gamma0 > 0 ? c->gamma0 : 100.0, 0.1, 1e5);
 }
 
 /* Put parameter values into the topology and the NCCL table. */
@@ -334,13 +336,18 @@ static int model(void *ctx, const double *th, double *pred, cs_err *err)
     return 0;
 }
 
-/* Stage 1: one common factor on every bandwidth and one on every latency-like parameter
- * (link latencies, launch, per-transfer latencies), from the start values. It brings the
- * start into the right regime before the parameters are fitted one by one, where which
- * link is the bottleneck makes the cost surface piecewise. */
+/* Stage 1: a common factor on every latency-like parameter (link latencies, launch,
+ * per-transfer latencies) fitted to the small sizes (<= 64 KiB), then a common factor on
+ * every link bandwidth fitted to the large sizes (>= 1 MiB). Effective bandwidths can be
+ * several times the per-link figures (NCCL runs many channels over many links) and
+ * software latencies many times NCCL's constants; the factors bring the start into the
+ * right regime before the parameters are fitted one by one, where which link is the
+ * bottleneck makes the cost surface piecewise. */
 typedef struct scale_ctx {
     cal *c;
     const double *start;      /* start values of all parameters */
+    double f[2];              /* bandwidth and latency factors */
+    int which;                /* the factor being fitted */
     double *th;               /* scratch: all parameter values */
 } scale_ctx;
 
@@ -382,31 +389,105 @@ static void scaled(const cal *c, const double *start, const double *f, double *t
 static int scale_model(void *ctx, const double *f, double *pred, cs_err *err)
 {
     scale_ctx *s = ctx;
-    scaled(s->c, s->start, f, s->th);
+    s->f[s->which] = f[0];
+    scaled(s->c, s->start, s->f, s->th);
     return model(s->c, s->th, pred, err);
 }
 
-static int prefit(cal *c, const double *start, const double *obs, int max_iter, cs_err *err)
+/* Fit factor `which` on the rows with size in [lo, hi] (at least two of them). */
+static int prefit_one(scale_ctx *sc, int which, uint64_t lo, uint64_t hi, int max_iter,
+                      cs_err *err)
 {
-    cs_fit_param f[2];
+    cal *c = sc->c;
+    cs_lset *all = c->ls, sub = *all;
+    cs_fit_param f;
     cs_fit_result fr;
     cs_fit_opts fo = {max_iter, 0, 0};
-    double th[64];
-    scale_ctx sc = {c, start, th};
+    double *obs;
     int i, rc;
-    memset(f, 0, sizeof f);
-    for (i = 0; i < 2; i++) {
-        snprintf(f[i].name, sizeof f[i].name, i ? "latency scale" : "bandwidth scale");
-        f[i].value = 1;
-        f[i].lo = 1e-3;
-        f[i].hi = 1e3;
+    if (!(sub.rows = malloc((size_t)all->n_rows * sizeof *sub.rows)) ||
+        !(obs = malloc((size_t)all->n_rows * sizeof *obs))) {
+        free(sub.rows);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
-    if ((rc = cs_fit_run(f, 2, obs, c->ls->n_rows, scale_model, &sc, &fo, &fr, err)) < 0)
+    sub.n_rows = 0;
+    for (i = 0; i < all->n_rows; i++)
+        if (all->rows[i].size_bytes >= lo && all->rows[i].size_bytes <= hi) {
+            obs[sub.n_rows] = all->rows[i].measured_us;
+            sub.rows[sub.n_rows++] = all->rows[i];
+        }
+    rc = 0;
+    if (sub.n_rows >= 2) {
+        memset(&f, 0, sizeof f);
+        snprintf(f.name, sizeof f.name, which ? "latency factor" : "bandwidth factor");
+        f.value = 1;
+        f.lo = 1e-2;
+        f.hi = 1e2;
+        sc->which = which;
+        c->ls = &sub;
+        rc = cs_fit_run(&f, 1, obs, sub.n_rows, scale_model, sc, &fo, &fr, err);
+        c->ls = all;
+        if (rc == 0)
+            sc->f[which] = f.value;
+    }
+    free(sub.rows);
+    free(obs);
+    return rc;
+}
+
+static int prefit(cal *c, const double *start, int max_iter, cs_err *err)
+{
+    double th[64];
+    scale_ctx sc = {c, start, {1.0, 1.0}, 0, th};
+    int i, rc;
+    if ((rc = prefit_one(&sc, 1, 1, 64u << 10, max_iter, err)) < 0 ||
+        (rc = prefit_one(&sc, 0, 1u << 20, UINT64_MAX, max_iter, err)) < 0)
         return rc;
-    scaled(c, start, (const double[]){f[0].value, f[1].value}, th);
+    scaled(c, start, sc.f, th);
     for (i = 0; i < c->n_par; i++)
         c->par[i].value = th[i];
     return 0;
+}
+
+/* Sum of squared log residuals at parameter values th. */
+static int cost_at(cal *c, const double *th, const double *obs, double *pred, double *cost,
+                   cs_err *err)
+{
+    int i, rc = model(c, th, pred, err);
+    *cost = 0;
+    for (i = 0; rc == 0 && i < c->ls->n_rows; i++)
+        *cost += (log(pred[i]) - log(obs[i])) * (log(pred[i]) - log(obs[i]));
+    return rc;
+}
+
+/* A parameter the logs could not identify moved only with stage 1's common factor: give it
+ * back its start value (the topology's own figure) when that leaves the fit as good (cost
+ * up by less than 0.1%), so a link the logs never saw is not rescaled. */
+static int restore_unidentified(cal *c, const double *start, const double *obs, cs_err *err)
+{
+    double th[64], *pred = malloc((size_t)c->ls->n_rows * sizeof *pred), base, trial;
+    int i, rc;
+    if (!pred)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (i = 0; i < c->n_par; i++)
+        th[i] = c->par[i].value;
+    rc = cost_at(c, th, obs, pred, &base, err);
+    for (i = 0; rc == 0 && i < c->n_par; i++) {
+        double keep = th[i];
+        if (!c->par[i].was_unidentified || th[i] == start[i])
+            continue;
+        th[i] = start[i];
+        if ((rc = cost_at(c, th, obs, pred, &trial, err)) < 0)
+            break;
+        if (trial <= base * 1.001 + 1e-12) {
+            c->par[i].value = start[i];
+            base = trial < base ? trial : base;
+        } else {
+            th[i] = keep;
+        }
+    }
+    free(pred);
+    return rc;
 }
 
 /* --fix a,b,c: hold those parameters. */
@@ -604,8 +685,9 @@ int cs_cmd_calibrate(int argc, char **argv)
     for (i = 0; i < c.n_par; i++)
         start[i] = c.par[i].value;
     fo.max_iter = (int)o.max_iter;
-    if ((rc = prefit(&c, start, ob, (int)o.max_iter, &err)) < 0 ||
-        (rc = cs_fit_run(c.par, c.n_par, ob, ls.n_rows, model, &c, &fo, &fr, &err)) < 0)
+    if ((rc = prefit(&c, start, (int)o.max_iter, &err)) < 0 ||
+        (rc = cs_fit_run(c.par, c.n_par, ob, ls.n_rows, model, &c, &fo, &fr, &err)) < 0 ||
+        (rc = restore_unidentified(&c, start, ob, &err)) < 0)
         goto fail;
     {
         double th[64];

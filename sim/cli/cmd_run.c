@@ -479,8 +479,11 @@ int cs_cmd_run(int argc, char **argv)
         cs_topo_free(t);
         return cs_cli_fail(&err);
     }
-    if (nccl_on)
+    if (nccl_on) {
+        if (o.channels > 1)
+            np.channels = (int)o.channels;   /* --channels over the table's */
         o.nccl = &np;
+    }
     p = o.ranks ? (int)o.ranks : t->n_ranks;
     if (p > t->n_ranks) {
         cs_err_set(&err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d", p,
