@@ -16,15 +16,14 @@
 #include <string.h>
 #include <jansson.h>
 
-enum { C_TOPO = 1, C_OUTPUT, C_MINB, C_MAXB, C_COLL, C_RANKS, C_ALGO, C_PROTO, C_FIX,
-       C_ITER, C_HELP, C_SIZES, C_KEEP };
+enum { C_TOPO = 1, C_OUTPUT, C_ALGO, C_PROTO, C_FIX,
+       C_ITER, C_HELP };
 
 static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, C_TOPO}, {"output", 0, 1, C_OUTPUT}, {"min-bytes", 0, 1, C_MINB},
-    {"max-bytes", 0, 1, C_MAXB}, {"coll", 0, 1, C_COLL}, {"ranks", 0, 1, C_RANKS},
+    {"topo", 0, 1, C_TOPO}, {"output", 0, 1, C_OUTPUT},
     {"algo", 0, 1, C_ALGO}, {"proto", 0, 1, C_PROTO}, {"fix", 0, 1, C_FIX},
-    {"max-iter", 0, 1, C_ITER}, {"help", 'h', 0, C_HELP}, {"sizes", 0, 1, C_SIZES},
-    {"keep-ranks", 0, 1, C_KEEP},
+    {"max-iter", 0, 1, C_ITER}, {"help", 'h', 0, C_HELP},
+    CS_LSET_SPECS,
     {NULL, 0, 0, 0},
 };
 
@@ -65,7 +64,6 @@ static int parse(int argc, char **argv, copts *o, cs_err *err)
     const cs_opt_spec *sp;
     const char *v;
     int rc;
-    long n;
     memset(o, 0, sizeof *o);
     o->ls.default_coll = CS_LOG_COLL_UNKNOWN;
     o->max_iter = 100;
@@ -79,31 +77,14 @@ static int parse(int argc, char **argv, copts *o, cs_err *err)
         switch (sp->id) {
         case C_TOPO: o->topo = v; break;
         case C_OUTPUT: o->output = v; break;
-        case C_MINB: rc = cs_parse_size(v, "--min-bytes", &o->ls.min_bytes, err); break;
-        case C_MAXB: rc = cs_parse_size(v, "--max-bytes", &o->ls.max_bytes, err); break;
-        case C_COLL:
-            if (cs_log_coll_from_program(v, &o->ls.default_coll) < 0 &&
-                cs_coll_lookup(v, &o->ls.default_coll, err) < 0)
-                rc = cs_err_set(err, CS_EUSAGE, "--coll", "%s", err->msg);
-            break;
-        case C_RANKS:
-            rc = cs_parse_int(v, "--ranks", 1, 1 << 20, &n, err);
-            o->ls.default_ranks = (int)n;
-            break;
         case C_ALGO: o->algo = v; break;
         case C_PROTO: o->proto = v; break;
         case C_FIX: o->fix = v; break;
         case C_ITER: rc = cs_parse_int(v, "--max-iter", 1, 100000, &o->max_iter, err); break;
-        case C_SIZES:
-            if (!strcmp(v, "odd") || !strcmp(v, "even") || !strcmp(v, "all"))
-                o->ls.parity = v[0] == 'o' ? 1 : v[0] == 'e' ? 2 : 0;
-            else
-                rc = cs_err_set(err, CS_EUSAGE, "--sizes", "expected odd, even or all, got "
-                                "'%s'", v);
-            break;
-        case C_KEEP: rc = cs_lset_keep_ranks(&o->ls, v, err); break;
         case C_HELP: usage(); return 1;
-        default: break;
+        default:
+            rc = cs_lset_option(sp->id, v, &o->ls, err);
+            break;
         }
         if (rc < 0)
             return rc;

@@ -14,15 +14,15 @@
 #include <string.h>
 #include <jansson.h>
 
-enum { V_TOPO = 1, V_FORMAT, V_MINB, V_MAXB, V_COLL, V_RANKS, V_ALGO, V_PROTO, V_OUTPUT,
-       V_HELP, V_SIZES, V_KEEP, V_PLOT };
+enum { V_TOPO = 1, V_FORMAT, V_ALGO, V_PROTO, V_OUTPUT,
+       V_HELP, V_PLOT };
 
 static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, V_TOPO}, {"format", 0, 1, V_FORMAT}, {"min-bytes", 0, 1, V_MINB},
-    {"max-bytes", 0, 1, V_MAXB}, {"coll", 0, 1, V_COLL}, {"ranks", 0, 1, V_RANKS},
+    {"topo", 0, 1, V_TOPO}, {"format", 0, 1, V_FORMAT},
     {"algo", 0, 1, V_ALGO}, {"proto", 0, 1, V_PROTO}, {"output", 0, 1, V_OUTPUT},
-    {"help", 'h', 0, V_HELP}, {"sizes", 0, 1, V_SIZES},
-    {"keep-ranks", 0, 1, V_KEEP}, {"plot", 0, 1, V_PLOT},
+    {"help", 'h', 0, V_HELP},
+    {"plot", 0, 1, V_PLOT},
+    CS_LSET_SPECS,
     {NULL, 0, 0, 0},
 };
 
@@ -63,7 +63,6 @@ static int parse(int argc, char **argv, vopts *o, cs_err *err)
     const cs_opt_spec *sp;
     const char *v;
     int rc;
-    long n;
     memset(o, 0, sizeof *o);
     o->format = "text";
     o->ls.default_coll = CS_LOG_COLL_UNKNOWN;
@@ -77,31 +76,14 @@ static int parse(int argc, char **argv, vopts *o, cs_err *err)
         switch (sp->id) {
         case V_TOPO: o->topo = v; break;
         case V_FORMAT: o->format = v; break;
-        case V_MINB: rc = cs_parse_size(v, "--min-bytes", &o->ls.min_bytes, err); break;
-        case V_MAXB: rc = cs_parse_size(v, "--max-bytes", &o->ls.max_bytes, err); break;
-        case V_COLL:
-            if (cs_log_coll_from_program(v, &o->ls.default_coll) < 0 &&
-                cs_coll_lookup(v, &o->ls.default_coll, err) < 0)
-                rc = cs_err_set(err, CS_EUSAGE, "--coll", "%s", err->msg);
-            break;
-        case V_RANKS:
-            rc = cs_parse_int(v, "--ranks", 1, 1 << 20, &n, err);
-            o->ls.default_ranks = (int)n;
-            break;
         case V_ALGO: o->algo = v; break;
         case V_PROTO: o->proto = v; break;
         case V_OUTPUT: o->output = v; break;
-        case V_SIZES:
-            if (!strcmp(v, "odd") || !strcmp(v, "even") || !strcmp(v, "all"))
-                o->ls.parity = v[0] == 'o' ? 1 : v[0] == 'e' ? 2 : 0;
-            else
-                rc = cs_err_set(err, CS_EUSAGE, "--sizes", "expected odd, even or all, got "
-                                "'%s'", v);
-            break;
-        case V_KEEP: rc = cs_lset_keep_ranks(&o->ls, v, err); break;
         case V_PLOT: o->plot = v; break;
         case V_HELP: usage(); return 1;
-        default: break;
+        default:
+            rc = cs_lset_option(sp->id, v, &o->ls, err);
+            break;
         }
         if (rc < 0)
             return rc;

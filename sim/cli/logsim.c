@@ -1,6 +1,7 @@
 /* logsim.c: measured logs against the simulator (cli layer): NCCL-mode setup, the row set
  * of several logs, simulating each row on the first n ranks of the topology, statistics. */
 #include "sim/cli/logsim.h"
+#include "sim/size.h"
 #include "sim/report.h"
 #include "algorithms/nccl_mode.h"
 #include "topologies/topology.h"
@@ -31,6 +32,35 @@ int cs_cli_nccl_setup(const char *topo_spec, const char *proto, int always_on,
         np->force_proto = -1;
     }
     return 0;
+}
+
+int cs_lset_option(int id, const char *v, cs_lset_opts *o, cs_err *err)
+{
+    long n;
+    int rc = 0;
+    switch (id) {
+    case CS_LSET_MINB: return cs_parse_size(v, "--min-bytes", &o->min_bytes, err);
+    case CS_LSET_MAXB: return cs_parse_size(v, "--max-bytes", &o->max_bytes, err);
+    case CS_LSET_COLL:
+        if (cs_log_coll_from_program(v, &o->default_coll) < 0 &&
+            cs_coll_lookup(v, &o->default_coll, err) < 0)
+            rc = cs_err_set(err, CS_EUSAGE, "--coll", "%s", err->msg);
+        return rc;
+    case CS_LSET_RANKS:
+        rc = cs_parse_int(v, "--ranks", 1, 1 << 20, &n, err);
+        o->default_ranks = (int)n;
+        return rc;
+    case CS_LSET_SIZES:
+        if (!strcmp(v, "odd") || !strcmp(v, "even") || !strcmp(v, "all")) {
+            o->parity = v[0] == 'o' ? 1 : v[0] == 'e' ? 2 : 0;
+            return 0;
+        }
+        return cs_err_set(err, CS_EUSAGE, "--sizes", "expected odd, even or all, got '%s'", v);
+    case CS_LSET_KEEP:
+        return cs_lset_keep_ranks(o, v, err);
+    default:
+        return 1;
+    }
 }
 
 int cs_lset_keep_ranks(cs_lset_opts *o, const char *list, cs_err *err)

@@ -58,6 +58,18 @@ typedef struct cs_lset_opts {
 /* Parse "--keep-ranks 8,16" into o. */
 int cs_lset_keep_ranks(cs_lset_opts *o, const char *list, cs_err *err);
 
+/* The log-selection options calibrate and validate share: their ids for cs_opt_spec, the
+ * spec entries to put in a command's table, and the handler. */
+enum { CS_LSET_MINB = 1000, CS_LSET_MAXB, CS_LSET_COLL, CS_LSET_RANKS, CS_LSET_SIZES,
+       CS_LSET_KEEP };
+#define CS_LSET_SPECS                                                                     \
+    {"min-bytes", 0, 1, CS_LSET_MINB}, {"max-bytes", 0, 1, CS_LSET_MAXB},                 \
+    {"coll", 0, 1, CS_LSET_COLL}, {"ranks", 0, 1, CS_LSET_RANKS},                         \
+    {"sizes", 0, 1, CS_LSET_SIZES}, {"keep-ranks", 0, 1, CS_LSET_KEEP}
+/* Apply option id with value v to o: 0 done, 1 not one of these ids, or a negative code
+ * (usage error) with err filled. */
+int cs_lset_option(int id, const char *v, cs_lset_opts *o, cs_err *err);
+
 /* Parse the logs and keep their rows with size > 0 in range. Fails naming the log when a
  * table's collective or ranks are unknown (pass --coll / --ranks), when it needs more
  * ranks than the topology has, or when no row is left. */
