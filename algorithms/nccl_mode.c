@@ -5,6 +5,8 @@
 #include "algorithms/nccl_mode.h"
 #include "sim/exec.h"
 
+extern const cs_algo cs_algo_ring;    /* the one family that builds a ring per channel */
+
 #include <math.h>
 #include <stdio.h>
 
@@ -49,13 +51,21 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     cs_sim_opts so = {check, 0, &costs};
     cs_sched s;
     cs_time t_ps;
-    int wrong = -1, rc;
-    uint64_t block = req.n_ranks > 0 ? req.bytes / (uint64_t)req.n_ranks : req.bytes;
+    int wrong = -1, rc, ring = ops == &cs_algo_ring;
+    uint64_t block;
     if (ops->check && ops->check(&req, NULL) < 0)
         return CS_EUNSUPP;
+    /* NCCL trims channels for small messages; the ring builds one ring per channel, each
+     * capped at channel_GBps. Other schedules stand for all their channels at once, so
+     * their transfers get the channels' summed cap. */
+    req.channels = cs_nccl_channels(np, pr, req.bytes, ring ? req.n_ranks : 1);
+    block = req.bytes / (uint64_t)req.n_ranks / (uint64_t)(ring ? req.channels : 1);
     req.chunks = cs_nccl_chunks(np, pr, block > 0 ? block : 1);
-    req.channels = np->channels;
     cs_nccl_costs(np, pr, &costs);
+    if (!ring) {
+        costs.chan_GBps *= req.channels;
+        req.channels = 1;
+    }
     if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
         return rc;
     rc = cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
@@ -65,6 +75,7 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     out->algo = ops;
     out->proto = pr;
     out->chunks = req.chunks;
+    out->channels = ring ? req.channels : cs_nccl_channels(np, pr, req.bytes, 1);
     out->time_us = cs_time_to_us(t_ps);
     out->wrong = wrong;
     return 0;

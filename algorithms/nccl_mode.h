@@ -13,6 +13,7 @@ typedef struct cs_nccl_pick {
     const cs_algo *algo;     /* algorithm that won */
     cs_proto proto;          /* protocol that won */
     int chunks;              /* pipeline pieces per step it used */
+    int channels;            /* channels it used (after NCCL's trimming) */
     double time_us;          /* its simulated time, launch cost included, us */
     int wrong;               /* #wrong of the winner, -1 if unchecked */
 } cs_nccl_pick;

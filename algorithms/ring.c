@@ -4,7 +4,11 @@
  * (r - t) mod p, reducing for t < p-1 and copying after. With --chunks k every block is
  * sent as k pipelined pieces; piece j of a step waits only for piece j of the step before.
  * With --channels C the buffer is cut into C slices, each on its own ring (odd channels run
- * the ring backwards, so a bidirectional ring's two directions both carry data). */
+ * the ring backwards, so a bidirectional ring's two directions both carry data). On a
+ * multi-node topology (ranks in equal, contiguous groups, e.g. 2 x 8 GPUs) channel c also
+ * rotates the order inside every node so that its ring enters each node at local GPU
+ * c mod g: the node-to-node hops of different channels land on different GPUs and so leave
+ * through different NICs and rails, as NCCL spreads its channels over the NICs. */
 #include "algorithms/coll.h"
 
 #include <math.h>
@@ -28,13 +32,43 @@ static int make_chunks(const cs_coll_req *req, cs_sched *s)
     return 0;
 }
 
+/* Ranks per node when ranks 0..p-1 form two or more equal, contiguous groups of at least
+ * two (cs_node.group), else 0 (no rotation). */
+static int node_size(const cs_coll_req *req)
+{
+    const cs_topo *t = req->topo;
+    int p = req->n_ranks, g = 1, r;
+    if (!t || t->n_ranks < p || t->nodes[t->ranks[0]].group < 0)
+        return 0;
+    while (g < p && t->nodes[t->ranks[g]].group == t->nodes[t->ranks[0]].group)
+        g++;
+    if (g < 2 || g == p || p % g)
+        return 0;
+    for (r = 0; r < p; r++)
+        if (t->nodes[t->ranks[r]].group != t->nodes[t->ranks[r - r % g]].group ||
+            (r % g == 0 && r > 0 &&
+             t->nodes[t->ranks[r]].group == t->nodes[t->ranks[r - g]].group))
+            return 0;
+    return g;
+}
+
 /* Channel c's ring: even channels go r -> r+1, odd ones r -> r-1, so two channels use both
- * directions of a ring's links. Rank at ring position q, and the position of rank r. */
-static int rank_at(int c, int p, int q) { q = ((q % p) + p) % p; return (c & 1) ? (p - q) % p : q; }
+ * directions of a ring's links. With g ranks per node (g > 0) the order inside each node
+ * is rotated so that the ring enters every node at local rank c mod g: by c going forward,
+ * by c + 1 going backward (whose entry is the last of the unrotated order). Rank at ring
+ * position q. */
+static int rank_at(int c, int p, int g, int q)
+{
+    int r;
+    q = ((q % p) + p) % p;
+    r = (c & 1) ? (p - q) % p : q;
+    return g > 0 ? r - r % g + (r % g + c + (c & 1)) % g : r;
+}
 
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
     int p = req->n_ranks, k = req->chunks, C = req->channels, t, q, j, c, n_steps, rc;
+    int g = C > 1 ? node_size(req) : 0;
     uint32_t *prev;       /* id of the transfer into ring position q at the last step, piece j */
     uint32_t *cur;
     if ((rc = make_chunks(req, s)) < 0)
@@ -52,19 +86,19 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     for (c = 0; c < C; c++) {
         for (t = 0; t < n_steps; t++) {
             for (q = 0; q < p; q++) {
-                int src = rank_at(c, p, q), dst = rank_at(c, p, q + 1), block;
+                int src = rank_at(c, p, g, q), dst = rank_at(c, p, g, q + 1), block;
                 cs_op op;
                 switch (req->coll) {
                 case CS_COLL_ALLREDUCE:
-                    block = rank_at(c, p, q - t);
+                    block = rank_at(c, p, g, q - t);
                     op = t < p - 1 ? CS_OP_REDUCE : CS_OP_COPY;
                     break;
                 case CS_COLL_REDUCESCATTER:
-                    block = rank_at(c, p, q - t - 1);
+                    block = rank_at(c, p, g, q - t - 1);
                     op = CS_OP_REDUCE;
                     break;
                 default:
-                    block = rank_at(c, p, q - t);
+                    block = rank_at(c, p, g, q - t);
                     op = CS_OP_COPY;
                     break;
                 }

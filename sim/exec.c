@@ -43,6 +43,7 @@ struct cs_sim {
     cs_time launch_ps;        /* cs_sim_costs: added before each job starts, ps */
     cs_time xfer_lat_ps;      /* cs_sim_costs: added before each transfer is sent, ps */
     double bytes_scale;       /* cs_sim_costs: 1 / bw_eff (1 = none) */
+    double cap_GBps;          /* cs_sim_costs: per-transfer cap on the wire, GB/s (0 none) */
 };
 
 static void complete(cs_job *job, uint32_t i);
@@ -68,16 +69,18 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
     if (sim->opts.costs) {
         const cs_sim_costs *c = sim->opts.costs;
         if (!(c->launch_us >= 0) || !(c->xfer_lat_us >= 0) || !(c->bw_eff >= 0) ||
-            c->bw_eff > 1) {
+            c->bw_eff > 1 || !(c->chan_GBps >= 0)) {
             free(sim);
-            return cs_err_set(err, CS_EINVAL, "costs", "launch_us and xfer_lat_us must be "
-                              ">= 0 and bw_eff in (0, 1], got %g, %g, %g", c->launch_us,
-                              c->xfer_lat_us, c->bw_eff);
+            return cs_err_set(err, CS_EINVAL, "costs", "launch_us, xfer_lat_us and chan_GBps "
+                              "must be >= 0 and bw_eff in (0, 1], got %g, %g, %g, %g",
+                              c->launch_us, c->xfer_lat_us, c->chan_GBps, c->bw_eff);
         }
         sim->launch_ps = cs_time_from_us(c->launch_us);
         sim->xfer_lat_ps = cs_time_from_us(c->xfer_lat_us);
         if (c->bw_eff > 0)
             sim->bytes_scale = 1.0 / c->bw_eff;
+        /* The cap is on data; on the wire a transfer carries 1/bw_eff bytes per data byte. */
+        sim->cap_GBps = c->chan_GBps * sim->bytes_scale;
         sim->opts.costs = NULL;   /* copied above; the caller's struct may go away */
     }
     sim->reduce_ps_per_byte = topo->reduce_GBps > 0 ? 1000.0 / topo->reduce_GBps : 0;
@@ -197,12 +200,16 @@ static void send(cs_job *job, uint32_t i)
     const cs_xfer *x = &job->s->xfers[i];
     uint64_t bytes = x->bytes;
     cs_err err;
-    int rc;
+    int rc, chan_key;
     if (sim->bytes_scale != 1.0)
         bytes = (uint64_t)llround((double)bytes * sim->bytes_scale);
     cs_err_clear(&err);
+    /* The channel cap is shared per (channel, sending rank); a switch sending (in-network
+     * reduction) has no channel of its own. */
+    chan_key = rank_of(job, x->src) < 0 ? -1
+             : (x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks + rank_of(job, x->src);
     rc = sim->nops->send(sim->net, node_of(job, x->src), node_of(job, x->dst), bytes,
-                         token_of(job, i), &err);
+                         token_of(job, i), chan_key, &err);
     if (rc < 0)
         cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
 }
@@ -391,7 +398,7 @@ int cs_sim_run(cs_sim *sim, cs_err *err)
     int i, rc;
     if (!sim->net) {
         cs_net_cb cb = {sim, net_started, net_done};
-        rc = sim->nops->create(&sim->net, sim->eng, sim->t, &cb, err);
+        rc = sim->nops->create(&sim->net, sim->eng, sim->t, &cb, sim->cap_GBps, err);
         if (rc < 0)
             return rc;
     }

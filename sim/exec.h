@@ -54,6 +54,8 @@ typedef struct cs_sim_costs {
     double bw_eff;            /* fraction of link bandwidth that carries data, (0, 1]: a
                                  transfer of l bytes loads the network like l / bw_eff
                                  bytes; 0 means 1 */
+    double chan_GBps;         /* a channel's bandwidth cap: no transfer moves data faster
+                                 than this, GB/s; 0 = no cap */
 } cs_sim_costs;
 
 /* Options of a simulation. */

@@ -14,10 +14,11 @@ static const struct {
     cs_nccl_proto proto[CS_PROTO_COUNT];
 } tables[] = {
     {"2.30.7", {
-        /* enabled, base_us (Ring), hop_us (NVLink ring hwLat - LL's), bw_eff, chunk_bytes */
-        {1, 6.6, 0.0, 0.5, 32768},        /* LL: 64 KiB step buffer, half of it data */
-        {1, 14.0, 1.3, 0.92, 576000},     /* LL128: 614400 B step, 120 of 128 B data */
-        {1, 8.4, 2.8, 1.0, 2097152},      /* Simple: 512 KiB step x 4 chunkSteps */
+        /* enabled, base_us (Ring), hop_us (NVLink ring hwLat - LL's), bw_eff, chunk_bytes,
+         * channel_bytes (max threads x threadThreshold) */
+        {1, 6.6, 0.0, 0.5, 32768, 4096},      /* LL: 64 KiB step buffer, half of it data */
+        {1, 14.0, 1.3, 0.92, 576000, 5120},   /* LL128: 614400 B step, 120 of 128 B data */
+        {1, 8.4, 2.8, 1.0, 2097152, 32768},   /* Simple: 512 KiB step x 4 chunkSteps */
     }},
 };
 #define N_TABLES (sizeof tables / sizeof tables[0])
@@ -88,6 +89,9 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
     if (!(p->launch_us >= 0))
         return cs_err_set(err, CS_EINVAL, where, "launch_us: must be >= 0, got %g",
                           p->launch_us);
+    if (!(p->channel_GBps >= 0))
+        return cs_err_set(err, CS_EINVAL, where, "channel_GBps: must be >= 0 (0 = no cap), "
+                          "got %g", p->channel_GBps);
     if (p->channels < 1 || p->max_chunks < 1)
         return cs_err_set(err, CS_EINVAL, where, "channels and max_chunks must be >= 1, got "
                           "%d and %d", p->channels, p->max_chunks);
@@ -100,8 +104,10 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
         if (!(q->bw_eff > 0) || q->bw_eff > 1)
             return cs_err_set(err, CS_EINVAL, w, "bw_eff: must be in (0, 1], got %g",
                               q->bw_eff);
-        if (q->chunk_bytes < 1)
-            return cs_err_set(err, CS_EINVAL, w, "chunk_bytes: must be >= 1, got 0");
+        if (q->chunk_bytes < 1 || q->channel_bytes < 1)
+            return cs_err_set(err, CS_EINVAL, w, "chunk_bytes and channel_bytes must be >= 1, "
+                              "got %llu and %llu", (unsigned long long)q->chunk_bytes,
+                              (unsigned long long)q->channel_bytes);
         any |= q->enabled;
     }
     if (!any)
@@ -118,6 +124,18 @@ void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, cs_sim_costs *out)
     out->launch_us = p->launch_us + p->proto[pr].base_us;
     out->xfer_lat_us = p->proto[pr].hop_us;
     out->bw_eff = p->proto[pr].bw_eff;
+    out->chan_GBps = p->channel_GBps;
+}
+
+int cs_nccl_channels(const cs_nccl_params *p, cs_proto pr, uint64_t bytes, int ring_ranks)
+{
+    uint64_t thr = p->proto[pr].channel_bytes;
+    int nc = p->channels;
+    if (pr == CS_PROTO_LL && ring_ranks > 1)
+        thr *= (uint64_t)ring_ranks;
+    while (nc > 1 && bytes < (uint64_t)nc * thr)
+        nc--;
+    return nc;
 }
 
 int cs_nccl_chunks(const cs_nccl_params *p, cs_proto pr, uint64_t block_bytes)

@@ -27,6 +27,10 @@ typedef struct cs_nccl_proto {
     double bw_eff;           /* fraction of link bandwidth carrying data, (0, 1] */
     uint64_t chunk_bytes;    /* pipeline chunk: a step's block moves in pieces of at most
                                 this many bytes, bytes */
+    uint64_t channel_bytes;  /* a collective of S bytes uses a channel only per this many
+                                bytes: the most channels c with S >= c * channel_bytes (ring
+                                LL: c * p * channel_bytes), at least 1 - NCCL's trimming of
+                                channels for small messages (threads x threadThreshold) */
 } cs_nccl_proto;
 
 /* The NCCL-mode parameter table. */
@@ -35,6 +39,8 @@ typedef struct cs_nccl_params {
     double launch_us;        /* fixed cost of every collective (kernel launch, the test's
                                 loop), on top of the protocol's base_us, us */
     int channels;            /* parallel rings/trees requested of the algorithms (>= 1) */
+    double channel_GBps;     /* a channel's bandwidth cap: no transfer of a channel moves
+                                data faster, GB/s; 0 = none (the links decide) */
     int max_chunks;          /* most pipeline pieces per step (bounds simulation cost) */
     int force_proto;         /* a cs_proto to always use, or -1 to select by time */
     cs_nccl_proto proto[CS_PROTO_COUNT];
@@ -44,7 +50,9 @@ typedef struct cs_nccl_params {
  * LL 6.6 / LL128 14.0 / Simple 8.4 us; per-transfer latency NVLink ring hwLat minus LL's
  * (0 / 1.3 / 2.8 us); efficiency LL 0.5 (8 data bytes per 16-byte line), LL128 0.92
  * (NCCL's 120/128 figure), Simple 1; chunks LL 32 KiB, LL128 576000 B (one step of the
- * default buffers), Simple 2 MiB (ring allreduce chunkSteps x stepSize); launch 0. */
+ * default buffers), Simple 2 MiB (ring allreduce chunkSteps x stepSize); launch 0; one
+ * channel, no channel cap; channel_bytes LL 512 x 8, LL128 640 x 8, Simple 512 x 64
+ * (threads x threadThreshold, models.md §2.3). */
 void cs_nccl_params_default(cs_nccl_params *p);
 
 /* Versions with a built-in table ("2.30.7"), NULL-terminated. */
@@ -65,6 +73,11 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
 /* The executor costs of running protocol pr: launch + base as the job's launch cost,
  * hop_us per transfer, bw_eff. */
 void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, cs_sim_costs *out);
+
+/* Channels a collective of bytes bytes uses with protocol pr (NCCL's trimming, models.md
+ * §2.3): the most c <= p->channels with bytes >= c * channel_bytes (times ring_ranks for
+ * a ring with LL; pass 1 otherwise), at least 1. */
+int cs_nccl_channels(const cs_nccl_params *p, cs_proto pr, uint64_t bytes, int ring_ranks);
 
 /* Pipeline pieces per step for a step block of block_bytes with protocol pr:
  * ceil(block / chunk_bytes), between 1 and max_chunks. */

@@ -11,6 +11,8 @@
 
 typedef struct cs_net cs_net;
 
+#define CS_NET_MAX_CHANNELS 64
+
 /* Callbacks into the executor; token identifies the message (job, operation). */
 typedef struct cs_net_cb {
     void *ctx;
@@ -20,10 +22,16 @@ typedef struct cs_net_cb {
 
 typedef struct cs_net_ops {
     const char *name;
+    /* cap_GBps: a channel's bandwidth cap (NCCL mode), GB/s; 0 = none. alpha_beta caps
+     * every message; fluid caps the messages a rank has in flight on one channel together
+     * (channel numbers taken modulo CS_NET_MAX_CHANNELS). */
     int (*create)(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
-                  cs_err *err);
-    /* Send bytes from node src to node dst (src != dst). Errors stop the run. */
-    int (*send)(cs_net *net, int src, int dst, uint64_t bytes, uint64_t token, cs_err *err);
+                  double cap_GBps, cs_err *err);
+    /* Send bytes from node src to node dst (src != dst). chan_key = channel *
+     * topology ranks + the sending rank, which picks the channel cap the message shares
+     * (see create), or -1. Errors stop the run. */
+    int (*send)(cs_net *net, int src, int dst, uint64_t bytes, uint64_t token, int chan_key,
+                cs_err *err);
     /* Per-dlink statistics or NULL. */
     const cs_link_stats *(*stats)(const cs_net *net);
     void (*destroy)(cs_net *net);

@@ -1,7 +1,8 @@
 /* net_ab.c: the alpha_beta network model (core layer, DESIGN §2). Every pair of ranks can
  * talk directly; a message of l bytes costs a + b*l and holds its sender's send port and its
  * receiver's receive port for that whole time (single port, full duplex). Waiting messages
- * take a freed port in the order they were posted. */
+ * take a freed port in the order they were posted. A per-message bandwidth cap (a channel's,
+ * NCCL mode) below the link bandwidth replaces b by 1/cap. */
 #include "sim/net-private.h"
 
 #include <math.h>
@@ -35,7 +36,7 @@ struct cs_net {
 };
 
 static int ab_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
-                     cs_err *err)
+                     double cap_GBps, cs_err *err)
 {
     cs_net *n = calloc(1, sizeof *n);
     if (!n || !(n->ports = calloc((size_t)t->n_nodes, sizeof *n->ports))) {
@@ -45,7 +46,9 @@ static int ab_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_ne
     n->eng = eng;
     n->t = t;
     n->cb = *cb;
-    n->ps_per_byte = 1000.0 / t->ab_bw_GBps;
+    /* A message moves at the link bandwidth or its cap, whichever is lower. */
+    n->ps_per_byte = 1000.0 / (cap_GBps > 0 && cap_GBps < t->ab_bw_GBps ? cap_GBps
+                                                                         : t->ab_bw_GBps);
     n->lat_ps = cs_time_from_us(t->ab_lat_us);
     *out = n;
     return 0;
@@ -125,7 +128,8 @@ static void ab_done(cs_engine *eng, void *arg, uint64_t data)
     n->cb.on_done(n->cb.ctx, token);
 }
 
-static int ab_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, cs_err *err)
+static int ab_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, int chan_key,
+                   cs_err *err)
 {
     ab_msg *m = n->free_msgs;
     ab_port *s = &n->ports[src], *r = &n->ports[dst];
@@ -139,6 +143,7 @@ static int ab_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
         all = n->all_msgs;
         n->all_msgs = m;
     }
+    (void)chan_key;           /* one message at a time per port: the cap is per message */
     *m = (ab_msg){src, dst, bytes, token, NULL, NULL, NULL, NULL, all};
     if (!s->send_busy && !r->recv_busy) {
         start(n, m);

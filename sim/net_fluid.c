@@ -2,7 +2,12 @@
  * follows its route: it starts delivering after the sum of the route's latencies, then flows
  * at its max-min fair share of every directed link it crosses. Shares are recomputed by
  * progressive filling when a flow starts or ends, only over the flows connected to it
- * through shared links. With no contention a message costs sum(lat) + l / min(bw). */
+ * through shared links. With no contention a message costs sum(lat) + l / min(bw).
+ *
+ * A channel's bandwidth cap (NCCL mode) is a virtual link per (channel, sending rank) of
+ * that capacity, which every flow the rank sends on the channel also crosses: the pieces
+ * of a pipelined ring that are in flight at once share their channel's cap, as the one
+ * CUDA block that moves a channel's data does. */
 #include "sim/net-private.h"
 
 #include <math.h>
@@ -14,6 +19,7 @@ typedef struct fl_flow {
     uint64_t bytes;           /* payload, bytes */
     const int32_t *route;     /* directed links, owned by the topology's route cache */
     int n_route;
+    int32_t vlink;            /* its channel's virtual link (index in links), -1 none */
     double remaining;         /* bytes still to deliver at time `last` */
     double rate;              /* current share, bytes per picosecond */
     double new_rate;          /* share being computed, bytes per picosecond */
@@ -39,7 +45,9 @@ struct cs_net {
     cs_engine *eng;
     const cs_topo *t;
     cs_net_cb cb;
-    fl_link *links;           /* per dlink */
+    fl_link *links;           /* per dlink, then the channels' virtual links */
+    int n_dlinks;             /* 2 * topology links: links[0..n_dlinks) are real */
+    int n_vlinks;             /* virtual links: CS_NET_MAX_CHANNELS per rank, or 0 */
     cs_link_stats *stats;     /* per dlink */
     uint32_t epoch;           /* recompute visit epoch */
     fl_flow **comp_flows;     /* scratch: flows of the component */
@@ -49,15 +57,15 @@ struct cs_net {
 };
 
 static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
-                     cs_err *err)
+                     double cap_GBps, cs_err *err)
 {
-    int i, nd = 2 * t->n_links;
+    int i, nd = 2 * t->n_links, nv = cap_GBps > 0 ? CS_NET_MAX_CHANNELS * t->n_ranks : 0;
     cs_net *n = calloc(1, sizeof *n);
     if (!n)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    n->links = calloc((size_t)nd + 1, sizeof *n->links);
+    n->links = calloc((size_t)nd + (size_t)nv + 1, sizeof *n->links);
     n->stats = calloc((size_t)nd + 1, sizeof *n->stats);
-    n->comp_links = malloc(((size_t)nd + 1) * sizeof *n->comp_links);
+    n->comp_links = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->comp_links);
     if (!n->links || !n->stats || !n->comp_links) {
         free(n->links);
         free(n->stats);
@@ -65,9 +73,13 @@ static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_ne
         free(n);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
-    n->cap_comp_links = nd;
+    n->cap_comp_links = nd + nv;
+    n->n_dlinks = nd;
+    n->n_vlinks = nv;
     for (i = 0; i < nd; i++)
         n->links[i].cap = t->links[i >> 1].bw_GBps * 1e-3;   /* GB/s -> bytes/ps */
+    for (i = nd; i < nd + nv; i++)
+        n->links[i].cap = cap_GBps * 1e-3;
     n->eng = eng;
     n->t = t;
     n->cb = *cb;
@@ -80,7 +92,7 @@ static void fl_destroy(cs_net *n)
     int i;
     if (!n)
         return;
-    for (i = 0; i < 2 * n->t->n_links; i++)
+    for (i = 0; i < n->n_dlinks + n->n_vlinks; i++)
         free(n->links[i].flows);
     while (n->all_flows) {
         fl_flow *nx = n->all_flows->all_next;
@@ -98,18 +110,22 @@ static const cs_link_stats *fl_stats(const cs_net *n) { return n->stats; }
 
 static void fl_end(cs_engine *eng, void *arg, uint64_t data);
 
-/* Recompute max-min fair shares for every flow connected to the seed links, then move
- * the completion events of flows whose share changed. */
-static int recompute(cs_net *n, const int32_t *seed, int n_seed)
+/* The links flow f crosses: its route, then its channel's virtual link if any. */
+static int flow_nlinks(const fl_flow *f) { return f->n_route + (f->vlink >= 0); }
+static int32_t flow_link(const fl_flow *f, int k) { return k < f->n_route ? f->route[k] : f->vlink; }
+
+/* Recompute max-min fair shares for every flow connected to the links of flow seed, then
+ * move the completion events of flows whose share changed. */
+static int recompute(cs_net *n, const fl_flow *seed)
 {
     int nl = 0, nf = 0, i, j, k, left;
     cs_time now = cs_engine_now(n->eng);
     uint32_t ep = ++n->epoch;
 
-    for (i = 0; i < n_seed; i++)
-        if (n->links[seed[i]].mark != ep) {
-            n->links[seed[i]].mark = ep;
-            n->comp_links[nl++] = seed[i];
+    for (i = 0; i < flow_nlinks(seed); i++)
+        if (n->links[flow_link(seed, i)].mark != ep) {
+            n->links[flow_link(seed, i)].mark = ep;
+            n->comp_links[nl++] = flow_link(seed, i);
         }
     /* Breadth-first over links: every flow on a component link, every link of such a flow. */
     for (i = 0; i < nl; i++) {
@@ -129,10 +145,10 @@ static int recompute(cs_net *n, const int32_t *seed, int n_seed)
             }
             n->comp_flows[nf++] = f;
             f->fixed = 0;
-            for (k = 0; k < f->n_route; k++)
-                if (n->links[f->route[k]].mark != ep) {
-                    n->links[f->route[k]].mark = ep;
-                    n->comp_links[nl++] = f->route[k];
+            for (k = 0; k < flow_nlinks(f); k++)
+                if (n->links[flow_link(f, k)].mark != ep) {
+                    n->links[flow_link(f, k)].mark = ep;
+                    n->comp_links[nl++] = flow_link(f, k);
                 }
         }
     }
@@ -167,8 +183,8 @@ static int recompute(cs_net *n, const int32_t *seed, int n_seed)
             f->fixed = 1;
             f->new_rate = best_share;
             left--;
-            for (k = 0; k < f->n_route; k++) {
-                fl_link *L = &n->links[f->route[k]];
+            for (k = 0; k < flow_nlinks(f); k++) {
+                fl_link *L = &n->links[flow_link(f, k)];
                 L->rem -= best_share;
                 L->unfixed--;
             }
@@ -215,7 +231,7 @@ static void link_add(cs_net *n, int32_t d, fl_flow *f, cs_time now)
     if (L->n_flows == 0)
         L->busy_since = now;
     L->flows[L->n_flows++] = f;
-    if (L->n_flows > n->stats[d].peak_flows)
+    if (d < n->n_dlinks && L->n_flows > n->stats[d].peak_flows)
         n->stats[d].peak_flows = L->n_flows;
 }
 
@@ -229,6 +245,8 @@ static void link_remove(cs_net *n, int32_t d, fl_flow *f, cs_time now)
             L->n_flows--;
             break;
         }
+    if (d >= n->n_dlinks)
+        return;
     n->stats[d].bytes += (double)f->bytes;
     if (L->n_flows == 0)
         n->stats[d].busy_ps += now - L->busy_since;
@@ -250,9 +268,9 @@ static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
     f->last = now;
     f->rate = 0;
     f->ev = 0;
-    for (k = 0; k < f->n_route; k++)
-        link_add(n, f->route[k], f, now);
-    if (recompute(n, f->route, f->n_route) < 0)
+    for (k = 0; k < flow_nlinks(f); k++)
+        link_add(n, flow_link(f, k), f, now);
+    if (recompute(n, f) < 0)
         cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
 }
 
@@ -264,15 +282,16 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data)
     uint64_t token = f->token;
     int k;
     f->ev = 0;
-    for (k = 0; k < f->n_route; k++)
-        link_remove(n, f->route[k], f, now);
-    if (f->n_route && recompute(n, f->route, f->n_route) < 0)
+    for (k = 0; k < flow_nlinks(f); k++)
+        link_remove(n, flow_link(f, k), f, now);
+    if (f->n_route && recompute(n, f) < 0)
         cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
     release(n, f);
     n->cb.on_done(n->cb.ctx, token);
 }
 
-static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, cs_err *err)
+static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, int chan_key,
+                   cs_err *err)
 {
     const int32_t *route;
     int nr = cs_topo_route(n->t, src, dst, &route, err);
@@ -293,6 +312,7 @@ static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
     f->bytes = bytes;
     f->route = route;
     f->n_route = nr;
+    f->vlink = chan_key >= 0 && chan_key < n->n_vlinks ? n->n_dlinks + chan_key : -1;
     f->remaining = (double)bytes;
     f->rate = 0;
     f->ev = 0;
@@ -301,6 +321,7 @@ static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
     n->cb.on_start(n->cb.ctx, token);
     if (bytes == 0 || nr == 0) {
         f->n_route = 0;       /* nothing flows: done after the latency */
+        f->vlink = -1;
         cs_engine_after(n->eng, lat, fl_end, n, (uint64_t)(uintptr_t)f);
     } else {
         cs_engine_after(n->eng, lat, fl_begin, n, (uint64_t)(uintptr_t)f);

@@ -186,6 +186,8 @@ int cs_report_json(FILE *f, const cs_sweep *sw)
         json_object_set_new(o, "algorithm", json_string(r->algorithm ? r->algorithm : sw->algorithm));
         if (r->protocol)
             json_object_set_new(o, "protocol", json_string(r->protocol));
+        if (r->channels > 0)
+            json_object_set_new(o, "channels", json_integer(r->channels));
         json_array_append_new(rows, o);
     }
     json_object_set_new(root, "results", rows);

@@ -18,6 +18,7 @@ typedef struct cs_row {
     int wrong;               /* #wrong, -1 when the data check was skipped (N/A) */
     const char *algorithm;   /* algorithm that ran at this size (static string) */
     const char *protocol;    /* protocol in NCCL mode, NULL otherwise (static string) */
+    int channels;            /* channels used in NCCL mode, 0 otherwise */
 } cs_row;
 
 /* One busy directed link of a --links report. */

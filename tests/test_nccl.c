@@ -48,7 +48,7 @@ static void t_costs_alpha_beta(void)
 {
     cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
-    cs_sim_costs none = {0, 0, 0}, c = {5.0, 2.0, 0.5};
+    cs_sim_costs none = {0, 0, 0, 0}, c = {5.0, 2.0, 0.5, 0};
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CS_ASSERT_REL(ring_us(t, 4, 4000000, NULL), 606.0, 1e-9);
     CS_ASSERT_REL(ring_us(t, 4, 4000000, &none), 606.0, 1e-9);
@@ -62,7 +62,7 @@ static void t_costs_fluid(void)
 {
     cs_topo *t = load("{\"kind\": \"switch\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}");
-    cs_sim_costs none = {0, 0, 0}, c = {5.0, 2.0, 0.5};
+    cs_sim_costs none = {0, 0, 0, 0}, c = {5.0, 2.0, 0.5, 0};
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CS_ASSERT_REL(ring_us(t, 4, 4000000, NULL), 606.0, 1e-9);
     CU_ASSERT_EQUAL(ring_us(t, 4, 4000000, &none), ring_us(t, 4, 4000000, NULL));
@@ -74,7 +74,7 @@ static void t_costs_bad(void)
 {
     cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 2, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
-    cs_sim_costs c = {0, 0, 1.5};
+    cs_sim_costs c = {0, 0, 1.5, 0};
     cs_sim_opts so = {0, 0, &c};
     cs_sim *sim = NULL;
     cs_err err;
@@ -152,6 +152,17 @@ static void t_json(void)
                         &p, &err) < 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "forced but disabled"));
     CU_ASSERT(nccl_from("{\"launch_us\": -1}", &p, &err) < 0);
+    CU_ASSERT_EQUAL(nccl_from("{\"channels\": 16, \"channel_GBps\": 22.5, \"protocols\": "
+                              "{\"LL\": {\"channel_bytes\": 1024}}}", &p, &err), 0);
+    CS_ASSERT_REL(p.channel_GBps, 22.5, 1e-12);
+    CU_ASSERT_EQUAL(p.proto[CS_PROTO_LL].channel_bytes, 1024);
+    CU_ASSERT_EQUAL(p.proto[CS_PROTO_SIMPLE].channel_bytes, 32768);   /* default */
+    CU_ASSERT(nccl_from("{\"channel_GBps\": -1}", &p, &err) < 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.channel_GBps");
+    CU_ASSERT(nccl_from("{\"protocols\": {\"LL\": {\"channel_bytes\": 0}}}", &p, &err) < 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.protocols.LL.channel_bytes");
+    CU_ASSERT(nccl_from("{\"channels\": 65}", &p, &err) < 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.channels");
 }
 
 /* The preset without an "nccl" object: defaults, present = 0; a file with one: present. */
@@ -202,6 +213,88 @@ static void t_select(void)
         if (i == 1)
             CU_ASSERT_NOT_EQUAL(pick.proto, CS_PROTO_LL);
     }
+    cs_topo_free(t);
+}
+
+/* ---------------------------------------------------------------- channels */
+
+/* A channel cap below the link: each ring step of S/p = 1 MB moves at 2.5 GB/s instead of
+ * 10: 6 (1 + 400) = 2406 us, on alpha_beta and on the fluid switch. With bw_eff 0.2 the
+ * link gives data only 2 GB/s, below the cap: 6 (1 + 500) = 3006 us. */
+static void t_channel_cap(void)
+{
+    const char *js[2] = {"{\"kind\": \"alpha_beta\", \"ranks\": 4, "
+                         "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}",
+                         "{\"kind\": \"switch\", \"ranks\": 4, "
+                         "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}"};
+    cs_sim_costs cap = {0, 0, 0, 2.5}, slow = {0, 0, 0.2, 2.5};
+    int i;
+    for (i = 0; i < 2; i++) {
+        cs_topo *t = load(js[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CS_ASSERT_REL(ring_us(t, 4, 4000000, &cap), 2406.0, 1e-9);
+        CS_ASSERT_REL(ring_us(t, 4, 4000000, &slow), 3006.0, 1e-9);
+        cs_topo_free(t);
+    }
+}
+
+/* NCCL's trimming: channel_bytes Simple 32768, LL 4096 (x p for a ring), 16 channels.
+ * 100000 B: Simple 3 channels (3 x 32768 <= 100000 < 4 x 32768); LL on an 8-rank ring has
+ * the same 32768 per channel, 3; LL elsewhere 4096 per channel, all 16 (16 x 4096 = 65536);
+ * 1 GiB uses all 16, 10 B one. */
+static void t_channel_trim(void)
+{
+    cs_nccl_params p;
+    cs_nccl_params_default(&p);
+    p.channels = 16;
+    CU_ASSERT_EQUAL(cs_nccl_channels(&p, CS_PROTO_SIMPLE, 100000, 8), 3);
+    CU_ASSERT_EQUAL(cs_nccl_channels(&p, CS_PROTO_LL, 100000, 8), 3);
+    CU_ASSERT_EQUAL(cs_nccl_channels(&p, CS_PROTO_LL, 100000, 1), 16);
+    CU_ASSERT_EQUAL(cs_nccl_channels(&p, CS_PROTO_SIMPLE, 1u << 30, 8), 16);
+    CU_ASSERT_EQUAL(cs_nccl_channels(&p, CS_PROTO_LL128, 10, 8), 1);
+}
+
+/* Two nodes of 4 GPUs on one NVSwitch (1000 GB/s), one 10 GB/s NIC per GPU on 4 rails.
+ * Ring allreduce of S = 1 GiB on 8 ranks moves 2(p-1)/p S = 1.75 S over every ring hop;
+ * the node-to-node hops bound it. Channel c enters each node at GPU c mod 4, so C channels
+ * use min(C, 4) rails: busbw 10, 20, 30, 40, 40 GB/s for C = 1, 2, 3, 4, 8 and time =
+ * 8.4 us (Simple's base) + 1.75 S / busbw (latencies add < 0.1%). A cap of 4 GB/s per channel with 8 channels gives
+ * 8 x 4 = 32 GB/s although the rails could carry 40. */
+static void t_channel_rails(void)
+{
+    cs_topo *t = load("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": {\"kind\": \"node\", "
+                      "\"gpus\": 4, \"nvlink\": {\"topology\": \"switch\", \"links\": 1, "
+                      "\"bandwidth_GBps\": 1000, \"latency_us\": 0.5}, \"nics\": 4, "
+                      "\"nic_attach\": \"gpu\", \"nic\": {\"bandwidth_GBps\": 10, "
+                      "\"latency_us\": 1}}, \"fabric\": {\"type\": \"rail\", "
+                      "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}}");
+    static const int chans[5] = {1, 2, 3, 4, 8};
+    static const double busbw[5] = {10, 20, 30, 40, 40};
+    const double S = 1073741824.0;
+    const cs_algo *ring;
+    cs_nccl_params p;
+    cs_coll_req req;
+    cs_nccl_pick pick;
+    cs_err err;
+    int i;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, &err), 0);
+    cs_nccl_params_default(&p);
+    p.force_proto = CS_PROTO_SIMPLE;
+    p.proto[CS_PROTO_SIMPLE].hop_us = 0;
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, (uint64_t)S);
+    req.topo = t;
+    for (i = 0; i < 5; i++) {
+        p.channels = chans[i];
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, ring, &p, i == 4, &pick, &err), 0);
+        CU_ASSERT_EQUAL(pick.channels, chans[i]);
+        CS_ASSERT_REL(pick.time_us, 8.4 + 1.75 * S / (busbw[i] * 1e3), 1e-3);
+        if (i == 4)
+            CU_ASSERT_EQUAL(pick.wrong, 0);
+    }
+    p.channel_GBps = 4;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, ring, &p, 0, &pick, &err), 0);
+    CS_ASSERT_REL(pick.time_us, 8.4 + 1.75 * S / (32 * 1e3), 1e-3);
     cs_topo_free(t);
 }
 
@@ -300,7 +393,8 @@ int cs_test_register(void)
         {NULL, NULL}};
     static const cs_test_case params[] = {
         {"defaults", t_params}, {"json", t_json}, {"topology", t_topo_nccl},
-        {"select", t_select}, {NULL, NULL}};
+        {"select", t_select}, {"channel_cap", t_channel_cap},
+        {"channel_trim", t_channel_trim}, {"channel_rails", t_channel_rails}, {NULL, NULL}};
     static const cs_test_case fit[] = {
         {"closed_form", t_fit_closed_form}, {"unidentified", t_fit_unidentified},
         {"bad", t_fit_bad}, {NULL, NULL}};

@@ -1,8 +1,10 @@
 /* nccl_load.c: a topology's "nccl" object to NCCL-mode parameters (topologies layer).
- *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "max_chunks": 8,
+ *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "channel_GBps": 0,
+ *            "max_chunks": 8,
  *            "proto": "auto" | "LL" | "LL128" | "Simple",
  *            "protocols": {"Simple": {"enabled": true, "base_us": 8.4, "hop_us": 2.8,
- *                                     "bw_eff": 1.0, "chunk_bytes": 2097152}, ...},
+ *                                     "bw_eff": 1.0, "chunk_bytes": 2097152,
+ *                                     "channel_bytes": 32768}, ...},
  *            "calibration": {...}}
  * Every key is optional and overrides the table of "version" (default: the newest).
  * "calibration" records what `collsim calibrate` fitted; it is kept as written and not
@@ -21,9 +23,9 @@
 static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *err)
 {
     static const char *const keys[] = {"enabled", "base_us", "hop_us", "bw_eff",
-                                       "chunk_bytes", NULL};
+                                       "chunk_bytes", "channel_bytes", NULL};
     char path[CS_JPATH_MAX];
-    long chunk = (long)q->chunk_bytes;
+    long chunk = (long)q->chunk_bytes, chb = (long)q->channel_bytes;
     int rc;
     if (!json_is_object(obj))
         return cs_err_set(err, CS_EINVAL, where, "expected an object, got %s",
@@ -33,9 +35,11 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
         (rc = cs__json_nonneg(obj, where, "base_us", 0, &q->base_us, err)) < 0 ||
         (rc = cs__json_nonneg(obj, where, "hop_us", 0, &q->hop_us, err)) < 0 ||
         (rc = cs__json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
-        (rc = cs__json_int(obj, where, "chunk_bytes", 0, 1, 1L << 40, &chunk, err)) < 0)
+        (rc = cs__json_int(obj, where, "chunk_bytes", 0, 1, 1L << 40, &chunk, err)) < 0 ||
+        (rc = cs__json_int(obj, where, "channel_bytes", 0, 1, 1L << 40, &chb, err)) < 0)
         return rc;
     q->chunk_bytes = (uint64_t)chunk;
+    q->channel_bytes = (uint64_t)chb;
     if (q->bw_eff > 1) {
         cs__jpath_key(path, sizeof path, where, "bw_eff");
         return cs_err_set(err, CS_EINVAL, path, "must be in (0, 1], got %g", q->bw_eff);
@@ -45,8 +49,9 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
 
 int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *err)
 {
-    static const char *const keys[] = {"version", "launch_us", "channels", "max_chunks",
-                                       "proto", "protocols", "calibration", NULL};
+    static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps",
+                                       "max_chunks", "proto", "protocols", "calibration",
+                                       NULL};
     const char *version = NULL, *proto = NULL;
     json_t *protos = NULL, *cal = NULL;
     long channels, max_chunks;
@@ -64,6 +69,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     max_chunks = out->max_chunks;
     if ((rc = cs__json_nonneg(nccl, "nccl", "launch_us", 0, &out->launch_us, err)) < 0 ||
         (rc = cs__json_int(nccl, "nccl", "channels", 0, 1, 64, &channels, err)) < 0 ||
+        (rc = cs__json_nonneg(nccl, "nccl", "channel_GBps", 0, &out->channel_GBps, err)) < 0 ||
         (rc = cs__json_int(nccl, "nccl", "max_chunks", 0, 1, 4096, &max_chunks, err)) < 0 ||
         (rc = cs__json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
         (rc = cs__json_object(nccl, "nccl", "protocols", 0, &protos, err)) < 0 ||

@@ -564,6 +564,7 @@ static json_t *nccl_json(const cal *c, const cs_fit_result *fr, const copts *o)
     json_object_set_new(n, "version", json_string(c->np->version));
     json_object_set_new(n, "launch_us", json_real(c->np->launch_us));
     json_object_set_new(n, "channels", json_integer(c->np->channels));
+    json_object_set_new(n, "channel_GBps", json_real(c->np->channel_GBps));
     json_object_set_new(n, "max_chunks", json_integer(c->np->max_chunks));
     if (c->np->force_proto >= 0)
         json_object_set_new(n, "proto", json_string(cs_proto_name((cs_proto)c->np->force_proto)));
@@ -575,6 +576,7 @@ static json_t *nccl_json(const cal *c, const cs_fit_result *fr, const copts *o)
         json_object_set_new(p, "hop_us", json_real(q->hop_us));
         json_object_set_new(p, "bw_eff", json_real(q->bw_eff));
         json_object_set_new(p, "chunk_bytes", json_integer((json_int_t)q->chunk_bytes));
+        json_object_set_new(p, "channel_bytes", json_integer((json_int_t)q->channel_bytes));
         json_object_set_new(protos, cs_proto_name((cs_proto)i), p);
     }
     json_object_set_new(n, "protocols", protos);

@@ -140,7 +140,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     o->algo = "auto";
     o->chunks = 1;
     o->servers = 1;
-    o->channels = 1;
+    o->channels = 0;          /* not given: 1, or the topology's NCCL table */
     o->check = 1;
     while ((rc = cs_opt_next(&sc, run_specs, &sp, &v, err)) > 0) {
         if (!sp) {
@@ -331,6 +331,7 @@ static int run_size_nccl(const run_opts *o, const cs_topo *t, cs_coll coll, int 
     row->wrong = pick.wrong;
     row->algorithm = pick.algo->name;
     row->protocol = cs_proto_name(pick.proto);
+    row->channels = pick.channels;
     return 0;
 }
 
@@ -352,7 +353,7 @@ static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, in
     req.elt_bytes = elt;
     req.chunks = (int)o->chunks;
     req.servers = (int)o->servers;
-    req.channels = (int)o->channels;
+    req.channels = o->channels ? (int)o->channels : 1;
     req.topo = t;
     if (!strcmp(o->algo, "auto"))
         rc = cs_algo_auto(&req, t, &ops, NULL, err);
@@ -423,7 +424,7 @@ static int run_pictures(const run_opts *o, const cs_topo *t, cs_coll coll, int p
         req.elt_bytes = elt;
         req.chunks = (int)o->chunks;
         req.servers = (int)o->servers;
-        req.channels = (int)o->channels;
+        req.channels = o->channels ? (int)o->channels : 1;
         req.topo = t;
         rc = !strcmp(o->algo, "auto") ? cs_algo_auto(&req, t, &ops, NULL, err)
                                       : cs_algo_lookup(o->algo, coll, &ops, err);
@@ -480,7 +481,7 @@ int cs_cmd_run(int argc, char **argv)
         return cs_cli_fail(&err);
     }
     if (nccl_on) {
-        if (o.channels > 1)
+        if (o.channels > 0)
             np.channels = (int)o.channels;   /* --channels over the table's */
         o.nccl = &np;
     }
@@ -503,10 +504,16 @@ int cs_cmd_run(int argc, char **argv)
         return cs_cli_fail(&err);
     }
     model_line(t, model, sizeof model);
-    if (o.nccl)
+    if (o.nccl) {
+        char cap[48] = "";
+        if (np.channel_GBps > 0)
+            snprintf(cap, sizeof cap, ", at most %g GB/s each", np.channel_GBps);
         snprintf(model + strlen(model), sizeof model - strlen(model),
-                 "; NCCL mode (table %s, launch %g us, protocol %s)", np.version, np.launch_us,
-                 np.force_proto >= 0 ? cs_proto_name((cs_proto)np.force_proto) : "by time");
+                 "; NCCL mode (table %s, launch %g us, protocol %s, %d channel%s%s)",
+                 np.version, np.launch_us,
+                 np.force_proto >= 0 ? cs_proto_name((cs_proto)np.force_proto) : "by time",
+                 np.channels, np.channels > 1 ? "s, fewer for small sizes" : "", cap);
+    }
     sw.coll = coll;
     sw.algorithm = o.algo;
     sw.topology = t->name;
