@@ -1,8 +1,10 @@
 /* net_fluid.c: the link-level fluid network model (core layer, DESIGN §2). A message
  * follows its route: it starts delivering after the sum of the route's latencies, then flows
  * at its max-min fair share of every directed link it crosses. Shares are recomputed by
- * progressive filling when a flow starts or ends, only over the flows connected to it
- * through shared links. With no contention a message costs sum(lat) + l / min(bw).
+ * progressive filling when flows start or end, only over the flows connected to them
+ * through shared links; all the starts and ends of one instant are gathered into one
+ * recomputation, run after them at the same time (a ring step starts hundreds of flows
+ * at once). With no contention a message costs sum(lat) + l / min(bw).
  *
  * A channel's bandwidth cap (NCCL mode) is a virtual link per (channel, sending rank) of
  * that capacity, which every flow the rank sends on the channel also crosses: the pieces
@@ -36,6 +38,7 @@ typedef struct fl_link {
     fl_flow **flows;          /* active flows crossing this direction */
     int n_flows, cap_flows;
     uint32_t mark;            /* visit epoch */
+    int seeded;               /* in the net's seed list */
     double rem;               /* progressive filling: capacity left */
     int unfixed;              /* progressive filling: flows without a share yet */
     cs_time busy_since;       /* when n_flows last went 0 -> 1 */
@@ -53,6 +56,9 @@ struct cs_net {
     fl_flow **comp_flows;     /* scratch: flows of the component */
     int32_t *comp_links;      /* scratch: dlinks of the component */
     int cap_comp_flows, cap_comp_links;
+    int32_t *seeds;           /* links whose flows changed since the last recompute */
+    int n_seeds;
+    int pending;              /* a recompute event is scheduled for now */
     fl_flow *free_flows, *all_flows;
 };
 
@@ -66,10 +72,12 @@ static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_ne
     n->links = calloc((size_t)nd + (size_t)nv + 1, sizeof *n->links);
     n->stats = calloc((size_t)nd + 1, sizeof *n->stats);
     n->comp_links = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->comp_links);
-    if (!n->links || !n->stats || !n->comp_links) {
+    n->seeds = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->seeds);
+    if (!n->links || !n->stats || !n->comp_links || !n->seeds) {
         free(n->links);
         free(n->stats);
         free(n->comp_links);
+        free(n->seeds);
         free(n);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
@@ -103,6 +111,7 @@ static void fl_destroy(cs_net *n)
     free(n->stats);
     free(n->comp_flows);
     free(n->comp_links);
+    free(n->seeds);
     free(n);
 }
 
@@ -114,19 +123,22 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data);
 static int flow_nlinks(const fl_flow *f) { return f->n_route + (f->vlink >= 0); }
 static int32_t flow_link(const fl_flow *f, int k) { return k < f->n_route ? f->route[k] : f->vlink; }
 
-/* Recompute max-min fair shares for every flow connected to the links of flow seed, then
- * move the completion events of flows whose share changed. */
-static int recompute(cs_net *n, const fl_flow *seed)
+/* Recompute max-min fair shares for every flow connected to the seed links, then move
+ * the completion events of flows whose share changed. */
+static int recompute(cs_net *n)
 {
     int nl = 0, nf = 0, i, j, k, left;
     cs_time now = cs_engine_now(n->eng);
     uint32_t ep = ++n->epoch;
 
-    for (i = 0; i < flow_nlinks(seed); i++)
-        if (n->links[flow_link(seed, i)].mark != ep) {
-            n->links[flow_link(seed, i)].mark = ep;
-            n->comp_links[nl++] = flow_link(seed, i);
+    for (i = 0; i < n->n_seeds; i++) {
+        n->links[n->seeds[i]].seeded = 0;
+        if (n->links[n->seeds[i]].mark != ep) {
+            n->links[n->seeds[i]].mark = ep;
+            n->comp_links[nl++] = n->seeds[i];
         }
+    }
+    n->n_seeds = 0;
     /* Breadth-first over links: every flow on a component link, every link of such a flow. */
     for (i = 0; i < nl; i++) {
         fl_link *L = &n->links[n->comp_links[i]];
@@ -215,6 +227,33 @@ static int recompute(cs_net *n, const fl_flow *seed)
     return 0;
 }
 
+static void recompute_now(cs_engine *eng, void *arg, uint64_t data)
+{
+    cs_net *n = arg;
+    (void)data;
+    n->pending = 0;
+    if (recompute(n) < 0)
+        cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
+}
+
+/* The flows of f's links changed: recompute them once this instant's events are done. */
+static void touch(cs_net *n, const fl_flow *f)
+{
+    int k;
+    for (k = 0; k < flow_nlinks(f); k++) {
+        fl_link *L = &n->links[flow_link(f, k)];
+        if (!L->seeded) {
+            L->seeded = 1;
+            n->seeds[n->n_seeds++] = flow_link(f, k);
+        }
+    }
+    if (!n->pending) {
+        n->pending = 1;
+        if (!cs_engine_after(n->eng, 0, recompute_now, n, 0))
+            cs_engine_fail(n->eng, CS_ENOMEM, NULL, "out of memory");
+    }
+}
+
 static void link_add(cs_net *n, int32_t d, fl_flow *f, cs_time now)
 {
     fl_link *L = &n->links[d];
@@ -270,8 +309,7 @@ static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_add(n, flow_link(f, k), f, now);
-    if (recompute(n, f) < 0)
-        cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
+    touch(n, f);
 }
 
 static void fl_end(cs_engine *eng, void *arg, uint64_t data)
@@ -284,8 +322,8 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_remove(n, flow_link(f, k), f, now);
-    if (f->n_route && recompute(n, f) < 0)
-        cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
+    if (f->n_route)
+        touch(n, f);
     release(n, f);
     n->cb.on_done(n->cb.ctx, token);
 }

@@ -124,6 +124,7 @@ typedef struct cal {
     int n_par;
     int p_launch, p_hop[CS_PROTO_COUNT], p_eff[CS_PROTO_COUNT];   /* -1: not fitted */
     int p_gamma;              /* reduce_GBps, -1 when no log reduces */
+    int p_chan;               /* channel_GBps, -1 unless the start table sets a cap */
     double gamma0;            /* the topology's reduce_GBps before the fit (0 = free) */
 } cal;
 
@@ -247,6 +248,12 @@ static void build_params(cal *c)
                               lat * 100 > 1e3 ? lat * 100 : 1e3);
     }
     c->p_launch = add_param(c, "launch_us", np->launch_us > 1 ? np->launch_us : 1, 1e-2, 1e4);
+    /* A channel cap is fitted when the start topology declares one (a machine whose
+     * channels, not its links, bound the bandwidth). */
+    c->p_chan = np->channel_GBps > 0
+        ? add_param(c, "channel_GBps", np->channel_GBps, np->channel_GBps / 100,
+                    np->channel_GBps * 100)
+        : -1;
     /* Simple's latency first: it runs the large sizes that every log has. */
     for (i = CS_PROTO_COUNT - 1; i >= 0; i--) {
         if (np->force_proto >= 0 ? np->force_proto != i : !np->proto[i].enabled)
@@ -295,6 +302,8 @@ static void apply(cal *c, const double *th)
         }
     }
     c->np->launch_us = th[c->p_launch];
+    if (c->p_chan >= 0)
+        c->np->channel_GBps = th[c->p_chan];
     if (c->p_gamma >= 0)
         c->t->reduce_GBps = th[c->p_gamma];
     for (i = 0; i < CS_PROTO_COUNT; i++) {
@@ -335,6 +344,8 @@ typedef struct scale_ctx {
 static int is_bw_param(const cal *c, int i)
 {
     int k;
+    if (i == c->p_chan)
+        return 1;
     for (k = 0; k < c->n_cls; k++)
         if (c->cls[k].p_bw == i)
             return 1;
