@@ -83,3 +83,42 @@ int cs_floor_log2(int p)
         l++;
     return l;
 }
+
+int cs_node_size(const cs_coll_req *req)
+{
+    const cs_topo *t = req->topo;
+    int p = req->n_ranks, g = 1, r;
+    if (!t || t->n_ranks < p || p < 1 || t->nodes[t->ranks[0]].group < 0)
+        return 0;
+    while (g < p && t->nodes[t->ranks[g]].group == t->nodes[t->ranks[0]].group)
+        g++;
+    if (g < 2 || g == p || p % g)
+        return 0;
+    for (r = 0; r < p; r++)
+        if (t->nodes[t->ranks[r]].group != t->nodes[t->ranks[r - r % g]].group ||
+            (r % g == 0 && r > 0 &&
+             t->nodes[t->ranks[r]].group == t->nodes[t->ranks[r - g]].group))
+            return 0;
+    return g;
+}
+
+int cs_switch_of(const cs_topo *t, int r0, int n)
+{
+    int v, r, k;
+    if (!t->adj_off)
+        return -1;
+    for (v = 0; v < t->n_nodes; v++) {
+        if (t->nodes[v].type != CS_NODE_SWITCH)
+            continue;
+        for (r = r0; r < r0 + n; r++) {
+            int u = t->ranks[r], linked = 0;
+            for (k = t->adj_off[u]; k < t->adj_off[u + 1] && !linked; k++)
+                linked = cs_dlink_to(t, t->adj[k]) == v;
+            if (!linked)
+                break;
+        }
+        if (r == r0 + n)
+            return v;
+    }
+    return -1;
+}

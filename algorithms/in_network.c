@@ -14,30 +14,10 @@
 #define NVLS_CHUNK_BYTES (128u << 10)
 #define MAX_PIECES 64
 
-/* The switch every rank of the group links to directly, or -1. */
-static int find_switch(const cs_topo *t, int n)
-{
-    int v, r, k;
-    for (v = 0; v < t->n_nodes; v++) {
-        if (t->nodes[v].type != CS_NODE_SWITCH)
-            continue;
-        for (r = 0; r < n; r++) {
-            int u = t->ranks[r], linked = 0;
-            for (k = t->adj_off[u]; k < t->adj_off[u + 1] && !linked; k++)
-                linked = cs_dlink_to(t, t->adj[k]) == v;
-            if (!linked)
-                break;
-        }
-        if (r == n)
-            return v;
-    }
-    return -1;
-}
-
 static int check(const cs_coll_req *req, cs_err *err)
 {
     if (!req->topo || req->topo->model == CS_MODEL_ALPHA_BETA || req->n_ranks < 2 ||
-        find_switch(req->topo, req->n_ranks) < 0)
+        cs_switch_of(req->topo, 0, req->n_ranks) < 0)
         return cs_err_set(err, CS_EUNSUPP, "--algo", "in_network needs a switch that every "
                           "rank links to directly (NVSwitch with NVLink SHARP, or a SHARP "
                           "InfiniBand switch)");
@@ -59,7 +39,7 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     uint32_t *up, *down, prev_up = 0, deps_max;
     if (rc < 0)
         return rc;
-    sw = cs_sched_add_aux(s, find_switch(req->topo, p));
+    sw = cs_sched_add_aux(s, cs_switch_of(req->topo, 0, p));
     if (sw < 0)
         return sw;
     for (j = 0; j < K; j++)

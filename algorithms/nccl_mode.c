@@ -5,22 +5,31 @@
 #include "algorithms/nccl_mode.h"
 #include "sim/exec.h"
 
-extern const cs_algo cs_algo_ring;    /* the one family that builds a ring per channel */
-
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+
+extern const cs_algo cs_algo_ring;    /* the one family that builds a ring per channel */
+
+/* The NVLS algorithms: Simple only, NVLS costs, their own (128 KiB) pieces. */
+static int is_nvls(const cs_algo *ops)
+{
+    return !strcmp(ops->name, "in_network") || !strcmp(ops->name, "nvls_tree");
+}
 
 /* NCCL's algorithm set per collective (models.md §2.3; p2p collectives use grouped
  * send/recv, which the direct and linear schedules model). */
-static const char *const *names_for(cs_coll c)
+static const char *const *names_for(cs_coll c, int nvls)
 {
     static const char *const ar[] = {"ring", "double_binary_tree", NULL};
+    static const char *const ar_nvls[] = {"ring", "double_binary_tree", "in_network",
+                                          "nvls_tree", NULL};
     static const char *const ring[] = {"ring", NULL};
     static const char *const a2a[] = {"direct", NULL};
     static const char *const lin[] = {"linear", NULL};
     static const char *const none[] = {NULL};
     switch (c) {
-    case CS_COLL_ALLREDUCE: return ar;
+    case CS_COLL_ALLREDUCE: return nvls ? ar_nvls : ar;
     case CS_COLL_ALLGATHER: case CS_COLL_REDUCESCATTER: case CS_COLL_BROADCAST:
     case CS_COLL_REDUCE: case CS_COLL_SENDRECV: return ring;
     case CS_COLL_ALLTOALL: return a2a;
@@ -29,9 +38,9 @@ static const char *const *names_for(cs_coll c)
     }
 }
 
-int cs_nccl_algos(cs_coll coll, const cs_algo **out, int max)
+int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
 {
-    const char *const *nm = names_for(coll);
+    const char *const *nm = names_for(coll, nvls);
     int n = 0;
     for (; *nm && n < max; nm++) {
         const cs_algo *ops;
@@ -51,17 +60,19 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     cs_sim_opts so = {check, 0, &costs};
     cs_sched s;
     cs_time t_ps;
-    int wrong = -1, rc, ring = ops == &cs_algo_ring;
+    int wrong = -1, rc, ring = ops == &cs_algo_ring, nvls = is_nvls(ops);
     uint64_t block;
     if (ops->check && ops->check(&req, NULL) < 0)
+        return CS_EUNSUPP;
+    if (nvls && pr != CS_PROTO_SIMPLE)
         return CS_EUNSUPP;
     /* NCCL trims channels for small messages; the ring builds one ring per channel, each
      * capped at channel_GBps. Other schedules stand for all their channels at once, so
      * their transfers get the channels' summed cap. */
     req.channels = cs_nccl_channels(np, pr, req.bytes, ring ? req.n_ranks : 1);
     block = req.bytes / (uint64_t)req.n_ranks / (uint64_t)(ring ? req.channels : 1);
-    req.chunks = cs_nccl_chunks(np, pr, block > 0 ? block : 1);
-    cs_nccl_costs(np, pr, &costs);
+    req.chunks = nvls ? 1 : cs_nccl_chunks(np, pr, block > 0 ? block : 1);
+    cs_nccl_costs(np, pr, nvls, &costs);
     if (!ring) {
         costs.chan_GBps *= req.channels;
         req.channels = 1;
@@ -91,7 +102,7 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
     if (algo) {
         cand[0] = algo;
         n_cand = 1;
-    } else if ((n_cand = cs_nccl_algos(req->coll, cand, 8)) == 0) {
+    } else if ((n_cand = cs_nccl_algos(req->coll, np->nvls, cand, 8)) == 0) {
         /* A collective NCCL has no algorithm for here: every registered one competes. */
         int i, n;
         const cs_algo *const *all = cs_algo_all(&n);

@@ -18,11 +18,12 @@ typedef struct cs_nccl_pick {
     int wrong;               /* #wrong of the winner, -1 if unchecked */
 } cs_nccl_pick;
 
-/* NCCL's algorithms for a collective (allreduce: ring, double_binary_tree; allgather,
- * reducescatter, broadcast, reduce, sendrecv: ring; alltoall: direct; gather, scatter:
- * linear), those registered, in preference order. Returns how many were written (<= max);
- * 0 if none is registered. */
-int cs_nccl_algos(cs_coll coll, const cs_algo **out, int max);
+/* NCCL's algorithms for a collective (allreduce: ring, double_binary_tree, and with nvls
+ * in_network and nvls_tree - NVLS and NVLSTree, each only where its check passes;
+ * allgather, reducescatter, broadcast, reduce, sendrecv: ring; alltoall: direct; gather,
+ * scatter: linear), those registered, in preference order. Returns how many were written
+ * (<= max); 0 if none is registered. */
+int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max);
 
 /* Simulate req (ranks 0..n-1 of topo; req->chunks and req->channels are set here) with
  * algorithm algo (NULL = NCCL's algorithms for the collective) under the NCCL parameters

@@ -32,26 +32,6 @@ static int make_chunks(const cs_coll_req *req, cs_sched *s)
     return 0;
 }
 
-/* Ranks per node when ranks 0..p-1 form two or more equal, contiguous groups of at least
- * two (cs_node.group), else 0 (no rotation). */
-static int node_size(const cs_coll_req *req)
-{
-    const cs_topo *t = req->topo;
-    int p = req->n_ranks, g = 1, r;
-    if (!t || t->n_ranks < p || t->nodes[t->ranks[0]].group < 0)
-        return 0;
-    while (g < p && t->nodes[t->ranks[g]].group == t->nodes[t->ranks[0]].group)
-        g++;
-    if (g < 2 || g == p || p % g)
-        return 0;
-    for (r = 0; r < p; r++)
-        if (t->nodes[t->ranks[r]].group != t->nodes[t->ranks[r - r % g]].group ||
-            (r % g == 0 && r > 0 &&
-             t->nodes[t->ranks[r]].group == t->nodes[t->ranks[r - g]].group))
-            return 0;
-    return g;
-}
-
 /* Channel c's ring: even channels go r -> r+1, odd ones r -> r-1, so two channels use both
  * directions of a ring's links. With g ranks per node (g > 0) the order inside each node
  * is rotated so that the ring enters every node at local rank c mod g: by c going forward,
@@ -68,7 +48,7 @@ static int rank_at(int c, int p, int g, int q)
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
     int p = req->n_ranks, k = req->chunks, C = req->channels, t, q, j, c, n_steps, rc;
-    int g = C > 1 ? node_size(req) : 0;
+    int g = C > 1 ? cs_node_size(req) : 0;
     uint32_t *prev;       /* id of the transfer into ring position q at the last step, piece j */
     uint32_t *cur;
     if ((rc = make_chunks(req, s)) < 0)

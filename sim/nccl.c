@@ -41,6 +41,9 @@ static void fill(cs_nccl_params *p, size_t k)
     p->channels = 1;
     p->max_chunks = 8;
     p->force_proto = -1;
+    p->nvls = 0;
+    p->nvls_eff = 0.85;
+    p->nvls_lat_us = 25.0;
     memcpy(p->proto, tables[k].proto, sizeof p->proto);
 }
 
@@ -89,6 +92,9 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
     if (!(p->launch_us >= 0))
         return cs_err_set(err, CS_EINVAL, where, "launch_us: must be >= 0, got %g",
                           p->launch_us);
+    if (!(p->nvls_eff > 0) || p->nvls_eff > 1 || !(p->nvls_lat_us >= 0))
+        return cs_err_set(err, CS_EINVAL, where, "nvls_eff must be in (0, 1] and nvls_lat_us "
+                          ">= 0, got %g and %g", p->nvls_eff, p->nvls_lat_us);
     if (!(p->channel_GBps >= 0))
         return cs_err_set(err, CS_EINVAL, where, "channel_GBps: must be >= 0 (0 = no cap), "
                           "got %g", p->channel_GBps);
@@ -119,11 +125,11 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
     return 0;
 }
 
-void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, cs_sim_costs *out)
+void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs *out)
 {
-    out->launch_us = p->launch_us + p->proto[pr].base_us;
-    out->xfer_lat_us = p->proto[pr].hop_us;
-    out->bw_eff = p->proto[pr].bw_eff;
+    out->launch_us = p->launch_us + (nvls ? p->nvls_lat_us : p->proto[pr].base_us);
+    out->xfer_lat_us = nvls ? 0.0 : p->proto[pr].hop_us;
+    out->bw_eff = p->proto[pr].bw_eff * (nvls ? p->nvls_eff : 1.0);
     out->chan_GBps = p->channel_GBps;
 }
 

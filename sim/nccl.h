@@ -42,6 +42,13 @@ typedef struct cs_nccl_params {
     double channel_GBps;     /* a channel's bandwidth cap: no transfer of a channel moves
                                 data faster, GB/s; 0 = none (the links decide) */
     int max_chunks;          /* most pipeline pieces per step (bounds simulation cost) */
+    int nvls;                /* the NVSwitches reduce (NVLink SHARP, Hopper and later): the
+                                allreduce candidates include in_network (one node) and
+                                nvls_tree (several) */
+    double nvls_eff;         /* fraction of Simple's bandwidth NVLS reaches, (0, 1] (NCCL's
+                                tuner: 0.85 Hopper, 0.74 Blackwell) */
+    double nvls_lat_us;      /* NVLS latency per collective, in place of a protocol's base
+                                and per-transfer latencies, us (NCCL: 25 on NVLink) */
     int force_proto;         /* a cs_proto to always use, or -1 to select by time */
     cs_nccl_proto proto[CS_PROTO_COUNT];
 } cs_nccl_params;
@@ -71,8 +78,10 @@ int cs_proto_lookup(const char *name, cs_proto *out, cs_err *err);
 int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err);
 
 /* The executor costs of running protocol pr: launch + base as the job's launch cost,
- * hop_us per transfer, bw_eff. */
-void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, cs_sim_costs *out);
+ * hop_us per transfer, bw_eff, the channel cap. With nvls set, those of NVLS instead (it
+ * runs Simple only): launch + nvls_lat_us, no per-transfer latency, Simple's bw_eff x
+ * nvls_eff. */
+void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs *out);
 
 /* Channels a collective of bytes bytes uses with protocol pr (NCCL's trimming, models.md
  * §2.3): the most c <= p->channels with bytes >= c * channel_bytes (times ring_ranks for

@@ -78,7 +78,7 @@ typedef struct cs_xfer {
 } cs_xfer;
 
 /* Most auxiliary endpoints of a schedule. */
-#define CS_SCHED_MAX_AUX 8
+#define CS_SCHED_MAX_AUX 128
 
 /* A schedule for one collective on n_ranks group ranks. Owns its arrays. */
 typedef struct cs_sched {

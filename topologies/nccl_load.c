@@ -1,6 +1,6 @@
 /* nccl_load.c: a topology's "nccl" object to NCCL-mode parameters (topologies layer).
  *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "channel_GBps": 0,
- *            "max_chunks": 8,
+ *            "max_chunks": 8, "nvls": false, "nvls_eff": 0.85, "nvls_lat_us": 25,
  *            "proto": "auto" | "LL" | "LL128" | "Simple",
  *            "protocols": {"Simple": {"enabled": true, "base_us": 8.4, "hop_us": 2.8,
  *                                     "bw_eff": 1.0, "chunk_bytes": 2097152,
@@ -50,8 +50,8 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
 int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *err)
 {
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps",
-                                       "max_chunks", "proto", "protocols", "calibration",
-                                       NULL};
+                                       "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
+                                       "proto", "protocols", "calibration", NULL};
     const char *version = NULL, *proto = NULL;
     json_t *protos = NULL, *cal = NULL;
     long channels, max_chunks;
@@ -70,6 +70,9 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     if ((rc = cs__json_nonneg(nccl, "nccl", "launch_us", 0, &out->launch_us, err)) < 0 ||
         (rc = cs__json_int(nccl, "nccl", "channels", 0, 1, 64, &channels, err)) < 0 ||
         (rc = cs__json_nonneg(nccl, "nccl", "channel_GBps", 0, &out->channel_GBps, err)) < 0 ||
+        (rc = cs__json_bool(nccl, "nccl", "nvls", 0, &out->nvls, err)) < 0 ||
+        (rc = cs__json_positive(nccl, "nccl", "nvls_eff", 0, &out->nvls_eff, err)) < 0 ||
+        (rc = cs__json_nonneg(nccl, "nccl", "nvls_lat_us", 0, &out->nvls_lat_us, err)) < 0 ||
         (rc = cs__json_int(nccl, "nccl", "max_chunks", 0, 1, 4096, &max_chunks, err)) < 0 ||
         (rc = cs__json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
         (rc = cs__json_object(nccl, "nccl", "protocols", 0, &protos, err)) < 0 ||

@@ -125,6 +125,7 @@ typedef struct cal {
     int p_launch, p_hop[CS_PROTO_COUNT], p_eff[CS_PROTO_COUNT];   /* -1: not fitted */
     int p_gamma;              /* reduce_GBps, -1 when no log reduces */
     int p_chan;               /* channel_GBps, -1 unless the start table sets a cap */
+    int p_nvls;               /* nvls_eff, -1 unless the start table enables NVLS */
     double gamma0;            /* the topology's reduce_GBps before the fit (0 = free) */
 } cal;
 
@@ -254,6 +255,7 @@ static void build_params(cal *c)
         ? add_param(c, "channel_GBps", np->channel_GBps, np->channel_GBps / 100,
                     np->channel_GBps * 100)
         : -1;
+    c->p_nvls = np->nvls ? add_param(c, "nvls_eff", np->nvls_eff, 0.05, 1.0) : -1;
     /* Simple's latency first: it runs the large sizes that every log has. */
     for (i = CS_PROTO_COUNT - 1; i >= 0; i--) {
         if (np->force_proto >= 0 ? np->force_proto != i : !np->proto[i].enabled)
@@ -304,6 +306,8 @@ static void apply(cal *c, const double *th)
     c->np->launch_us = th[c->p_launch];
     if (c->p_chan >= 0)
         c->np->channel_GBps = th[c->p_chan];
+    if (c->p_nvls >= 0)
+        c->np->nvls_eff = th[c->p_nvls];
     if (c->p_gamma >= 0)
         c->t->reduce_GBps = th[c->p_gamma];
     for (i = 0; i < CS_PROTO_COUNT; i++) {
@@ -576,6 +580,9 @@ static json_t *nccl_json(const cal *c, const cs_fit_result *fr, const copts *o)
     json_object_set_new(n, "launch_us", json_real(c->np->launch_us));
     json_object_set_new(n, "channels", json_integer(c->np->channels));
     json_object_set_new(n, "channel_GBps", json_real(c->np->channel_GBps));
+    json_object_set_new(n, "nvls", json_boolean(c->np->nvls));
+    json_object_set_new(n, "nvls_eff", json_real(c->np->nvls_eff));
+    json_object_set_new(n, "nvls_lat_us", json_real(c->np->nvls_lat_us));
     json_object_set_new(n, "max_chunks", json_integer(c->np->max_chunks));
     if (c->np->force_proto >= 0)
         json_object_set_new(n, "proto", json_string(cs_proto_name((cs_proto)c->np->force_proto)));
