@@ -14,7 +14,7 @@ extern const cs_algo cs_algo_ring;    /* the one family that builds a ring per c
 /* The NVLS algorithms: Simple only, NVLS costs, their own (128 KiB) pieces. */
 static int is_nvls(const cs_algo *ops)
 {
-    return !strcmp(ops->name, "in_network") || !strcmp(ops->name, "nvls_tree");
+    return !strcmp(ops->name, "in_network") || !strcmp(ops->name, "nvls");
 }
 
 /* NCCL's algorithm set per collective (models.md §2.3; p2p collectives use grouped
@@ -22,8 +22,7 @@ static int is_nvls(const cs_algo *ops)
 static const char *const *names_for(cs_coll c, int nvls)
 {
     static const char *const ar[] = {"ring", "double_binary_tree", NULL};
-    static const char *const ar_nvls[] = {"ring", "double_binary_tree", "in_network",
-                                          "nvls_tree", NULL};
+    static const char *const ar_nvls[] = {"ring", "double_binary_tree", "nvls", NULL};
     static const char *const ring[] = {"ring", NULL};
     static const char *const a2a[] = {"direct", NULL};
     static const char *const lin[] = {"linear", NULL};
@@ -50,22 +49,20 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
     return n;
 }
 
-/* One candidate: build, run without the check, return the time. */
-static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
-                   const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
-                   cs_err *err)
+/* The request and costs of running ops with protocol pr. CS_EUNSUPP (err filled when
+ * given) if the candidate cannot run. */
+static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_params *np,
+                   cs_proto pr, cs_coll_req *reqp, cs_sim_costs *costsp, cs_err *err)
 {
     cs_coll_req req = *base;
     cs_sim_costs costs;
-    cs_sim_opts so = {check, 0, &costs};
-    cs_sched s;
-    cs_time t_ps;
-    int wrong = -1, rc, ring = ops == &cs_algo_ring, nvls = is_nvls(ops);
+    int rc, ring = ops == &cs_algo_ring, nvls = is_nvls(ops);
     uint64_t block;
-    if (ops->check && ops->check(&req, NULL) < 0)
-        return CS_EUNSUPP;
+    if (ops->check && (rc = ops->check(&req, err)) < 0)
+        return rc;
     if (nvls && pr != CS_PROTO_SIMPLE)
-        return CS_EUNSUPP;
+        return err ? cs_err_set(err, CS_EUNSUPP, "--proto", "%s runs Simple only",
+                                ops->name) : CS_EUNSUPP;
     /* NCCL trims channels for small messages; the ring builds one ring per channel, each
      * capped at channel_GBps. Other schedules stand for all their channels at once, so
      * their transfers get the channels' summed cap. */
@@ -77,6 +74,24 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
         costs.chan_GBps *= req.channels;
         req.channels = 1;
     }
+    *reqp = req;
+    *costsp = costs;
+    return 0;
+}
+
+/* One candidate: build, run, return the time. */
+static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
+                   const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
+                   cs_err *err)
+{
+    cs_coll_req req;
+    cs_sim_costs costs;
+    cs_sim_opts so = {check, 0, &costs};
+    cs_sched s;
+    cs_time t_ps;
+    int wrong = -1, rc, ring = ops == &cs_algo_ring;
+    if ((rc = prepare(base, ops, np, pr, &req, &costs, NULL)) < 0)
+        return rc;
     if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
         return rc;
     rc = cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
@@ -86,7 +101,7 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     out->algo = ops;
     out->proto = pr;
     out->chunks = req.chunks;
-    out->channels = ring ? req.channels : cs_nccl_channels(np, pr, req.bytes, 1);
+    out->channels = ring ? req.channels : cs_nccl_channels(np, pr, base->bytes, 1);
     out->time_us = cs_time_to_us(t_ps);
     out->wrong = wrong;
     return 0;
@@ -125,6 +140,14 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
                 found = 1;
             }
         }
+    if (!found && algo) {
+        /* The one algorithm asked for cannot run: say why, in its own words. */
+        cs_coll_req r2;
+        cs_sim_costs c2;
+        int pr = np->force_proto >= 0 ? np->force_proto : CS_PROTO_SIMPLE;
+        if ((rc = prepare(req, algo, np, (cs_proto)pr, &r2, &c2, err)) < 0)
+            return rc;
+    }
     if (!found)
         return cs_err_set(err, CS_EUNSUPP, "--algo", "no algorithm can run %s on %d ranks in "
                           "NCCL mode", cs_coll_name(req->coll), req->n_ranks);
@@ -132,4 +155,14 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
         return rc;
     *out = best;
     return 0;
+}
+
+int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_nccl_pick *pick,
+                  cs_sched *s, cs_sim_costs *costs, cs_err *err)
+{
+    cs_coll_req r;
+    int rc;
+    if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, err)) < 0)
+        return rc;
+    return cs_algo_build(pick->algo, &r, s, err);
 }

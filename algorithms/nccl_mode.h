@@ -19,7 +19,7 @@ typedef struct cs_nccl_pick {
 } cs_nccl_pick;
 
 /* NCCL's algorithms for a collective (allreduce: ring, double_binary_tree, and with nvls
- * in_network and nvls_tree - NVLS and NVLSTree, each only where its check passes;
+ * the nvls algorithm - NVLS on one node, NVLSTree across nodes;
  * allgather, reducescatter, broadcast, reduce, sendrecv: ring; alltoall: direct; gather,
  * scatter: linear), those registered, in preference order. Returns how many were written
  * (<= max); 0 if none is registered. */
@@ -33,5 +33,11 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max);
 int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo *algo,
                      const cs_nccl_params *np, int check_data, cs_nccl_pick *out,
                      cs_err *err);
+
+/* The schedule and executor costs of a pick (from cs_nccl_simulate on the same request and
+ * parameters), to run it again with an observer or link statistics. s is initialised here
+ * (the caller finis it). Returns 0 or a negative code. */
+int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_nccl_pick *pick,
+                  cs_sched *s, cs_sim_costs *costs, cs_err *err);
 
 #endif

@@ -26,7 +26,7 @@ extern const cs_algo cs_algo_dissemination;
 extern const cs_algo cs_algo_hierarchical;
 extern const cs_algo cs_algo_torus;
 extern const cs_algo cs_algo_in_network;
-extern const cs_algo cs_algo_nvls_tree;
+extern const cs_algo cs_algo_nvls;
 
 static const cs_algo *const algos[] = {
     &cs_algo_ring,
@@ -50,7 +50,7 @@ static const cs_algo *const algos[] = {
     &cs_algo_hierarchical,
     &cs_algo_torus,
     &cs_algo_in_network,
-    &cs_algo_nvls_tree,
+    &cs_algo_nvls,
 };
 
 const cs_algo *const *cs_algo_all(int *n)

@@ -7,6 +7,8 @@
 
 struct cs_timeline {
     const cs_topo *topo;      /* fabric the run used (borrowed) */
+    cs_sim_costs costs;       /* extra costs for cs_timeline_run (NCCL mode) */
+    int has_costs;
     cs_tl_op *ops;            /* recorded operations, in order of first event (owned) */
     int n_ops, cap_ops;
     int32_t **job_ops;        /* per job: index into ops of each operation, -1 if none yet */

@@ -79,8 +79,10 @@ static int op_slot(cs_timeline *tl, const cs_obs_event *ev)
     }
     op = &tl->ops[tl->n_ops];
     memset(op, 0, sizeof *op);
-    op->src = ev->src_rank;
-    op->dst = ev->dst_rank;
+    op->src = ev->src_rank >= 0 ? ev->src_rank : tl->topo->n_ranks + (ev->x->src - s->n_ranks);
+    op->dst = ev->dst_rank >= 0 ? ev->dst_rank : tl->topo->n_ranks + (ev->x->dst - s->n_ranks);
+    op->src_node = ev->src_node;
+    op->dst_node = ev->dst_node;
     op->step = ev->x->step;
     op->chunk = ev->x->n_chunks ? (int32_t)cs_sched_chunks(s, ev->xfer)[0] : -1;
     op->job = j;
@@ -135,11 +137,19 @@ int cs_timeline_check(const cs_timeline *tl, cs_err *err)
     return 0;
 }
 
+void cs_timeline_set_costs(cs_timeline *tl, const cs_sim_costs *costs)
+{
+    tl->has_costs = costs != NULL;
+    if (costs)
+        tl->costs = *costs;
+}
+
 int cs_timeline_run(cs_timeline *tl, const cs_sched *s, cs_time *t_ps, cs_err *err)
 {
     cs_sim *sim = NULL;
     cs_job *job = NULL;
-    int rc = cs_sim_new(&sim, tl->topo, NULL, err);
+    cs_sim_opts so = {1, 0, tl->has_costs ? &tl->costs : NULL};
+    int rc = cs_sim_new(&sim, tl->topo, &so, err);
     if (!rc)
         rc = cs_sim_add(sim, s, NULL, 0, &job, err);
     if (!rc) {
@@ -211,10 +221,11 @@ int cs__tl_route(const cs_timeline *tl, const cs_tl_op *op, const int32_t **dlin
     *dlinks = NULL;
     if (t->model == CS_MODEL_ALPHA_BETA || op->op == CS_OP_COMPUTE || op->src == op->dst)
         return 0;
-    if (op->src < 0 || op->src >= t->n_ranks || op->dst < 0 || op->dst >= t->n_ranks)
-        return cs_err_set(err, CS_EINVAL, "timeline", "rank %d or %d outside the topology's %d ranks",
-                          op->src, op->dst, t->n_ranks);
-    return cs_topo_route(t, t->ranks[op->src], t->ranks[op->dst], dlinks, err);
+    if (op->src_node < 0 || op->src_node >= t->n_nodes || op->dst_node < 0 ||
+        op->dst_node >= t->n_nodes)
+        return cs_err_set(err, CS_EINVAL, "timeline", "node %d or %d outside the topology's %d "
+                          "nodes", op->src_node, op->dst_node, t->n_nodes);
+    return cs_topo_route(t, op->src_node, op->dst_node, dlinks, err);
 }
 
 cs_time cs__tl_flow_start(const cs_timeline *tl, const cs_tl_op *op, const int32_t *dl, int n)

@@ -14,7 +14,10 @@
 
 /* One recorded operation (a transfer or a compute task). Times in ps, -1 if not seen. */
 typedef struct cs_tl_op {
-    int32_t src, dst;        /* topology ranks; equal for a compute task */
+    int32_t src, dst;        /* topology ranks; equal for a compute task. An auxiliary
+                                endpoint (a switch reducing in the network) counts as rank
+                                n_ranks + its index in the schedule, so it gets a lane */
+    int32_t src_node, dst_node; /* topology nodes */
     int32_t step;            /* algorithm step, -1 if none */
     int32_t chunk;           /* first data chunk id it carries, -1 if none */
     int32_t job;             /* job index (order the jobs were added), 0-based */
@@ -48,6 +51,9 @@ void cs_timeline_observer(void *ctx, const cs_obs_event *ev);
 
 /* 0 if everything was recorded, else the error met while recording (CS_ENOMEM). */
 int cs_timeline_check(const cs_timeline *tl, cs_err *err);
+
+/* Extra executor costs (NCCL mode, sim/exec.h) for cs_timeline_run; copied. NULL clears. */
+void cs_timeline_set_costs(cs_timeline *tl, const cs_sim_costs *costs);
 
 /* Convenience: run schedule s alone on ranks 0..n-1 of the timeline's topology with the
  * recorder installed. t_ps (may be NULL) gets the finish time. Returns 0 or the run's

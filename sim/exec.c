@@ -173,6 +173,8 @@ static void observe(cs_job *job, cs_obs_kind kind, uint32_t i)
         ev.x = &job->s->xfers[i];
         ev.src_rank = rank_of(job, ev.x->src);
         ev.dst_rank = rank_of(job, ev.x->dst);
+        ev.src_node = node_of(job, ev.x->src);
+        ev.dst_node = node_of(job, ev.x->dst);
     }
     sim->obs(sim->obs_ctx, &ev);
 }

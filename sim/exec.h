@@ -33,7 +33,9 @@ typedef struct cs_obs_event {
     int job_index;            /* order in which the job was added, 0-based */
     uint32_t xfer;            /* operation index in the job's schedule */
     const cs_xfer *x;         /* that operation (NULL for JOB_DONE) */
-    int src_rank, dst_rank;   /* topology ranks (group ranks mapped) */
+    int src_rank, dst_rank;   /* topology ranks (group ranks mapped); -1 for an auxiliary
+                                 endpoint (a switch reducing in the network) */
+    int src_node, dst_node;   /* topology nodes */
 } cs_obs_event;
 
 typedef void (*cs_observer_fn)(void *ctx, const cs_obs_event *ev);

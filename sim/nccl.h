@@ -43,8 +43,8 @@ typedef struct cs_nccl_params {
                                 data faster, GB/s; 0 = none (the links decide) */
     int max_chunks;          /* most pipeline pieces per step (bounds simulation cost) */
     int nvls;                /* the NVSwitches reduce (NVLink SHARP, Hopper and later): the
-                                allreduce candidates include in_network (one node) and
-                                nvls_tree (several) */
+                                allreduce candidates include the nvls algorithm (NCCL's
+                                NVLS, NVLSTree) */
     double nvls_eff;         /* fraction of Simple's bandwidth NVLS reaches, (0, 1] (NCCL's
                                 tuner: 0.85 Hopper, 0.74 Blackwell) */
     double nvls_lat_us;      /* NVLS latency per collective, in place of a protocol's base

@@ -170,14 +170,21 @@ static void t_json(void)
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.channels");
 }
 
-/* The preset without an "nccl" object: defaults, present = 0; a file with one: present. */
+/* A preset without an "nccl" object: defaults, present = 0; dgx-h100 has one (16 channels,
+ * NVLS); so has a file with one. */
 static void t_topo_nccl(void)
 {
     cs_nccl_params p;
     cs_err err;
     int present = 1;
-    CU_ASSERT_EQUAL(cs_topo_nccl_open("dgx-h100", &p, &present, &err), 0);
+    CU_ASSERT_EQUAL(cs_topo_nccl_open("dgx-a100", &p, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 0);
+    CU_ASSERT_EQUAL(p.channels, 1);
+    CU_ASSERT_EQUAL(cs_topo_nccl_open("dgx-h100", &p, &present, &err), 0);
+    CU_ASSERT_EQUAL(present, 1);
+    CU_ASSERT_EQUAL(p.channels, 16);
+    CU_ASSERT_EQUAL(p.nvls, 1);
+    CS_ASSERT_REL(p.nvls_eff, 0.85, 1e-12);
     CU_ASSERT_EQUAL(cs_topo_nccl_open(cs_test_data("ok/cal-truth.json"), &p, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 1);
     CS_ASSERT_REL(p.launch_us, 12.0, 1e-12);

@@ -263,9 +263,11 @@ static void test_cli_flags(void)
     CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
     free(out);
     CU_ASSERT(svg_size(tmp_path("run.svg"), &w, &h) && w == CS_PLOT_DEFAULT_W && h == CS_PLOT_DEFAULT_H);
-    /* ring allreduce on 4 ranks of the default node: 24 transfers, a send and a recv track
-     * per rank, and the GPU-switch links the ring uses */
-    snprintf(cmd, sizeof cmd, "%s run allreduce --algo ring -g 4 -b 4M -e 4M --trace %s --output %s 2>&1",
+    /* ring allreduce on 4 ranks of the default node (NCCL mode: one channel asked for, and
+     * Simple's 2 MiB chunk holds a whole 1 MiB block): 24 transfers, a send and a recv
+     * track per rank, and the GPU-switch links the ring uses */
+    snprintf(cmd, sizeof cmd, "%s run allreduce --algo ring --channels 1 --proto Simple -g 4 "
+             "-b 4M -e 4M --trace %s --output %s 2>&1",
              CS_COLLSIM, tmp_path("run-trace.json"), tmp_path("run2.txt"));
     CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
     free(out);
@@ -274,6 +276,16 @@ static void test_cli_flags(void)
     CU_ASSERT_EQUAL(c.recv, 24);
     CU_ASSERT_EQUAL(c.flow_s, 24);
     CU_ASSERT(c.tracks > 8);
+    /* NVLS on the same 4 ranks: 4 shards of 1 MiB in 8 pieces of 128 KiB; per piece 4 sends
+     * up to the switch, 1 down to the shard's GPU, 1 up again and 3 multicast: 4 x 8 x 9 =
+     * 288 transfers, the switch with a lane of its own */
+    snprintf(cmd, sizeof cmd, "%s run allreduce --algo nvls -g 4 -b 4M -e 4M --trace %s "
+             "--output %s 2>&1", CS_COLLSIM, tmp_path("run-trace.json"), tmp_path("run2.txt"));
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    free(out);
+    CU_ASSERT_EQUAL_FATAL(count_trace(tmp_path("run-trace.json"), &c), 0);
+    CU_ASSERT_EQUAL(c.send, 288);
+    CU_ASSERT_EQUAL(c.recv, 288);
     snprintf(cmd, sizeof cmd, "%s explain allreduce --algo ring -g 4 -b 1M --plot %s >/dev/null 2>&1",
              CS_COLLSIM, tmp_path("explain.png"));
     CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);

@@ -305,13 +305,14 @@ static void link_line(const cs_topo *t, const run_links *L, int k, char *buf, si
 }
 
 /* NCCL mode: NCCL's algorithms (or --algo) and protocols (or --proto), the fastest kept,
- * with launch, per-transfer latency, bandwidth efficiency and chunking from the table. */
-static int run_size_nccl(const run_opts *o, const cs_topo *t, cs_coll coll, int p, int elt,
-                         uint64_t size, cs_row *row, cs_err *err)
+ * with launch, per-transfer latency, bandwidth efficiency and chunking from the table.
+ * With sched (--links, --trace) the winner's schedule and costs are built there too. */
+static int pick_nccl(const run_opts *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                     uint64_t size, cs_nccl_pick *pick, cs_sched *sched, cs_sim_costs *costs,
+                     cs_err *err)
 {
     cs_coll_req req;
     const cs_algo *ops = NULL;
-    cs_nccl_pick pick;
     uint64_t count, S;
     int rc;
     cs_nccl_sizes(coll, p, elt, size, &count, &S);
@@ -322,8 +323,36 @@ static int run_size_nccl(const run_opts *o, const cs_topo *t, cs_coll coll, int 
     req.topo = t;
     if (strcmp(o->algo, "auto") && (rc = cs_algo_lookup(o->algo, coll, &ops, err)) < 0)
         return rc;
-    if ((rc = cs_nccl_simulate(&req, t, ops, o->nccl, (int)o->check, &pick, err)) < 0)
+    if ((rc = cs_nccl_simulate(&req, t, ops, o->nccl, (int)o->check, pick, err)) < 0)
         return rc;
+    return sched ? cs_nccl_build(&req, o->nccl, pick, sched, costs, err) : 0;
+}
+
+static int run_size_nccl(const run_opts *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                         uint64_t size, cs_row *row, run_links *links, cs_err *err)
+{
+    cs_nccl_pick pick;
+    cs_sched s;
+    cs_sim_costs costs;
+    uint64_t count, S;
+    int rc;
+    cs_nccl_sizes(coll, p, elt, size, &count, &S);
+    if ((rc = pick_nccl(o, t, coll, p, elt, size, &pick, links ? &s : NULL, &costs, err)) < 0)
+        return rc;
+    if (links) {
+        /* The winner again, for its link statistics. */
+        cs_sim_opts so = {0, 0, &costs};
+        cs_sim *sim;
+        cs_job *job;
+        rc = cs_sim_new(&sim, t, &so, err);
+        if (rc == 0 && (rc = cs_sim_add(sim, &s, NULL, 0, &job, err)) == 0 &&
+            (rc = cs_sim_run(sim, err)) == 0)
+            take_links(sim, t, cs_job_end(job), S, links);
+        cs_sim_free(sim);
+        cs_sched_fini(&s);
+        if (rc < 0)
+            return rc;
+    }
     memset(row, 0, sizeof *row);
     row->size_bytes = S;
     row->count = count;
@@ -346,7 +375,7 @@ static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, in
     int wrong, rc;
     uint64_t count, S;
     if (o->nccl)
-        return run_size_nccl(o, t, coll, p, elt, size, row, err);
+        return run_size_nccl(o, t, coll, p, elt, size, row, links, err);
     cs_nccl_sizes(coll, p, elt, size, &count, &S);
     cs_coll_req_init(&req, coll, p, S);
     req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
@@ -416,8 +445,22 @@ static int run_pictures(const run_opts *o, const cs_topo *t, cs_coll coll, int p
         cs_sched s;
         cs_timeline *tl = NULL;
         uint64_t count, S;
-        if (o->nccl)
-            return cs_err_set(err, CS_EUSAGE, "--trace", "not available in NCCL mode yet");
+        if (o->nccl) {
+            cs_nccl_pick pick;
+            cs_sim_costs costs;
+            if ((rc = pick_nccl(o, t, coll, p, elt, o->min_bytes, &pick, &s, &costs, err)) < 0)
+                return rc;
+            if ((rc = cs_timeline_new(&tl, t)) < 0) {
+                cs_err_set(err, rc, NULL, "out of memory");
+            } else {
+                cs_timeline_set_costs(tl, &costs);
+                if ((rc = cs_timeline_run(tl, &s, NULL, err)) == 0)
+                    rc = cs_trace_write(tl, o->trace, err);
+            }
+            cs_timeline_free(tl);
+            cs_sched_fini(&s);
+            return rc;
+        }
         cs_nccl_sizes(coll, p, elt, o->min_bytes, &count, &S);
         cs_coll_req_init(&req, coll, p, S);
         req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;

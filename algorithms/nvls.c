@@ -1,18 +1,20 @@
-/* nvls_tree.c: allreduce across nodes with NVLink SHARP inside each node (algorithms layer),
- * NCCL's NVLSTree. The buffer is cut into g shards, one per GPU of a node (g GPUs per
- * node, N nodes). Per shard h and pipeline piece:
+/* nvls.c: allreduce with NVLink SHARP inside each node (algorithms layer): NCCL's NVLS on
+ * one node, NVLSTree across nodes. The buffer is cut into g shards, one per GPU of a node
+ * (g GPUs per node, N nodes). Per shard h and pipeline piece:
  *   1. every GPU of a node sends its piece of shard h up to the node's NVSwitch, which
  *      reduces them (multimem ld_reduce) and hands the node's sum to local GPU h;
- *   2. the GPUs h of all nodes (one per node, each behind its own NIC: one rail per shard)
- *      allreduce the node sums: an exchange for two nodes, else a chain - reduce from the
- *      last node to the first, then copy back down (bandwidth-optimal once pipelined);
+ *   2. (several nodes) the GPUs h of all nodes (one per node, each behind its own NIC: one
+ *      rail per shard) allreduce the node sums: an exchange for two nodes, else a chain -
+ *      reduce from the last node to the first, then copy back (bandwidth-optimal once
+ *      pipelined);
  *   3. GPU h sends the total up to its switch once, which multicasts it to the node's
  *      other GPUs (multimem st).
  * Each GPU's NVLink carries S + S/g up and S/g + S down, and each NIC S/g each way (two
- * nodes), against a ring's 2(g N - 1)/(g N) S everywhere: on 2 x 8 H100 nccl-tests shows
- * ~470 GB/s busbw where rings stop at ~370 (models.md §2.5, tests/data/real). Needs a
- * link-level fabric with >= 2 nodes of >= 2 ranks, each node's ranks linked directly to a
- * switch. Pieces: --chunks k, or with --chunks 1 NVLS-sized ones (128 KiB of a shard,
+ * nodes), against a ring's 2(g N - 1)/(g N) S everywhere: on 8 and 2 x 8 H100 nccl-tests
+ * shows ~470 GB/s busbw where rings stop at ~370 (models.md §2.5, tests/data/real).
+ * in_network is the textbook switch reduction (S up, S down); this is how NVLS moves data
+ * (multimem ld_reduce of a shard, then multimem st of it). Needs a link-level fabric whose
+ * ranks form one node or equal nodes, each node's ranks linked directly to a switch. Pieces: --chunks k, or with --chunks 1 NVLS-sized ones (128 KiB of a shard,
  * NCCL_NVLS_CHUNKSIZE, at most 64), as in_network. */
 #include "algorithms/coll.h"
 
@@ -31,18 +33,29 @@ static int pieces_of(const cs_coll_req *req, int g)
     return k < 1 ? 1 : k > MAX_PIECES ? MAX_PIECES : (int)k;
 }
 
+/* Ranks per node: the node size of a multi-node group, or all ranks when they share one
+ * switch (one node); 0 when neither. */
+static int ranks_per_node(const cs_coll_req *req)
+{
+    int g = cs_node_size(req);
+    if (g == 0 && req->n_ranks >= 2 && cs_switch_of(req->topo, 0, req->n_ranks) >= 0)
+        g = req->n_ranks;
+    return g;
+}
+
 static int check(const cs_coll_req *req, cs_err *err)
 {
     int g, n;
-    if (!req->topo || req->topo->model == CS_MODEL_ALPHA_BETA || (g = cs_node_size(req)) == 0)
-        return cs_err_set(err, CS_EUNSUPP, "--algo", "nvls_tree needs a link-level fabric of "
-                          "two or more nodes with the same number (>= 2) of ranks each");
+    if (!req->topo || req->topo->model == CS_MODEL_ALPHA_BETA || !(g = ranks_per_node(req)))
+        return cs_err_set(err, CS_EUNSUPP, "--algo", "nvls needs a link-level fabric whose "
+                          "ranks are one node on a switch, or nodes with the same number "
+                          "(>= 2) of ranks each");
     if (req->n_ranks / g > CS_SCHED_MAX_AUX)
-        return cs_err_set(err, CS_EUNSUPP, "--algo", "nvls_tree handles up to %d nodes, got %d",
+        return cs_err_set(err, CS_EUNSUPP, "--algo", "nvls handles up to %d nodes, got %d",
                           CS_SCHED_MAX_AUX, req->n_ranks / g);
     for (n = 0; n < req->n_ranks / g; n++)
         if (cs_switch_of(req->topo, n * g, g) < 0)
-            return cs_err_set(err, CS_EUNSUPP, "--algo", "nvls_tree: the ranks %d-%d of node %d "
+            return cs_err_set(err, CS_EUNSUPP, "--algo", "nvls: the ranks %d-%d of node %d "
                               "do not all link directly to one switch (NVSwitch)", n * g,
                               n * g + g - 1, n);
     return 0;
@@ -71,7 +84,7 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     int64_t id = 0;
     if ((rc = check(req, err)) < 0)
         return rc;
-    g = cs_node_size(req);
+    g = ranks_per_node(req);
     N = p / g;
     K = pieces_of(req, g);
     for (n = 0; n < N; n++)
@@ -110,7 +123,9 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
             }
             /* 2. Across nodes, among the GPUs h. A reduce waits until the receiver holds its
              * node's sum, or the copy from the switch would overwrite what it adds. */
-            if (N == 2) {
+            if (N == 1) {
+                fin[0] = red[0];
+            } else if (N == 2) {
                 for (n = 0; n < 2; n++) {
                     deps[0] = red[0];
                     deps[1] = red[1];
@@ -143,7 +158,7 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
             /* 3. GPU h uploads the total once; the switch multicasts it to the others. */
             for (n = 0; n < N; n++) {
                 uint32_t upl;
-                int st = N == 2 ? 3 : 2 * N;
+                int st = N == 1 ? 2 : N == 2 ? 3 : 2 * N;
                 if ((id = add(s, n * g + h, sw[n], CS_OP_COPY, c, &fin[n], 1, st, j)) < 0)
                     goto fail;
                 upl = (uint32_t)id;
@@ -180,9 +195,9 @@ static const char *formula(const cs_coll_req *req)
     return "~ max(NVLink: (1 + 1/g) S*b_nvl, NIC: S/g*b_net) once pipelined, plus latencies";
 }
 
-const cs_algo cs_algo_nvls_tree = {
-    "nvls_tree",
-    "NVLink SHARP in each node, node sums allreduced across nodes shard by shard (NCCL NVLSTree)",
+const cs_algo cs_algo_nvls = {
+    "nvls",
+    "NVLink SHARP: shards reduced in each node's NVSwitch, node sums allreduced across nodes (NCCL NVLS/NVLSTree)",
     CS_COLL_BIT(CS_COLL_ALLREDUCE),
     check, build, cost, formula,
 };
