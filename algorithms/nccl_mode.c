@@ -69,6 +69,10 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
     req.channels = cs_nccl_channels(np, pr, req.bytes, ring ? req.n_ranks : 1);
     block = req.bytes / (uint64_t)req.n_ranks / (uint64_t)(ring ? req.channels : 1);
     req.chunks = nvls ? 1 : cs_nccl_chunks(np, pr, block > 0 ? block : 1);
+    /* max_chunks bounds the pieces a rank has per step over all its rings: C rings of k
+     * pieces each cost C k transfers, and C rings already overlap one another. */
+    if (ring && req.chunks > 1 && req.chunks * req.channels > np->max_chunks)
+        req.chunks = np->max_chunks / req.channels > 1 ? np->max_chunks / req.channels : 1;
     cs_nccl_costs(np, pr, nvls, &costs);
     if (!ring) {
         costs.chan_GBps *= req.channels;

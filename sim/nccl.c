@@ -82,7 +82,7 @@ int cs_proto_lookup(const char *name, cs_proto *out, cs_err *err)
             return 0;
         }
     return cs_err_set(err, CS_ENOENT, "--proto", "unknown protocol '%s' (known: LL, LL128, "
-                      "Simple, auto)", name);
+                      "Simple, auto, none)", name);
 }
 
 int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err)
@@ -92,9 +92,12 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
     if (!(p->launch_us >= 0))
         return cs_err_set(err, CS_EINVAL, where, "launch_us: must be >= 0, got %g",
                           p->launch_us);
-    if (!(p->nvls_eff > 0) || p->nvls_eff > 1 || !(p->nvls_lat_us >= 0))
-        return cs_err_set(err, CS_EINVAL, where, "nvls_eff must be in (0, 1] and nvls_lat_us "
-                          ">= 0, got %g and %g", p->nvls_eff, p->nvls_lat_us);
+    if (!(p->nvls_eff > 0) || p->nvls_eff > 1)
+        return cs_err_set(err, CS_EINVAL, where, "nvls_eff: must be in (0, 1], got %g",
+                          p->nvls_eff);
+    if (!(p->nvls_lat_us >= 0))
+        return cs_err_set(err, CS_EINVAL, where, "nvls_lat_us: must be >= 0, got %g",
+                          p->nvls_lat_us);
     if (!(p->channel_GBps >= 0))
         return cs_err_set(err, CS_EINVAL, where, "channel_GBps: must be >= 0 (0 = no cap), "
                           "got %g", p->channel_GBps);

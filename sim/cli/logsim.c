@@ -18,6 +18,14 @@ int cs_cli_nccl_setup(const char *topo_spec, const char *proto, int always_on,
     if ((rc = cs_topo_nccl_open(topo_spec, np, &present, err)) < 0)
         return rc;
     *on = present || proto || always_on;
+    if (proto && !strcmp(proto, "none")) {
+        /* The bare fabric: no NCCL costs even where the topology has an "nccl" object. */
+        if (always_on)
+            return cs_err_set(err, CS_EUSAGE, "--proto", "none: comparing with real logs "
+                              "needs NCCL mode (use auto, LL, LL128 or Simple)");
+        *on = 0;
+        return 0;
+    }
     if (proto && strcmp(proto, "auto")) {
         cs_proto p;
         if ((rc = cs_proto_lookup(proto, &p, err)) < 0) {
