@@ -35,10 +35,14 @@ v 4090-uncal $R/nccl-rtx4090-1n8-allreduce-pcie-nop2p.log --topo pcie-rtx4090x8
 c 4090-fit-odd $R/nccl-rtx4090-1n8-allreduce-pcie-nop2p.log --sizes odd --topo pcie-rtx4090x8 --output $O/4090-odd.json
 v 4090-even $R/nccl-rtx4090-1n8-allreduce-pcie-nop2p.log --sizes even --topo $O/4090-odd.json
 
-# 5. 2x H100 (GCP A3 Mega, preset dgx-h100-x2): half of the sizes, 8 B - 8 GiB.
+# 5. 2x H100 (GCP A3 Mega: 8 x 200G TCPXO NICs, calibration/a3mega-2node.json): half of
+#    the sizes, 8 B - 8 GiB. The dgx-h100-x2 preset (400G NICs, NVLS) as a start, too.
 v a3mega-uncal $R/nccl-h100-2n16-allreduce-gcp-a3mega.log --topo dgx-h100-x2
-c a3mega-fit-odd $R/nccl-h100-2n16-allreduce-gcp-a3mega.log --sizes odd --topo dgx-h100-x2 --output $O/a3mega-odd.json
+v a3mega-uncal-start $R/nccl-h100-2n16-allreduce-gcp-a3mega.log --topo calibration/a3mega-2node.json
+c a3mega-fit-odd $R/nccl-h100-2n16-allreduce-gcp-a3mega.log --sizes odd --topo calibration/a3mega-2node.json --output $O/a3mega-odd.json
 v a3mega-even $R/nccl-h100-2n16-allreduce-gcp-a3mega.log --sizes even --topo $O/a3mega-odd.json
+c a3mega-fit-odd-preset $R/nccl-h100-2n16-allreduce-gcp-a3mega.log --sizes odd --topo dgx-h100-x2 --output $O/a3mega-odd-preset.json
+v a3mega-even-preset $R/nccl-h100-2n16-allreduce-gcp-a3mega.log --sizes even --topo $O/a3mega-odd-preset.json
 
 # 6. H100 HGX hosts (same bus layout): fit 2 nodes x 8, predict 1 node x 8; and another
 #    2-node H100 cluster (OCI RoCE) with the same fitted figures.
