@@ -208,7 +208,7 @@ static void send(cs_job *job, uint32_t i)
     cs_err_clear(&err);
     /* The channel cap is shared per (channel, sending rank); a switch sending (in-network
      * reduction) has no channel of its own. */
-    chan_key = rank_of(job, x->src) < 0 ? -1
+    chan_key = sim->cap_GBps <= 0 || rank_of(job, x->src) < 0 ? -1
              : (x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks + rank_of(job, x->src);
     rc = sim->nops->send(sim->net, node_of(job, x->src), node_of(job, x->dst), bytes,
                          token_of(job, i), chan_key, &err);

@@ -41,7 +41,9 @@ typedef struct cs_nccl_params {
     int channels;            /* parallel rings/trees requested of the algorithms (>= 1) */
     double channel_GBps;     /* a channel's bandwidth cap: no transfer of a channel moves
                                 data faster, GB/s; 0 = none (the links decide) */
-    int max_chunks;          /* most pipeline pieces per step (bounds simulation cost) */
+    int max_chunks;          /* most pipeline pieces per step over all of a rank's rings
+                                (C channels get max_chunks / C each, at least 1; bounds
+                                simulation cost) */
     int nvls;                /* the NVSwitches reduce (NVLink SHARP, Hopper and later): the
                                 allreduce candidates include the nvls algorithm (NCCL's
                                 NVLS, NVLSTree) */

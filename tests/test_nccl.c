@@ -250,6 +250,32 @@ static void t_channel_cap(void)
     }
 }
 
+/* The cap is per channel and sending rank, not per transfer: a ring in 4 pipelined pieces
+ * has several pieces of a channel in flight at once (the link could carry 10 GB/s), yet each
+ * rank's channel moves at most 2.5 GB/s. Every rank sends 2(p-1) S/p = 6 MB, so the time
+ * is 6 MB / 2.5 GB/s = 2400 us plus the pipeline's latencies (< 0.5%). */
+static void t_channel_cap_shared(void)
+{
+    cs_topo *t = load("{\"kind\": \"switch\", \"ranks\": 4, "
+                      "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}");
+    cs_sim_costs cap = {0, 0, 0, 2.5};
+    cs_sim_opts so = {0, 0, &cap};
+    cs_coll_req req;
+    const cs_algo *ops;
+    cs_sched s;
+    cs_time t_ps = -1;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 4, 4000000);
+    req.chunks = 4;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ops, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, NULL), 0);
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, NULL), 0);
+    CU_ASSERT(cs_time_to_us(t_ps) >= 2400.0);
+    CS_ASSERT_REL(cs_time_to_us(t_ps), 2400.0, 5e-3);
+    cs_sched_fini(&s);
+    cs_topo_free(t);
+}
+
 /* NCCL's trimming: channel_bytes Simple 32768, LL 4096 (x p for a ring), 16 channels.
  * 100000 B: Simple 3 channels (3 x 32768 <= 100000 < 4 x 32768); LL on an 8-rank ring has
  * the same 32768 per channel, 3; LL elsewhere 4096 per channel, all 16 (16 x 4096 = 65536);
@@ -406,6 +432,7 @@ int cs_test_register(void)
     static const cs_test_case params[] = {
         {"defaults", t_params}, {"json", t_json}, {"topology", t_topo_nccl},
         {"select", t_select}, {"channel_cap", t_channel_cap},
+        {"channel_cap_shared", t_channel_cap_shared},
         {"channel_trim", t_channel_trim}, {"channel_rails", t_channel_rails}, {NULL, NULL}};
     static const cs_test_case fit[] = {
         {"closed_form", t_fit_closed_form}, {"unidentified", t_fit_unidentified},

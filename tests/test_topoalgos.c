@@ -170,6 +170,54 @@ static void test_hierarchical(void)
     cs_topo_free(t);
 }
 
+/* nvls on one switch of g = 4 ranks, 10 GB/s and 0.5 us per link, S = 400000 B: the 100000 B
+ * shards are one piece each (<= 128 KiB). Up: every rank sends its 4 shards at once, S
+ * over its link: 40 us; the switch's sum of shard h to rank h: 10 us; rank h uploads the
+ * total: 10 us; the switch multicasts it, 3 shards into every link: 30 us. Four legs of
+ * 0.5 us: 92 us = 4 a + (2 + 1/g) S b. #wrong 0 on one, two and three nodes (the exchange
+ * and the chain across nodes), any size. */
+static void test_nvls(void)
+{
+    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":4,\"link\":{\"bandwidth_GBps\":10,"
+                      "\"latency_us\":0.5}}");
+    static const char *const cl = "{\"kind\":\"cluster\",\"nodes\":%d,\"node\":{\"kind\":"
+        "\"node\",\"gpus\":4,\"nvlink\":{\"topology\":\"switch\",\"links\":1,"
+        "\"bandwidth_GBps\":100,\"latency_us\":0.5},\"nics\":4,\"nic_attach\":\"gpu\","
+        "\"nic\":{\"bandwidth_GBps\":10,\"latency_us\":1}},\"fabric\":{\"type\":\"rail\","
+        "\"link\":{\"bandwidth_GBps\":10,\"latency_us\":1}}}";
+    static const uint64_t sizes[] = {0, 7, 1000003, 4u << 20};
+    cs_coll_req req;
+    const cs_algo *ops;
+    cs_sched s;
+    cs_time t_ps;
+    int wrong = -1, n, z;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("nvls", CS_COLL_ALLREDUCE, &ops, NULL), 0);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 4, 400000);
+    req.topo = t;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, NULL), 0);
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, &t_ps, &wrong, NULL), 0);
+    CS_ASSERT_REL(cs_time_to_us(t_ps), 92.0, 1e-9);
+    CU_ASSERT_EQUAL(wrong, 0);
+    cs_sched_fini(&s);
+    cs_topo_free(t);
+    for (n = 1; n <= 3; n++) {
+        char js[1024];
+        snprintf(js, sizeof js, cl, n);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t = load(js));
+        for (z = 0; z < 4; z++) {
+            cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 4 * n, sizes[z]);
+            req.topo = t;
+            CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, NULL), 0);
+            wrong = -1;
+            CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, NULL, &wrong, NULL), 0);
+            CU_ASSERT_EQUAL(wrong, 0);
+            cs_sched_fini(&s);
+        }
+        cs_topo_free(t);
+    }
+}
+
 /* torus and hierarchical need the structure they exploit. */
 static void test_refuse(void)
 {
@@ -189,6 +237,9 @@ static void test_refuse(void)
     CU_ASSERT_EQUAL(cs_algo_build(ops, &req, &s, &err), CS_EUNSUPP);
     CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("in_network", CS_COLL_ALLREDUCE, &ops, NULL), 0);
     CU_ASSERT_EQUAL(cs_algo_build(ops, &req, &s, &err), CS_EUNSUPP);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("nvls", CS_COLL_ALLREDUCE, &ops, NULL), 0);
+    CU_ASSERT_EQUAL(cs_algo_build(ops, &req, &s, &err), CS_EUNSUPP);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nvls needs a link-level fabric"));
     cs_topo_free(t);
 }
 
@@ -199,6 +250,7 @@ int cs_test_register(void)
         {"torus #wrong 0 on grids", test_torus_wrong},
         {"hierarchical beats ring across nodes", test_hierarchical},
         {"in_network pipelined through the switch", test_in_network},
+        {"nvls closed form and #wrong 0 on 1-3 nodes", test_nvls},
         {"refuse topologies without the structure", test_refuse},
         {NULL, NULL},
     };
