@@ -306,6 +306,21 @@ static void link_line(const cs_topo *t, const run_links *L, int k, char *buf, si
              L->st[k].peak_flows);
 }
 
+/* The request for one size of the sweep (S and nccl-tests' count from the size). NCCL mode
+ * sets chunks and channels itself; here they are the options'. */
+static void make_req(const run_opts *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                     uint64_t size, cs_coll_req *req, uint64_t *count, uint64_t *S)
+{
+    cs_nccl_sizes(coll, p, elt, size, count, S);
+    cs_coll_req_init(req, coll, p, *S);
+    req->root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
+    req->elt_bytes = elt;
+    req->chunks = (int)o->chunks;
+    req->servers = (int)o->servers;
+    req->channels = o->channels ? (int)o->channels : 1;
+    req->topo = t;
+}
+
 /* NCCL mode: NCCL's algorithms (or --algo) and protocols (or --proto), the fastest kept,
  * with launch, per-transfer latency, bandwidth efficiency and chunking from the table.
  * With sched (--links, --trace) the winner's schedule and costs are built there too. */
@@ -317,12 +332,7 @@ static int pick_nccl(const run_opts *o, const cs_topo *t, cs_coll coll, int p, i
     const cs_algo *ops = NULL;
     uint64_t count, S;
     int rc;
-    cs_nccl_sizes(coll, p, elt, size, &count, &S);
-    cs_coll_req_init(&req, coll, p, S);
-    req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
-    req.elt_bytes = elt;
-    req.servers = (int)o->servers;
-    req.topo = t;
+    make_req(o, t, coll, p, elt, size, &req, &count, &S);
     if (strcmp(o->algo, "auto") && (rc = cs_algo_lookup(o->algo, coll, &ops, err)) < 0)
         return rc;
     if ((rc = cs_nccl_simulate(&req, t, ops, o->nccl, (int)o->check, pick, err)) < 0)
@@ -378,14 +388,7 @@ static int run_size(const run_opts *o, const cs_topo *t, cs_coll coll, int p, in
     uint64_t count, S;
     if (o->nccl)
         return run_size_nccl(o, t, coll, p, elt, size, row, links, err);
-    cs_nccl_sizes(coll, p, elt, size, &count, &S);
-    cs_coll_req_init(&req, coll, p, S);
-    req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
-    req.elt_bytes = elt;
-    req.chunks = (int)o->chunks;
-    req.servers = (int)o->servers;
-    req.channels = o->channels ? (int)o->channels : 1;
-    req.topo = t;
+    make_req(o, t, coll, p, elt, size, &req, &count, &S);
     if (!strcmp(o->algo, "auto"))
         rc = cs_algo_auto(&req, t, &ops, NULL, err);
     else
@@ -463,14 +466,7 @@ static int run_pictures(const run_opts *o, const cs_topo *t, cs_coll coll, int p
             cs_sched_fini(&s);
             return rc;
         }
-        cs_nccl_sizes(coll, p, elt, o->min_bytes, &count, &S);
-        cs_coll_req_init(&req, coll, p, S);
-        req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
-        req.elt_bytes = elt;
-        req.chunks = (int)o->chunks;
-        req.servers = (int)o->servers;
-        req.channels = o->channels ? (int)o->channels : 1;
-        req.topo = t;
+        make_req(o, t, coll, p, elt, o->min_bytes, &req, &count, &S);
         rc = !strcmp(o->algo, "auto") ? cs_algo_auto(&req, t, &ops, NULL, err)
                                       : cs_algo_lookup(o->algo, coll, &ops, err);
         if (rc < 0 || (rc = cs_algo_build(ops, &req, &s, err)) < 0)
