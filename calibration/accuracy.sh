@@ -3,7 +3,7 @@
 # and validates them on logs (or sizes, or rank counts) they were not fitted to.
 # usage: calibration/accuracy.sh [COLLSIM]   (run from the repository root; writes calibration/out/)
 set -eu
-C=${1:-build/sim/cli/collsim}
+C=${1:-build/collsim}
 R=tests/data/real
 O=calibration/out
 mkdir -p "$O"

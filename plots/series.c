@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sim/logparse.h"
+#include "calibration/logparse.h"
 
 void cs_series_set_fini(cs_series_set *set)
 {

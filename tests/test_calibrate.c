@@ -11,8 +11,8 @@
 #include <jansson.h>
 
 #include "tests/testutil.h"
-#include "sim/logparse.h"
-#include "sim/nccl.h"
+#include "calibration/logparse.h"
+#include "algorithms/nccl/nccl.h"
 #include "topologies/topology.h"
 
 /* Deterministic noise: a 64-bit LCG (Knuth's MMIX constants), uniform in [-1, 1). */
@@ -84,7 +84,7 @@ static void t_round_trip(void)
         CS_ASSERT_REL(t->links[i].bw_GBps, 20.0, 0.03);
         CS_ASSERT_REL(t->links[i].lat_us, 5.0, 0.03);
     }
-    CU_ASSERT_EQUAL(cs_topo_nccl_open(out, &np, &present, &err), 0);
+    CU_ASSERT_EQUAL(cs_nccl_open(out, &np, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 1);
     CS_ASSERT_REL(np.launch_us, 12.0, 0.03);
     CU_ASSERT_EQUAL(np.force_proto, CS_PROTO_SIMPLE);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tests/testutil.h"
-#include "sim/logparse.h"
+#include "calibration/logparse.h"
 
 /* What a published log must parse to. tables > 1 repeats ranks/nodes per table below. */
 typedef struct real_case {

@@ -8,10 +8,10 @@
 
 #include "tests/testutil.h"
 #include "sim/exec.h"
-#include "sim/fit.h"
-#include "sim/nccl.h"
+#include "calibration/fit.h"
+#include "algorithms/nccl/nccl.h"
 #include "algorithms/coll.h"
-#include "algorithms/nccl_mode.h"
+#include "algorithms/nccl/mode.h"
 #include "topologies/topology.h"
 
 static cs_topo *load(const char *json)
@@ -177,15 +177,15 @@ static void t_topo_nccl(void)
     cs_nccl_params p;
     cs_err err;
     int present = 1;
-    CU_ASSERT_EQUAL(cs_topo_nccl_open("dgx-a100", &p, &present, &err), 0);
+    CU_ASSERT_EQUAL(cs_nccl_open("dgx-a100", &p, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 0);
     CU_ASSERT_EQUAL(p.channels, 1);
-    CU_ASSERT_EQUAL(cs_topo_nccl_open("dgx-h100", &p, &present, &err), 0);
+    CU_ASSERT_EQUAL(cs_nccl_open("dgx-h100", &p, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 1);
     CU_ASSERT_EQUAL(p.channels, 16);
     CU_ASSERT_EQUAL(p.nvls, 1);
     CS_ASSERT_REL(p.nvls_eff, 0.85, 1e-12);
-    CU_ASSERT_EQUAL(cs_topo_nccl_open(cs_test_data("ok/cal-truth.json"), &p, &present, &err), 0);
+    CU_ASSERT_EQUAL(cs_nccl_open(cs_test_data("ok/cal-truth.json"), &p, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 1);
     CS_ASSERT_REL(p.launch_us, 12.0, 1e-12);
     CU_ASSERT_EQUAL(p.force_proto, CS_PROTO_SIMPLE);

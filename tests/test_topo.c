@@ -12,6 +12,7 @@
 #include "sim/sched.h"
 #include "sim/topo.h"
 #include "tests/testutil.h"
+#include "algorithms/nccl/nccl.h"
 #include "topologies/topology.h"
 
 #define LINK100 "\"link\": {\"bandwidth_GBps\": 100, \"latency_us\": 1.0}"
@@ -435,7 +436,7 @@ static void test_check(void)
     cs_topo_problems probs = {NULL, 0, 0};
     cs_err err;
     char cmd[2048], *out = NULL;
-    int n = cs_topo_check(cs_test_data("bad/topo-many-problems.json"), &probs, &err), lines = 0;
+    int n = cs_topo_check(cs_test_data("bad/topo-many-problems.json"), cs_nccl_sections, &probs, &err), lines = 0;
     const char *p;
     CU_ASSERT_EQUAL(n, 8);
     CU_ASSERT_EQUAL(probs.n, 8);
@@ -445,7 +446,7 @@ static void test_check(void)
         CU_ASSERT_STRING_EQUAL(probs.items[7].where, "ranks[2]");
     }
     cs_topo_problems_fini(&probs);
-    CU_ASSERT_EQUAL(cs_topo_check("dgx-h100-x2", &probs, &err), 0);
+    CU_ASSERT_EQUAL(cs_topo_check("dgx-h100-x2", cs_nccl_sections, &probs, &err), 0);
     cs_topo_problems_fini(&probs);
     snprintf(cmd, sizeof cmd, "%s topo check %s 2>/dev/null", CS_COLLSIM,
              cs_test_data("bad/topo-many-problems.json"));
@@ -721,7 +722,7 @@ static void test_bad_dir(void)
         /* topo check finds the same problem among the ones it lists. */
         {
             cs_topo_problems probs = {NULL, 0, 0};
-            int i, n = cs_topo_check(path, &probs, &err), found = 0;
+            int i, n = cs_topo_check(path, cs_nccl_sections, &probs, &err), found = 0;
             for (i = 0; i < n; i++) {
                 snprintf(got, sizeof got, "error: %s: %s", probs.items[i].where,
                          probs.items[i].msg);

@@ -18,4 +18,4 @@ if [ -n "$missing" ]; then
 fi
 [ -d build ] || meson setup build --buildtype=release
 ninja -C build
-./build/sim/cli/collsim
+./build/collsim

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "sim/nccl.h"
 #include "topologies/jsonutil.h"
 #include "topologies/kinds.h"
 
@@ -40,12 +39,14 @@ static int note(cs_topo_problems *probs, cs_err *err)
     return 0;
 }
 
-/* Check a parsed root: common keys, the kind's own check (or build), the NCCL table. */
-static int check_root(json_t *root, const char *name, cs_topo_problems *probs, cs_err *err)
+/* Check a parsed root: common keys, the kind's own check (or build), the sections of higher
+ * layers (the NCCL table). */
+static int check_root(json_t *root, const char *name, const cs_topo_section *const *sections,
+                      cs_topo_problems *probs, cs_err *err)
 {
     const cs_topo_kind *kind;
     const char *kind_name;
-    json_t *nccl;
+    json_t *obj;
     cs_topo *t = NULL;
     double reduce_GBps = 0;
     int rc;
@@ -59,11 +60,10 @@ static int check_root(json_t *root, const char *name, cs_topo_problems *probs, c
         return note(probs, err);
     if ((rc = cs__topo_common(root, &reduce_GBps, probs, err)) < 0)
         return rc;
-    if ((nccl = json_object_get(root, "nccl")) && json_is_object(nccl)) {
-        cs_nccl_params params;
-        if (cs_nccl_params_from_json(nccl, &params, err) < 0 && (rc = note(probs, err)) < 0)
+    for (; sections && *sections; sections++)
+        if ((obj = json_object_get(root, (*sections)->key)) && json_is_object(obj) &&
+            (*sections)->check(obj, err) < 0 && (rc = note(probs, err)) < 0)
             return rc;
-    }
     if ((rc = cs_topo_new(&t)) < 0)
         return cs_err_set(err, rc, NULL, "out of memory");
     cs_err_clear(err);
@@ -77,7 +77,8 @@ static int check_root(json_t *root, const char *name, cs_topo_problems *probs, c
     return 0;
 }
 
-int cs_topo_check(const char *spec, cs_topo_problems *probs, cs_err *err)
+int cs_topo_check(const char *spec, const cs_topo_section *const *sections,
+                  cs_topo_problems *probs, cs_err *err)
 {
     const cs_preset *p = cs_preset_find(spec);
     json_error_t jerr;
@@ -101,7 +102,7 @@ int cs_topo_check(const char *spec, cs_topo_problems *probs, cs_err *err)
         cs_err_set(err, CS_EPARSE, where, "%s", jerr.text);
         return note(probs, err) < 0 ? CS_ENOMEM : probs->n;
     }
-    rc = check_root(root, p ? p->name : spec, probs, err);
+    rc = check_root(root, p ? p->name : spec, sections, probs, err);
     json_decref(root);
     if (rc < 0)
         return rc;

@@ -216,3 +216,32 @@ int cs_topo_open(const char *spec, cs_topo **out, cs_err *err)
     }
     return rc;
 }
+
+int cs_topo_section_get(const char *spec, const char *key, json_t **out, cs_err *err)
+{
+    const cs_preset *p = cs_preset_find(spec);
+    json_error_t je;
+    json_t *root, *obj;
+    char *buf = NULL;
+    size_t len;
+    int rc;
+    *out = NULL;
+    if (p) {
+        root = json_loadb(p->json, strlen(p->json), 0, &je);
+    } else {
+        if ((rc = cs__topo_read_file(spec, &buf, &len, err)) < 0)
+            return rc;
+        root = json_loadb(buf, len, 0, &je);
+        free(buf);
+    }
+    if (!root) {
+        char where[sizeof err->where];
+        snprintf(where, sizeof where, "%.200s:%d:%d", spec, je.line, je.column);
+        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
+    }
+    obj = json_is_object(root) ? json_object_get(root, key) : NULL;
+    if (obj)
+        *out = json_incref(obj);
+    json_decref(root);
+    return 0;
+}

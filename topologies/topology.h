@@ -28,6 +28,14 @@ typedef struct cs_topo_kind {
     int (*check)(struct json_t *root, cs_topo *t, struct cs_topo_problems *probs);
 } cs_topo_kind;
 
+/* A top-level section of a topology file that a higher layer reads (NCCL mode's "nccl"
+ * object): the loader only checks that it is an object and carries it through. */
+typedef struct cs_topo_section {
+    const char *key;         /* top-level key, e.g. "nccl" */
+    /* Check the object; returns 0 or a negative code with err filled (where = JSON path). */
+    int (*check)(struct json_t *obj, cs_err *err);
+} cs_topo_section;
+
 /* Problems found by cs_topo_check, in the order found. */
 typedef struct cs_topo_problems {
     cs_err *items;           /* each with its code, where (JSON path) and message (owned) */
@@ -41,7 +49,10 @@ void cs_topo_problems_fini(cs_topo_problems *p);
  * disconnected ranks, duplicate names, self-links, unknown nodes, non-positive figures,
  * routes that are not paths. Fills probs (initialise it to zeros; free with _fini).
  * Returns the number of problems (0 = loads cleanly) or CS_ENOMEM with err filled. */
-int cs_topo_check(const char *spec, cs_topo_problems *probs, cs_err *err);
+/* sections (NULL-terminated array of pointers, or NULL) check the top-level sections that
+ * higher layers own, so their problems are listed too. */
+int cs_topo_check(const char *spec, const cs_topo_section *const *sections,
+                  cs_topo_problems *probs, cs_err *err);
 
 /* Bisection bandwidth, GB/s per direction: the most that ranks 0..n/2-1 can send to ranks
  * n/2..n-1 at once (max flow over the directed links; alpha_beta: n/2 single ports).
@@ -59,14 +70,9 @@ int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err);
 /* A preset name or a file path: presets first (see cs_preset_*), then the file. */
 int cs_topo_open(const char *spec, cs_topo **out, cs_err *err);
 
-/* NCCL-mode parameters of a topology (sim/nccl.h): its "nccl" object over the default
- * table ("version" picks the table; see nccl_load.c for the keys). *present says whether
- * the topology has such an object; without one *out holds the defaults. Errors name the
- * JSON path, e.g. "nccl.protocols.LL.bw_eff: must be in (0, 1], got 2". */
-struct cs_nccl_params;
-int cs_topo_nccl_open(const char *spec, struct cs_nccl_params *out, int *present,
-                      cs_err *err);
-int cs_nccl_params_from_json(struct json_t *nccl, struct cs_nccl_params *out, cs_err *err);
+/* The object under key in the JSON of a preset or file (a new reference: json_decref it),
+ * or *out = NULL when the topology has no such key. Syntax errors say file:line:column. */
+int cs_topo_section_get(const char *spec, const char *key, struct json_t **out, cs_err *err);
 
 /* The preset used when no --topo is given. */
 #define CS_DEFAULT_PRESET "dgx-h100"

@@ -11,8 +11,8 @@
  * {"time", "algbw", "busbw", "wrong"} or flat at the result's top level ("time" or
  * "time_us", "algbw" or "algbw_GBps", "busbw" or "busbw_GBps", "wrong"). Numbers may be
  * null or "N/A". collsim's own --format json output reads back the same way. */
-#include "sim/logparse.h"
-#include "sim/logparse-private.h"
+#include "calibration/logparse.h"
+#include "calibration/logparse-private.h"
 
 #include <math.h>
 #include <stdio.h>

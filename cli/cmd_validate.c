@@ -2,8 +2,8 @@
  * measured nccl-tests / rccl-tests / hccl_test logs in NCCL mode on the topology's first n
  * ranks and prints measured against simulated time and busbw per size, the error in
  * percent, and the summary (text, or JSON with the contract keys). */
-#include "sim/cli/cli.h"
-#include "sim/cli/logsim.h"
+#include "cli/cli.h"
+#include "calibration/logsim.h"
 #include "sim/size.h"
 #include "topologies/topology.h"
 #include "plots/plot.h"
@@ -253,7 +253,7 @@ int cs_cmd_validate(int argc, char **argv)
         return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
     }
     if ((rc = cs_topo_open(o.topo, &t, &err)) < 0 ||
-        (rc = cs_cli_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
+        (rc = cs_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
         (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0 ||
         (rc = cs_lset_simulate(&ls, t, &np, o.algo, &err)) < 0 ||
         (o.plot && (rc = validate_plot(&ls, t, o.plot, &err)) < 0) ||

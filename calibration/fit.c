@@ -4,7 +4,7 @@
  * whole picoseconds, so GSL's relative step of 1e-8 would see only rounding), identifiability
  * by Gram-Schmidt on the starting Jacobian, and uncertainties from (J^T J)^-1 scaled by the
  * residual variance (Bates & Watts, Nonlinear Regression Analysis, 1988, ch. 2). */
-#include "sim/fit.h"
+#include "calibration/fit.h"
 
 #include <math.h>
 #include <stdlib.h>

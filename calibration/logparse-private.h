@@ -5,7 +5,7 @@
 #define CS_LOGPARSE_PRIVATE_H
 
 #include <stddef.h>
-#include "sim/logparse.h"
+#include "calibration/logparse.h"
 
 #define CS__LOG_MAX_TOKENS 64
 

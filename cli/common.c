@@ -1,6 +1,6 @@
 /* common.c: shared pieces of the collsim command (cli layer): error printing, the option
  * scanner and atomic output files. */
-#include "sim/cli/cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <stdlib.h>

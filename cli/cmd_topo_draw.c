@@ -1,7 +1,7 @@
 /* cmd_topo_draw.c: `collsim topo draw PRESET|FILE --output FILE` (cli layer), the drawing
  * subcommand of `collsim topo`: the fabric laid out by its shape, links coloured by class
  * and labelled with bandwidth; PNG, SVG or PDF by the output's extension. */
-#include "sim/cli/cli.h"
+#include "cli/cli.h"
 #include "sim/size.h"
 #include "plots/plot.h"
 #include "topologies/topology.h"

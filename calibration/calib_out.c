@@ -4,8 +4,8 @@
  * and compared link by link; when the original cannot carry the figures (a kind that
  * refers to another preset, link specs without a class), an explicit "graph" topology with
  * the same nodes, links, ranks and (up to 64 ranks) routes is written instead. */
-#include "sim/cli/cli.h"
-#include "sim/cli/logsim.h"
+#include "cli/cli.h"
+#include "calibration/logsim.h"
 #include "topologies/topology.h"
 
 #include <math.h>

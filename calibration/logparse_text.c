@@ -2,8 +2,8 @@
  * hccl_test output, line by line. Lines may carry MPI labels ("0: ", "[1,0]<stdout>:"),
  * NCCL INFO/WARN chatter, launcher warnings and banners; several runs or tables may follow
  * each other. A row whose columns do not fit stops the parse with "name:line: why". */
-#include "sim/logparse.h"
-#include "sim/logparse-private.h"
+#include "calibration/logparse.h"
+#include "calibration/logparse-private.h"
 
 #include <ctype.h>
 #include <math.h>

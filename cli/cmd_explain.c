@@ -2,7 +2,7 @@
  * Teaches one schedule: a table of its transfers with simulated times (through the
  * executor's observer hook), a text timeline per rank, the algorithm's closed form with the
  * numbers put in, and the simulated total beside it. */
-#include "sim/cli/cli.h"
+#include "cli/cli.h"
 #include "sim/exec.h"
 #include "sim/report.h"
 #include "sim/size.h"

@@ -2,8 +2,8 @@
  * binary input, detecting the format, and what the text readers share: tokens, numbers,
  * command lines, device lists, and the rank/node inference of a table (ranks from the
  * device list, the command line, or the busbw/algbw ratio; nodes from host names). */
-#include "sim/logparse.h"
-#include "sim/logparse-private.h"
+#include "calibration/logparse.h"
+#include "calibration/logparse-private.h"
 
 #include <ctype.h>
 #include <errno.h>

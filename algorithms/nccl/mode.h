@@ -6,7 +6,7 @@
 #define CS_NCCL_MODE_H
 
 #include "algorithms/coll.h"
-#include "sim/nccl.h"
+#include "algorithms/nccl/nccl.h"
 
 /* What ran. */
 typedef struct cs_nccl_pick {

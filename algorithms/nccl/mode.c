@@ -2,7 +2,7 @@
  * protocol: chunk the step blocks by the protocol's chunk size, run with the protocol's
  * launch, per-transfer latency and bandwidth efficiency, keep the fastest (ties go to the
  * earlier algorithm and protocol, so the choice is deterministic). */
-#include "algorithms/nccl_mode.h"
+#include "algorithms/nccl/mode.h"
 #include "sim/exec.h"
 
 #include <math.h>

@@ -6,17 +6,10 @@
 
 #include <stdint.h>
 #include "sim/err.h"
-#include "sim/logparse.h"
-#include "sim/nccl.h"
+#include "calibration/logparse.h"
+#include "algorithms/nccl/nccl.h"
 #include "sim/topo.h"
 #include "algorithms/coll.h"
-
-/* NCCL mode of a command on topology spec: the topology's "nccl" object over the default
- * table; proto is the --proto value ("auto", "LL", "LL128", "Simple") or NULL. NCCL mode is
- * on (*on = 1) when the topology has an "nccl" object, when --proto is given, or when
- * always_on is set (calibrate, validate: the logs are NCCL runs). */
-int cs_cli_nccl_setup(const char *topo_spec, const char *proto, int always_on,
-                      cs_nccl_params *np, int *on, cs_err *err);
 
 /* One measured row. */
 typedef struct cs_lrow {

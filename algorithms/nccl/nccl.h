@@ -1,4 +1,4 @@
-/* nccl.h: NCCL mode parameters (core layer): a fixed launch cost per collective and the
+/* nccl.h: NCCL mode parameters (algorithms/nccl): a fixed launch cost per collective and the
  * protocols LL, LL128 and Simple, each with a base latency, a per-transfer latency, a
  * bandwidth efficiency and a chunk size (models.md §2). They are data, a versioned table
  * that a topology's "nccl" object overrides, never branches in the algorithms: the
@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "sim/err.h"
 #include "sim/exec.h"
+#include "topologies/topology.h"
 
 /* Protocols in NCCL's order (src/include/plugin/nccl_tuner.h). */
 typedef enum cs_proto {
@@ -93,5 +94,26 @@ int cs_nccl_channels(const cs_nccl_params *p, cs_proto pr, uint64_t bytes, int r
 /* Pipeline pieces per step for a step block of block_bytes with protocol pr:
  * ceil(block / chunk_bytes), between 1 and max_chunks. */
 int cs_nccl_chunks(const cs_nccl_params *p, cs_proto pr, uint64_t block_bytes);
+
+/* A topology's "nccl" object read over the default table ("version" picks the table; see
+ * load.c for the keys). Errors name the JSON path, e.g.
+ * "nccl.protocols.LL.bw_eff: must be in (0, 1], got 2". */
+int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *err);
+/* NCCL-mode parameters of a preset or file: its "nccl" object over the default table.
+ * *present says whether the topology has such an object; without one *out holds the
+ * defaults. */
+int cs_nccl_open(const char *spec, cs_nccl_params *out, int *present, cs_err *err);
+/* The "nccl" section for cs_topo_check, so `topo check` lists its problems too. */
+extern const cs_topo_section cs_nccl_section;
+/* The sections algorithms read, NULL-terminated: pass to cs_topo_check. */
+extern const cs_topo_section *const cs_nccl_sections[];
+
+/* NCCL mode of a command on topology spec: the topology's "nccl" object over the default
+ * table; proto is the --proto value ("auto", "LL", "LL128", "Simple", "none") or NULL.
+ * NCCL mode is on (*on = 1) when the topology has an "nccl" object, when --proto is given
+ * (but not "none", the bare fabric), or when always_on is set (calibrate, validate: the
+ * logs are NCCL runs; "none" is then a usage error). */
+int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
+                  cs_nccl_params *np, int *on, cs_err *err);
 
 #endif

@@ -1,4 +1,5 @@
-/* nccl_load.c: a topology's "nccl" object to NCCL-mode parameters (topologies layer).
+/* load.c: a topology's "nccl" object to NCCL-mode parameters (algorithms/nccl). The
+ * topology loader carries the object through (cs_topo_section_get); it is read here.
  *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "channel_GBps": 0,
  *            "max_chunks": 8, "nvls": false, "nvls_eff": 0.85, "nvls_lat_us": 25,
  *            "proto": "auto" | "LL" | "LL128" | "Simple",
@@ -9,7 +10,7 @@
  * Every key is optional and overrides the table of "version" (default: the newest).
  * "calibration" records what `collsim calibrate` fitted; it is kept as written and not
  * read. Strict: unknown keys and bad values are errors with their JSON path. */
-#include "topologies/topology.h"
+#include "algorithms/nccl/nccl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,8 +18,8 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "sim/nccl.h"
 #include "topologies/jsonutil.h"
+#include "topologies/topology.h"
 
 static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *err)
 {
@@ -103,72 +104,60 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     return cs_nccl_params_check(out, "nccl", err);
 }
 
-/* The JSON text of a preset or file (malloc'd) and whether it came from a preset. */
-static int spec_text(const char *spec, char **text, cs_err *err)
+int cs_nccl_open(const char *spec, cs_nccl_params *out, int *present, cs_err *err)
 {
-    const cs_preset *p = cs_preset_find(spec);
-    FILE *f;
-    size_t n = 0, cap = 65536;
-    char *b;
-    if (p) {
-        if (!(*text = strdup(p->json)))
-            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-        return 0;
-    }
-    if (!(f = fopen(spec, "rb")))
-        return cs_err_set(err, CS_EIO, spec, "cannot read: %s", strerror(errno));
-    if (!(b = malloc(cap + 1))) {
-        fclose(f);
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    }
-    for (;;) {
-        size_t got;
-        if (n == cap) {
-            char *nb = realloc(b, 2 * cap + 1);
-            if (!nb) {
-                free(b);
-                fclose(f);
-                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-            }
-            b = nb;
-            cap *= 2;
-        }
-        got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    fclose(f);
-    b[n] = '\0';
-    *text = b;
-    return 0;
-}
-
-int cs_topo_nccl_open(const char *spec, cs_nccl_params *out, int *present, cs_err *err)
-{
-    json_error_t je;
-    json_t *root, *nccl;
-    char *text = NULL;
+    json_t *nccl;
     int rc;
     *present = 0;
     cs_nccl_params_default(out);
-    if ((rc = spec_text(spec, &text, err)) < 0)
+    if ((rc = cs_topo_section_get(spec, "nccl", &nccl, err)) < 0)
         return rc;
-    root = json_loads(text, 0, &je);
-    free(text);
-    if (!root) {
-        char where[sizeof err->where];
-        snprintf(where, sizeof where, "%.200s:%d:%d", spec, je.line, je.column);
-        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
-    }
-    nccl = json_is_object(root) ? json_object_get(root, "nccl") : NULL;
-    rc = 0;
     if (nccl) {
         *present = 1;
         rc = cs_nccl_params_from_json(nccl, out, err);
         if (rc < 0)
             cs_err_prefix(err, spec);
+        json_decref(nccl);
     }
-    json_decref(root);
     return rc;
+}
+
+static int check_section(json_t *obj, cs_err *err)
+{
+    cs_nccl_params params;
+    return cs_nccl_params_from_json(obj, &params, err);
+}
+
+const cs_topo_section cs_nccl_section = {"nccl", check_section};
+const cs_topo_section *const cs_nccl_sections[] = {&cs_nccl_section, NULL};
+
+int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
+                  cs_nccl_params *np, int *on, cs_err *err)
+{
+    int present = 0, rc;
+    if ((rc = cs_nccl_open(topo_spec, np, &present, err)) < 0)
+        return rc;
+    *on = present || proto || always_on;
+    if (proto && !strcmp(proto, "none")) {
+        /* The bare fabric: no NCCL costs even where the topology has an "nccl" object. */
+        if (always_on)
+            return cs_err_set(err, CS_EUSAGE, "--proto", "none: comparing with real logs "
+                              "needs NCCL mode (use auto, LL, LL128 or Simple)");
+        *on = 0;
+        return 0;
+    }
+    if (proto && strcmp(proto, "auto")) {
+        cs_proto p;
+        if ((rc = cs_proto_lookup(proto, &p, err)) < 0) {
+            err->code = CS_EUSAGE;
+            return CS_EUSAGE;
+        }
+        if (!np->proto[p].enabled)
+            return cs_err_set(err, CS_EUSAGE, "--proto", "protocol %s is disabled in the "
+                              "topology's \"nccl\" object", cs_proto_name(p));
+        np->force_proto = (int)p;
+    } else if (proto) {
+        np->force_proto = -1;
+    }
+    return 0;
 }

@@ -4,9 +4,9 @@
  * time with the simulator in the loop (sim/fit.h). Prints the fitted values with their
  * uncertainties, the residual of every size and the error summary, and writes a topology
  * JSON that run and validate accept, recording what it was fitted on. */
-#include "sim/cli/cli.h"
-#include "sim/cli/logsim.h"
-#include "sim/fit.h"
+#include "cli/cli.h"
+#include "calibration/logsim.h"
+#include "calibration/fit.h"
 #include "sim/size.h"
 #include "topologies/topology.h"
 
@@ -665,7 +665,7 @@ int cs_cmd_calibrate(int argc, char **argv)
         return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
     }
     if ((rc = cs_topo_open(o.topo, &t, &err)) < 0 ||
-        (rc = cs_cli_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
+        (rc = cs_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
         (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0)
         goto fail;
     c.t = t;

@@ -1,7 +1,7 @@
 /* cmd_plot.c: `collsim plot FILE... --output OUT` (cli layer). Reads saved results (collsim
  * JSON or CSV, nccl-tests/rccl-tests logs) and draws bandwidth or time against size, one
  * series per file (or per sweep in a file); PNG, SVG or PDF by the output's extension. */
-#include "sim/cli/cli.h"
+#include "cli/cli.h"
 #include "sim/size.h"
 #include "plots/plot.h"
 

@@ -1,7 +1,7 @@
 /* cmd_list.c: `collsim list algorithms|collectives|topologies` (cli layer). Prints names and
  * one-line summaries straight from the registries (algorithms, collectives, topology kinds
  * and the embedded presets), so whatever is registered shows up. */
-#include "sim/cli/cli.h"
+#include "cli/cli.h"
 #include "sim/sched.h"
 #include "algorithms/coll.h"
 #include "topologies/topology.h"

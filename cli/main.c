@@ -4,7 +4,7 @@
 #include <string.h>
 #include <gsl/gsl_errno.h>
 
-#include "sim/cli/cli.h"
+#include "cli/cli.h"
 
 static int cmd_help(int argc, char **argv);
 

@@ -2,7 +2,8 @@
  * nodes, links by class, ranks and bisection bandwidth (text or JSON); check lists every
  * problem of a topology file, each as `error: where: what`, instead of stopping at the
  * first. */
-#include "sim/cli/cli.h"
+#include "cli/cli.h"
+#include "algorithms/nccl/nccl.h"
 #include "topologies/topology.h"
 
 #include <jansson.h>
@@ -189,7 +190,7 @@ static int topo_check(const char *spec)
     cs_topo_problems probs = {NULL, 0, 0};
     cs_err err;
     cs_topo *t;
-    int i, n = cs_topo_check(spec, &probs, &err);
+    int i, n = cs_topo_check(spec, cs_nccl_sections, &probs, &err);
     if (n < 0) {
         cs_topo_problems_fini(&probs);
         return cs_cli_fail(&err);

@@ -1,46 +1,15 @@
 /* logsim.c: measured logs against the simulator (cli layer): NCCL-mode setup, the row set
  * of several logs, simulating each row on the first n ranks of the topology, statistics. */
-#include "sim/cli/logsim.h"
+#include "calibration/logsim.h"
 #include "sim/size.h"
 #include "sim/report.h"
-#include "algorithms/nccl_mode.h"
+#include "algorithms/nccl/mode.h"
 #include "topologies/topology.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int cs_cli_nccl_setup(const char *topo_spec, const char *proto, int always_on,
-                      cs_nccl_params *np, int *on, cs_err *err)
-{
-    int present = 0, rc;
-    if ((rc = cs_topo_nccl_open(topo_spec, np, &present, err)) < 0)
-        return rc;
-    *on = present || proto || always_on;
-    if (proto && !strcmp(proto, "none")) {
-        /* The bare fabric: no NCCL costs even where the topology has an "nccl" object. */
-        if (always_on)
-            return cs_err_set(err, CS_EUSAGE, "--proto", "none: comparing with real logs "
-                              "needs NCCL mode (use auto, LL, LL128 or Simple)");
-        *on = 0;
-        return 0;
-    }
-    if (proto && strcmp(proto, "auto")) {
-        cs_proto p;
-        if ((rc = cs_proto_lookup(proto, &p, err)) < 0) {
-            err->code = CS_EUSAGE;
-            return CS_EUSAGE;
-        }
-        if (!np->proto[p].enabled)
-            return cs_err_set(err, CS_EUSAGE, "--proto", "protocol %s is disabled in the "
-                              "topology's \"nccl\" object", cs_proto_name(p));
-        np->force_proto = (int)p;
-    } else if (proto) {
-        np->force_proto = -1;
-    }
-    return 0;
-}
 
 int cs_lset_option(int id, const char *v, cs_lset_opts *o, cs_err *err)
 {

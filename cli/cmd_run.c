@@ -1,6 +1,6 @@
 /* cmd_run.c: `collsim run [COLL] [options]` (cli layer). Simulates a size sweep of one
  * collective with nccl-tests' flags and prints nccl-tests' table (or JSON/CSV). */
-#include "sim/cli/cli.h"
+#include "cli/cli.h"
 #include "sim/exec.h"
 #include "sim/report.h"
 #include "sim/size.h"
@@ -8,8 +8,8 @@
 #include "topologies/topology.h"
 #include "plots/plot.h"
 #include "plots/timeline.h"
-#include "algorithms/nccl_mode.h"
-#include "sim/cli/logsim.h"
+#include "algorithms/nccl/mode.h"
+#include "calibration/logsim.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -517,7 +517,7 @@ int cs_cmd_run(int argc, char **argv)
         cs_err_prefix(&err, NULL);
         return cs_cli_fail(&err);
     }
-    if ((rc = cs_cli_nccl_setup(o.topo, o.proto, 0, &np, &nccl_on, &err)) < 0) {
+    if ((rc = cs_nccl_setup(o.topo, o.proto, 0, &np, &nccl_on, &err)) < 0) {
         cs_topo_free(t);
         return cs_cli_fail(&err);
     }
