@@ -1,10 +1,11 @@
-/* logsim.h: measured logs against the simulator (cli layer, private to sim/cli): NCCL-mode
- * setup of a command, the rows of several logs as one set, simulating every row on the
- * first n ranks of a topology, and error statistics. Shared by run, validate, calibrate. */
-#ifndef CS_CLI_LOGSIM_H
-#define CS_CLI_LOGSIM_H
+/* logsim.h: measured logs against the simulator (calibration layer): the rows of several
+ * logs as one set, simulating every row on the first n ranks of a topology, error
+ * statistics, the validate report, and writing a calibrated topology. */
+#ifndef CS_LOGSIM_H
+#define CS_LOGSIM_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "sim/err.h"
 #include "calibration/logparse.h"
 #include "algorithms/nccl/nccl.h"
@@ -93,5 +94,12 @@ int cs_cli_write_topology(const char *spec, const cs_topo *t, struct json_t *ncc
 
 /* File name part of a path, for tables. */
 const char *cs_cli_basename(const char *path);
+
+/* busbw of a row's simulated time, GB/s. */
+double cs_lrow_sim_busbw(const cs_lrow *r);
+/* `collsim validate`'s report of simulated rows: the text table with the error summary, or
+ * JSON (rows, median/mean/max |error|). 0 or CS_EIO / CS_ENOMEM. */
+int cs_lset_write_text(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nccl_params *np);
+int cs_lset_write_json(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nccl_params *np);
 
 #endif

@@ -53,6 +53,12 @@ int cs_out_open(cs_out *o, const char *path, cs_err *err);
 int cs_out_commit(cs_out *o, cs_err *err);
 void cs_out_abort(cs_out *o);
 
+/* --plot PATH: a picture type plots/ can write (.png, .svg, .pdf), else CS_EUSAGE naming
+ * the option. NULL passes. */
+int cs_cli_check_plot(const char *path, cs_err *err);
+/* --format when given, else by --output's suffix (.json, .csv), else "text". */
+const char *cs_cli_format_of(const char *format, const char *output);
+
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);
 int cs_cmd_validate(int argc, char **argv);

@@ -107,13 +107,7 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
     if (!have_coll)
         return cs_err_set(err, CS_EUSAGE, NULL, "which collective? (usage: collsim explain "
                           "COLL --algo NAME -g N -b SIZE)");
-    if (o->plot) {
-        cs_plot_fmt fmt;
-        if (cs_plot_format(o->plot, &fmt, err) < 0)
-            return cs_err_set(err, CS_EUSAGE, "--plot", "unknown file type '%s' (expected .png, "
-                              ".svg or .pdf)", strrchr(o->plot, '.') ? strrchr(o->plot, '.') : "");
-    }
-    return 0;
+    return cs_cli_check_plot(o->plot, err);
 }
 
 /* --plot: run the schedule again with the timeline recorder and draw it (plots/). */

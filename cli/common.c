@@ -1,6 +1,7 @@
 /* common.c: shared pieces of the collsim command (cli layer): error printing, the option
  * scanner and atomic output files. */
 #include "cli/cli.h"
+#include "plots/plot.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -133,4 +134,21 @@ void cs_out_abort(cs_out *o)
     free(o->path);
     free(o->tmp);
     memset(o, 0, sizeof *o);
+}
+
+int cs_cli_check_plot(const char *path, cs_err *err)
+{
+    cs_plot_fmt fmt;
+    if (path && cs_plot_format(path, &fmt, err) < 0)
+        return cs_err_set(err, CS_EUSAGE, "--plot", "unknown file type '%s' (expected .png, "
+                          ".svg or .pdf)", strrchr(path, '.') ? strrchr(path, '.') : "");
+    return 0;
+}
+
+const char *cs_cli_format_of(const char *format, const char *output)
+{
+    const char *dot = output ? strrchr(output, '.') : NULL;
+    if (format)
+        return format;
+    return dot && !strcmp(dot, ".json") ? "json" : dot && !strcmp(dot, ".csv") ? "csv" : "text";
 }
