@@ -58,7 +58,7 @@ int cs_lset_keep_ranks(cs_lset_opts *o, const char *list, cs_err *err)
     return 0;
 }
 
-const char *cs_cli_basename(const char *path)
+const char *cs_lset_basename(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
@@ -251,7 +251,7 @@ int cs_lset_write_text(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nc
     for (i = 0; i < ls->n_rows; i++) {
         const cs_lrow *r = &ls->rows[i];
         fprintf(f, "  %-46s %-13s %5d %12llu %12.2f %12.2f %8.2f %9.2f %9.2f  %s/%s\n",
-                cs_cli_basename(r->log), cs_coll_name(r->coll), r->ranks,
+                cs_lset_basename(r->log), cs_coll_name(r->coll), r->ranks,
                 (unsigned long long)r->size_bytes, r->measured_us, r->simulated_us,
                 cs_lrow_error_pct(r), r->measured_busbw_GBps, cs_lrow_sim_busbw(r), r->algo,
                 cs_proto_name(r->proto));

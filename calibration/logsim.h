@@ -84,16 +84,16 @@ int cs_lset_stats(const cs_lset *ls, uint64_t min_bytes, double *median, double 
 /* Signed error of a row in percent: 100 (simulated - measured) / measured. */
 double cs_lrow_error_pct(const cs_lrow *r);
 
-/* Write a calibrated topology to path (atomically): the JSON of spec (preset or file) with
- * every link spec set to the figures t now has for its class, "nccl" set to the object
+/* A calibrated topology as JSON text (*out, malloc'd): the JSON of spec (preset or file)
+ * with every link spec set to the figures t now has for its class, "nccl" set to the object
  * given (ownership taken) and description_add appended to the description; an explicit
  * "graph" of t when that JSON cannot carry the figures. Checked by loading it back. */
 struct json_t;
-int cs_cli_write_topology(const char *spec, const cs_topo *t, struct json_t *nccl,
-                          const char *description_add, const char *path, cs_err *err);
+int cs_calib_topology_json(const char *spec, const cs_topo *t, struct json_t *nccl,
+                           const char *description_add, char **out, cs_err *err);
 
 /* File name part of a path, for tables. */
-const char *cs_cli_basename(const char *path);
+const char *cs_lset_basename(const char *path);
 
 /* busbw of a row's simulated time, GB/s. */
 double cs_lrow_sim_busbw(const cs_lrow *r);

@@ -134,7 +134,7 @@ static void print_report(const cs_calib *c, const copts *o)
     for (i = 0; i < c->ls->n_rows; i++) {
         const cs_lrow *r = &c->ls->rows[i];
         printf("  %-46s %-13s %5d %12llu %12.2f %12.2f %8.2f  %s/%s\n",
-               cs_cli_basename(r->log), cs_coll_name(r->coll), r->ranks,
+               cs_lset_basename(r->log), cs_coll_name(r->coll), r->ranks,
                (unsigned long long)r->size_bytes, r->measured_us, r->simulated_us,
                cs_lrow_error_pct(r), r->algo, cs_proto_name(r->proto));
     }
@@ -157,7 +157,8 @@ int cs_cmd_calibrate(int argc, char **argv)
     cs_lset ls;
     cs_calib c;
     cs_calib_opts co;
-    char desc[1024];
+    char desc[1024], *text = NULL;
+    cs_out out;
     int rc, on;
     double med, mean, max;
     cs_err_clear(&err);
@@ -184,16 +185,28 @@ int cs_cmd_calibrate(int argc, char **argv)
     snprintf(desc, sizeof desc, "Calibrated by `collsim calibrate` on %d log%s (%d rows) "
              "from %s: |time error| median %.2f%%, max %.2f%% (see nccl.calibration).",
              o.n_logs, o.n_logs == 1 ? "" : "s", ls.n_rows, o.topo, med, max);
-    if ((rc = cs_cli_write_topology(o.topo, t, cs_calib_nccl_json(&c, &co), desc, o.output,
-                                    &err)) < 0)
+    if ((rc = cs_calib_topology_json(o.topo, t, cs_calib_nccl_json(&c, &co), desc, &text,
+                                     &err)) < 0 ||
+        (rc = cs_out_open(&out, o.output, &err)) < 0)
+        goto fail;
+    fputs(text, out.f);
+    fputc('\n', out.f);
+    if (ferror(out.f)) {
+        cs_out_abort(&out);
+        rc = cs_err_set(&err, CS_EIO, o.output, "cannot write");
+        goto fail;
+    }
+    if ((rc = cs_out_commit(&out, &err)) < 0)
         goto fail;
     print_report(&c, &o);
+    free(text);
     cs_calib_fini(&c);
     cs_lset_fini(&ls);
     cs_topo_free(t);
     free(o.logs);
     return CS_EXIT_OK;
 fail:
+    free(text);
     cs_calib_fini(&c);
     cs_lset_fini(&ls);
     cs_topo_free(t);
