@@ -1,5 +1,5 @@
 /* series.c: series of sweep results for charts (plots layer): loading collsim JSON and CSV
- * (DESIGN §7 keys) and nccl-tests/rccl-tests logs (sim/logparse.h), converting a sweep
+ * (DESIGN §7 keys) and nccl-tests/rccl-tests logs (calibration/logparse.h), converting a sweep
  * just run, and picking series by label. jansson stays at this load edge. */
 #include "plots/plot.h"
 

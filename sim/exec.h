@@ -48,7 +48,7 @@ typedef struct cs_link_stats {
 } cs_link_stats;
 
 /* Costs the network models do not know about, applied by the executor (NCCL mode,
- * sim/nccl.h): a fixed launch cost per job, a protocol's per-transfer latency and its
+ * algorithms/nccl/nccl.h): a fixed launch cost per job, a protocol's per-transfer latency and its
  * bandwidth efficiency. All zero means none, exactly as without them. */
 typedef struct cs_sim_costs {
     double launch_us;         /* added once before each job's first operation, us */
