@@ -13,13 +13,11 @@
 #include <string.h>
 #include <jansson.h>
 
-enum { C_TOPO = 1, C_OUTPUT, C_ALGO, C_PROTO, C_FIX,
-       C_ITER, C_HELP };
-
 static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, C_TOPO}, {"output", 0, 1, C_OUTPUT},
-    {"algo", 0, 1, C_ALGO}, {"proto", 0, 1, C_PROTO}, {"fix", 0, 1, C_FIX},
-    {"max-iter", 0, 1, C_ITER}, {"help", 'h', 0, C_HELP},
+    {"topo", 0, 1, CS_LOGCMD_TOPO}, {"output", 0, 1, CS_LOGCMD_OUTPUT},
+    {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
+    {"fix", 0, 1, CS_LOGCMD_FIX}, {"max-iter", 0, 1, CS_LOGCMD_ITER},
+    {"help", 'h', 0, CS_LOGCMD_HELP},
     CS_LSET_SPECS,
     {NULL, 0, 0, 0},
 };
@@ -47,46 +45,12 @@ static void usage(void)
            "      --max-iter N        iteration limit (default 100)\n");
 }
 
-typedef struct copts {
-    const char *topo, *output, *algo, *proto, *fix;
-    long max_iter;
-    cs_lset_opts ls;
-    char **logs;
-    int n_logs;
-} copts;
+typedef cs_logcmd copts;
 
 static int parse(int argc, char **argv, copts *o, cs_err *err)
 {
-    cs_opt_scan sc = {argc, argv, 1};
-    const cs_opt_spec *sp;
-    const char *v;
-    int rc;
-    memset(o, 0, sizeof *o);
-    o->ls.default_coll = CS_LOG_COLL_UNKNOWN;
-    o->max_iter = 100;
-    if (!(o->logs = calloc((size_t)argc + 1, sizeof *o->logs)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    while ((rc = cs_opt_next(&sc, specs, &sp, &v, err)) > 0) {
-        if (!sp) {
-            o->logs[o->n_logs++] = (char *)(uintptr_t)v;
-            continue;
-        }
-        switch (sp->id) {
-        case C_TOPO: o->topo = v; break;
-        case C_OUTPUT: o->output = v; break;
-        case C_ALGO: o->algo = v; break;
-        case C_PROTO: o->proto = v; break;
-        case C_FIX: o->fix = v; break;
-        case C_ITER: rc = cs_parse_int(v, "--max-iter", 1, 100000, &o->max_iter, err); break;
-        case C_HELP: usage(); return 1;
-        default:
-            rc = cs_lset_option(sp->id, v, &o->ls, err);
-            break;
-        }
-        if (rc < 0)
-            return rc;
-    }
-    if (rc < 0)
+    int rc = cs_logcmd_parse(argc, argv, specs, usage, o, err);
+    if (rc != 0)
         return rc;
     if (o->n_logs == 0)
         return cs_err_set(err, CS_EUSAGE, NULL, "no log given (usage: collsim calibrate "

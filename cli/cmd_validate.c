@@ -14,14 +14,11 @@
 #include <string.h>
 #include <jansson.h>
 
-enum { V_TOPO = 1, V_FORMAT, V_ALGO, V_PROTO, V_OUTPUT,
-       V_HELP, V_PLOT };
-
 static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, V_TOPO}, {"format", 0, 1, V_FORMAT},
-    {"algo", 0, 1, V_ALGO}, {"proto", 0, 1, V_PROTO}, {"output", 0, 1, V_OUTPUT},
-    {"help", 'h', 0, V_HELP},
-    {"plot", 0, 1, V_PLOT},
+    {"topo", 0, 1, CS_LOGCMD_TOPO}, {"format", 0, 1, CS_LOGCMD_FORMAT},
+    {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
+    {"output", 0, 1, CS_LOGCMD_OUTPUT}, {"help", 'h', 0, CS_LOGCMD_HELP},
+    {"plot", 0, 1, CS_LOGCMD_PLOT},
     CS_LSET_SPECS,
     {NULL, 0, 0, 0},
 };
@@ -48,47 +45,10 @@ static void usage(void)
            "                          the error per size beneath (.png, .svg or .pdf)\n");
 }
 
-/* Options shared with calibrate. */
-typedef struct vopts {
-    const char *topo, *format, *algo, *proto, *output;
-    const char *plot;         /* --plot FILE (validate), NULL if not asked */
-    cs_lset_opts ls;
-    char **logs;
-    int n_logs;
-} vopts;
-
-static int parse(int argc, char **argv, vopts *o, cs_err *err)
+static int parse(int argc, char **argv, cs_logcmd *o, cs_err *err)
 {
-    cs_opt_scan sc = {argc, argv, 1};
-    const cs_opt_spec *sp;
-    const char *v;
-    int rc;
-    memset(o, 0, sizeof *o);
-    o->format = "text";
-    o->ls.default_coll = CS_LOG_COLL_UNKNOWN;
-    if (!(o->logs = calloc((size_t)argc + 1, sizeof *o->logs)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    while ((rc = cs_opt_next(&sc, specs, &sp, &v, err)) > 0) {
-        if (!sp) {
-            o->logs[o->n_logs++] = (char *)(uintptr_t)v;
-            continue;
-        }
-        switch (sp->id) {
-        case V_TOPO: o->topo = v; break;
-        case V_FORMAT: o->format = v; break;
-        case V_ALGO: o->algo = v; break;
-        case V_PROTO: o->proto = v; break;
-        case V_OUTPUT: o->output = v; break;
-        case V_PLOT: o->plot = v; break;
-        case V_HELP: usage(); return 1;
-        default:
-            rc = cs_lset_option(sp->id, v, &o->ls, err);
-            break;
-        }
-        if (rc < 0)
-            return rc;
-    }
-    if (rc < 0)
+    int rc = cs_logcmd_parse(argc, argv, specs, usage, o, err);
+    if (rc != 0)
         return rc;
     if (o->n_logs == 0)
         return cs_err_set(err, CS_EUSAGE, NULL, "no log given (usage: collsim validate "
@@ -103,7 +63,7 @@ static int parse(int argc, char **argv, vopts *o, cs_err *err)
 
 int cs_cmd_validate(int argc, char **argv)
 {
-    vopts o;
+    cs_logcmd o;
     cs_err err;
     cs_topo *t = NULL;
     cs_nccl_params np;
