@@ -64,10 +64,8 @@ struct cs_net {
     int32_t *h_idx;           /* scratch per position: index in heap, -1 if not in it */
     double *h_key;            /* scratch per position: fair share rem/unfixed, bytes/ps */
     int32_t n_heap;           /* positions in heap */
-    struct {
-        uint64_t link_visits; /* links looked at by recomputations */
-        uint64_t recomputes;  /* fair-share recomputations */
-    } counters;
+    cs_sim_counters counters; /* recomputes, link_visits, peak_flows (cs_sim_counters) */
+    uint64_t n_live_flows;    /* flows on their links now */
     int32_t *seeds;           /* links whose flows changed since the last recompute */
     int n_seeds;
     int pending;              /* a recompute event is scheduled for now */
@@ -139,6 +137,14 @@ static void fl_destroy(cs_net *n)
 }
 
 static const cs_link_stats *fl_stats(const cs_net *n) { return n->stats; }
+
+static void fl_counters(const cs_net *n, cs_sim_counters *out)
+{
+    out->recomputes += n->counters.recomputes;
+    out->link_visits += n->counters.link_visits;
+    if (n->counters.peak_flows > out->peak_flows)
+        out->peak_flows = n->counters.peak_flows;
+}
 
 static void fl_end(cs_engine *eng, void *arg, uint64_t data);
 
@@ -461,6 +467,8 @@ static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_add(n, flow_link(f, k), f, now);
+    if (++n->n_live_flows > n->counters.peak_flows)
+        n->counters.peak_flows = n->n_live_flows;
     touch(n, f);
 }
 
@@ -474,8 +482,10 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_remove(n, flow_link(f, k), f, now);
-    if (f->n_route)
+    if (f->n_route) {
+        n->n_live_flows--;
         touch(n, f);
+    }
     release(n, f);
     n->cb.on_done(n->cb.ctx, token);
 }
@@ -519,4 +529,4 @@ static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
     return 0;
 }
 
-const cs_net_ops cs__net_fluid = {"fluid", fl_create, fl_send, fl_stats, fl_destroy};
+const cs_net_ops cs__net_fluid = {"fluid", fl_create, fl_send, fl_counters, fl_stats, fl_destroy};
