@@ -44,6 +44,9 @@ struct cs_sim {
     cs_time xfer_lat_ps;      /* cs_sim_costs: added before each transfer is sent, ps */
     double bytes_scale;       /* cs_sim_costs: 1 / bw_eff (1 = none) */
     double cap_GBps;          /* cs_sim_costs: per-transfer cap on the wire, GB/s (0 none) */
+    uint64_t n_sent;          /* transfers handed to the network */
+    uint64_t n_in_net;        /* of those, not done yet */
+    uint64_t peak_in_net;     /* most of them at once */
 };
 
 static void complete(cs_job *job, uint32_t i);
@@ -144,6 +147,16 @@ const cs_link_stats *cs_sim_link_stats(const cs_sim *sim)
     return sim->net ? sim->nops->stats(sim->net) : NULL;
 }
 
+void cs_sim_get_counters(const cs_sim *sim, cs_sim_counters *out)
+{
+    memset(out, 0, sizeof *out);
+    out->events = cs_engine_n_executed(sim->eng);
+    out->transfers = sim->n_sent;
+    out->peak_transfers = sim->peak_in_net;
+    if (sim->net && sim->nops->counters)
+        sim->nops->counters(sim->net, out);
+}
+
 /* Topology node of group rank g of a job (auxiliary endpoints are nodes themselves). */
 static int node_of(const cs_job *job, int g)
 {
@@ -210,6 +223,9 @@ static void send(cs_job *job, uint32_t i)
      * reduction) has no channel of its own. */
     chan_key = sim->cap_GBps <= 0 || rank_of(job, x->src) < 0 ? -1
              : (x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks + rank_of(job, x->src);
+    sim->n_sent++;
+    if (++sim->n_in_net > sim->peak_in_net)
+        sim->peak_in_net = sim->n_in_net;
     rc = sim->nops->send(sim->net, node_of(job, x->src), node_of(job, x->dst), bytes,
                          token_of(job, i), chan_key, &err);
     if (rc < 0)
@@ -287,6 +303,7 @@ static void net_done(void *ctx, uint64_t token)
     cs_job *job = job_of(sim, token);
     uint32_t i = (uint32_t)token;
     const cs_xfer *x = &job->s->xfers[i];
+    sim->n_in_net--;
     observe(job, CS_OBS_XFER_DONE, i);
     if (x->op == CS_OP_REDUCE && sim->reduce_ps_per_byte > 0 && x->dst < job->s->n_ranks) {
         int r = job->map[x->dst];
