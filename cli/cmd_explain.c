@@ -7,6 +7,7 @@
 #include "sim/report.h"
 #include "sim/size.h"
 #include "algorithms/coll.h"
+#include "algorithms/run.h"
 #include "topologies/topology.h"
 #include "plots/plot.h"
 #include "plots/timeline.h"
@@ -22,6 +23,7 @@
 
 typedef struct ex_opts {
     const char *coll_name, *algo, *topo, *dtype;
+    const char *proto;        /* --proto, NULL if not given (NCCL mode as for run) */
     uint64_t size;            /* -b, bytes */
     long ranks, root, chunks, servers, channels;
     int all;                  /* --all: every row and every rank */
@@ -35,14 +37,15 @@ typedef struct ex_times {
 } ex_times;
 
 enum { E_ALGO = 1, E_RANKS, E_SIZE, E_TOPO, E_CHUNKS, E_ROOT, E_SERVERS, E_CHANNELS, E_DTYPE,
-       E_ALL, E_HELP, E_PLOT, E_COLOR };
+       E_ALL, E_HELP, E_PLOT, E_COLOR, E_PROTO };
 
 static const cs_opt_spec ex_specs[] = {
     {"algo", 0, 1, E_ALGO}, {"ranks", 'g', 1, E_RANKS}, {"minbytes", 'b', 1, E_SIZE},
     {"topo", 0, 1, E_TOPO}, {"chunks", 0, 1, E_CHUNKS}, {"root", 'r', 1, E_ROOT},
     {"servers", 0, 1, E_SERVERS}, {"channels", 0, 1, E_CHANNELS},
     {"datatype", 'd', 1, E_DTYPE}, {"all", 0, 0, E_ALL}, {"help", 'h', 0, E_HELP},
-    {"plot", 0, 1, E_PLOT}, {"color", 0, 1, E_COLOR}, {NULL, 0, 0, 0},
+    {"plot", 0, 1, E_PLOT}, {"color", 0, 1, E_COLOR}, {"proto", 0, 1, E_PROTO},
+    {NULL, 0, 0, 0},
 };
 
 static void ex_usage(void)
@@ -60,6 +63,8 @@ static void ex_usage(void)
            "  --servers K         parameter_server servers (default 1)\n"
            "  --channels N        parallel rings/trees (default 1)\n"
            "  -d, --datatype T    element type (default float)\n"
+           "      --proto P       NCCL mode as in run: auto, LL, LL128, Simple, or none for\n"
+           "                      the bare fabric (default: NCCL mode on GPU/NPU hardware)\n"
            "  --all               list every transfer and draw every rank\n"
            "  --plot FILE         also draw the timeline (.png, .svg or .pdf): a lane per rank\n"
            "                      with its sends, receives and reductions, busiest links below\n"
@@ -99,6 +104,7 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
         case E_DTYPE: o->dtype = v; break;
         case E_ALL: o->all = 1; break;
         case E_PLOT: o->plot = v; break;
+        case E_PROTO: o->proto = v; break;
         case E_COLOR:
             if ((rc = cs_tl_color_lookup(v, &o->color, err)) < 0)
                 err->code = rc = CS_EUSAGE;
@@ -354,6 +360,12 @@ static int explain(const ex_opts *o, cs_err *err)
     const cs_algo *ops;
     cs_sched s;
     cs_sim *sim = NULL;
+    cs_run_cfg cfg;
+    cs_run_choice ch;
+    cs_nccl_params np;
+    cs_sim_costs costs;
+    cs_sim_opts so = {1, 0, &costs};
+    int on = 0;
     cs_job *job;
     ex_times tm = {NULL, NULL, NULL};
     uint64_t count, S;
@@ -373,22 +385,26 @@ static int explain(const ex_opts *o, cs_err *err)
         goto out;
     }
     cs_nccl_sizes(coll, p, dt.bytes, coll == CS_COLL_BARRIER ? 0 : o->size, &count, &S);
-    cs_coll_req_init(&req, coll, p, S);
-    req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
-    req.elt_bytes = dt.bytes;
-    req.chunks = (int)o->chunks;
-    req.servers = (int)o->servers;
-    req.channels = (int)o->channels;
-    req.topo = t;
-    if (req.root >= p) {
+    if (cs_coll_is_rooted(coll) && o->root >= p) {
         rc = cs_err_set(err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld", p - 1,
                         o->root);
         goto out;
     }
-    rc = !strcmp(o->algo, "auto") ? cs_algo_auto(&req, t, &ops, NULL, err)
-                                  : cs_algo_lookup(o->algo, coll, &ops, err);
-    if (rc < 0 || (rc = cs_algo_build(ops, &req, &s, err)) < 0)
+    /* The choice run and validate make: NCCL mode where they use it. */
+    if ((rc = cs_nccl_setup(o->topo, o->proto, 0, &np, &on, err)) < 0)
         goto out;
+    cs_run_cfg_init(&cfg);
+    cfg.algo = o->algo;
+    cfg.chunks = (int)o->chunks;
+    cfg.servers = (int)o->servers;
+    cfg.channels = (int)o->channels;
+    cfg.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
+    cfg.nccl = on ? &np : NULL;
+    if ((rc = cs_run_choose(&cfg, t, coll, p, dt.bytes, coll == CS_COLL_BARRIER ? 0 : o->size,
+                            &ch, &s, &costs, err)) < 0)
+        goto out;
+    ops = ch.algo;
+    req = ch.req;
     tm.start = malloc((s.n_xfers + 1) * sizeof *tm.start);
     tm.done = malloc((s.n_xfers + 1) * sizeof *tm.done);
     tm.reduced = malloc((s.n_xfers + 1) * sizeof *tm.reduced);
@@ -398,7 +414,7 @@ static int explain(const ex_opts *o, cs_err *err)
     }
     for (i = 0; i < s.n_xfers; i++)
         tm.start[i] = tm.done[i] = tm.reduced[i] = -1;
-    if ((rc = cs_sim_new(&sim, t, NULL, err)) < 0)
+    if ((rc = cs_sim_new(&sim, t, &so, err)) < 0)
         goto out_sched;
     cs_sim_set_observer(sim, observe, &tm);
     if ((rc = cs_sim_add(sim, &s, NULL, 0, &job, err)) < 0 || (rc = cs_sim_run(sim, err)) < 0)
@@ -409,8 +425,13 @@ static int explain(const ex_opts *o, cs_err *err)
            cs_format_bytes(S, buf, sizeof buf), (unsigned long long)S);
     if (cs_coll_is_rooted(coll))
         printf(", root %d", req.root);
-    printf(", chunks %d\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",
-           req.chunks, t->name, t->kind, s.n_xfers, s.n_steps, wrong);
+    printf(", chunks %d", req.chunks);
+    if (ch.protocol)
+        printf(", channels %d\n# NCCL mode: protocol %s, launch and protocol base %g us, "
+               "%g us per transfer, bandwidth x %g", req.channels, ch.protocol, costs.launch_us,
+               costs.xfer_lat_us, costs.bw_eff);
+    printf("\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",
+           t->name, t->kind, s.n_xfers, s.n_steps, wrong);
     print_table(&s, &tm, o->all, t->reduce_GBps > 0);
     printf("\n");
     print_timeline(&s, &tm, cs_job_end(job), o->all);

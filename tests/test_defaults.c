@@ -1,6 +1,7 @@
 /* test_defaults.c: issue 11, trustworthy answers by default. In-network reduction only
  * where the fabric declares it; NCCL mode the default on GPU/NPU hardware kinds; the same
  * number from run, explain and validate. Every expected number is derived in a comment. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,12 +114,74 @@ static void t_nccl_default_on(void)
     }
 }
 
+/* First number after key in text, or NAN. */
+static double num_after(const char *text, const char *key)
+{
+    const char *p = text ? strstr(text, key) : NULL;
+    return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+/* One case through run, explain and validate: the same choice, the same time to the last
+ * digit explain prints (3 decimals of a microsecond). dgx-h100 at 256 MiB (NVLS wins) and
+ * dgx-a100 (ring; a one-row log written here in nccl-tests' format). */
+static void t_same_number(void)
+{
+    static const char *const cases[][2] = {
+        {"dgx-h100", "nccl-h100-1n8-allreduce-nvswitch-256M-2G.log"},
+        {"dgx-a100", NULL}};
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1024], logp[128];
+        char *out = NULL;
+        double t_run, t_ex, t_val;
+        if (cases[i][1]) {
+            snprintf(logp, sizeof logp, "%s/real/%s", CS_TEST_DATA, cases[i][1]);
+        } else {
+            FILE *f;
+            snprintf(logp, sizeof logp, "/tmp/cs-defaults-log-%d.log", (int)getpid());
+            CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(logp, "w"));
+            fputs("#       size         count      type   redop    root     time   algbw   "
+                  "busbw #wrong     time   algbw   busbw #wrong\n"
+                  "#        (B)    (elements)                               (us)  (GB/s)  "
+                  "(GB/s)            (us)  (GB/s)  (GB/s)\n"
+                  "   268435456      67108864     float     sum      -1   2000.0  134.22  "
+                  "234.88      0   2000.0  134.22  234.88      0\n", f);
+            fclose(f);
+        }
+        snprintf(cmd, sizeof cmd, "%s run allreduce --topo %s -b 256M -e 256M --format json",
+                 CS_COLLSIM, cases[i][0]);
+        CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+        t_run = num_after(out, "\"time_us\":");
+        free(out);
+        snprintf(cmd, sizeof cmd, "%s explain allreduce --topo %s -b 256M", CS_COLLSIM,
+                 cases[i][0]);
+        CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+        t_ex = num_after(out, "simulated: ");
+        CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "# NCCL mode: protocol"));
+        free(out);
+        snprintf(cmd, sizeof cmd, "%s validate %s --coll allreduce --topo %s --format json",
+                 CS_COLLSIM, logp,
+                 cases[i][0]);
+        CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+        t_val = num_after(out, "\"simulated_time_us\":");
+        free(out);
+        if (!cases[i][1])
+            remove(logp);
+        fprintf(stderr, "\n  %s: run %.6f explain %.3f validate %.6f", cases[i][0], t_run,
+                t_ex, t_val);
+        CU_ASSERT(t_run > 0);
+        CU_ASSERT_DOUBLE_EQUAL(t_ex, t_run, 0.0005 + 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(t_val, t_run, 1e-6);
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case hw[] = {
         {"in_network only where declared", t_in_network_declared},
         {"nccl nvls claim refused", t_nvls_claim_refused},
         {"nccl mode by default on hardware", t_nccl_default_on},
+        {"run, explain and validate print the same number", t_same_number},
         {NULL, NULL}};
     return cs_test_add_suite("defaults", hw) ? -1 : 0;
 }
