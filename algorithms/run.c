@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 /* The busiest directed links of one simulated size. */
@@ -98,7 +99,7 @@ static void make_req(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p,
  * With sched (--links, --trace) the winner's schedule and costs are built there too. */
 static int pick_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p, int elt,
                      uint64_t size, cs_nccl_pick *pick, cs_sched *sched, cs_sim_costs *costs,
-                     cs_err *err)
+                     cs_coll_req *built, cs_err *err)
 {
     cs_coll_req req;
     const cs_algo *ops = NULL;
@@ -109,7 +110,7 @@ static int pick_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p,
         return rc;
     if ((rc = cs_nccl_simulate(&req, t, ops, o->nccl, o->check, pick, err)) < 0)
         return rc;
-    return sched ? cs_nccl_build(&req, o->nccl, pick, sched, costs, err) : 0;
+    return sched ? cs_nccl_build(&req, o->nccl, pick, sched, costs, built, err) : 0;
 }
 
 static int run_size_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p, int elt,
@@ -121,7 +122,8 @@ static int run_size_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, in
     uint64_t count, S;
     int rc;
     cs_nccl_sizes(coll, p, elt, size, &count, &S);
-    if ((rc = pick_nccl(o, t, coll, p, elt, size, &pick, links ? &s : NULL, &costs, err)) < 0)
+    if ((rc = pick_nccl(o, t, coll, p, elt, size, &pick, links ? &s : NULL, &costs, NULL,
+                        err)) < 0)
         return rc;
     if (links) {
         /* The winner again, for its link statistics. */
@@ -305,20 +307,33 @@ int cs_run_sweep(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
     return 0;
 }
 
-int cs_run_schedule(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
-                    uint64_t size, cs_sched *s, cs_sim_costs *costs, cs_err *err)
+int cs_run_choose(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
+                  uint64_t size, cs_run_choice *ch, cs_sched *s, cs_sim_costs *costs,
+                  cs_err *err)
 {
-    cs_coll_req req;
-    const cs_algo *ops;
     uint64_t count, S;
     int rc;
     memset(costs, 0, sizeof *costs);
+    memset(ch, 0, sizeof *ch);
+    ch->time_us = NAN;
     if (cfg->nccl) {
         cs_nccl_pick pick;
-        return pick_nccl(cfg, t, coll, p, elt, size, &pick, s, costs, err);
+        if ((rc = pick_nccl(cfg, t, coll, p, elt, size, &pick, s, costs, &ch->req, err)) < 0)
+            return rc;
+        ch->algo = pick.algo;
+        ch->protocol = cs_proto_name(pick.proto);
+        ch->time_us = pick.time_us;
+        return 0;
     }
-    make_req(cfg, t, coll, p, elt, size, &req, &count, &S);
-    rc = !strcmp(cfg->algo, "auto") ? cs_algo_auto(&req, t, &ops, NULL, err)
-                                    : cs_algo_lookup(cfg->algo, coll, &ops, err);
-    return rc < 0 ? rc : cs_algo_build(ops, &req, s, err);
+    make_req(cfg, t, coll, p, elt, size, &ch->req, &count, &S);
+    rc = !strcmp(cfg->algo, "auto") ? cs_algo_auto(&ch->req, t, &ch->algo, NULL, err)
+                                    : cs_algo_lookup(cfg->algo, coll, &ch->algo, err);
+    return rc < 0 ? rc : cs_algo_build(ch->algo, &ch->req, s, err);
+}
+
+int cs_run_schedule(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
+                    uint64_t size, cs_sched *s, cs_sim_costs *costs, cs_err *err)
+{
+    cs_run_choice ch;
+    return cs_run_choose(cfg, t, coll, p, elt, size, &ch, s, costs, err);
 }

@@ -55,6 +55,21 @@ int cs_run_sweep(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
                  const uint64_t *sizes, int n_sizes, int links, cs_sweep *sw,
                  char *bottleneck, size_t bn, cs_err *err);
 
+/* What one size runs. */
+typedef struct cs_run_choice {
+    const cs_algo *algo;         /* the algorithm (NCCL mode: the winner) */
+    const char *protocol;        /* NCCL mode: "LL", "LL128" or "Simple"; NULL when bare */
+    cs_coll_req req;             /* the request its schedule was built from (chunks,
+                                    channels as NCCL mode set them) */
+    double time_us;              /* NCCL mode: the winner's simulated time, us; NAN bare */
+} cs_run_choice;
+
+/* cs_run_schedule, also saying what was chosen: the same choice run and validate make, so
+ * explain shows the schedule whose time they print. */
+int cs_run_choose(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
+                  uint64_t size, cs_run_choice *ch, cs_sched *s, cs_sim_costs *costs,
+                  cs_err *err);
+
 /* The schedule and executor costs of the algorithm one size runs (the winner in NCCL mode;
  * zero costs on the bare fabric), to run again with an observer. s is initialised here
  * (the caller finis it on success). */

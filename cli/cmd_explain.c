@@ -8,6 +8,7 @@
 #include "sim/size.h"
 #include "algorithms/coll.h"
 #include "algorithms/explain.h"
+#include "algorithms/run.h"
 #include "topologies/topology.h"
 #include "plots/plot.h"
 #include "plots/timeline.h"
@@ -20,6 +21,7 @@
 
 typedef struct ex_opts {
     const char *coll_name, *algo, *topo, *dtype;
+    const char *proto;        /* --proto, NULL if not given (NCCL mode as for run) */
     uint64_t size;            /* -b, bytes */
     long ranks, root, chunks, servers, channels;
     int all;                  /* --all: every row and every rank */
@@ -28,14 +30,15 @@ typedef struct ex_opts {
 } ex_opts;
 
 enum { E_ALGO = 1, E_RANKS, E_SIZE, E_TOPO, E_CHUNKS, E_ROOT, E_SERVERS, E_CHANNELS, E_DTYPE,
-       E_ALL, E_HELP, E_PLOT, E_COLOR };
+       E_ALL, E_HELP, E_PLOT, E_COLOR, E_PROTO };
 
 static const cs_opt_spec ex_specs[] = {
     {"algo", 0, 1, E_ALGO}, {"ranks", 'g', 1, E_RANKS}, {"minbytes", 'b', 1, E_SIZE},
     {"topo", 0, 1, E_TOPO}, {"chunks", 0, 1, E_CHUNKS}, {"root", 'r', 1, E_ROOT},
     {"servers", 0, 1, E_SERVERS}, {"channels", 0, 1, E_CHANNELS},
     {"datatype", 'd', 1, E_DTYPE}, {"all", 0, 0, E_ALL}, {"help", 'h', 0, E_HELP},
-    {"plot", 0, 1, E_PLOT}, {"color", 0, 1, E_COLOR}, {NULL, 0, 0, 0},
+    {"plot", 0, 1, E_PLOT}, {"color", 0, 1, E_COLOR}, {"proto", 0, 1, E_PROTO},
+    {NULL, 0, 0, 0},
 };
 
 static void ex_usage(void)
@@ -53,6 +56,8 @@ static void ex_usage(void)
            "  --servers K         parameter_server servers (default 1)\n"
            "  --channels N        parallel rings/trees (default 1)\n"
            "  -d, --datatype T    element type (default float)\n"
+           "      --proto P       NCCL mode as in run: auto, LL, LL128, Simple, or none for\n"
+           "                      the bare fabric (default: NCCL mode on GPU/NPU hardware)\n"
            "  --all               list every transfer and draw every rank\n"
            "  --plot FILE         also draw the timeline (.png, .svg or .pdf): a lane per rank\n"
            "                      with its sends, receives and reductions, busiest links below\n"
@@ -92,6 +97,7 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
         case E_DTYPE: o->dtype = v; break;
         case E_ALL: o->all = 1; break;
         case E_PLOT: o->plot = v; break;
+        case E_PROTO: o->proto = v; break;
         case E_COLOR:
             if ((rc = cs_tl_color_lookup(v, &o->color, err)) < 0)
                 err->code = rc = CS_EUSAGE;
@@ -139,6 +145,11 @@ static int explain(const ex_opts *o, cs_err *err)
     const cs_algo *ops;
     cs_sched s;
     cs_explain_times tm;
+    cs_run_cfg cfg;
+    cs_run_choice ch;
+    cs_nccl_params np;
+    cs_sim_costs costs;
+    int on = 0;
     uint64_t count, S;
     int p, rc;
     char buf[32];
@@ -155,31 +166,40 @@ static int explain(const ex_opts *o, cs_err *err)
         goto out;
     }
     cs_nccl_sizes(coll, p, dt.bytes, coll == CS_COLL_BARRIER ? 0 : o->size, &count, &S);
-    cs_coll_req_init(&req, coll, p, S);
-    req.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
-    req.elt_bytes = dt.bytes;
-    req.chunks = (int)o->chunks;
-    req.servers = (int)o->servers;
-    req.channels = (int)o->channels;
-    req.topo = t;
-    if (req.root >= p) {
+    if (cs_coll_is_rooted(coll) && o->root >= p) {
         rc = cs_err_set(err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld", p - 1,
                         o->root);
         goto out;
     }
-    rc = !strcmp(o->algo, "auto") ? cs_algo_auto(&req, t, &ops, NULL, err)
-                                  : cs_algo_lookup(o->algo, coll, &ops, err);
-    if (rc < 0 || (rc = cs_algo_build(ops, &req, &s, err)) < 0)
+    /* The choice run and validate make: NCCL mode where they use it. */
+    if ((rc = cs_nccl_setup(o->topo, o->proto, 0, &np, &on, err)) < 0)
         goto out;
-    if ((rc = cs_explain_run(t, &s, NULL, &tm, err)) < 0)
+    cs_run_cfg_init(&cfg);
+    cfg.algo = o->algo;
+    cfg.chunks = (int)o->chunks;
+    cfg.servers = (int)o->servers;
+    cfg.channels = (int)o->channels;
+    cfg.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
+    cfg.nccl = on ? &np : NULL;
+    if ((rc = cs_run_choose(&cfg, t, coll, p, dt.bytes, coll == CS_COLL_BARRIER ? 0 : o->size,
+                            &ch, &s, &costs, err)) < 0)
+        goto out;
+    ops = ch.algo;
+    req = ch.req;
+    if ((rc = cs_explain_run(t, &s, &costs, &tm, err)) < 0)
         goto out_sched;
     printf("# collsim explain: %s, algorithm %s%s, %d ranks, S = %s (%llu B)", cs_coll_name(coll),
            ops->name, strcmp(o->algo, "auto") ? "" : " (auto)", p,
            cs_format_bytes(S, buf, sizeof buf), (unsigned long long)S);
     if (cs_coll_is_rooted(coll))
         printf(", root %d", req.root);
-    printf(", chunks %d\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",
-           req.chunks, t->name, t->kind, s.n_xfers, s.n_steps, tm.wrong);
+    printf(", chunks %d", req.chunks);
+    if (ch.protocol)
+        printf(", channels %d\n# NCCL mode: protocol %s, launch and protocol base %g us, "
+               "%g us per transfer, bandwidth x %g", req.channels, ch.protocol, costs.launch_us,
+               costs.xfer_lat_us, costs.bw_eff);
+    printf("\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",
+           t->name, t->kind, s.n_xfers, s.n_steps, tm.wrong);
     cs_explain_table(stdout, &s, &tm, o->all, t->reduce_GBps > 0);
     printf("\n");
     cs_explain_timeline(stdout, &s, &tm, tm.end_ps, o->all);

@@ -105,7 +105,7 @@ static void t_nccl_channels(void)
         np.channels = i ? 16 : 1;
         CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, ring, &np, 0, &pick, &err), 0);
         CU_ASSERT_EQUAL(pick.channels, np.channels);
-        CU_ASSERT_EQUAL_FATAL(cs_nccl_build(&req, &np, &pick, &s, &costs, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_build(&req, &np, &pick, &s, &costs, NULL, &err), 0);
         count(t, &s, &costs, &c[i]);
         cs_sched_fini(&s);
     }

@@ -162,11 +162,13 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
 }
 
 int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_nccl_pick *pick,
-                  cs_sched *s, cs_sim_costs *costs, cs_err *err)
+                  cs_sched *s, cs_sim_costs *costs, cs_coll_req *built, cs_err *err)
 {
     cs_coll_req r;
     int rc;
     if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, err)) < 0)
         return rc;
+    if (built)
+        *built = r;
     return cs_algo_build(pick->algo, &r, s, err);
 }
