@@ -576,6 +576,11 @@ int cs_cmd_run(int argc, char **argv)
                 cs_err_set(&err, rc, NULL, "out of memory");
             goto fail;
         }
+        /* Asked for but not run: the executor stopped the check when its state outgrew
+         * its limit (sim/exec.c); the table prints N/A, and this says why. */
+        if (o.check && row.wrong < 0)
+            fprintf(stderr, "collsim run: note: data check skipped at %llu bytes: its state "
+                    "outgrew 256 MiB (#wrong N/A)\n", (unsigned long long)row.size_bytes);
     }
     if (o.links) {
         if (t->model == CS_MODEL_ALPHA_BETA) {
