@@ -269,8 +269,12 @@ static int joins(cs_check *c, ck_chunk *ch, int32_t r, int h, const ivs *S)
     if (eval(c, R, rh, &c->from) < 0)
         return 0;
     for (rel = 0; rel < 4; rel++) {
-        if (run_make(c, S, h, rel, &f) < 0 || f.kind != SET_CYC)
+        if (run_make(c, S, h, rel, &f) < 0)
             return 0;
+        if (f.kind != SET_CYC) {
+            run_drop(c, &f);
+            return 0;
+        }
         if (eval(c, &f, rh, &c->to) == 0 && ivs_eq(&c->to, &c->from)) {
             f.h0 = rh;
             *R = f;
