@@ -22,6 +22,10 @@ typedef struct cs_coll_req {
     int channels;            /* parallel rings/trees sharing the links (>= 1) */
     const cs_topo *topo;     /* topology the group runs on (ranks 0..n-1 of it), or NULL;
                                 topology-aware algorithms read its structure */
+    int stream;              /* the caller only runs the schedule once for its time and
+                                #wrong: a builder may stream it (sched.h: steps produced
+                                as the run goes). 0 = the whole schedule up front (explain,
+                                timelines, traces, NCCL mode) */
 } cs_coll_req;
 
 /* Fill a request with defaults: elt 4, chunks 1, servers 1, channels 1, root 0, no topo. */

@@ -45,77 +45,122 @@ static int rank_at(int c, int p, int g, int q)
     return g > 0 ? r - r % g + (r % g + c + (c & 1)) % g : r;
 }
 
+/* A ring schedule being built, by channel then step (stored) or by step then channel
+ * (streamed): the same operations either way, with the same dependencies in the same
+ * order, so both run the same events. */
+typedef struct ring_gen {
+    cs_coll_req req;      /* the request (copied; its topo is borrowed) */
+    cs_sched *s;          /* the schedule built into */
+    int g;                /* ranks per node for the channels' rotation, 0 = none */
+    uint32_t *prev;       /* per channel, ring position q, piece j: the transfer into q at
+                             the channel's last step */
+    uint32_t *cur;        /* the same for the step being built */
+} ring_gen;
+
+static void gen_free(void *ctx)
+{
+    ring_gen *rg = ctx;
+    if (!rg)
+        return;
+    free(rg->prev);
+    free(rg->cur);
+    free(rg);
+}
+
+/* Add step t of channel c: every ring position sends its block, as k pipelined pieces. */
+static int emit(ring_gen *rg, int c, int t)
+{
+    const cs_coll_req *req = &rg->req;
+    cs_sched *s = rg->s;
+    int p = req->n_ranks, k = req->chunks, g = rg->g, q, j;
+    uint32_t *prev = rg->prev + (size_t)c * p * k, *cur = rg->cur + (size_t)c * p * k;
+    for (q = 0; q < p; q++) {
+        int src = rank_at(c, p, g, q), dst = rank_at(c, p, g, q + 1), block;
+        cs_op op;
+        uint32_t before = 0;     /* this step's previous piece on the same link */
+        switch (req->coll) {
+        case CS_COLL_ALLREDUCE:
+            block = rank_at(c, p, g, q - t);
+            op = t < p - 1 ? CS_OP_REDUCE : CS_OP_COPY;
+            break;
+        case CS_COLL_REDUCESCATTER:
+            block = rank_at(c, p, g, q - t - 1);
+            op = CS_OP_REDUCE;
+            break;
+        default:
+            block = rank_at(c, p, g, q - t);
+            op = CS_OP_COPY;
+            break;
+        }
+        for (j = 0; j < k; j++) {
+            /* What position q forwards at step t arrived from q-1 at step t-1; the pieces
+             * of a step follow each other so that they pipeline. */
+            uint32_t deps[2], nd = 0;
+            int64_t id;
+            if (t > 0)
+                deps[nd++] = prev[q * k + j];
+            if (j > 0)
+                deps[nd++] = before;
+            id = cs_sched_xfer_range(s, src, dst, op, (uint32_t)((c * p + block) * k + j), 1,
+                                     deps, nd, t);
+            if (id < 0)
+                return (int)id;
+            s->xfers[id - s->base].pipe = (uint16_t)j;
+            s->xfers[id - s->base].channel = (uint8_t)c;
+            cur[((q + 1) % p) * k + j] = (uint32_t)id;
+            before = (uint32_t)id;
+        }
+    }
+    /* This step is the next one's previous. */
+    for (q = 0; q < p * k; q++)
+        prev[q] = cur[q];
+    return 0;
+}
+
+static int n_steps_of(const cs_coll_req *req)
+{
+    return req->coll == CS_COLL_ALLREDUCE ? 2 * (req->n_ranks - 1) : req->n_ranks - 1;
+}
+
+/* Streamed: step t of every channel. */
+static int gen_step(void *ctx, int t)
+{
+    ring_gen *rg = ctx;
+    int c, rc;
+    for (c = 0; c < rg->req.channels; c++)
+        if ((rc = emit(rg, c, t)) < 0)
+            return rc;
+    return 0;
+}
+
+static const cs_sched_gen_ops ring_gen_ops = {gen_step, gen_free};
+
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
-    int p = req->n_ranks, k = req->chunks, C = req->channels, t, q, j, c, n_steps, rc;
-    int g = C > 1 ? cs_node_size(req) : 0;
-    uint32_t *prev;       /* id of the transfer into ring position q at the last step, piece j */
-    uint32_t *cur;
+    int p = req->n_ranks, k = req->chunks, C = req->channels, t, c, rc = 0;
+    size_t n = (size_t)C * (size_t)p * (size_t)k;
+    ring_gen *rg;
     if ((rc = make_chunks(req, s)) < 0)
         return rc;
     if (p == 1)
         return 0;
-    n_steps = req->coll == CS_COLL_ALLREDUCE ? 2 * (p - 1) : p - 1;
-    prev = malloc(sizeof *prev * (size_t)p * (size_t)k);
-    cur = malloc(sizeof *cur * (size_t)p * (size_t)k);
-    if (!prev || !cur) {
-        free(prev);
-        free(cur);
+    rg = calloc(1, sizeof *rg);
+    if (!rg || !(rg->prev = malloc(n * sizeof *rg->prev)) ||
+        !(rg->cur = malloc(n * sizeof *rg->cur))) {
+        gen_free(rg);
         return CS_ENOMEM;
     }
-    for (c = 0; c < C; c++) {
-        for (t = 0; t < n_steps; t++) {
-            for (q = 0; q < p; q++) {
-                int src = rank_at(c, p, g, q), dst = rank_at(c, p, g, q + 1), block;
-                cs_op op;
-                switch (req->coll) {
-                case CS_COLL_ALLREDUCE:
-                    block = rank_at(c, p, g, q - t);
-                    op = t < p - 1 ? CS_OP_REDUCE : CS_OP_COPY;
-                    break;
-                case CS_COLL_REDUCESCATTER:
-                    block = rank_at(c, p, g, q - t - 1);
-                    op = CS_OP_REDUCE;
-                    break;
-                default:
-                    block = rank_at(c, p, g, q - t);
-                    op = CS_OP_COPY;
-                    break;
-                }
-                uint32_t before = 0;     /* this step's previous piece on the same link */
-                for (j = 0; j < k; j++) {
-                    /* What position q forwards at step t arrived from q-1 at step t-1; the
-                     * pieces of a step follow each other so that they pipeline. */
-                    uint32_t deps[2], nd = 0;
-                    int64_t id;
-                    if (t > 0)
-                        deps[nd++] = prev[q * k + j];
-                    if (j > 0)
-                        deps[nd++] = before;
-                    id = cs_sched_xfer_range(s, src, dst, op, (uint32_t)((c * p + block) * k + j),
-                                             1, deps, nd, t);
-                    if (id < 0) {
-                        free(prev);
-                        free(cur);
-                        return (int)id;
-                    }
-                    s->xfers[id].pipe = (uint16_t)j;
-                    s->xfers[id].channel = (uint8_t)c;
-                    cur[((q + 1) % p) * k + j] = (uint32_t)id;
-                    before = (uint32_t)id;
-                }
-            }
-            {
-                uint32_t *tmp = prev;
-                prev = cur;
-                cur = tmp;
-            }
-        }
-    }
-    free(prev);
-    free(cur);
+    rg->req = *req;
+    rg->s = s;
+    rg->g = C > 1 ? cs_node_size(req) : 0;
+    if (req->stream)
+        return cs_sched_set_gen(s, &ring_gen_ops, rg, n_steps_of(req));
+    for (c = 0; c < C && rc == 0; c++)
+        for (t = 0; t < n_steps_of(req) && rc == 0; t++)
+            rc = emit(rg, c, t);
+    gen_free(rg);
     (void)err;
-    return 0;
+    return rc;
 }
 
 /* alpha_beta: every step all ranks send at once and every port stays busy, so k pieces on C
