@@ -26,6 +26,10 @@ typedef struct cs_coll_req {
                                 #wrong: a builder may stream it (sched.h: steps produced
                                 as the run goes). 0 = the whole schedule up front (explain,
                                 timelines, traces, NCCL mode) */
+    int time_only;           /* the caller reads only the finish time (no data check, no
+                                link statistics): a builder may simulate one rank for all
+                                where every rank provably does the same thing at the same
+                                times (symmetric rounds, sched.h one_rank) */
 } cs_coll_req;
 
 /* Fill a request with defaults: elt 4, chunks 1, servers 1, channels 1, root 0, no topo. */

@@ -130,6 +130,11 @@ struct cs_sched {
                               it were dropped */
     cs_sched_stream *stream;  /* the step generator of a streamed schedule (owned), NULL
                                  when stored */
+    int one_rank;          /* symmetric rounds: only one rank's operations are here,
+                              standing for every rank's, which would run the same at the
+                              same times; the finish time is the whole collective's, but
+                              the data check does not apply (#wrong N/A) and links carry
+                              one rank's traffic */
 };
 
 /* Start an empty schedule. Returns 0 or CS_EINVAL (n_ranks < 1, root out of range). */

@@ -151,8 +151,9 @@ static void t_check_scale(void)
 /* One ring run of coll on a p-rank fabric of `kind` (ring or alpha_beta, 100 GB/s, 1 us),
  * S bytes in k pieces per step, stored or streamed, data check on: finish time, #wrong,
  * counters. */
-static void ring_run(const char *kind, cs_coll coll, int p, uint64_t S, int k, int stream,
-                     cs_time *t_ps, int *wrong, cs_sim_counters *c)
+static void ring_run_opts(const char *kind, cs_coll coll, int p, uint64_t S, int k, int stream,
+                          int time_only, int channels, cs_time *t_ps, int *wrong,
+                          cs_sim_counters *c, int *one_rank)
 {
     char buf[160];
     cs_topo *t = NULL;
@@ -169,8 +170,12 @@ static void ring_run(const char *kind, cs_coll coll, int p, uint64_t S, int k, i
     cs_coll_req_init(&req, coll, p, S);
     req.chunks = k;
     req.stream = stream;
+    req.time_only = time_only;
+    req.channels = channels;
+    req.topo = t;
     CU_ASSERT_EQUAL_FATAL(cs_algo_build(ring, &req, &s, &err), 0);
     CU_ASSERT_EQUAL(s.stream != NULL, stream && p > 1);
+    *one_rank = s.one_rank;
     CU_ASSERT_EQUAL_FATAL(cs_sim_new(&sim, t, NULL, &err), 0);
     CU_ASSERT_EQUAL(cs_sim_add(sim, &s, NULL, 0, &job, &err), 0);
     CU_ASSERT_EQUAL(cs_sim_run(sim, &err), 0);
@@ -180,6 +185,72 @@ static void ring_run(const char *kind, cs_coll coll, int p, uint64_t S, int k, i
     cs_sim_free(sim);
     cs_sched_fini(&s);
     cs_topo_free(t);
+}
+
+static void ring_run(const char *kind, cs_coll coll, int p, uint64_t S, int k, int stream,
+                     cs_time *t_ps, int *wrong, cs_sim_counters *c)
+{
+    int one_rank;
+    ring_run_opts(kind, coll, p, S, k, stream, 0, 1, t_ps, wrong, c, &one_rank);
+    CU_ASSERT_EQUAL(one_rank, 0);
+}
+
+/* Symmetric rounds: where every rank does the same thing on resources of its own (ring,
+ * switch and alpha_beta fabrics, one channel, equal blocks) a time-only ring simulates
+ * rank 0's transfers alone (2(p-1)k for an allreduce) and finishes at the same picosecond
+ * as all p ranks' transfers, with #wrong N/A; unequal blocks, two channels (both
+ * directions share ports) or routes that differ (a torus in ring order) run in full. */
+static void t_symmetric(void)
+{
+    static const char *const kinds[] = {"ring", "alpha_beta", "switch"};
+    static const cs_coll colls[] = {CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER,
+                                    CS_COLL_REDUCESCATTER};
+    static const int ps[] = {2, 3, 8, 64};
+    int a, b, i, k, one_rank;
+    cs_sim_counters c0, c1;
+    cs_time t0, t1;
+    int w0, w1;
+    for (a = 0; a < 3; a++)
+        for (b = 0; b < 3; b++)
+            for (i = 0; i < 4; i++)
+                for (k = 1; k <= 4; k += 3) {
+                    uint64_t p = (uint64_t)ps[i], S = 3u << 20;
+                    uint64_t steps = colls[b] == CS_COLL_ALLREDUCE ? 2 * (p - 1) : p - 1;
+                    ring_run(kinds[a], colls[b], ps[i], S, k, 0, &t0, &w0, &c0);
+                    ring_run_opts(kinds[a], colls[b], ps[i], S, k, 1, 1, 1, &t1, &w1, &c1,
+                                  &one_rank);
+                    if (t0 != t1)
+                        fprintf(stderr, "\n  %s %s p=%d k=%d: all ranks %lld ps, one rank "
+                                "%lld ps\n", kinds[a], cs_coll_name(colls[b]), ps[i], k,
+                                (long long)t0, (long long)t1);
+                    CU_ASSERT_EQUAL(one_rank, 1);
+                    CU_ASSERT_EQUAL(t0, t1);
+                    CU_ASSERT_EQUAL(w0, 0);
+                    CU_ASSERT_EQUAL(w1, -1);
+                    CU_ASSERT_EQUAL(c0.transfers, steps * p * (uint64_t)k);
+                    CU_ASSERT_EQUAL(c1.transfers, steps * (uint64_t)k);
+                }
+    ring_run_opts("ring", CS_COLL_ALLREDUCE, 33, 1000003, 1, 1, 1, 1, &t1, &w1, &c1, &one_rank);
+    CU_ASSERT_EQUAL(one_rank, 0);
+    CU_ASSERT_EQUAL(c1.transfers, 2 * 33 * 32);
+    ring_run_opts("ring", CS_COLL_ALLREDUCE, 8, 1u << 20, 1, 1, 1, 2, &t1, &w1, &c1, &one_rank);
+    CU_ASSERT_EQUAL(one_rank, 0);
+    {
+        cs_topo *t = NULL;
+        const cs_algo *ring;
+        cs_coll_req req;
+        cs_sched s;
+        cs_err err;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open("tpu-v4", &t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, &err), 0);
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 64, 1u << 20);
+        req.time_only = 1;
+        req.topo = t;
+        CU_ASSERT_EQUAL_FATAL(cs_algo_build(ring, &req, &s, &err), 0);
+        CU_ASSERT_EQUAL(s.one_rank, 0);
+        cs_sched_fini(&s);
+        cs_topo_free(t);
+    }
 }
 
 /* A streamed ring runs the same events as the stored one: the same finish time to the
@@ -296,6 +367,7 @@ int cs_test_register(void)
         {"streamed ring: same times, #wrong, events and visits as stored", t_stream_same},
         {"streamed ring holds O(p) operations: 256 -> 512 ranks <= 2.5x", t_stream_window},
         {"streamed schedule: generator contract checked, runs once", t_stream_contract},
+        {"symmetric rounds: one rank's transfers, the same finish time", t_symmetric},
         {"ring allreduce link visits 256 -> 512 ranks <= 4.5x", t_ring_visits},
         {"NCCL 16 channels <= 16x one channel's link visits", t_nccl_channels},
         {"data check of 1024 ranks; stopped past its limit", t_check_scale},
