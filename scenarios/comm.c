@@ -1,0 +1,394 @@
+/* comm.c: collective times on a plan's rank groups (scenarios layer). Every group of one
+ * kind (the 8 DP groups of a TP-8 node, all TP groups, every stage boundary) runs its
+ * collective at once in one cs_sim on the real topology: the same schedule is added once
+ * per group with a rank map, so groups that share NICs or uplinks contend. Schedules are
+ * topology-agnostic (ring, double binary tree, direct, one send): topology-aware
+ * algorithms and cs_nccl_simulate assume ranks 0..n-1, which a strided group is not. In
+ * NCCL mode each candidate (algorithm, protocol) runs with its protocol's costs and
+ * chunking (cs_nccl_build) and the fastest is kept, as NCCL picks by predicted time.
+ * Results are memoised by (collective, group shape, bytes). */
+#include "scenarios/plan.h"
+#include "algorithms/coll.h"
+#include "algorithms/nccl/mode.h"
+#include "sim/exec.h"
+#include "topologies/topology.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One memoised time. */
+typedef struct memo_ent {
+    uint64_t key[6];         /* collective, group kind shape, bytes (see key_of) */
+    double t_s;              /* its time, s */
+} memo_ent;
+
+struct cs_plan_ctx {
+    cs_topo *topo;           /* the system's fabric (owned) */
+    cs_nccl_params np;       /* NCCL-mode parameters */
+    int nccl_on;             /* NCCL mode */
+    memo_ent *memo;          /* open-addressing table, cap a power of two */
+    long n_memo, cap_memo;
+    long sims;               /* simulations run */
+};
+
+int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
+{
+    cs_plan_ctx *c = calloc(1, sizeof *c);
+    int rc;
+    *out = NULL;
+    if (!c)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    cs_nccl_params_default(&c->np);
+    if (p->topo_json) {
+        json_t *root = json_loads(p->topo_json, 0, NULL), *n;
+        rc = cs_topo_load_string(p->topo_json, "system.topo", &c->topo, err);
+        if (rc == 0 && root && (n = json_object_get(root, "nccl"))) {
+            rc = cs_nccl_params_from_json(n, &c->np, err);
+            c->nccl_on = 1;
+        }
+        json_decref(root);
+    } else {
+        rc = cs_topo_open(p->topo_spec, &c->topo, err);
+        if (rc == 0)
+            rc = cs_nccl_setup(p->topo_spec, NULL, 0, &c->np, &c->nccl_on, err);
+    }
+    if (rc < 0) {
+        cs_err_prefix(err, "system.topo");
+        cs_plan_ctx_free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+void cs_plan_ctx_free(cs_plan_ctx *c)
+{
+    if (!c)
+        return;
+    cs_topo_free(c->topo);
+    free(c->memo);
+    free(c);
+}
+
+const cs_topo *cs_plan_ctx_topo(const cs_plan_ctx *c) { return c->topo; }
+int cs_plan_ctx_ranks(const cs_plan_ctx *c) { return c->topo->n_ranks; }
+int cs_plan_ctx_nccl(const cs_plan_ctx *c) { return c->nccl_on; }
+long cs_plan_ctx_sims(const cs_plan_ctx *c) { return c->sims; }
+
+/* Sizes and strides of the five coordinates (tp, cp, ep, dp/ep, pp) under p->order. */
+static void layout(const cs_plan *p, int size[CS_DIM_COUNT], long stride[CS_DIM_COUNT])
+{
+    long s = 1;
+    int i;
+    size[CS_DIM_TP] = p->tp;
+    size[CS_DIM_CP] = p->cp;
+    size[CS_DIM_EP] = p->ep;
+    size[CS_DIM_DP] = p->dp / p->ep;
+    size[CS_DIM_PP] = p->pp;
+    for (i = 0; i < CS_DIM_COUNT; i++) {
+        stride[p->order[i]] = s;
+        s *= size[p->order[i]];
+    }
+}
+
+int cs_plan_rank(const cs_plan *p, const int coord[CS_DIM_COUNT])
+{
+    int size[CS_DIM_COUNT], i;
+    long stride[CS_DIM_COUNT], r = 0;
+    layout(p, size, stride);
+    for (i = 0; i < CS_DIM_COUNT; i++)
+        r += coord[i] * stride[i];
+    return (int)r;
+}
+
+/* The coordinates a group kind spans (a bit per dimension). */
+static unsigned dims_of(cs_group g)
+{
+    switch (g) {
+    case CS_G_TP: return 1u << CS_DIM_TP;
+    case CS_G_CP: return 1u << CS_DIM_CP;
+    case CS_G_EP: return 1u << CS_DIM_EP;
+    case CS_G_DP: return (1u << CS_DIM_EP) | (1u << CS_DIM_DP);
+    case CS_G_EDP: return 1u << CS_DIM_DP;
+    default: return 1u << CS_DIM_PP;
+    }
+}
+
+/* Memo key: the group's spanned sizes and strides fix the set of groups (the other
+ * coordinates fill the rest of the GPUs), so plans with other degrees share entries. */
+static void key_of(const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes, uint64_t key[6])
+{
+    int size[CS_DIM_COUNT], d, k = 0;
+    long stride[CS_DIM_COUNT];
+    uint64_t sh[2] = {0, 0};
+    layout(p, size, stride);
+    for (d = 0; d < CS_DIM_COUNT; d++)
+        if (dims_of(g) >> d & 1u) {
+            sh[k] = (uint64_t)size[d] << 32 | (uint64_t)stride[d];
+            k++;
+        }
+    key[0] = (uint64_t)coll << 8 | (uint64_t)(g == CS_G_PP) << 4 | (uint64_t)p->dp_mode;
+    key[1] = (uint64_t)p->tp * p->pp * p->dp * p->cp;
+    key[2] = sh[0];
+    key[3] = sh[1];
+    key[4] = bytes;
+    key[5] = 0x9e3779b97f4a7c15ull;
+}
+
+static uint64_t hash_key(const uint64_t key[6])
+{
+    uint64_t h = 1469598103934665603ull;
+    int i;
+    for (i = 0; i < 6; i++) {
+        h ^= key[i];
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static memo_ent *memo_find(cs_plan_ctx *c, const uint64_t key[6], int *found)
+{
+    long i, mask;
+    if (c->n_memo * 2 >= c->cap_memo) {
+        long cap = c->cap_memo ? c->cap_memo * 2 : 256, j;
+        memo_ent *m = calloc((size_t)cap, sizeof *m);
+        if (!m)
+            return NULL;
+        for (j = 0; j < c->cap_memo; j++)
+            if (c->memo[j].key[5]) {
+                long k = (long)(hash_key(c->memo[j].key) & (uint64_t)(cap - 1));
+                while (m[k].key[5])
+                    k = (k + 1) & (cap - 1);
+                m[k] = c->memo[j];
+            }
+        free(c->memo);
+        c->memo = m;
+        c->cap_memo = cap;
+    }
+    mask = c->cap_memo - 1;
+    i = (long)(hash_key(key) & (uint64_t)mask);
+    while (c->memo[i].key[5]) {
+        if (!memcmp(c->memo[i].key, key, sizeof c->memo[i].key)) {
+            *found = 1;
+            return &c->memo[i];
+        }
+        i = (i + 1) & mask;
+    }
+    *found = 0;
+    return &c->memo[i];
+}
+
+/* Member ranks of every group of kind g: *n_groups groups of *gsize ranks, group-major.
+ * For CS_G_PP, pairs (r, r + stride of pp) for every rank not on the last stage. */
+static int groups_of(const cs_plan *p, cs_group g, int **out, int *n_groups, int *gsize)
+{
+    int size[CS_DIM_COUNT], d, n = p->tp * p->pp * p->dp * p->cp, r, k = 0;
+    long stride[CS_DIM_COUNT];
+    unsigned span = dims_of(g);
+    int gs = 1, *m;
+    layout(p, size, stride);
+    if (g == CS_G_PP) {
+        int pairs = n / p->pp * (p->pp - 1);
+        if (!(m = malloc(sizeof *m * (size_t)(2 * pairs + 1))))
+            return CS_ENOMEM;
+        for (r = 0; r < n; r++)
+            if ((r / stride[CS_DIM_PP]) % p->pp < p->pp - 1) {
+                m[k++] = r;
+                m[k++] = r + (int)stride[CS_DIM_PP];
+            }
+        *out = m;
+        *n_groups = pairs;
+        *gsize = 2;
+        return 0;
+    }
+    for (d = 0; d < CS_DIM_COUNT; d++)
+        if (span >> d & 1u)
+            gs *= size[d];
+    if (!(m = malloc(sizeof *m * (size_t)n)))
+        return CS_ENOMEM;
+    for (r = 0; r < n; r++) {
+        int base = 1, i;
+        for (d = 0; d < CS_DIM_COUNT; d++)
+            if ((span >> d & 1u) && (r / stride[d]) % size[d])
+                base = 0;
+        if (!base)
+            continue;
+        /* members in coordinate order, the first spanned dimension innermost */
+        for (i = 0; i < gs; i++) {
+            int rem = i, rr = r;
+            for (d = 0; d < CS_DIM_COUNT; d++)
+                if (span >> d & 1u) {
+                    rr += (int)((rem % size[d]) * stride[d]);
+                    rem /= size[d];
+                }
+            m[k++] = rr;
+        }
+    }
+    *out = m;
+    *n_groups = n / gs;
+    *gsize = gs;
+    return 0;
+}
+
+/* Run schedule s on every group at once with costs; the slowest group's time. */
+static int run_all(cs_plan_ctx *c, const cs_sched *s, const cs_sim_costs *costs,
+                   const int *members, int n_groups, int gsize, double *t_s, cs_err *err)
+{
+    cs_sim_opts so = {0, 0, costs};
+    cs_sim *sim = NULL;
+    cs_job **jobs = malloc(sizeof *jobs * (size_t)n_groups);
+    int rc, i;
+    cs_time end = 0;
+    if (!jobs)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    if ((rc = cs_sim_new(&sim, c->topo, &so, err)) < 0)
+        goto done;
+    for (i = 0; i < n_groups; i++)
+        if ((rc = cs_sim_add(sim, s, members + (size_t)i * gsize, 0, &jobs[i], err)) < 0)
+            goto done;
+    if ((rc = cs_sim_run(sim, err)) < 0)
+        goto done;
+    for (i = 0; i < n_groups; i++)
+        if (cs_job_end(jobs[i]) > end)
+            end = cs_job_end(jobs[i]);
+    *t_s = cs_time_to_s(end);
+    c->sims++;
+done:
+    cs_sim_free(sim);
+    free(jobs);
+    return rc;
+}
+
+/* The algorithm the plan's dp_mode uses for DP allreduce (NULL = NCCL's candidates). */
+static const char *dp_algo(const cs_plan *p, cs_group g, cs_coll coll)
+{
+    if (coll != CS_COLL_ALLREDUCE || (g != CS_G_DP && g != CS_G_EDP))
+        return NULL;
+    if (p->dp_mode == CS_DPM_PS)
+        return "parameter_server";
+    if (p->dp_mode == CS_DPM_DATAPARALLEL)
+        return "reduce_broadcast";
+    return NULL;
+}
+
+/* One sendrecv transfer 0 -> 1 of bytes. */
+static int p2p_sched(cs_sched *s, uint64_t bytes, cs_err *err)
+{
+    int64_t ch;
+    uint32_t id;
+    if (cs_sched_init(s, CS_COLL_SENDRECV, 2, 0, bytes) < 0 ||
+        (ch = cs_sched_chunk(s, bytes, 0, 1)) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    id = (uint32_t)ch;
+    s->algo = "send";
+    if (cs_sched_xfer(s, 0, 1, CS_OP_COPY, &id, 1, NULL, 0, 0) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    return 0;
+}
+
+static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
+                    uint64_t bytes, double *t_s, cs_err *err)
+{
+    int *members = NULL, n_groups, gsize, rc, a, pr, n_cand, found = 0;
+    const cs_algo *cand[8];
+    const char *force = dp_algo(p, g, coll);
+    double best = 0;
+    if ((rc = groups_of(p, g, &members, &n_groups, &gsize)) < 0)
+        return cs_err_set(err, rc, NULL, "out of memory");
+    if (gsize < 2 || n_groups == 0 || bytes == 0) {
+        free(members);
+        *t_s = 0;
+        return 0;
+    }
+    if (g == CS_G_PP) {
+        cs_sched s;
+        cs_sim_costs costs = {0, 0, 0, 0};
+        if (c->nccl_on)
+            cs_nccl_costs(&c->np, CS_PROTO_SIMPLE, 0, &costs);
+        if ((rc = p2p_sched(&s, bytes, err)) == 0)
+            rc = run_all(c, &s, &costs, members, n_groups, gsize, t_s, err);
+        cs_sched_fini(&s);
+        free(members);
+        return rc;
+    }
+    if (force) {
+        if ((rc = cs_algo_lookup(force, coll, &cand[0], err)) < 0)
+            goto done;
+        n_cand = 1;
+    } else if (c->nccl_on) {
+        n_cand = cs_nccl_algos(coll, 0, cand, 8);
+    } else {
+        const char *nm = coll == CS_COLL_ALLTOALL ? "direct" : "ring";
+        if ((rc = cs_algo_lookup(nm, coll, &cand[0], err)) < 0)
+            goto done;
+        n_cand = 1;
+    }
+    for (a = 0; a < n_cand; a++)
+        for (pr = 0; pr < (c->nccl_on ? CS_PROTO_COUNT : 1); pr++) {
+            cs_coll_req req;
+            cs_sched s;
+            cs_sim_costs costs = {0, 0, 0, 0};
+            double t;
+            cs_coll_req_init(&req, coll, gsize, bytes);
+            req.elt_bytes = 2;
+            if (c->nccl_on) {
+                cs_nccl_pick pick;
+                if (c->np.force_proto >= 0 ? pr != c->np.force_proto : !c->np.proto[pr].enabled)
+                    continue;
+                memset(&pick, 0, sizeof pick);
+                pick.algo = cand[a];
+                pick.proto = (cs_proto)pr;
+                rc = cs_nccl_build(&req, &c->np, &pick, &s, &costs, NULL);
+            } else {
+                rc = cs_algo_build(cand[a], &req, &s, NULL);
+            }
+            if (rc == CS_EUNSUPP || rc == CS_EINVAL)
+                continue;
+            if (rc < 0) {
+                rc = cs_err_set(err, rc, NULL, "cannot build %s for %d ranks",
+                                cs_coll_name(coll), gsize);
+                goto done;
+            }
+            rc = run_all(c, &s, &costs, members, n_groups, gsize, &t, err);
+            cs_sched_fini(&s);
+            if (rc < 0)
+                goto done;
+            if (!found || t < best)
+                best = t;
+            found = 1;
+        }
+    if (!found) {
+        rc = cs_err_set(err, CS_EUNSUPP, NULL, "no algorithm runs %s on groups of %d ranks",
+                        cs_coll_name(coll), gsize);
+        goto done;
+    }
+    *t_s = best;
+    rc = 0;
+done:
+    free(members);
+    return rc;
+}
+
+int cs_plan_comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
+                 double *t_s, cs_err *err)
+{
+    uint64_t key[6];
+    int found, rc;
+    memo_ent *e;
+    key_of(p, g, coll, bytes, key);
+    if (!(e = memo_find(c, key, &found)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    if (found) {
+        *t_s = e->t_s;
+        return 0;
+    }
+    if ((rc = simulate(c, p, g, coll, bytes, t_s, err)) < 0)
+        return rc;
+    /* the table may not have grown in between: simulate does not touch it */
+    memcpy(e->key, key, sizeof key);
+    e->t_s = *t_s;
+    c->n_memo++;
+    return 0;
+}
