@@ -232,6 +232,87 @@ static int groups_of(const cs_plan *p, cs_group g, int **out, int *n_groups, int
     return 0;
 }
 
+/* Union-find over groups. */
+static int uf_find(int *par, int x)
+{
+    while (par[x] != x)
+        x = par[x] = par[par[x]];
+    return x;
+}
+
+/* Keep only the groups that matter for the slowest time: groups that share a directed
+ * link (on the routes between ring neighbours, both ways, or between every pair for
+ * all-to-all) can slow each other and form a component; components that share nothing run
+ * independently. On the homogeneous fabrics collsim builds (clusters of equal nodes) equal
+ * components take equal time, so the component of group 0 and the largest one stand for
+ * all: their groups are moved to the front and *n_groups shrinks. Routes come from the
+ * topology (its cache), so this costs one route per neighbour pair. */
+static int reduce_groups(cs_plan_ctx *c, cs_coll coll, int *members, int *n_groups, int gsize,
+                         cs_err *err)
+{
+    const cs_topo *t = c->topo;
+    int ng = *n_groups, g, i, j, rc = 0, *par = NULL, *size = NULL, *owner = NULL, big = 0;
+    int all_pairs = coll == CS_COLL_ALLTOALL && gsize <= 64, k = 0;
+    long n_dl = 2L * t->n_links;
+    if (ng <= 2 || t->model != CS_MODEL_FLUID)
+        return 0;
+    par = malloc(sizeof *par * (size_t)ng);
+    size = calloc((size_t)ng, sizeof *size);
+    owner = malloc(sizeof *owner * (size_t)(n_dl > 0 ? n_dl : 1));
+    if (!par || !size || !owner) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto done;
+    }
+    for (g = 0; g < ng; g++)
+        par[g] = g;
+    for (i = 0; i < n_dl; i++)
+        owner[i] = -1;
+    for (g = 0; g < ng; g++) {
+        const int *m = members + (size_t)g * gsize;
+        for (i = 0; i < gsize; i++)
+            for (j = 0; j < gsize; j++) {
+                const int32_t *dl;
+                int n, d;
+                if (i == j || (!all_pairs && j != (i + 1) % gsize && i != (j + 1) % gsize))
+                    continue;
+                if ((n = cs_topo_route(t, t->ranks[m[i]], t->ranks[m[j]], &dl, err)) < 0) {
+                    rc = n;
+                    goto done;
+                }
+                for (d = 0; d < n; d++) {
+                    if (owner[dl[d]] < 0)
+                        owner[dl[d]] = g;
+                    else {
+                        int a = uf_find(par, owner[dl[d]]), b = uf_find(par, g);
+                        if (a != b)
+                            par[a < b ? b : a] = a < b ? a : b;
+                    }
+                }
+            }
+    }
+    for (g = 0; g < ng; g++)
+        size[uf_find(par, g)]++;
+    for (g = 0; g < ng; g++)
+        if (size[g] > size[big])
+            big = g;
+    /* compact: groups of component 0 and of the largest, in group order */
+    for (g = 0; g < ng; g++) {
+        int r = uf_find(par, g);
+        if (r == 0 || r == big) {
+            if (k != g)
+                memmove(members + (size_t)k * gsize, members + (size_t)g * gsize,
+                        sizeof *members * (size_t)gsize);
+            k++;
+        }
+    }
+    *n_groups = k;
+done:
+    free(par);
+    free(size);
+    free(owner);
+    return rc;
+}
+
 /* Run schedule s on every group at once with costs; the slowest group's time. */
 static int run_all(cs_plan_ctx *c, const cs_sched *s, const cs_sim_costs *costs,
                    const int *members, int n_groups, int gsize, double *t_s, cs_err *err)
@@ -301,6 +382,10 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
         free(members);
         *t_s = 0;
         return 0;
+    }
+    if ((rc = reduce_groups(c, coll, members, &n_groups, gsize, err)) < 0) {
+        free(members);
+        return rc;
     }
     if (g == CS_G_PP) {
         cs_sched s;

@@ -90,7 +90,7 @@ static int parse_model(json_t *v, const char *dir, cs_plan *p, cs_err *err)
 static int parse_train(json_t *t, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"global_batch", "micro_batch", "dtype", "optimizer",
-        "recompute", "grad_compression", "offload", NULL};
+        "recompute", "grad_compression", "offload", "flash_attention", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
     static const char *const rcs[] = {"none", "selective", "full", NULL};
     static const char *const offl[] = {"none", "optimizer", NULL};
@@ -105,7 +105,8 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
         (rc = cs__jr_enum(t, "train", "optimizer", opts, &opt, err)) < 0 ||
         (rc = cs__jr_enum(t, "train", "recompute", rcs, &rec, err)) < 0 ||
         (rc = cs__jr_num(t, "train", "grad_compression", 0, &p->grad_compression, err)) < 0 ||
-        (rc = cs__jr_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0)
+        (rc = cs__jr_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0 ||
+        (rc = cs__jr_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0)
         return rc;
     if (p->grad_compression > 1)
         return cs_err_set(err, CS_EINVAL, "train.grad_compression", "must be in (0, 1], got %g",

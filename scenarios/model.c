@@ -179,9 +179,9 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
         return cs_err_set(err, CS_EINVAL, where, "expected a preset name or a gpu object");
     memset(g, 0, sizeof *g);
     snprintf(g->name, sizeof g->name, "%s", name);
-    g->gemm_eff_max = 0.7;
+    g->gemm_eff_max = 0.66;
     g->gemm_half_GFLOP = 1.0;
-    g->mem_eff = 0.8;
+    g->mem_eff = 0.9;
     if ((rc = cs__jr_keys(o, where, keys, err)) < 0 ||
         (rc = cs__jr_need(o, where, "peak_tflops", err)) < 0 ||
         (rc = cs__jr_need(o, where, "hbm_GB", err)) < 0 ||

@@ -51,6 +51,11 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core)
     /* scores Q K^T and softmax x V: per head (s/cp x dh) x (dh x s) and back, batched */
     attn = kernel_s(p, 4 * p->micro_batch * heads * (T / p->micro_batch) * sk * dh,
                     q * (2 * T * h / t + 2 * p->micro_batch * sk * kv / t));
+    /* without flash attention the b (a/t) (s/cp) s scores go through memory: written by
+     * Q K^T, read and written by the fused scale-mask-softmax and by dropout (plus its
+     * 1-byte mask), read by the V GEMM - 13 bytes per score */
+    if (!p->flash_attention)
+        attn += kernel_s(p, 0, 13.0 * p->micro_batch * heads * (T / p->micro_batch) * sk);
     x += attn;
     x += gemm_s(p, T, h / t, h);                                    /* projection */
     if (M->experts > 0) {
@@ -83,7 +88,7 @@ double cs_plan_layer_act_bytes(const cs_plan *p)
      * generalised to 8 + 4 f/h (Megatron's theoretical_memory_usage.py), f = ffn_hidden
      * (k x moe_ffn_hidden for MoE) */
     double f = M->experts > 0 ? (double)M->top_k * M->moe_ffn_hidden : M->ffn_hidden;
-    double split = 8 + 4 * f / h, core = 5 * a * s / (h * t);
+    double split = 8 + 4 * f / h, core = p->flash_attention ? 0 : 5 * a * s / (h * t);
     int sp = p->sp && p->tp > 1;
     switch (p->recompute) {
     case CS_RC_FULL:

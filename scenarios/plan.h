@@ -73,6 +73,8 @@ typedef struct cs_plan {
     cs_recompute recompute;   /* activation recomputation */
     double grad_compression;  /* DP gradient bytes are multiplied by this, (0, 1] */
     int offload_optimizer;    /* optimizer states live in host memory */
+    int flash_attention;      /* attention never writes the s x s scores to memory (Dao et
+                                 al. 2022): no score traffic, no 5as/h activation term */
     /* parallel */
     int tp, pp, dp, cp, ep, vp; /* degrees; GPUs = tp x pp x dp x cp; ep divides dp */
     int sp;                   /* sequence parallel (needs tp > 1 to matter) */
