@@ -72,7 +72,10 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
             rc = strlen(v) > 5 && !strcmp(v + strlen(v) - 5, ".json")
                  ? cs_model_load_hf(v, &p->model, err) : cs_model_preset(v, &p->model, err);
             if (rc < 0) {
-                cs_err_prefix(err, "--model");
+                if (rc == CS_ENOENT)
+                    snprintf(err->where, sizeof err->where, "--model");
+                else
+                    cs_err_prefix(err, "--model");
                 return rc;
             }
             break;

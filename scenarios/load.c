@@ -410,7 +410,7 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
                     strcat(ignored, ", ");
                 strcat(ignored, tok);
             }
-            if (next && strncmp(next, "--", 2))          /* its value */
+            while (next && strncmp(next, "--", 2))       /* its values */
                 next = strtok_r(NULL, " \t\n", &save);
         } else {
             rc = cs_err_set(err, CS_EINVAL, "--megatron", "unexpected argument '%s'", tok);

@@ -116,13 +116,12 @@ int cs_plan_search_eval(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_can
     long i;
     for (i = lo; i < hi; i++) {
         cs_plan_cand_result *res = &results[i - lo];
-        cs_plan p = *base;
+        cs_plan p = *base;      /* shallow: topo_json stays borrowed from base */
         cs_plan_memory mem;
         cs_err e2;
         int rc;
         memset(res, 0, sizeof *res);
         res->c = cands[i];
-        p.topo_json = NULL;                      /* not owned here; ctx has the topology */
         cs_plan_apply(&p, &cands[i]);
         if (cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &e2) < 0) {
             snprintf(res->why, sizeof res->why, "%.60s: %.30s", e2.where, e2.msg);
