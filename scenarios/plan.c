@@ -162,8 +162,8 @@ void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m)
      * (current and prefetched), fp32 logits of one microbatch on the last stage */
     if (p->dp > 1 && p->zero < 3)
         m->other += 2 * p->bucket_MB * 1048576.0;
-    if (p->zero >= 3)
-        m->other += 2 * chunk_params * p->dp * wbytes(p) / p->dp * (p->dp > 1);
+    if (p->zero >= 3 && p->dp > 1)
+        m->other += 2 * chunk_params / Lc * wbytes(p);
     if (p->pp == 1)
         m->other += 4.0 * T * M->vocab / p->tp;
     m->total = m->weights + m->gradients + m->optimizer + m->activations + m->other;
@@ -275,7 +275,8 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
     if (p->dp > 1 && grad_bytes > 0) {
         double tb_d = 0, tb_e = 0, vol = 0, vole = 0, reps;
         cs_coll gc = p->zero == 0 ? CS_COLL_ALLREDUCE : CS_COLL_REDUCESCATTER;
-        nb = ceil(grad_bytes / (p->bucket_MB * 1048576.0));
+        /* ZeRO-3 reduce-scatters layer by layer, the others fill buckets */
+        nb = p->zero >= 3 ? Lc : ceil(grad_bytes / (p->bucket_MB * 1048576.0));
         bucket = grad_bytes / nb;
         if ((rc = comm(ctx, p, CS_G_DP, gc, bucket, &tb_d, &vol, err)) < 0)
             return rc;
@@ -295,11 +296,12 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
             r->dp_coll_bytes += pb;
         }
         if (p->zero >= 3) {
-            double pb = (dd + ee) / v * wbytes(p), vg = 0;
+            double pb = (dd + ee) / v / Lc * wbytes(p), vg = 0;
             if ((rc = comm(ctx, p, CS_G_DP, CS_COLL_ALLGATHER, pb, &sc->t_gather, &vg, err)) < 0)
                 return rc;
-            r->dp_bytes_per_gpu += 2.0 * m * v * vg;
-            r->dp_coll_bytes += 2.0 * m * v * pb;
+            sc->n_pieces = (int)Lc;
+            r->dp_bytes_per_gpu += 2.0 * m * v * Lc * vg;
+            r->dp_coll_bytes += 2.0 * m * v * Lc * pb;
         }
     }
     sc->overlap_grad = p->overlap_grad_reduce;

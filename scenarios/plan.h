@@ -229,12 +229,16 @@ typedef struct cs_step_costs {
     double t_pp;             /* one activation/gradient send between stages, s */
     double t_opt;            /* optimizer step, s */
     /* DP: gradient reduction of each chunk's parameters in n_buckets buckets issued as the
-     * last microbatch's backward of that chunk ends; ZeRO-3 adds a parameter gather before
-     * each chunk's forward and backward of every microbatch (prefetched when overlapped). */
+     * last microbatch's backward of that chunk produces them; ZeRO-3 instead gathers each
+     * layer's parameters before its forward and backward of every microbatch (prefetched
+     * when overlapped) and reduce-scatters each layer's gradients after its backward. */
     int n_buckets;           /* buckets per chunk (>= 0) */
     double t_bucket;         /* reduction of one bucket, s */
     double t_dp_tail;        /* after the last bucket: ZeRO-1/2 parameter all-gather, s */
-    double t_gather;         /* ZeRO-3 parameter all-gather of one chunk, s (0 = none) */
+    double t_gather;         /* ZeRO-3 parameter all-gather of one layer, s (0 = none) */
+    int n_pieces;            /* ZeRO-3: layers per chunk; each op runs layer by layer, a
+                                gather before each layer, a gradient bucket after each
+                                layer's backward (n_buckets = n_pieces, t_bucket per layer) */
     int overlap_grad;        /* buckets overlap backward (else they start after it) */
     int overlap_gather;      /* gathers are prefetched on the DP stream */
 } cs_step_costs;

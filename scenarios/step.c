@@ -229,49 +229,50 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
             int vs = chunk[k] * p + s, j, split;
             long idx = (long)vs * m + mb[k], g = -1, t0, t1;
             double d = op_dur(c, vs, is_b[k]);
-            if (zero3) {
-                if ((g = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_gather)) < 0)
-                    goto nomem;
-                if (!c->overlap_gather)
-                    dep(&b, g, last_comp);
-            }
-            if (!is_b[k]) {
-                if ((t0 = add(&b, s, ST_COMP, CS_T_FWD, chunk[k], mb[k], d)) < 0)
-                    goto nomem;
-                dep(&b, t0, g);
-                if (mb[k] == 0)
-                    dep(&b, t0, gather_first[vs]);
-                f_task[idx] = (int32_t)t0;
-                last_comp = t0;
-                if (vs < nv - 1 && p > 1) {
-                    if ((t1 = add(&b, s, ST_PP_F, CS_T_PP, chunk[k], mb[k], c->t_pp)) < 0)
-                        goto nomem;
-                    dep(&b, t1, t0);
-                    f_send[idx] = (int32_t)t1;
-                }
-                inflight++;
-                if (inflight > peak)
-                    peak = inflight;
-                continue;
-            }
-            /* backward: split into bucket-producing pieces when buckets follow it */
-            split = c->n_buckets > 0 && c->overlap_grad && (zero3 || mb[k] == m - 1)
-                    ? c->n_buckets : 1;
+            /* ZeRO-3 runs an op layer by layer, each layer's parameters gathered first
+             * (prefetched on the DP stream when overlapped, else issued when the compute
+             * stream gets there); a backward is also cut into bucket-producing pieces */
+            split = zero3 ? (c->n_pieces > 0 ? c->n_pieces : 1)
+                  : is_b[k] && c->n_buckets > 0 && c->overlap_grad && mb[k] == m - 1
+                  ? c->n_buckets : 1;
             t1 = -1;
             for (j = 0; j < split; j++) {
-                if ((t0 = add(&b, s, ST_COMP, CS_T_BWD, chunk[k], mb[k], d / split)) < 0)
+                if (zero3) {
+                    if ((g = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_gather)) < 0)
+                        goto nomem;
+                    if (!c->overlap_gather)
+                        dep(&b, g, last_comp);
+                }
+                if ((t0 = add(&b, s, ST_COMP, is_b[k] ? CS_T_BWD : CS_T_FWD, chunk[k], mb[k],
+                              d / split)) < 0)
                     goto nomem;
-                if (j == 0) {
-                    dep(&b, t0, g);
+                dep(&b, t0, g);
+                if (j == 0 && !is_b[k]) {
+                    if (mb[k] == 0)
+                        dep(&b, t0, gather_first[vs]);
+                    f_task[idx] = (int32_t)t0;
+                } else if (j == 0) {
                     b_first[idx] = (int32_t)t0;
                 }
-                if (split > 1) {
+                if (is_b[k] && (split > 1 || zero3) && c->n_buckets > 0 && c->overlap_grad) {
                     long bk = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_bucket);
                     if (bk < 0)
                         goto nomem;
                     dep(&b, bk, t0);
                 }
-                t1 = t0;
+                last_comp = t1 = t0;
+            }
+            if (!is_b[k]) {
+                if (vs < nv - 1 && p > 1) {
+                    if ((t0 = add(&b, s, ST_PP_F, CS_T_PP, chunk[k], mb[k], c->t_pp)) < 0)
+                        goto nomem;
+                    dep(&b, t0, t1);
+                    f_send[idx] = (int32_t)t0;
+                }
+                inflight++;
+                if (inflight > peak)
+                    peak = inflight;
+                continue;
             }
             last_comp = t1;
             inflight--;
