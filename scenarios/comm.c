@@ -240,6 +240,55 @@ static int uf_find(int *par, int x)
     return x;
 }
 
+/* Multi-node fabrics (every rank's node knows its server): the groups that touch a server
+ * of group 0, then those that touch a server of theirs (two rounds), stand for all - they
+ * hold every group sharing a NIC, PCIe switch or NVSwitch with group 0 and its partners;
+ * on clusters of equal servers the rest repeat the same pattern elsewhere. Costs
+ * O(ranks), no routes. */
+static int reduce_by_server(const cs_topo *t, int *members, int *n_groups, int gsize,
+                            cs_err *err)
+{
+    int ng = *n_groups, g, i, round, k = 0, n_srv = 0, rc = 0;
+    unsigned char *in = NULL, *keep = NULL;
+    for (i = 0; i < t->n_nodes; i++)
+        if (t->nodes[i].group + 1 > n_srv)
+            n_srv = t->nodes[i].group + 1;
+    in = calloc((size_t)n_srv + 1, 1);
+    keep = calloc((size_t)ng, 1);
+    if (!in || !keep) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto done;
+    }
+    keep[0] = 1;
+    for (round = 0; round < 2; round++) {
+        for (g = 0; g < ng; g++)             /* servers of the groups kept so far */
+            if (keep[g])
+                for (i = 0; i < gsize; i++) {
+                    int sv = t->nodes[t->ranks[members[(size_t)g * gsize + i]]].group;
+                    if (sv >= 0)
+                        in[sv] = 1;
+                }
+        for (g = 0; g < ng; g++)             /* groups touching them */
+            for (i = 0; i < gsize && !keep[g]; i++) {
+                int sv = t->nodes[t->ranks[members[(size_t)g * gsize + i]]].group;
+                if (sv >= 0 && in[sv])
+                    keep[g] = 1;
+            }
+    }
+    for (g = 0; g < ng; g++)
+        if (keep[g]) {
+            if (k != g)
+                memmove(members + (size_t)k * gsize, members + (size_t)g * gsize,
+                        sizeof *members * (size_t)gsize);
+            k++;
+        }
+    *n_groups = k;
+done:
+    free(in);
+    free(keep);
+    return rc;
+}
+
 /* Keep only the groups that matter for the slowest time: groups that share a directed
  * link (on the routes between ring neighbours, both ways, or between every pair for
  * all-to-all) can slow each other and form a component; components that share nothing run
@@ -254,7 +303,15 @@ static int reduce_groups(cs_plan_ctx *c, cs_coll coll, int *members, int *n_grou
     int ng = *n_groups, g, i, j, rc = 0, *par = NULL, *size = NULL, *owner = NULL, big = 0;
     int all_pairs = coll == CS_COLL_ALLTOALL && gsize <= 64, k = 0;
     long n_dl = 2L * t->n_links;
-    if (ng <= 2 || t->model != CS_MODEL_FLUID)
+    if (ng <= 1)
+        return 0;
+    if (t->model != CS_MODEL_FLUID) {          /* single ports: distinct ranks never meet */
+        *n_groups = 1;
+        return 0;
+    }
+    if (ng > 2 && t->nodes[t->ranks[0]].group >= 0)
+        return reduce_by_server(t, members, n_groups, gsize, err);
+    if (ng <= 2)
         return 0;
     par = malloc(sizeof *par * (size_t)ng);
     size = calloc((size_t)ng, sizeof *size);
@@ -342,6 +399,42 @@ done:
     return rc;
 }
 
+/* Rings longer than this run one step, not in full (see long_ring). */
+#define CS_RING_FULL_MAX 16
+
+/* A ring collective on many ranks: 2(n-1) (allreduce) or n-1 (all-gather, reduce-scatter)
+ * identical steps in which every rank sends its S/n block to the next one. One such step
+ * (a sendrecv shift of the block, every group at once) is simulated and multiplied by the
+ * step count; the launch and base latency are paid once (NCCL's own ring model, tuning.cc).
+ * This keeps a 1024-rank ring at n transfers instead of 2 n^2. */
+static int long_ring(cs_plan_ctx *c, cs_coll coll, int n, uint64_t bytes, cs_proto pr,
+                     const int *members, int n_groups, double *t_s, cs_err *err)
+{
+    const cs_algo *shift;
+    cs_coll_req req;
+    cs_sched s;
+    cs_sim_costs costs = {0, 0, 0, 0};
+    double launch_s = 0, step;
+    uint64_t block = bytes / (uint64_t)n > 0 ? bytes / (uint64_t)n : 1;
+    int rc, steps = coll == CS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+    if ((rc = cs_algo_lookup("ring", CS_COLL_SENDRECV, &shift, err)) < 0)
+        return rc;
+    if (c->nccl_on) {
+        cs_nccl_costs(&c->np, pr, 0, &costs);
+        launch_s = costs.launch_us * 1e-6;
+        costs.launch_us = 0;
+        costs.chan_GBps *= cs_nccl_channels(&c->np, pr, bytes, n);
+    }
+    cs_coll_req_init(&req, CS_COLL_SENDRECV, n, block);
+    req.elt_bytes = 2;
+    if ((rc = cs_algo_build(shift, &req, &s, err)) < 0)
+        return rc;
+    rc = run_all(c, &s, &costs, members, n_groups, n, &step, err);
+    cs_sched_fini(&s);
+    *t_s = launch_s + steps * step;
+    return rc;
+}
+
 /* The algorithm the plan's dp_mode uses for DP allreduce (NULL = NCCL's candidates). */
 static const char *dp_algo(const cs_plan *p, cs_group g, cs_coll coll)
 {
@@ -418,6 +511,21 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
             double t;
             cs_coll_req_init(&req, coll, gsize, bytes);
             req.elt_bytes = 2;
+            if (gsize > CS_RING_FULL_MAX) {
+                if (strcmp(cand[a]->name, "ring") || (coll != CS_COLL_ALLREDUCE &&
+                    coll != CS_COLL_ALLGATHER && coll != CS_COLL_REDUCESCATTER))
+                    continue;
+                if (c->nccl_on && (c->np.force_proto >= 0 ? pr != c->np.force_proto
+                                                         : !c->np.proto[pr].enabled))
+                    continue;
+                if ((rc = long_ring(c, coll, gsize, bytes, (cs_proto)pr, members, n_groups,
+                                    &t, err)) < 0)
+                    goto done;
+                if (!found || t < best)
+                    best = t;
+                found = 1;
+                continue;
+            }
             if (c->nccl_on) {
                 cs_nccl_pick pick;
                 if (c->np.force_proto >= 0 ? pr != c->np.force_proto : !c->np.proto[pr].enabled)
