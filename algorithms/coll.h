@@ -90,4 +90,11 @@ int cs_node_size(const cs_coll_req *req);
  * only forwards, so it never counts. */
 int cs_switch_of(const cs_topo *t, int r0, int n);
 
+/* The rank at position q of ring channel c (p ranks; g ranks per node, 0 = one group):
+ * even channels go r -> r+1, odd ones r -> r-1; with g > 0 the order inside each node is
+ * rotated so that channel c enters every node at local rank c mod g (going forward), c + 1
+ * (going backward). The ring algorithm's channels, shared with NCCL mode's symmetric-channel
+ * shortcut. */
+int cs_ring_channel_rank(int c, int p, int g, int q);
+
 #endif

@@ -122,3 +122,11 @@ int cs_switch_of(const cs_topo *t, int r0, int n)
     }
     return -1;
 }
+
+int cs_ring_channel_rank(int c, int p, int g, int q)
+{
+    int r;
+    q = ((q % p) + p) % p;
+    r = (c & 1) ? (p - q) % p : q;
+    return g > 0 ? r - r % g + (r % g + c + (c & 1)) % g : r;
+}

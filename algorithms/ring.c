@@ -39,10 +39,7 @@ static int make_chunks(const cs_coll_req *req, cs_sched *s)
  * position q. */
 static int rank_at(int c, int p, int g, int q)
 {
-    int r;
-    q = ((q % p) + p) % p;
-    r = (c & 1) ? (p - q) % p : q;
-    return g > 0 ? r - r % g + (r % g + c + (c & 1)) % g : r;
+    return cs_ring_channel_rank(c, p, g, q);
 }
 
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
