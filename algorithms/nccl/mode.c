@@ -93,16 +93,19 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
  * of the cost. Returns the smallest such period m (an even divisor of C), or C if none. */
 static int twin_period(const cs_coll_req *req)
 {
-    int p = req->n_ranks, C = req->channels, g = cs_node_size(req), m, c, q;
+    int p = req->n_ranks, C = req->channels, m, c, q;
+    cs_ring_plan pl;
+    cs_ring_plan_init(&pl, req);
     for (m = 2; m < C; m += 2) {
         int same = C % m == 0;
         for (c = 0; same && c + m < C; c++)
             for (q = 0; q < p && same; q++)
-                same = cs_ring_channel_rank(c, p, g, q) == cs_ring_channel_rank(c + m, p, g, q);
+                same = cs_ring_plan_rank(&pl, c, q) == cs_ring_plan_rank(&pl, c + m, q);
         if (same)
-            return m;
+            break;
     }
-    return C;
+    cs_ring_plan_fini(&pl);
+    return m < C ? m : C;
 }
 
 /* Simulate s on t with every link's bandwidth times scale, then restore them. The
