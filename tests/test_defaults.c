@@ -215,6 +215,52 @@ static void t_symmetric_channels(void)
     }
 }
 
+/* Rings over direct links: on dgx1-v100 every hop of the 3 rings is an NVLink pair (g0-g5
+ * is not one: it was a hop of the rank-order ring), the rings are edge-disjoint counting a
+ * doubled pair twice, and 6 channels give ring allreduce busbw close to 6 x 20 GB/s; on
+ * the mi300x mesh the 3 rings use 24 of the 28 links, each at most once. */
+static void t_ring_search(void)
+{
+    static const struct { const char *spec; int n_cyc; } cases[] = {
+        {"dgx1-v100", 3}, {"mi300x", 3}};
+    size_t i;
+    for (i = 0; i < 2; i++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        cs_coll_req req;
+        cs_ring_plan pl;
+        int k, q, use[8][8];
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(cases[i].spec, &t, &err), 0);
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, 1u << 20);
+        req.topo = t;
+        req.channels = 6;
+        cs_ring_plan_init(&pl, &req);
+        CU_ASSERT_EQUAL(pl.n_cyc, cases[i].n_cyc);
+        memset(use, 0, sizeof use);
+        for (k = 0; k < pl.n_cyc; k++)
+            for (q = 0; q < 8; q++) {
+                int a = cs_ring_plan_rank(&pl, 2 * k, q), b = cs_ring_plan_rank(&pl, 2 * k, q + 1);
+                int l, units = 0;
+                /* Backward channel: the same cycle reversed. */
+                CU_ASSERT_EQUAL(cs_ring_plan_rank(&pl, 2 * k + 1, q + 1),
+                                cs_ring_plan_rank(&pl, 2 * k, 8 - q - 1));
+                for (l = 0; l < t->n_links; l++) {
+                    int u = t->links[l].a, v = t->links[l].b;
+                    if ((u == t->ranks[a] && v == t->ranks[b]) ||
+                        (u == t->ranks[b] && v == t->ranks[a]))
+                        units += (int)(t->links[l].bw_GBps / 20.0 + 1e-9) > 1 &&
+                                 !strcmp(cases[i].spec, "dgx1-v100") ? 2 : 1;
+                }
+                CU_ASSERT(units >= 1);          /* a direct link */
+                use[a][b]++;
+                use[b][a]++;
+                CU_ASSERT(use[a][b] <= units);  /* edge-disjoint */
+            }
+        cs_ring_plan_fini(&pl);
+        cs_topo_free(t);
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case hw[] = {
@@ -222,6 +268,7 @@ int cs_test_register(void)
         {"nccl nvls claim refused", t_nvls_claim_refused},
         {"nccl mode by default on hardware", t_nccl_default_on},
         {"run, explain and validate print the same number", t_same_number},
+        {"rings over direct links", t_ring_search},
         {"twin channels merged: same time as all 16", t_symmetric_channels},
         {NULL, NULL}};
     return cs_test_add_suite("defaults", hw) ? -1 : 0;
