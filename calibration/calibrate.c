@@ -428,7 +428,7 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
     }
     json_object_set_new(n, "protocols", protos);
     for (i = 0; i < o->n_logs; i++)
-        json_array_append_new(logs, json_string(cs_cli_basename(o->logs[i])));
+        json_array_append_new(logs, json_string(cs_lset_basename(o->logs[i])));
     json_object_set_new(cal_o, "tool", json_string("collsim calibrate"));
     json_object_set_new(cal_o, "start_topology", json_string(o->topo_spec));
     json_object_set_new(cal_o, "logs", logs);

@@ -13,13 +13,11 @@
 #include <string.h>
 #include <jansson.h>
 
-enum { C_TOPO = 1, C_OUTPUT, C_ALGO, C_PROTO, C_FIX,
-       C_ITER, C_HELP };
-
 static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, C_TOPO}, {"output", 0, 1, C_OUTPUT},
-    {"algo", 0, 1, C_ALGO}, {"proto", 0, 1, C_PROTO}, {"fix", 0, 1, C_FIX},
-    {"max-iter", 0, 1, C_ITER}, {"help", 'h', 0, C_HELP},
+    {"topo", 0, 1, CS_LOGCMD_TOPO}, {"output", 0, 1, CS_LOGCMD_OUTPUT},
+    {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
+    {"fix", 0, 1, CS_LOGCMD_FIX}, {"max-iter", 0, 1, CS_LOGCMD_ITER},
+    {"help", 'h', 0, CS_LOGCMD_HELP},
     CS_LSET_SPECS,
     {NULL, 0, 0, 0},
 };
@@ -47,46 +45,12 @@ static void usage(void)
            "      --max-iter N        iteration limit (default 100)\n");
 }
 
-typedef struct copts {
-    const char *topo, *output, *algo, *proto, *fix;
-    long max_iter;
-    cs_lset_opts ls;
-    char **logs;
-    int n_logs;
-} copts;
+typedef cs_logcmd copts;
 
 static int parse(int argc, char **argv, copts *o, cs_err *err)
 {
-    cs_opt_scan sc = {argc, argv, 1};
-    const cs_opt_spec *sp;
-    const char *v;
-    int rc;
-    memset(o, 0, sizeof *o);
-    o->ls.default_coll = CS_LOG_COLL_UNKNOWN;
-    o->max_iter = 100;
-    if (!(o->logs = calloc((size_t)argc + 1, sizeof *o->logs)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    while ((rc = cs_opt_next(&sc, specs, &sp, &v, err)) > 0) {
-        if (!sp) {
-            o->logs[o->n_logs++] = (char *)(uintptr_t)v;
-            continue;
-        }
-        switch (sp->id) {
-        case C_TOPO: o->topo = v; break;
-        case C_OUTPUT: o->output = v; break;
-        case C_ALGO: o->algo = v; break;
-        case C_PROTO: o->proto = v; break;
-        case C_FIX: o->fix = v; break;
-        case C_ITER: rc = cs_parse_int(v, "--max-iter", 1, 100000, &o->max_iter, err); break;
-        case C_HELP: usage(); return 1;
-        default:
-            rc = cs_lset_option(sp->id, v, &o->ls, err);
-            break;
-        }
-        if (rc < 0)
-            return rc;
-    }
-    if (rc < 0)
+    int rc = cs_logcmd_parse(argc, argv, specs, usage, o, err);
+    if (rc != 0)
         return rc;
     if (o->n_logs == 0)
         return cs_err_set(err, CS_EUSAGE, NULL, "no log given (usage: collsim calibrate "
@@ -134,7 +98,7 @@ static void print_report(const cs_calib *c, const copts *o)
     for (i = 0; i < c->ls->n_rows; i++) {
         const cs_lrow *r = &c->ls->rows[i];
         printf("  %-46s %-13s %5d %12llu %12.2f %12.2f %8.2f  %s/%s\n",
-               cs_cli_basename(r->log), cs_coll_name(r->coll), r->ranks,
+               cs_lset_basename(r->log), cs_coll_name(r->coll), r->ranks,
                (unsigned long long)r->size_bytes, r->measured_us, r->simulated_us,
                cs_lrow_error_pct(r), r->algo, cs_proto_name(r->proto));
     }
@@ -157,7 +121,8 @@ int cs_cmd_calibrate(int argc, char **argv)
     cs_lset ls;
     cs_calib c;
     cs_calib_opts co;
-    char desc[1024];
+    char desc[1024], *text = NULL;
+    cs_out out;
     int rc, on;
     double med, mean, max;
     cs_err_clear(&err);
@@ -184,16 +149,28 @@ int cs_cmd_calibrate(int argc, char **argv)
     snprintf(desc, sizeof desc, "Calibrated by `collsim calibrate` on %d log%s (%d rows) "
              "from %s: |time error| median %.2f%%, max %.2f%% (see nccl.calibration).",
              o.n_logs, o.n_logs == 1 ? "" : "s", ls.n_rows, o.topo, med, max);
-    if ((rc = cs_cli_write_topology(o.topo, t, cs_calib_nccl_json(&c, &co), desc, o.output,
-                                    &err)) < 0)
+    if ((rc = cs_calib_topology_json(o.topo, t, cs_calib_nccl_json(&c, &co), desc, &text,
+                                     &err)) < 0 ||
+        (rc = cs_out_open(&out, o.output, &err)) < 0)
+        goto fail;
+    fputs(text, out.f);
+    fputc('\n', out.f);
+    if (ferror(out.f)) {
+        cs_out_abort(&out);
+        rc = cs_err_set(&err, CS_EIO, o.output, "cannot write");
+        goto fail;
+    }
+    if ((rc = cs_out_commit(&out, &err)) < 0)
         goto fail;
     print_report(&c, &o);
+    free(text);
     cs_calib_fini(&c);
     cs_lset_fini(&ls);
     cs_topo_free(t);
     free(o.logs);
     return CS_EXIT_OK;
 fail:
+    free(text);
     cs_calib_fini(&c);
     cs_lset_fini(&ls);
     cs_topo_free(t);

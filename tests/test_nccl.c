@@ -1,6 +1,6 @@
-/* test_nccl.c: NCCL mode (sim/nccl.h, algorithms/nccl_mode.h), the executor's extra costs
+/* test_nccl.c: NCCL mode (algorithms/nccl/nccl.h, algorithms/nccl/mode.h), the executor's extra costs
  * (cs_sim_costs in sim/exec.h), the "nccl" object of topology JSON, and the fitting maths
- * (sim/fit.h) on closed forms. Every expected number is derived by hand in a comment. */
+ * (calibration/fit.h) on closed forms. Every expected number is derived by hand in a comment. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

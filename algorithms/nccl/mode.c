@@ -1,4 +1,4 @@
-/* nccl_mode.c: NCCL-mode simulation (algorithms layer). For each candidate algorithm and
+/* mode.c: NCCL-mode simulation (algorithms layer). For each candidate algorithm and
  * protocol: chunk the step blocks by the protocol's chunk size, run with the protocol's
  * launch, per-transfer latency and bandwidth efficiency, keep the fastest (ties go to the
  * earlier algorithm and protocol, so the choice is deterministic). */

@@ -1,6 +1,6 @@
-/* nccl_mode.h: simulating a collective the way NCCL runs it (algorithms layer): every
+/* mode.h: simulating a collective the way NCCL runs it (algorithms layer): every
  * (algorithm, protocol) pair NCCL would consider, each with its protocol's costs and
- * pipeline chunking (sim/nccl.h), the fastest one kept - NCCL's selection by predicted
+ * pipeline chunking (nccl.h), the fastest one kept - NCCL's selection by predicted
  * time, with the simulation as the predictor. */
 #ifndef CS_NCCL_MODE_H
 #define CS_NCCL_MODE_H

@@ -1,4 +1,4 @@
-/* nccl.c: NCCL mode parameter tables (core layer). Constants from NVIDIA/nccl 2.30.7
+/* params.c: NCCL mode parameter tables (algorithms/nccl). Constants from NVIDIA/nccl 2.30.7
  * src/graph/tuning.cc and src/include/device.h as summarised in models.md §2.4-§2.7. */
 #include "algorithms/nccl/nccl.h"
 
