@@ -137,27 +137,12 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
     return rc;
 }
 
-static void print_cand(FILE *f, const cs_plan_cand_result *r, int csv)
-{
-    const cs_plan_cand *c = &r->c;
-    static const char *const rcn[] = {"none", "selective", "full"};
-    if (csv)
-        fprintf(f, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%.9g,%.9g,%.6g,%.9g,%s\n", c->tp, c->pp,
-                c->dp, c->cp, c->ep, c->vp, c->mbs, c->zero, c->sp, rcn[c->recompute], r->ok,
-                r->fits, r->step_time_s, r->tokens_per_s, r->mfu_pct, r->mem_bytes, r->why);
-    else
-        fprintf(f, "%3d %3d %4d %3d %3d %3d %4d %4d %3s %-9s %10.4f %12.0f %6.1f %8.1f\n",
-                c->tp, c->pp, c->dp, c->cp, c->ep, c->vp, c->mbs, c->zero, c->sp ? "on" : "off",
-                rcn[c->recompute], r->step_time_s, r->tokens_per_s, r->mfu_pct,
-                r->mem_bytes / 1e9);
-}
-
 static int search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const char *fmt, FILE *f,
                   cs_err *err)
 {
     cs_plan_cand *cands = NULL;
     cs_plan_cand_result *res = NULL;
-    long n, i, kept = 0;
+    long n;
     int rc, csv = !strcmp(fmt, "csv"), js = !strcmp(fmt, "json");
     if ((rc = cs_plan_search_enum(p, gpus, &cands, &n, err)) < 0)
         return rc;
@@ -167,24 +152,8 @@ static int search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const char *f
     }
     if ((rc = cs_plan_search_eval(ctx, p, cands, 0, n, res, NULL, NULL, err)) == 0) {
         cs_plan_search_rank(res, n);
-        for (i = 0; i < n; i++)
-            kept += res[i].ok && res[i].fits;
-        if (js) {
-            rc = cs_plan_search_print_json(f, p, gpus, res, n);
-        } else if (csv) {
-            fprintf(f, "tp,pp,dp,cp,ep,vp,micro_batch,zero,sp,recompute,ok,fits,step_time_s,"
-                    "tokens_per_s,mfu_pct,memory_bytes,why\n");
-            for (i = 0; i < n; i++)
-                print_cand(f, &res[i], 1);
-        } else {
-            fprintf(f, "# plan search: %s on %d x %s, global batch %ld: %ld candidates, %ld fit "
-                    "(top %d by step time)\n", p->model.name, gpus, p->gpu.name,
-                    p->global_batch, n, kept, top);
-            fprintf(f, "# tp  pp   dp  cp  ep  vp  mbs zero  sp recompute  step_s     "
-                    "tokens/s   MFU%%   mem_GB\n");
-            for (i = 0; i < n && i < top && res[i].ok && res[i].fits; i++)
-                print_cand(f, &res[i], 0);
-        }
+        rc = js ? cs_plan_search_print_json(f, p, gpus, res, n)
+                : cs_plan_search_print_table(f, p, gpus, top, csv, res, n);
     }
     free(cands);
     free(res);

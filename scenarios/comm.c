@@ -42,7 +42,11 @@ int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
     cs_nccl_params_default(&c->np);
     if (p->topo_json) {
         json_t *root = json_loads(p->topo_json, 0, NULL), *n;
+        const char *kind = root ? json_string_value(json_object_get(root, "kind")) : NULL;
         rc = cs_topo_load_string(p->topo_json, "system.topo", &c->topo, err);
+        /* as cs_nccl_setup for files: NCCL mode for hardware kinds or an "nccl" object */
+        c->nccl_on = kind && (!strcmp(kind, "node") || !strcmp(kind, "cluster") ||
+                              !strcmp(kind, "pcie"));
         if (rc == 0 && root && (n = json_object_get(root, "nccl"))) {
             rc = cs_nccl_params_from_json(n, &c->np, err);
             c->nccl_on = 1;
@@ -533,7 +537,7 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
                 memset(&pick, 0, sizeof pick);
                 pick.algo = cand[a];
                 pick.proto = (cs_proto)pr;
-                rc = cs_nccl_build(&req, &c->np, &pick, &s, &costs, NULL);
+                rc = cs_nccl_build(&req, &c->np, &pick, &s, &costs, NULL, NULL);
             } else {
                 rc = cs_algo_build(cand[a], &req, &s, NULL);
             }

@@ -334,6 +334,9 @@ void cs_plan_search_rank(cs_plan_cand_result *r, long n);
 /* JSON of every result (ranked): {"model", "gpus", "candidates": [...]}. */
 int cs_plan_search_print_json(FILE *f, const cs_plan *p, int gpus,
                               const cs_plan_cand_result *r, long n);
+/* Text (the top K that fit) or CSV (all) of ranked results. */
+int cs_plan_search_print_table(FILE *f, const cs_plan *p, int gpus, int top, int csv,
+                               const cs_plan_cand_result *r, long n);
 /* Apply a candidate to a plan. */
 void cs_plan_apply(cs_plan *p, const cs_plan_cand *c);
 

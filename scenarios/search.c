@@ -202,3 +202,41 @@ int cs_plan_search_print_json(FILE *f, const cs_plan *p, int gpus,
     json_decref(root);
     return rc < 0 ? CS_EIO : 0;
 }
+
+static void print_cand(FILE *f, const cs_plan_cand_result *r, int csv)
+{
+    const cs_plan_cand *c = &r->c;
+    static const char *const rcn[] = {"none", "selective", "full"};
+    if (csv)
+        fprintf(f, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%.9g,%.9g,%.6g,%.9g,%s\n", c->tp, c->pp,
+                c->dp, c->cp, c->ep, c->vp, c->mbs, c->zero, c->sp, rcn[c->recompute], r->ok,
+                r->fits, r->step_time_s, r->tokens_per_s, r->mfu_pct, r->mem_bytes, r->why);
+    else
+        fprintf(f, "%4d %3d %4d %3d %3d %3d %4d %4d %3s %-9s %10.4f %12.0f %6.1f %8.1f\n",
+                c->tp, c->pp, c->dp, c->cp, c->ep, c->vp, c->mbs, c->zero, c->sp ? "on" : "off",
+                rcn[c->recompute], r->step_time_s, r->tokens_per_s, r->mfu_pct,
+                r->mem_bytes / 1e9);
+}
+
+int cs_plan_search_print_table(FILE *f, const cs_plan *p, int gpus, int top, int csv,
+                               const cs_plan_cand_result *r, long n)
+{
+    long i, kept = 0;
+    for (i = 0; i < n; i++)
+        kept += r[i].ok && r[i].fits;
+    if (csv) {
+        fprintf(f, "tp,pp,dp,cp,ep,vp,micro_batch,zero,sp,recompute,ok,fits,step_time_s,"
+                "tokens_per_s,mfu_pct,memory_bytes,why\n");
+        for (i = 0; i < n; i++)
+            print_cand(f, &r[i], 1);
+        return ferror(f) ? CS_EIO : 0;
+    }
+    fprintf(f, "# plan search: %s on %d x %s, global batch %ld: %ld candidates, %ld fit "
+            "(top %d by step time)\n", p->model.name, gpus, p->gpu.name, p->global_batch, n,
+            kept, top);
+    fprintf(f, "#  tp  pp   dp  cp  ep  vp  mbs zero  sp recompute  step_s     tokens/s   MFU%%"
+            "   mem_GB\n");
+    for (i = 0; i < n && i < top && r[i].ok && r[i].fits; i++)
+        print_cand(f, &r[i], 0);
+    return ferror(f) ? CS_EIO : 0;
+}
