@@ -214,7 +214,7 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
     /* Pass 1: every stage's tasks in stream order. */
     for (s = 0; s < p; s++) {
         int inflight = 0, peak = 0;
-        long last_comp = -1;
+        long last_comp = -1, next_g = -1;
         for (k = 0; k < ST_N; k++)
             b.last[k] = -1;
         /* ZeRO-1/2 with overlapped parameter gather: each chunk's updated parameters are
@@ -237,16 +237,27 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
                   ? c->n_buckets : 1;
             t1 = -1;
             for (j = 0; j < split; j++) {
-                if (zero3) {
+                long before = last_comp;
+                if (zero3 && (!c->overlap_gather || next_g < 0)) {
                     if ((g = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_gather)) < 0)
                         goto nomem;
                     if (!c->overlap_gather)
                         dep(&b, g, last_comp);
+                } else if (zero3) {
+                    g = next_g;
                 }
+                next_g = -1;
                 if ((t0 = add(&b, s, ST_COMP, is_b[k] ? CS_T_BWD : CS_T_FWD, chunk[k], mb[k],
                               d / split)) < 0)
                     goto nomem;
                 dep(&b, t0, g);
+                /* prefetch: the next layer's gather goes out now, into the buffer the
+                 * layer before this one used (double buffering) */
+                if (zero3 && c->overlap_gather && (k < n_ops - 1 || j < split - 1)) {
+                    if ((next_g = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_gather)) < 0)
+                        goto nomem;
+                    dep(&b, next_g, before);
+                }
                 if (j == 0 && !is_b[k]) {
                     if (mb[k] == 0)
                         dep(&b, t0, gather_first[vs]);
