@@ -19,6 +19,17 @@ gpt-310b 8 16 1920 2160 155 1 2
 gpt-530b 8 35 2520 2520 163 1 3
 gpt-1t 8 64 3072 3072 163 1 2'
 start=$(date +%s)
+python3 - "$here/gpus/a100-80gb.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+print("GPU a100-80gb: %g TFLOP/s bf16 peak, %g GB/s HBM; efficiency curve eff(F) = %g x F / (F + %g GFLOP) "
+      "for a kernel of F GFLOP, elementwise kernels at %g of HBM bandwidth (scenarios/gpus/a100-80gb.json)."
+      % (g["peak_tflops"]["bf16"], g["hbm_GBps"], g["gemm_eff_max"], g["gemm_half_GFLOP"], g["mem_eff"]))
+PY
+echo "Topology tests/data/ok/plan-a100-cluster.json (384 DGX A100, rail-optimised HDR, NCCL mode ring/tree,"
+echo "one channel). Every row: bf16, Adam, full recomputation, sequence parallelism, interleaved 1F1B"
+echo "where vp > 1, no flash attention. Micro batch and vp are assumptions (Table 1 does not give them)."
+echo
 echo "| model | TP | PP | DP | GPUs | batch | micro batch | vp | paper TFLOP/s | collsim TFLOP/s | error | step (s) | bubble | exposed comm |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 echo "$rows" | while read -r model tp pp gpus batch paper mbs vp; do
