@@ -19,6 +19,8 @@ gpt-310b 8 16 1920 2160 155 1 2
 gpt-530b 8 35 2520 2520 163 1 3
 gpt-1t 8 64 3072 3072 163 1 2'
 start=$(date +%s)
+errs=$(mktemp)
+trap 'rm -f "$errs"' EXIT
 python3 - "$here/gpus/a100-80gb.json" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))
@@ -42,9 +44,19 @@ r = json.load(sys.stdin)
 b = r['breakdown_s']
 got = r['hw_tflops_per_gpu']
 comm = sum(b[k] for k in ('tp_exposed', 'pp_exposed', 'dp_exposed'))
+open('$errs', 'a').write('%s %.6f\\n' % ('$model', 100 * (got - $paper) / $paper))
 print('| $model | $tp | $pp | $dp | $gpus | $batch | $mbs | $vp | $paper | %.1f | %+.1f%% | %.2f | %.1f%% | %.1f%% |' % (
     got, 100 * (got - $paper) / $paper, r['step_time_s'],
     100 * b['pipeline_bubble'] / r['step_time_s'], 100 * comm / r['step_time_s']))"
 done
+echo
+python3 - "$errs" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+e = [float(x[1]) for x in rows]
+worst = max(rows, key=lambda x: abs(float(x[1])))
+print("Rows within 10%%: %d of %d; largest error %+.1f%% (%s); mean absolute error %.1f%%."
+      % (sum(abs(x) <= 10 for x in e), len(e), float(worst[1]), worst[0], sum(map(abs, e)) / len(e)))
+PY
 echo
 echo "Run time of the script: $(( $(date +%s) - start )) s."
