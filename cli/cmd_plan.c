@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "scenarios/plan.h"
 #include "plots/plan.h"
+#include "plots/plot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,6 +240,12 @@ int cs_cmd_plan(int argc, char **argv)
             (rc = cs_out_commit(&o_out, &err)) < 0)
             goto fail;
         goto done;
+    }
+    {
+        cs_plot_fmt pf;                     /* picture types first: no file before an error */
+        if ((plot && (rc = cs_plot_format(plot, &pf, &err)) < 0) ||
+            (plotb && (rc = cs_plot_format(plotb, &pf, &err)) < 0))
+            goto fail;
     }
     if ((rc = cs_plan_check(&p, 0, &err)) < 0 || (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0 ||
         (rc = cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &err)) < 0 ||
