@@ -214,6 +214,29 @@ void cs_explain_closed_form(FILE *out, const cs_algo *ops, const cs_coll_req *re
     fprintf(out, "\n");
 }
 
+void cs_explain_ranks_row(FILE *out, int header, const cs_algo *ops, const cs_coll_req *req,
+                          const cs_topo *t, const cs_sched *s, const cs_explain_times *tm)
+{
+    cs_ab ab;
+    const char *f = ops->formula ? ops->formula(req) : NULL;
+    double cf, sim = cs_time_to_us(tm->end_ps);
+    char put[1024] = "", cfs[32] = "-";
+    cs_ab_from_topo(t, &ab);
+    cf = ops->cost ? ops->cost(req, &ab) : NAN;
+    if (header && f)
+        fprintf(out, "# closed form: %s (a = %.6g us, b = 1/(%.6g GB/s))\n", f[0] == '~' ? f + 1 : f,
+                ab.a_s * 1e6, ab.b_s_per_B > 0 ? 1e-9 / ab.b_s_per_B : 0);
+    if (header)
+        fprintf(out, "%6s %6s %10s %14s %14s %6s  %s\n", "ranks", "steps", "transfers",
+                "simulated_us", "closed_us", "#wrong", "closed form with the numbers put in");
+    if (f && isfinite(cf)) {
+        cs_formula_substitute(f[0] == '~' ? f + 1 : f, req, &ab, put, sizeof put);
+        snprintf(cfs, sizeof cfs, "%s%.3f", f[0] == '~' ? "~" : "", cf * 1e6);
+    }
+    fprintf(out, "%6d %6d %10u %14.3f %14s %6d  %s\n", req->n_ranks, s->n_steps, s->n_xfers,
+            sim, cfs, tm->wrong, put[0] ? put : "(none)");
+}
+
 int cs_explain_run(const cs_topo *t, const cs_sched *s, const cs_sim_costs *costs,
                    cs_explain_times *tm, cs_err *err)
 {

@@ -89,6 +89,8 @@ void cs_series_pair_by_label(cs_series_set *set);
  * 2% of size_bytes and a known rank count (the nearest such point), sorted by ranks.
  * Formula series stay formula series, paired with their simulated series. Returns 0, or
  * CS_EINVAL "no point at SIZE" when nothing matched, CS_ENOMEM. out must be empty. */
+/* The largest size of any point in set, bytes (0 if none). */
+double cs_series_max_size(const cs_series_set *set);
 int cs_series_over_ranks(const cs_series_set *in, double size_bytes, cs_series_set *out,
                          cs_err *err);
 

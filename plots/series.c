@@ -286,10 +286,13 @@ static int csv_split(char *line, char **fields, int max)
     return n;
 }
 
-enum { COL_SIZE, COL_TIME, COL_ALGBW, COL_BUSBW, COL_RANKS, COL_ALGO, COL_TOPO, N_COLS };
+enum { COL_SIZE, COL_TIME, COL_ALGBW, COL_BUSBW, COL_RANKS, COL_CLOSED, COL_ALGO, COL_TOPO,
+       N_COLS };
 static const char *const csv_keys[N_COLS] = {
-    "size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "ranks", "algorithm", "topology"
+    "size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "ranks", "closed_form_us",
+    "algorithm", "topology"
 };
+#define N_NUM_COLS 6       /* the numeric columns come first */
 
 static int csv_number(const char *s, double *out)
 {
@@ -302,13 +305,81 @@ static int csv_number(const char *s, double *out)
     return (*end || errno == ERANGE) ? -1 : 0;
 }
 
+/* The sweep being read from a CSV: its points, closed forms, algorithm and topology. */
+typedef struct csv_sweep {
+    int si;                  /* index of its series in the set, -1 before the first row */
+    double *closed;          /* per point: closed_form_us or NAN (owned) */
+    int cap;
+    char algo[128], topo[128];
+    int mixed_algo;          /* the algorithm changes from size to size (auto) */
+} csv_sweep;
+
+/* Close the sweep: its label (given, else algorithm and topology) and closed forms. */
+static int csv_close(cs_series_set *set, csv_sweep *cs, const char *path, const char *label,
+                     int is_measured, cs_err *err)
+{
+    char lab[300];
+    cs_series *s;
+    if (cs->si < 0)
+        return 0;
+    s = &set->items[cs->si];
+    default_label(lab, sizeof lab, cs->mixed_algo ? "auto" : cs->algo, cs->topo, path);
+    free(s->label);
+    if (!(s->label = strdup(label ? label : lab)))
+        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    if (!is_measured && add_closed_form(set, cs->si, cs->closed, err))
+        return CS_ENOMEM;
+    cs->si = -1;
+    cs->mixed_algo = 0;
+    return 0;
+}
+
+/* One data row into the current sweep; a new sweep starts where the rank count changes or
+ * the size does not grow (the CSV of a sweep over ranks or algorithms). */
+static int csv_row(cs_series_set *set, csv_sweep *cs, const cs_point *p, double closed,
+                   const char *algo, const char *topo, const char *path, const char *label,
+                   int is_measured, cs_err *err)
+{
+    cs_series *s = cs->si >= 0 ? &set->items[cs->si] : NULL;
+    if (s && s->n_pts > 0 && (s->pts[s->n_pts - 1].ranks != p->ranks ||
+                              s->pts[s->n_pts - 1].size_bytes >= p->size_bytes)) {
+        if (csv_close(set, cs, path, label, is_measured, err))
+            return CS_ENOMEM;
+        s = NULL;
+    }
+    if (!s) {
+        if (!(s = cs_series_add(set, "", is_measured)))
+            return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+        cs->si = set->n - 1;
+        snprintf(cs->algo, sizeof cs->algo, "%s", algo);
+    }
+    if (s->n_pts == cs->cap) {
+        int nc = cs->cap ? cs->cap * 2 : 32;
+        double *nv = realloc(cs->closed, (size_t)nc * sizeof *nv);
+        if (!nv)
+            return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+        cs->closed = nv;
+        cs->cap = nc;
+    }
+    cs->closed[s->n_pts] = closed;
+    if (s->n_pts > 0 && strcmp(cs->algo, algo))
+        cs->mixed_algo = 1;
+    snprintf(cs->algo, sizeof cs->algo, "%s", algo);
+    snprintf(cs->topo, sizeof cs->topo, "%s", topo);
+    if (cs_series_push(s, p, NAN))
+        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    return 0;
+}
+
 static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const char *label,
                           int is_measured, cs_err *err)
 {
-    char line[4096], algo[128] = "", topo[128] = "", lab[300], where[600];
+    char line[4096], where[600];
     char *fields[64];
-    int col[N_COLS], lineno = 1, i, n, mixed_algo = 0;
-    cs_series *s;
+    int col[N_COLS], lineno = 1, i, n, rc = 0, n0 = set->n;
+    csv_sweep cs;
+    memset(&cs, 0, sizeof cs);
+    cs.si = -1;
     if (!fgets(line, sizeof line, f))
         return cs_err_set(err, CS_EINVAL, path, "empty file, expected a header row with size_bytes");
     line[strcspn(line, "\r\n")] = '\0';
@@ -325,65 +396,47 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
         return cs_err_set(err, CS_EINVAL, where, "header has no size_bytes column");
     if (col[COL_TIME] < 0 && col[COL_ALGBW] < 0 && col[COL_BUSBW] < 0)
         return cs_err_set(err, CS_EINVAL, where, "header has no time_us, algbw_GBps or busbw_GBps column");
-    if (!(s = cs_series_add(set, "", is_measured)))
-        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
-    while (fgets(line, sizeof line, f)) {
+    while (!rc && fgets(line, sizeof line, f)) {
         cs_point p;
-        double *dst[5];
-        int rc = 0;
+        double v[N_NUM_COLS];
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (!line[0])
             continue;
         n = csv_split(line, fields, 64);
         snprintf(where, sizeof where, "%s:%d", path, lineno);
-        dst[0] = &p.size_bytes;
-        dst[1] = &p.time_us;
-        dst[2] = &p.algbw_GBps;
-        dst[3] = &p.busbw_GBps;
-        dst[4] = &p.ranks;
-        for (i = 0; i < 5 && !rc; i++) {
-            *dst[i] = NAN;
-            if (col[i] >= n && col[i] >= 0)
+        for (i = 0; i < N_NUM_COLS && !rc; i++) {
+            v[i] = NAN;
+            if (col[i] >= n && col[i] >= 0 && i < COL_RANKS)
                 rc = cs_err_set(err, CS_EINVAL, where, "expected %d fields, got %d", col[i] + 1, n);
-            else if (col[i] >= 0 && csv_number(fields[col[i]], dst[i]))
+            else if (col[i] >= 0 && col[i] < n && csv_number(fields[col[i]], &v[i]))
                 rc = cs_err_set(err, CS_EINVAL, where, "%s: expected a number, got '%s'",
                                 csv_keys[i], fields[col[i]]);
         }
-        if (!(p.ranks >= 1))
-            p.ranks = 0;
-        if (!rc)
-            rc = check_point(&p, where, err);
-        if (!rc && (rc = cs_series_push(s, &p, NAN)))
-            cs_err_set(err, rc, path, "out of memory");
-        if (rc) {
+        if (rc)
+            break;
+        p.size_bytes = v[COL_SIZE];
+        p.time_us = v[COL_TIME];
+        p.algbw_GBps = v[COL_ALGBW];
+        p.busbw_GBps = v[COL_BUSBW];
+        p.ranks = v[COL_RANKS] >= 1 ? v[COL_RANKS] : 0;
+        if (!(rc = check_point(&p, where, err)))
+            rc = csv_row(set, &cs, &p, v[COL_CLOSED],
+                         col[COL_ALGO] >= 0 && col[COL_ALGO] < n ? fields[col[COL_ALGO]] : "",
+                         col[COL_TOPO] >= 0 && col[COL_TOPO] < n ? fields[col[COL_TOPO]] : "",
+                         path, label, is_measured, err);
+    }
+    if (!rc && ferror(f))
+        rc = cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));
+    if (!rc && cs.si < 0 && set->n == n0)
+        rc = cs_err_set(err, CS_EINVAL, path, "results: empty, expected at least one size");
+    if (!rc)
+        rc = csv_close(set, &cs, path, label, is_measured, err);
+    free(cs.closed);
+    if (rc)
+        while (set->n > n0)
             series_pop(set);
-            return rc;
-        }
-        if (col[COL_ALGO] >= 0 && col[COL_ALGO] < n) {
-            if (s->n_pts > 1 && strcmp(algo, fields[col[COL_ALGO]]))
-                mixed_algo = 1;
-            snprintf(algo, sizeof algo, "%s", fields[col[COL_ALGO]]);
-        }
-        if (col[COL_TOPO] >= 0 && col[COL_TOPO] < n)
-            snprintf(topo, sizeof topo, "%s", fields[col[COL_TOPO]]);
-    }
-    if (ferror(f)) {
-        series_pop(set);
-        return cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));
-    }
-    if (s->n_pts == 0) {
-        series_pop(set);
-        return cs_err_set(err, CS_EINVAL, path, "results: empty, expected at least one size");
-    }
-    default_label(lab, sizeof lab, mixed_algo ? "auto" : algo, topo, path);
-    free(s->label);
-    if (!(s->label = strdup(label ? label : lab))) {
-        s->label = NULL;
-        series_pop(set);
-        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
-    }
-    return 0;
+    return rc;
 }
 
 static int load_csv(cs_series_set *set, const char *path, const char *label, int is_measured,
@@ -525,6 +578,16 @@ static int point_at(const cs_series *s, double size)
         }
     }
     return best;
+}
+
+double cs_series_max_size(const cs_series_set *set)
+{
+    double m = 0;
+    int i, j;
+    for (i = 0; i < set->n; i++)
+        for (j = 0; j < set->items[i].n_pts; j++)
+            m = fmax(m, set->items[i].pts[j].size_bytes);
+    return m;
 }
 
 static int cmp_ranks(const void *a, const void *b)
