@@ -16,8 +16,8 @@
 #define FONT_PX 12.0       /* tick labels and legend */
 #define TITLE_PX 16.0      /* chart title */
 #define ENTRY_H 18.0       /* legend entry height, px */
-#define ENTRY2_H 32.0      /* legend entry height when labels wrap onto two lines, px */
-#define LINE2_DY 14.0      /* distance between the two lines of a wrapped label, px */
+#define ENTRY2_H 34.0      /* legend entry height when labels wrap onto two lines, px */
+#define LINE2_DY 15.0      /* distance between the two lines of a wrapped label, px */
 #define ENTRY_PAD (8 + SAMPLE_W + 6 + 8)   /* legend entry width besides its label, px */
 #define SAMPLE_W 30.0      /* legend line sample width, px */
 
@@ -50,11 +50,19 @@ static double x_of(const cs_chart *c, const cs_point *p)
     return c->x == CS_CHART_X_RANKS ? p->ranks : p->size_bytes;
 }
 
-/* Index that fixes series i's colour, dash and marker. */
+/* Index that fixes series i's colour, dash and marker: series that take another's style
+ * (a closed form, a measured run of the same machine) use its index; the others are
+ * numbered in order among themselves, so the palette goes 0, 1, 2 over what is distinct. */
 static int style_of(const cs_chart *c, int i)
 {
-    int j = c->series[i].same_style_as - 1;
-    return j >= 0 && j < i ? j : i;
+    int j = c->series[i].same_style_as - 1, k, n = 0;
+    if (j >= 0 && j < i)
+        return style_of(c, j);
+    for (k = 0; k < i; k++) {
+        int jk = c->series[k].same_style_as - 1;
+        n += !(jk >= 0 && jk < k);
+    }
+    return n;
 }
 
 /* A point is drawable if its x and value fit the axes (finite, > 0 on log axes). */
@@ -581,7 +589,8 @@ static int layout(chart_ctx *k, int w, int h, double x0, double x1, double y0, d
             maxw = fmax(maxw, cs__text_w(cr, k->ya.ticks[i].label));
     left = 34 + maxw + 10;
     k->plot.x = left;
-    k->plot.w = (k->legend_below ? w - right : k->legend.x - 14) - left;
+    /* under a legend below, the right margin holds half of the last size label */
+    k->plot.w = (k->legend_below ? w - right - 24 : k->legend.x - 14) - left;
     k->errp.x = k->plot.x;
     k->errp.w = k->errp.h > 0 ? k->plot.w : 0;
     if (k->plot.w < 60)
