@@ -172,7 +172,7 @@ static json_t *sweep_json(const cs_sweep *sw)
             json_object_set_new(o, "to", json_string(l->to));
             json_object_set_new(o, "class", json_string(l->cls));
             json_object_set_new(o, "bandwidth_GBps", json_real(l->bw_GBps));
-            json_object_set_new(o, "bytes", json_real(l->bytes));
+            json_object_set_new(o, "bytes", json_integer((json_int_t)llround(l->bytes)));
             json_object_set_new(o, "busy_fraction", json_real(l->busy_fraction));
             json_object_set_new(o, "utilisation", json_real(l->utilisation));
             json_object_set_new(o, "peak_flows", json_integer(l->peak_flows));
