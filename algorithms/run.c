@@ -283,6 +283,18 @@ void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, si
     }
 }
 
+int cs_run_ranks(const cs_topo *t, long ranks, cs_coll coll, long root, int *p, cs_err *err)
+{
+    *p = ranks ? (int)ranks : t->n_ranks;
+    if (*p > t->n_ranks)
+        return cs_err_set(err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d",
+                          *p, t->name, t->n_ranks);
+    if (cs_coll_is_rooted(coll) && root >= *p)
+        return cs_err_set(err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld",
+                          *p - 1, root);
+    return 0;
+}
+
 int cs_run_size(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
                 uint64_t size, cs_row *row, cs_err *err)
 {

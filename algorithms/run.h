@@ -37,6 +37,10 @@ void cs_run_cfg_init(cs_run_cfg *cfg);
 int cs_run_sizes(uint64_t min_bytes, uint64_t max_bytes, long step_factor,
                  uint64_t step_bytes, uint64_t **out, int *n, cs_err *err);
 
+/* The ranks a command runs on: ranks (-g; 0 = every rank of t) into *p, refusing more than
+ * t has (-g) and a root outside 0..p-1 for rooted collectives (-r), as usage errors. */
+int cs_run_ranks(const cs_topo *t, long ranks, cs_coll coll, long root, int *p, cs_err *err);
+
 /* One line describing the network model (and NCCL mode when np is not NULL) for a
  * report's header. */
 void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, size_t n);

@@ -185,13 +185,8 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_er
         return rc;
     if (g->nccl_on && rq->cfg.channels > 0)
         g->nccl.channels = rq->cfg.channels;   /* --channels over the table's */
-    p = want > 0 ? want : t->n_ranks;
-    if (p > t->n_ranks)
-        return cs_err_set(err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d",
-                          p, t->name, t->n_ranks);
-    if (cs_coll_is_rooted(rq->coll) && rq->cfg.root >= p)
-        return cs_err_set(err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %d", p - 1,
-                          rq->cfg.root);
+    if ((rc = cs_run_ranks(t, want, rq->coll, rq->cfg.root, &p, err)) < 0)
+        return rc;
     for (a = 0; a < rq->n_algos; a++) {
         cs_run_cfg cfg = rq->cfg;
         cs_sweep *sw = &g->sweeps[g->n];

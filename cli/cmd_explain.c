@@ -165,18 +165,9 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
     if ((rc = cs_dtype_lookup(o->dtype, &dt, err)) < 0 ||
         (rc = cs_topo_open_ranks(o->topo, want, &t, err)) < 0)
         return rc;
-    p = want ? want : t->n_ranks;
-    if (p > t->n_ranks) {
-        rc = cs_err_set(err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d", p,
-                        t->name, t->n_ranks);
+    if ((rc = cs_run_ranks(t, want, coll, o->root, &p, err)) < 0)
         goto out;
-    }
     cs_nccl_sizes(coll, p, dt.bytes, coll == CS_COLL_BARRIER ? 0 : o->size, &count, &S);
-    if (cs_coll_is_rooted(coll) && o->root >= p) {
-        rc = cs_err_set(err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld", p - 1,
-                        o->root);
-        goto out;
-    }
     /* The choice run and validate make: NCCL mode where they use it. */
     if ((rc = cs_nccl_setup(o->topo, o->proto, 0, &np, &on, err)) < 0)
         goto out;
