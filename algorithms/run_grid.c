@@ -175,10 +175,8 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_er
 {
     cs_topo *t = NULL;
     int a, p, rc;
-    if ((rc = cs_topo_open_ranks(rq->topo, want, &t, err)) < 0) {
-        cs_err_prefix(err, NULL);
+    if ((rc = cs_topo_open_ranks(rq->topo, want, &t, err)) < 0)
         return rc;
-    }
     g->topos[g->n_topos++] = t;
     if (g->n_topos == 1 &&
         (rc = cs_nccl_setup(rq->topo, rq->proto, 0, &g->nccl, &g->nccl_on, err)) < 0)
