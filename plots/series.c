@@ -634,8 +634,9 @@ int cs_series_over_ranks(const cs_series_set *in, double size_bytes, cs_series_s
         qsort(out->items[g].pts, (size_t)out->items[g].n_pts, sizeof(cs_point), cmp_ranks);
     if (n_pts == 0) {
         char buf[32];
-        return cs_err_set(err, CS_EINVAL, "--size", "no point at %s (%.0f B) with a rank count",
-                          cs_format_bytes((uint64_t)size_bytes, buf, sizeof buf), size_bytes);
+        return cs_err_set(err, CS_EINVAL, "--size", "no point within 2%% of %.0f B (%s) that "
+                          "has a rank count", size_bytes,
+                          cs_format_bytes((uint64_t)size_bytes, buf, sizeof buf));
     }
     return 0;
 }
