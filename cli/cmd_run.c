@@ -186,15 +186,16 @@ static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_run_g
                         int elt, cs_err *err)
 {
     const cs_sweep *sw = &g->sweeps[0];
-    char title[256];
+    char title[256], buf[32];
     cs_sched s;
     cs_sim_costs costs;
     cs_run_cfg one = *cfg;
     one.nccl = g->nccl_on ? &g->nccl : NULL;
     int rc = 0, p_last = g->sweeps[g->n - 1].ranks;
-    if (p_last != sw->ranks)
-        snprintf(title, sizeof title, "%s, %d to %d ranks, %s", cs_coll_name(sw->coll),
-                 sw->ranks, p_last, sw->topology);
+    if (p_last != sw->ranks && sw->n_rows > 0)   /* time against ranks at the largest size */
+        snprintf(title, sizeof title, "%s%s%s, %d to %d ranks, %s", cs_coll_name(sw->coll),
+                 o->max_bytes ? " of " : "", o->max_bytes ? cs_format_bytes(o->max_bytes, buf,
+                 sizeof buf) : "", sw->ranks, p_last, sw->topology);
     else
         snprintf(title, sizeof title, "%s, %d ranks, %s", cs_coll_name(sw->coll), sw->ranks,
                  sw->topology);

@@ -536,7 +536,7 @@ int cs_series_from_sweep(cs_series_set *set, const cs_sweep *sw, const char *lab
         p.busbw_GBps = r->busbw_GBps;
         p.ranks = sw->ranks;
         closed[s->n_pts] = r->has_closed_form ? r->closed_form_us : NAN;
-        if (p.size_bytes > 0 && cs_series_push(s, &p, NAN))
+        if (cs_series_push(s, &p, NAN))   /* size 0 (barrier) too: a ranks chart draws it */
             rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
     if (!rc && !is_measured)
@@ -570,8 +570,9 @@ static int point_at(const cs_series *s, double size)
     int j, best = -1;
     double bd = 0;
     for (j = 0; j < s->n_pts; j++) {
-        double d = fabs(log(s->pts[j].size_bytes / size));
-        if (s->pts[j].size_bytes > 0 && s->pts[j].ranks >= 1 && d <= log(1.02) &&
+        double d = size > 0 && s->pts[j].size_bytes > 0 ? fabs(log(s->pts[j].size_bytes / size))
+                   : s->pts[j].size_bytes == size ? 0 : INFINITY;
+        if (s->pts[j].ranks >= 1 && d <= log(1.02) &&
             (best < 0 || d < bd)) {
             best = j;
             bd = d;
