@@ -632,7 +632,8 @@ int cs_series_over_ranks(const cs_series_set *in, double size_bytes, cs_series_s
     }
     free(group);
     for (g = 0; g < out->n; g++)
-        qsort(out->items[g].pts, (size_t)out->items[g].n_pts, sizeof(cs_point), cmp_ranks);
+        if (out->items[g].n_pts > 1)
+            qsort(out->items[g].pts, (size_t)out->items[g].n_pts, sizeof(cs_point), cmp_ranks);
     if (n_pts == 0) {
         char buf[32];
         return cs_err_set(err, CS_EINVAL, "--size", "no point within 2%% of %.0f B (%s) that "
