@@ -188,12 +188,66 @@ static void test_ranks_chart_cli(void)
     json_decref(root);
 }
 
+/* Regrouping over ranks at 64 KiB: "ring" at 4 and 2 ranks (file order), "tree" at 2, and
+ * a measured "ring" at 4 ranks whose size is 1% off (nccl-tests' rounding): three series,
+ * ring's points sorted by ranks (2 then 4, times 3 and 5 us), the measured one paired with
+ * the simulated ring (same colour, one legend entry: no text of its own). */
+static void test_over_ranks(void)
+{
+    cs_series_set in = {NULL, 0, 0}, out = {NULL, 0, 0};
+    cs_point p = {65536, 5, 0, 0, 4};
+    cs_series *s;
+    cs_chart c;
+    cs_chart_layout *lay = malloc(sizeof *lay);
+    cs_err err;
+    int k, own = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lay);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s = cs_series_add(&in, "ring", 0));
+    CU_ASSERT_EQUAL(cs_series_push(s, &p, NAN), 0);
+    p.ranks = 2;
+    p.time_us = 3;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s = cs_series_add(&in, "ring", 0));
+    CU_ASSERT_EQUAL(cs_series_push(s, &p, NAN), 0);
+    p.time_us = 4;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s = cs_series_add(&in, "tree", 0));
+    CU_ASSERT_EQUAL(cs_series_push(s, &p, NAN), 0);
+    p.size_bytes = 65536 * 1.01;
+    p.ranks = 4;
+    p.time_us = 6;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s = cs_series_add(&in, "ring", 1));
+    CU_ASSERT_EQUAL(cs_series_push(s, &p, NAN), 0);
+    cs_series_pair_by_label(&in);
+    CU_ASSERT_EQUAL(in.items[3].same_style_as, 1);
+    CU_ASSERT_EQUAL_FATAL(cs_series_over_ranks(&in, 65536, &out, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(out.n, 3);
+    CU_ASSERT_STRING_EQUAL(out.items[0].label, "ring");
+    CU_ASSERT_EQUAL_FATAL(out.items[0].n_pts, 2);
+    CU_ASSERT(out.items[0].pts[0].ranks == 2 && out.items[0].pts[0].time_us == 3);
+    CU_ASSERT(out.items[0].pts[1].ranks == 4 && out.items[0].pts[1].time_us == 5);
+    CU_ASSERT(out.items[2].is_measured && out.items[2].same_style_as == 1);
+    CU_ASSERT_EQUAL(cs_series_over_ranks(&in, 1 << 20, &out, &err), CS_EINVAL);
+    memset(&c, 0, sizeof c);
+    c.metric = CS_METRIC_TIME;
+    c.x = CS_CHART_X_RANKS;
+    c.series = out.items;
+    c.n_series = out.n;
+    CU_ASSERT_EQUAL_FATAL(cs_plot_chart(&c, tmp_path("over.png"), 600, 400, lay, &err), 0);
+    for (k = 0; k < lay->texts.n; k++)
+        own += lay->texts.items[k].owner == 2;
+    CU_ASSERT_EQUAL(own, 0);
+    assert_texts_clear(&lay->texts, 600, 400);
+    cs_series_set_fini(&in);
+    cs_series_set_fini(&out);
+    free(lay);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case views[] = {
         {"legend with the longest preset name", test_legend_longest_preset},
         {"timeline header texts clear", test_timeline_header},
         {"ranks chart in one command", test_ranks_chart_cli},
+        {"regrouping over ranks, a measured run paired", test_over_ranks},
         {NULL, NULL},
     };
     return cs_test_add_suite("views", views);
