@@ -117,6 +117,20 @@ say "\$ collsim run broadcast --topo $ab -g 2:64 --algo linear,binomial -b 64M -
 say '```'
 say ""
 say "![broadcast time against ranks](img/teach-broadcast.png)"
+cs explain broadcast --algo linear -g 8 -b 64M --topo $ab --plot "$out/img/teach-tl-linear.png" >/dev/null
+cs explain broadcast --algo binomial -g 8 -b 64M --topo $ab --plot "$out/img/teach-tl-binomial.png" >/dev/null
+say ""
+say "The timelines of both on 8 ranks (\`explain ... --plot\`; a lane per rank, its sends on"
+say "top, its receives below, coloured by step): the root's port is busy for 7 steps while"
+say "everyone else waits, against 3 rounds in which every rank that has the data sends it on."
+say ""
+say '```'
+say "\$ collsim explain broadcast --algo linear -g 8 -b 64M --topo $ab --plot teach-tl-linear.png"
+say "\$ collsim explain broadcast --algo binomial -g 8 -b 64M --topo $ab --plot teach-tl-binomial.png"
+say '```'
+say ""
+say "![linear broadcast timeline](img/teach-tl-linear.png)"
+say "![binomial broadcast timeline](img/teach-tl-binomial.png)"
 
 # ---- 3. reduce + broadcast vs ring allreduce ----
 cs run allreduce --topo $ab -g 2:64 --algo reduce_broadcast,ring -b 64M -e 64M --format csv \
@@ -156,6 +170,14 @@ say "(12 messages) and the ring $(fmt "$rg1k") µs (126), which is why NCCL uses
 say "small sizes."
 say ""
 say "![allreduce time against ranks](img/teach-allreduce.png)"
+cs explain allreduce --algo reduce_broadcast -g 8 -b 64M --topo $ab --plot "$out/img/teach-tl-reduce-broadcast.png" >/dev/null
+cs explain allreduce --algo ring -g 8 -b 64M --topo $ab --plot "$out/img/teach-tl-ring.png" >/dev/null
+say ""
+say "On 8 ranks: reduce + broadcast moves the whole buffer in each of its 6 rounds and leaves"
+say "most ports idle; the ring keeps every port busy for 14 short steps."
+say ""
+say "![reduce + broadcast timeline](img/teach-tl-reduce-broadcast.png)"
+say "![ring allreduce timeline](img/teach-tl-ring.png)"
 
 # ---- 4. parameter server vs ring ----
 cs run allreduce --topo $ab -g 2:64 --algo ring,parameter_server -b 64M -e 64M --format csv \
