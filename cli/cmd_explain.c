@@ -188,7 +188,7 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
     if (row >= 0) {
         if (row == 0)
             printf("# collsim explain: %s, algorithm %s, S = %s, topology %s (%s)\n",
-                   cs_coll_name(coll), ops->name, cs_format_bytes(S, buf, sizeof buf),
+                   cs_coll_name(coll), o->algo, cs_format_bytes(S, buf, sizeof buf),
                    t->name, t->kind);
         cs_explain_ranks_row(stdout, row == 0, ops, &req, t, &s, &tm);
         goto out_sched;

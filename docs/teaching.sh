@@ -89,10 +89,10 @@ cs explain broadcast --algo linear -g 2:64 -b 64M --topo $ab >"$work/bl"
 cs explain broadcast --algo binomial -g 2:64 -b 64M --topo $ab >"$work/bb"
 cs run broadcast --topo $ab -g 2:64 --algo linear,binomial -b 64M -e 64M \
     --plot "$out/img/teach-broadcast.png" >/dev/null
-lin64=$(awk '$1 == 64 { print $4 }' "$work/bl")
-bin64=$(awk '$1 == 64 { print $4 }' "$work/bb")
-steps_lin=$(awk '$1 == 64 { print $2 }' "$work/bl")
-steps_bin=$(awk '$1 == 64 { print $2 }' "$work/bb")
+lin64=$(awk '$1 == 64 { print $5 }' "$work/bl")
+bin64=$(awk '$1 == 64 { print $5 }' "$work/bb")
+steps_lin=$(awk '$1 == 64 { print $3 }' "$work/bl")
+steps_bin=$(awk '$1 == 64 { print $3 }' "$work/bb")
 [ "$steps_lin" = 63 ] && [ "$steps_bin" = 6 ] || fail "broadcast steps on 64 ranks: $steps_lin, $steps_bin"
 close "$lin64" "$(awk 'BEGIN { OFMT = "%.17g"; print 63 * (1 + 67108864e-5) }')" "linear broadcast on 64 ranks"
 close "$bin64" "$(awk 'BEGIN { OFMT = "%.17g"; print 6 * (1 + 67108864e-5) }')" "binomial broadcast on 64 ranks"
