@@ -5,6 +5,8 @@
 #include <gsl/gsl_errno.h>
 
 #include "cli/cli.h"
+#include "sim/limits.h"
+#include "sim/size.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -32,10 +34,53 @@ static int cmd_help(int argc, char **argv)
     return CS_EXIT_OK;
 }
 
+/* --max-memory SIZE (or =SIZE) anywhere on the command line: the memory budget of every
+ * command (sim/limits.h). It is taken out of argv before the command sees it. Returns 0, or
+ * the usage exit status after printing the error. */
+static int take_max_memory(int *argc, char **argv)
+{
+    int i, j;
+    for (i = 1; i < *argc; i++) {
+        const char *v = NULL;
+        int used = 1;
+        uint64_t bytes;
+        cs_err err;
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strncmp(argv[i], "--max-memory=", 13)) {
+            v = argv[i] + 13;
+        } else if (!strcmp(argv[i], "--max-memory")) {
+            if (i + 1 >= *argc) {
+                cs_err_set(&err, CS_EUSAGE, "--max-memory", "missing value");
+                return cs_cli_fail(&err);
+            }
+            v = argv[i + 1];
+            used = 2;
+        } else {
+            continue;
+        }
+        if (cs_parse_size(v, "--max-memory", &bytes, &err) < 0)
+            return cs_cli_fail(&err);
+        if (bytes == 0) {
+            cs_err_set(&err, CS_EUSAGE, "--max-memory", "must be > 0, got '%s'", v);
+            return cs_cli_fail(&err);
+        }
+        cs_budget_set(bytes);
+        for (j = i; j + used <= *argc; j++)
+            argv[j] = argv[j + used];
+        *argc -= used;
+        i--;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     size_t i;
+    int rc;
     gsl_set_error_handler_off();
+    if ((rc = take_max_memory(&argc, argv)) != 0)
+        return rc;
     if (argc < 2 || argv[1][0] == '-')
         return cs_cmd_run(argc, argv);     /* `collsim -b 8 ...` is `collsim run -b 8 ...` */
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))

@@ -198,6 +198,23 @@ int cs_report_json(FILE *f, const cs_sweep *sw)
     return rc || ferror(f) ? CS_EIO : 0;
 }
 
+void cs_csv_field(FILE *f, const char *s)
+{
+    if (!s)
+        s = "";
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 int cs_report_csv(FILE *f, const cs_sweep *sw)
 {
     int i;
@@ -205,10 +222,15 @@ int cs_report_csv(FILE *f, const cs_sweep *sw)
             "algbw_GBps,busbw_GBps,wrong\n");
     for (i = 0; i < sw->n_rows; i++) {
         const cs_row *r = &sw->rows[i];
-        fprintf(f, "%s,%s,%d,%s,%s,%llu,%llu,%.17g,%.17g,%.17g,", cs_coll_name(sw->coll),
-                r->algorithm ? r->algorithm : sw->algorithm, sw->ranks, sw->topology,
-                sw->datatype, (unsigned long long)r->size_bytes, (unsigned long long)r->count,
-                r->time_us, r->algbw_GBps, r->busbw_GBps);
+        cs_csv_field(f, cs_coll_name(sw->coll));
+        fputc(',', f);
+        cs_csv_field(f, r->algorithm ? r->algorithm : sw->algorithm);
+        fprintf(f, ",%d,", sw->ranks);
+        cs_csv_field(f, sw->topology);
+        fputc(',', f);
+        cs_csv_field(f, sw->datatype);
+        fprintf(f, ",%llu,%llu,%.17g,%.17g,%.17g,", (unsigned long long)r->size_bytes,
+                (unsigned long long)r->count, r->time_us, r->algbw_GBps, r->busbw_GBps);
         if (r->wrong < 0)
             fprintf(f, "\n");
         else

@@ -40,6 +40,9 @@ int cs__json_number(const json_t *obj, const char *parent, const char *key, int 
 int cs__json_positive(const json_t *obj, const char *parent, const char *key, int required,
                       double *out, cs_err *err);
 /* As cs__json_number, and the value must be >= 0. */
+/* A number in [lo, hi] (sim/limits.h ranges): "must be between LO and HI UNIT, got V". */
+int cs__json_range(const json_t *obj, const char *parent, const char *key, int required,
+                   double lo, double hi, const char *unit, double *out, cs_err *err);
 int cs__json_nonneg(const json_t *obj, const char *parent, const char *key, int required,
                     double *out, cs_err *err);
 /* An integer in [lo, hi]. */

@@ -11,6 +11,7 @@
 
 #include "topologies/jsonutil.h"
 #include "topologies/kinds.h"
+#include "sim/limits.h"
 
 /* Largest topology file read, bytes: far above any real one, it bounds a wrong path. */
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
@@ -67,7 +68,8 @@ int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs
         case 0: rc = cs__json_string(root, "", "name", 0, &s, err); break;
         case 1: rc = cs__json_string(root, "", "description", 0, &s, err); break;
         case 2: rc = check_sources(root, err); break;
-        case 3: rc = cs__json_positive(root, "", "reduce_GBps", 0, reduce_GBps, err); break;
+        case 3: rc = cs__json_range(root, "", "reduce_GBps", 0, CS_LIMIT_BW_MIN_GBPS,
+                                    CS_LIMIT_BW_MAX_GBPS, "GB/s", reduce_GBps, err); break;
         default: rc = cs__json_object(root, "", "nccl", 0, &nccl, err); break;
         }
         if (rc < 0 && (!col || rc == CS_ENOMEM))
@@ -119,8 +121,13 @@ static int load_buffer(const char *text, size_t len, const char *name, cs_topo *
                        cs_err *err)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root;
     int rc;
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+        text += 3;                   /* a UTF-8 byte order mark, as some editors write */
+        len -= 3;
+    }
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         char where[sizeof err->where];
         snprintf(where, sizeof where, "%s:%d:%d", name, jerr.line, jerr.column);
@@ -128,6 +135,9 @@ static int load_buffer(const char *text, size_t len, const char *name, cs_topo *
     }
     rc = load_root(root, name, out, err);
     json_decref(root);
+    /* Content errors name a JSON path; say which file it is in too. */
+    if (rc < 0 && err && strncmp(err->where, name, strlen(name)))
+        cs_err_prefix(err, name);
     return rc;
 }
 
