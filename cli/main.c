@@ -1,5 +1,6 @@
 /* main.c: the collsim command (cli layer). Dispatches to one cmd_*.c per command through
  * a static table; `collsim` alone runs the default allreduce sweep. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <gsl/gsl_errno.h>
@@ -74,6 +75,19 @@ static int take_max_memory(int *argc, char **argv)
     return 0;
 }
 
+/* A command that succeeded but whose output could not be written (`> /dev/full`, a closed
+ * pipe) fails: every command's stdout is checked here, once. */
+static int finish(int status)
+{
+    cs_err err;
+    errno = 0;
+    if (status == CS_EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
+        cs_err_set(&err, CS_EIO, "stdout", "write failed: %s", strerror(errno ? errno : EIO));
+        return cs_cli_fail(&err);
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     size_t i;
@@ -82,12 +96,12 @@ int main(int argc, char **argv)
     if ((rc = take_max_memory(&argc, argv)) != 0)
         return rc;
     if (argc < 2 || argv[1][0] == '-')
-        return cs_cmd_run(argc, argv);     /* `collsim -b 8 ...` is `collsim run -b 8 ...` */
+        return finish(cs_cmd_run(argc, argv));   /* `collsim -b 8` is `collsim run -b 8` */
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-        return cmd_help(argc, argv);
+        return finish(cmd_help(argc, argv));
     for (i = 0; i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return finish(commands[i].fn(argc - 1, argv + 1));
     {
         char known[512] = "";
         cs_err err;

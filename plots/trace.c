@@ -310,7 +310,7 @@ int cs_trace_write(const cs_timeline *tl, const char *path, cs_err *err)
 {
     slices s = {NULL, 0, 0};
     track *tr = NULL;
-    cs__afile af;
+    cs_outfile af;
     int n_tr = 0, rc, link_pid = 0, i;
     if ((rc = cs_timeline_check(tl, err)))
         return rc;
@@ -328,16 +328,16 @@ int cs_trace_write(const cs_timeline *tl, const char *path, cs_err *err)
     qsort(s.v, (size_t)s.n, sizeof *s.v, cmp_slice);
     if ((rc = assign_tracks(&s, &tr, &n_tr, err)))
         goto out;
-    if ((rc = cs__afile_open(&af, path, err)))
+    if ((rc = cs_outfile_open(&af, path, err)))
         goto out;
     rc = write_all(af.f, tl, &s, tr, n_tr, link_pid);
     if (rc) {
-        cs__afile_abort(&af);
+        cs_outfile_abort(&af);
         rc = rc == CS_ENOMEM ? cs_err_set(err, rc, path, "out of memory")
                              : cs_err_set(err, rc, path, "cannot write");
         goto out;
     }
-    rc = cs__afile_commit(&af, err);
+    rc = cs_outfile_commit(&af, err);
 out:
     free(s.v);
     free(tr);
