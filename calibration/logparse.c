@@ -658,6 +658,10 @@ int cs_log_parse_mem(const char *name, const char *buf, size_t len, const cs_log
     }
     if (!name)
         name = "log";
+    if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) {
+        buf += 3;                    /* a UTF-8 byte order mark */
+        len -= 3;
+    }
     if ((rc = check_text(name, buf, len, err)) < 0)
         return rc;
     log = calloc(1, sizeof *log);

@@ -259,8 +259,8 @@ static int csv_number(const char *s, double *out)
 
 /* Read one CSV record of any length (RFC 4180: a quoted field may hold commas, doubled
  * quotes and line breaks) into *buf, without its line break. *line is the physical line
- * the record starts on, *next_line the line after it. Returns 1, 0 at the end, or
- * CS_ENOMEM. A UTF-8 byte order mark at the start of the file is skipped. */
+ * the record starts on, *next_line the line after it. Returns 1, 0 at the end,
+ * CS_EINVAL when the file ends inside a quoted field, or CS_ENOMEM. A UTF-8 byte order mark at the start of the file is skipped. */
 static int csv_record(FILE *f, char **buf, size_t *cap, int *line, int *next_line)
 {
     size_t n = 0;
@@ -287,6 +287,8 @@ static int csv_record(FILE *f, char **buf, size_t *cap, int *line, int *next_lin
     }
     if (!any)
         return 0;
+    if (quoted)
+        return CS_EINVAL;             /* the file ends inside a quoted field */
     if (!*buf && !(*buf = malloc(*cap = 1)))
         return CS_ENOMEM;
     (*buf)[n] = '\0';
@@ -305,10 +307,12 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
     char *line = NULL, algo[128] = "", topo[128] = "", lab[300], where[600];
     char *fields[CSV_MAX_FIELDS];
     size_t cap = 0;
-    int col[N_COLS], lineno = 1, next_line = 1, i, n, n_hdr, mixed_algo = 0, rc;
+    int col[N_COLS], lineno = 1, next_line = 1, i, n, n_hdr, mixed_algo = 0, rc, row_failed = 0;
     cs_series *s = NULL;
     if ((rc = csv_record(f, &line, &cap, &lineno, &next_line)) <= 0) {
         free(line);
+        if (rc == CS_EINVAL)
+            return cs_err_set(err, rc, path, "unterminated quoted field in the header");
         return rc < 0 ? cs_err_set(err, rc, path, "out of memory")
                       : cs_err_set(err, CS_EINVAL, path, "empty file, expected a header row "
                                    "with size_bytes");
@@ -361,8 +365,10 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
             rc = check_point(&p, where, err);
         if (!rc && (rc = cs_series_push(s, &p, NAN)))
             cs_err_set(err, rc, path, "out of memory");
-        if (rc)
+        if (rc) {
+            row_failed = 1;          /* err is filled */
             break;
+        }
         if (col[COL_ALGO] >= 0) {
             if (s->n_pts > 1 && strcmp(algo, fields[col[COL_ALGO]]))
                 mixed_algo = 1;
@@ -373,7 +379,11 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
     }
     free(line);
     if (rc < 0) {
-        if (rc == CS_ENOMEM && !err->code)
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        if (rc == CS_EINVAL && !row_failed)
+            cs_err_set(err, rc, where, "unterminated quoted field (a '\"' without its closing "
+                       "'\"')");
+        else if (rc == CS_ENOMEM && !row_failed)
             cs_err_set(err, rc, path, "out of memory");
         series_pop(set);
         return rc;

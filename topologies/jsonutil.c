@@ -8,6 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
+json_t *cs__json_loadb(const char *text, size_t len, size_t flags, json_error_t *jerr)
+{
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+        text += 3;                   /* a UTF-8 byte order mark, as some editors write */
+        len -= 3;
+    }
+    return json_loadb(text, len, flags, jerr);
+}
+
 void cs__jpath_key(char *out, size_t n, const char *parent, const char *key)
 {
     if (parent && *parent)

@@ -13,6 +13,9 @@
 /* Largest JSON path kept (longer ones are truncated). */
 #define CS_JPATH_MAX 200
 
+/* json_loadb that skips a leading UTF-8 byte order mark. */
+json_t *cs__json_loadb(const char *text, size_t len, size_t flags, json_error_t *jerr);
+
 /* Join a path: parent.key (or key when parent is empty) / parent[i]. out has n bytes. */
 void cs__jpath_key(char *out, size_t n, const char *parent, const char *key);
 void cs__jpath_idx(char *out, size_t n, const char *parent, size_t i);

@@ -123,11 +123,7 @@ static int load_buffer(const char *text, size_t len, const char *name, cs_topo *
     json_error_t jerr;
     json_t *root;
     int rc;
-    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
-        text += 3;                   /* a UTF-8 byte order mark, as some editors write */
-        len -= 3;
-    }
-    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    root = cs__json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         char where[sizeof err->where];
         snprintf(where, sizeof where, "%s:%d:%d", name, jerr.line, jerr.column);
@@ -237,11 +233,11 @@ int cs_topo_section_get(const char *spec, const char *key, json_t **out, cs_err 
     int rc;
     *out = NULL;
     if (p) {
-        root = json_loadb(p->json, strlen(p->json), 0, &je);
+        root = cs__json_loadb(p->json, strlen(p->json), 0, &je);
     } else {
         if ((rc = cs__topo_read_file(spec, &buf, &len, err)) < 0)
             return rc;
-        root = json_loadb(buf, len, 0, &je);
+        root = cs__json_loadb(buf, len, 0, &je);
         free(buf);
     }
     if (!root) {
