@@ -19,7 +19,7 @@ typedef struct cs__canvas {
     cairo_t *cr;               /* context on it */
     cs_plot_fmt fmt;           /* output format */
     cs_outfile file;           /* where the bytes go (sim/outfile.h) */
-    int write_failed;          /* a stream write failed */
+    int write_failed;          /* errno of a failed stream write, 0 if none */
     unsigned char *svg;        /* SVG bytes held until close, to renumber ids (owned) */
     size_t svg_len, svg_cap;
     int w, h;                  /* size, px (pt for PDF) */

@@ -68,7 +68,7 @@ static cairo_status_t canvas_write(void *closure, const unsigned char *data, uns
             while (cap < cv->svg_len + len)
                 cap *= 2;
             if (!(nb = realloc(cv->svg, cap))) {
-                cv->write_failed = 1;
+                cv->write_failed = ENOMEM;
                 return CAIRO_STATUS_NO_MEMORY;
             }
             cv->svg = nb;
@@ -79,7 +79,7 @@ static cairo_status_t canvas_write(void *closure, const unsigned char *data, uns
         return CAIRO_STATUS_SUCCESS;
     }
     if (fwrite(data, 1, len, cv->file.f) != len) {
-        cv->write_failed = 1;
+        cv->write_failed = errno ? errno : EIO;
         return CAIRO_STATUS_WRITE_ERROR;
     }
     return CAIRO_STATUS_SUCCESS;
@@ -90,7 +90,9 @@ static int cairo_fail(cs__canvas *cv, cairo_status_t st, cs_err *err)
     const char *where = cv->file.path ? cv->file.path : "";
     if (st == CAIRO_STATUS_NO_MEMORY)
         return cs_err_set(err, CS_ENOMEM, where, "out of memory while drawing");
-    if (st == CAIRO_STATUS_WRITE_ERROR || cv->write_failed)
+    if (cv->write_failed)            /* the system's reason, not cairo's "no error" */
+        return cs_err_set(err, CS_EIO, where, "cannot write: %s", strerror(cv->write_failed));
+    if (st == CAIRO_STATUS_WRITE_ERROR)
         return cs_err_set(err, CS_EIO, where, "cannot write: %s", cairo_status_to_string(st));
     return cs_err_set(err, CS_EIO, where, "drawing failed: %s", cairo_status_to_string(st));
 }
@@ -222,7 +224,8 @@ int cs__canvas_close(cs__canvas *cv, cs_err *err)
         if (st != CAIRO_STATUS_SUCCESS || cv->write_failed)
             rc = cairo_fail(cv, st, err);
         else if (cv->fmt == CS_PLOT_SVG && svg_flush_renumbered(cv))
-            rc = cs_err_set(err, CS_EIO, cv->file.path, "cannot write");
+            rc = cs_err_set(err, CS_EIO, cv->file.path, "cannot write: %s",
+                            strerror(errno ? errno : EIO));
     }
     if (rc != 0) {
         cs__canvas_abort(cv);

@@ -68,6 +68,18 @@ if mknod "$d/full" c 1 7 2>/dev/null && mknod "$d/null" c 1 3 2>/dev/null; then
         [ $opt = --plot ] && { [ $rc -ne 0 ] || true; }
         [ -c "$d/null" ]; check "devnull-node$opt" $? "node replaced ($(cat "$d/o"))"
     done
+    # charts and traces name the system's reason (was "cannot write: no error has occurred")
+    for e in png svg pdf; do
+        ln -s full "$d/chart.$e"
+        "$collsim" run -b 8 -e 1K --plot "$d/chart.$e" >"$d/o" 2>&1
+        [ $? -eq 1 ] && grep -q "full: cannot write: No space left on device" "$d/o"
+        check "devfull-plot-$e" $? "$(cat "$d/o")"
+    done
+    ln -s full "$d/trace.json"
+    "$collsim" run -b 8 -e 8 --trace "$d/trace.json" >"$d/o" 2>&1
+    [ $? -eq 1 ] && grep -q "cannot write: No space left on device" "$d/o"
+    check devfull-trace $? "$(cat "$d/o")"
+    [ -c "$d/full" ]; check devfull-kept-after-charts $? "node replaced"
 else
     echo "SKIP: device nodes (mknod needs root)"
 fi
