@@ -84,8 +84,10 @@ int cs_floor_log2(int p);
 /* Ranks per node when ranks 0..p-1 of req->topo form two or more equal, contiguous nodes
  * of at least two ranks each (cs_node.group), else 0. */
 int cs_node_size(const cs_coll_req *req);
-/* A switch that ranks r0..r0+n-1 of t all link to directly (the first in node order), or
- * -1: where NVLink SHARP / InfiniBand SHARP can reduce. */
+/* A switch that ranks r0..r0+n-1 of t all link to directly and that can reduce (the
+ * topology declares it: "nvls" on an NVSwitch, "sharp" on an InfiniBand switch; the first
+ * in node order), or -1: where NVLink SHARP / InfiniBand SHARP can reduce. A plain switch
+ * only forwards, so it never counts. */
 int cs_switch_of(const cs_topo *t, int r0, int n);
 
 #endif

@@ -111,7 +111,7 @@ int cs_switch_of(const cs_topo *t, int r0, int n)
     if (!t->adj_off)
         return -1;
     for (v = 0; v < t->n_nodes; v++) {
-        if (t->nodes[v].type != CS_NODE_SWITCH)
+        if (t->nodes[v].type != CS_NODE_SWITCH || !t->nodes[v].can_reduce)
             continue;
         for (r = r0; r < r0 + n; r++) {
             int u = t->ranks[r], linked = 0;

@@ -15,44 +15,20 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     cs__fold fd;
     cs__front f;
     (void)err;
-    cs__fold_init(&fd, p);
-    for (v = 0; v < fd.p2; v++)
-        if (cs_sched_chunk(s, cs_split(req->bytes, (uint64_t)fd.p2, (uint64_t)v), -1, -1) < 0)
-            return CS_ENOMEM;
-    if (p == 1)
-        return 0;
-    if ((rc = cs__front_init(&f, s, p)) < 0)
+    if ((rc = cs__rabenseifner_rs(req, s, &f, &fd, &rank, &start, &step)) < 0 || !rank)
         return rc;
-    if ((rc = cs__fold_arrays(&fd, 0, 0, &rank, &start)) < 0) {
-        cs__front_fini(&f);
-        return rc;
-    }
+    rc = cs__doubling(&f, fd.p2, rank, start, step + lg);
     for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
-        rc = cs__ok(cs__put(&f, v, v - 1, CS_OP_REDUCE, 0, (uint32_t)fd.p2, 0));
-    if (rc >= 0)
-        rc = cs__front_commit(&f);
-    step = fd.r > 0;
-    if (rc >= 0)
-        rc = cs__halving(&f, fd.p2, rank, start, step);
-    if (rc >= 0)
-        rc = cs__doubling(&f, fd.p2, rank, start, step + lg);
-    for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
-        rc = cs__ok(cs__put(&f, v - 1, v, CS_OP_COPY, 0, (uint32_t)fd.p2,
-                                          step + 2 * lg));
+        rc = cs__ok(cs__put(&f, v - 1, v, CS_OP_COPY, 0, (uint32_t)fd.p2, step + 2 * lg));
     free(rank);
     cs__front_fini(&f);
     return rc < 0 ? rc : 0;
 }
 
+/* The fold costs two messages of S: in, and the result back out. */
 static double cost(const cs_coll_req *req, const cs_ab *ab)
 {
-    int p = req->n_ranks, lg = cs_floor_log2(p), p2 = 1 << lg, folded = p != p2;
-    double S = (double)req->bytes, a = ab->a_s, b = ab->b_s_per_B, g = ab->g_s_per_B;
-    double part = S - cs__blk(req->bytes, p2, p2 - 1);   /* (p'-1)/p' S */
-    if (p == 1)
-        return 0;
-    return (2 * lg + 2 * folded) * a + (2 * part + 2 * folded * S) * b
-           + (part + folded * S) * g;
+    return cs__rabenseifner_cost(req, ab, 2);
 }
 
 static const char *formula(const cs_coll_req *req)

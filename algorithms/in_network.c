@@ -19,8 +19,10 @@ static int check(const cs_coll_req *req, cs_err *err)
     if (!req->topo || req->topo->model == CS_MODEL_ALPHA_BETA || req->n_ranks < 2 ||
         cs_switch_of(req->topo, 0, req->n_ranks) < 0)
         return cs_err_set(err, CS_EUNSUPP, "--algo", "in_network needs a switch that every "
-                          "rank links to directly (NVSwitch with NVLink SHARP, or a SHARP "
-                          "InfiniBand switch)");
+                          "rank links to directly and that reduces in the network: an "
+                          "NVSwitch declared with \"nvls\": true (NVLink SHARP) or an "
+                          "InfiniBand switch with \"sharp\": true; a plain switch only "
+                          "forwards");
     return 0;
 }
 

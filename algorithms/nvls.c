@@ -48,15 +48,17 @@ static int check(const cs_coll_req *req, cs_err *err)
     int g, n;
     if (!req->topo || req->topo->model == CS_MODEL_ALPHA_BETA || !(g = ranks_per_node(req)))
         return cs_err_set(err, CS_EUNSUPP, "--algo", "nvls needs a link-level fabric whose "
-                          "ranks are one node on a switch, or nodes with the same number "
-                          "(>= 2) of ranks each");
+                          "ranks are one node on a switch that reduces (NVSwitch with "
+                          "\"nvls\": true), or nodes with the same number (>= 2) of ranks "
+                          "each");
     if (req->n_ranks / g > CS_SCHED_MAX_AUX)
         return cs_err_set(err, CS_EUNSUPP, "--algo", "nvls handles up to %d nodes, got %d",
                           CS_SCHED_MAX_AUX, req->n_ranks / g);
     for (n = 0; n < req->n_ranks / g; n++)
         if (cs_switch_of(req->topo, n * g, g) < 0)
             return cs_err_set(err, CS_EUNSUPP, "--algo", "nvls: the ranks %d-%d of node %d "
-                              "do not all link directly to one switch (NVSwitch)", n * g,
+                              "do not all link directly to one switch that reduces (an "
+                              "NVSwitch declared with \"nvls\": true)", n * g,
                               n * g + g - 1, n);
     return 0;
 }

@@ -80,6 +80,20 @@ int cs__doubling(cs__front *f, int n, const int *rank, const int *start, int ste
  * odd multiples of the distance send their run to w - distance. */
 int cs__gather_tree(cs__front *f, int n, const int *rank, const int *start, int step0);
 
+/* Rabenseifner's first half, shared by halving_doubling (allreduce) and
+ * reducescatter_gather (reduce): p' = 2^floor(log2 p) chunks of S; ranks counted from
+ * root (v = rank - root), the odd v < 2r fold their whole buffer into v - 1 (step 0), then
+ * a reduce-scatter by recursive halving over the p' survivors. On success f and *rank,
+ * *start (free *rank) are ready for the second half, which starts at *step; with p == 1
+ * there is nothing to do and *rank is NULL (f not initialised). */
+int cs__rabenseifner_rs(const cs_coll_req *req, cs_sched *s, cs__front *f, cs__fold *fd,
+                        int **rank, int **start, int *step);
+/* The closed form of both: halving and the second half take lg = floor(log2 p) messages
+ * each and move part = (p'-1)/p' S each, halving reduces it; when p is not a power of two
+ * the fold adds fold_msgs messages of S (1: fold in; 2: and the result copied back out) and
+ * one reduction of S: (2 lg + fold_msgs) a + (2 part + fold_msgs S) b + (part + S) g. */
+double cs__rabenseifner_cost(const cs_coll_req *req, const cs_ab *ab, int fold_msgs);
+
 /* Binomial trees over all p ranks counted from root (v = rank - root), moving chunks
  * [lo, lo+n) whole: broadcast (the root first sends to v = 2^(L-1)), reduce (v odd first
  * sends to v-1), gather of per-rank blocks (chunk v is v's block; v sends its subtree's run).

@@ -4,7 +4,6 @@
  * and compared link by link; when the original cannot carry the figures (a kind that
  * refers to another preset, link specs without a class), an explicit "graph" topology with
  * the same nodes, links, ranks and (up to 64 ranks) routes is written instead. */
-#include "cli/cli.h"
 #include "calibration/logsim.h"
 #include "topologies/topology.h"
 
@@ -162,15 +161,15 @@ static void add_description(json_t *root, const json_t *orig, const char *add)
     free(s);
 }
 
-int cs_cli_write_topology(const char *spec, const cs_topo *t, struct json_t *nccl,
-                          const char *description_add, const char *path, cs_err *err)
+int cs_calib_topology_json(const char *spec, const cs_topo *t, struct json_t *nccl,
+                           const char *description_add, char **out, cs_err *err)
 {
     const cs_preset *pr = cs_preset_find(spec);
     json_error_t je;
     json_t *orig = pr ? json_loads(pr->json, 0, &je) : json_load_file(spec, 0, &je), *root;
     char *text = NULL;
-    cs_out out;
-    int rc;
+    int rc = 0;
+    *out = NULL;
     if (!orig) {
         json_decref(nccl);
         return cs_err_set(err, CS_EPARSE, spec, "cannot re-read the topology: %s", je.text);
@@ -201,18 +200,8 @@ int cs_cli_write_topology(const char *spec, const cs_topo *t, struct json_t *ncc
         rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         goto out;
     }
-    if ((rc = cs_out_open(&out, path, err)) < 0)
-        goto out;
-    fputs(text, out.f);
-    fputc('\n', out.f);
-    if (ferror(out.f)) {
-        cs_out_abort(&out);
-        rc = cs_err_set(err, CS_EIO, path, "cannot write");
-        goto out;
-    }
-    rc = cs_out_commit(&out, err);
+    *out = text;
 out:
-    free(text);
     json_decref(root);
     json_decref(orig);
     json_decref(nccl);

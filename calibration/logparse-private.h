@@ -1,4 +1,4 @@
-/* logparse-private.h: pieces shared by the log readers (core layer, sim/logparse*.c only):
+/* logparse-private.h: pieces shared by the log readers (calibration layer, logparse*.c only):
  * what a run's preamble says (command line, device list), line splitting, tokens, and
  * building tables. */
 #ifndef CS_LOGPARSE_PRIVATE_H

@@ -625,8 +625,9 @@ static int read_lines(reader *r, char *buf, int (*row_fn)(reader *, char *))
     return rc;
 }
 
-int cs__log_read_nccl_text(cs_log *log, const char *buf, size_t len, const cs_log_opts *opts,
-                           cs_err *err)
+/* Read the text with a private copy to cut into lines, rows by row_fn. */
+static int read_text(cs_log *log, const char *buf, size_t len, const cs_log_opts *opts,
+                     int is_hccl, int (*row_fn)(reader *, char *), cs_err *err)
 {
     reader r;
     char *copy = malloc(len + 1);
@@ -638,30 +639,22 @@ int cs__log_read_nccl_text(cs_log *log, const char *buf, size_t len, const cs_lo
     r.log = log;
     r.opts = opts;
     r.err = err;
+    r.is_hccl = is_hccl;
     cs__log_meta_init(&r.meta);
-    rc = read_lines(&r, copy, nccl_row);
+    rc = read_lines(&r, copy, row_fn);
     cs__log_meta_fini(&r.meta);
     free(copy);
     return rc;
 }
 
+int cs__log_read_nccl_text(cs_log *log, const char *buf, size_t len, const cs_log_opts *opts,
+                           cs_err *err)
+{
+    return read_text(log, buf, len, opts, 0, nccl_row, err);
+}
+
 int cs__log_read_hccl_text(cs_log *log, const char *buf, size_t len, const cs_log_opts *opts,
                            cs_err *err)
 {
-    reader r;
-    char *copy = malloc(len + 1);
-    int rc;
-    if (!copy)
-        return cs_err_set(err, CS_ENOMEM, log->name, "out of memory");
-    memcpy(copy, buf, len + 1);
-    memset(&r, 0, sizeof r);
-    r.log = log;
-    r.opts = opts;
-    r.err = err;
-    r.is_hccl = 1;
-    cs__log_meta_init(&r.meta);
-    rc = read_lines(&r, copy, hccl_row);
-    cs__log_meta_fini(&r.meta);
-    free(copy);
-    return rc;
+    return read_text(log, buf, len, opts, 1, hccl_row, err);
 }

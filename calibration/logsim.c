@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 
 int cs_lset_option(int id, const char *v, cs_lset_opts *o, cs_err *err)
 {
@@ -57,7 +58,7 @@ int cs_lset_keep_ranks(cs_lset_opts *o, const char *list, cs_err *err)
     return 0;
 }
 
-const char *cs_cli_basename(const char *path)
+const char *cs_lset_basename(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
@@ -229,4 +230,79 @@ int cs_lset_stats(const cs_lset *ls, uint64_t min_bytes, double *median, double 
     }
     free(v);
     return n;
+}
+
+double cs_lrow_sim_busbw(const cs_lrow *r)
+{
+    return (double)r->size_bytes / (r->simulated_us * 1e3) *
+           cs_coll_busbw_factor(r->coll, r->ranks);
+}
+
+int cs_lset_write_text(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nccl_params *np)
+{
+    int i, n;
+    double med, mean, max;
+    fprintf(f, "# collsim validate: %d log%s, %d rows on topology %s (NCCL mode, table %s)\n",
+            ls->n_logs, ls->n_logs == 1 ? "" : "s", ls->n_rows, t->name, np->version);
+    fprintf(f, "# error = (simulated - measured) / measured; busbw in GB/s\n#\n");
+    fprintf(f, "# %-46s %-13s %5s %12s %12s %12s %8s %9s %9s  %s\n", "log", "collective",
+            "ranks", "size", "measured_us", "simulated_us", "error_%", "meas_bus",
+            "sim_bus", "algorithm/protocol");
+    for (i = 0; i < ls->n_rows; i++) {
+        const cs_lrow *r = &ls->rows[i];
+        fprintf(f, "  %-46s %-13s %5d %12llu %12.2f %12.2f %8.2f %9.2f %9.2f  %s/%s\n",
+                cs_lset_basename(r->log), cs_coll_name(r->coll), r->ranks,
+                (unsigned long long)r->size_bytes, r->measured_us, r->simulated_us,
+                cs_lrow_error_pct(r), r->measured_busbw_GBps, cs_lrow_sim_busbw(r), r->algo,
+                cs_proto_name(r->proto));
+    }
+    cs_lset_stats(ls, 0, &med, &mean, &max);
+    fprintf(f, "# all sizes: %d rows, |error| median %.2f%%, mean %.2f%%, max %.2f%%\n",
+            ls->n_rows, med, mean, max);
+    n = cs_lset_stats(ls, 1u << 20, &med, &mean, &max);
+    if (n > 0)
+        fprintf(f, "# sizes >= 1 MiB: %d rows, |error| median %.2f%%, mean %.2f%%, max "
+                "%.2f%%\n", n, med, mean, max);
+    return ferror(f) ? CS_EIO : 0;
+}
+
+int cs_lset_write_json(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nccl_params *np)
+{
+    json_t *root = json_object(), *rows = json_array();
+    double med, mean, max;
+    int i, rc;
+    if (!root || !rows) {
+        json_decref(root);
+        json_decref(rows);
+        return CS_ENOMEM;
+    }
+    for (i = 0; i < ls->n_rows; i++) {
+        const cs_lrow *r = &ls->rows[i];
+        json_t *o = json_object();
+        if (!o)
+            break;
+        json_object_set_new(o, "log", json_string(r->log));
+        json_object_set_new(o, "collective", json_string(cs_coll_name(r->coll)));
+        json_object_set_new(o, "ranks", json_integer(r->ranks));
+        json_object_set_new(o, "size_bytes", json_integer((json_int_t)r->size_bytes));
+        json_object_set_new(o, "measured_time_us", json_real(r->measured_us));
+        json_object_set_new(o, "simulated_time_us", json_real(r->simulated_us));
+        json_object_set_new(o, "error_pct", json_real(cs_lrow_error_pct(r)));
+        json_object_set_new(o, "measured_busbw_GBps", json_real(r->measured_busbw_GBps));
+        json_object_set_new(o, "simulated_busbw_GBps", json_real(cs_lrow_sim_busbw(r)));
+        json_object_set_new(o, "algorithm", json_string(r->algo));
+        json_object_set_new(o, "protocol", json_string(cs_proto_name(r->proto)));
+        json_array_append_new(rows, o);
+    }
+    json_object_set_new(root, "topology", json_string(t->name));
+    json_object_set_new(root, "nccl_table", json_string(np->version));
+    json_object_set_new(root, "rows", rows);
+    cs_lset_stats(ls, 0, &med, &mean, &max);
+    json_object_set_new(root, "median_abs_error_pct", json_real(med));
+    json_object_set_new(root, "mean_abs_error_pct", json_real(mean));
+    json_object_set_new(root, "max_abs_error_pct", json_real(max));
+    rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    fputc('\n', f);
+    return rc < 0 || ferror(f) ? CS_EIO : 0;
 }

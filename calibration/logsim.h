@@ -1,10 +1,11 @@
-/* logsim.h: measured logs against the simulator (cli layer, private to sim/cli): NCCL-mode
- * setup of a command, the rows of several logs as one set, simulating every row on the
- * first n ranks of a topology, and error statistics. Shared by run, validate, calibrate. */
-#ifndef CS_CLI_LOGSIM_H
-#define CS_CLI_LOGSIM_H
+/* logsim.h: measured logs against the simulator (calibration layer): the rows of several
+ * logs as one set, simulating every row on the first n ranks of a topology, error
+ * statistics, the validate report, and writing a calibrated topology. */
+#ifndef CS_LOGSIM_H
+#define CS_LOGSIM_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "sim/err.h"
 #include "calibration/logparse.h"
 #include "algorithms/nccl/nccl.h"
@@ -83,15 +84,22 @@ int cs_lset_stats(const cs_lset *ls, uint64_t min_bytes, double *median, double 
 /* Signed error of a row in percent: 100 (simulated - measured) / measured. */
 double cs_lrow_error_pct(const cs_lrow *r);
 
-/* Write a calibrated topology to path (atomically): the JSON of spec (preset or file) with
- * every link spec set to the figures t now has for its class, "nccl" set to the object
+/* A calibrated topology as JSON text (*out, malloc'd): the JSON of spec (preset or file)
+ * with every link spec set to the figures t now has for its class, "nccl" set to the object
  * given (ownership taken) and description_add appended to the description; an explicit
  * "graph" of t when that JSON cannot carry the figures. Checked by loading it back. */
 struct json_t;
-int cs_cli_write_topology(const char *spec, const cs_topo *t, struct json_t *nccl,
-                          const char *description_add, const char *path, cs_err *err);
+int cs_calib_topology_json(const char *spec, const cs_topo *t, struct json_t *nccl,
+                           const char *description_add, char **out, cs_err *err);
 
 /* File name part of a path, for tables. */
-const char *cs_cli_basename(const char *path);
+const char *cs_lset_basename(const char *path);
+
+/* busbw of a row's simulated time, GB/s. */
+double cs_lrow_sim_busbw(const cs_lrow *r);
+/* `collsim validate`'s report of simulated rows: the text table with the error summary, or
+ * JSON (rows, median/mean/max |error|). 0 or CS_EIO / CS_ENOMEM. */
+int cs_lset_write_text(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nccl_params *np);
+int cs_lset_write_json(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nccl_params *np);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "sim/err.h"
 #include "sim/outfile.h"
+#include "calibration/logsim.h"
 
 /* Exit statuses (DESIGN §8): 0 ok, 1 error, 2 usage. */
 #define CS_EXIT_OK 0
@@ -54,6 +55,34 @@ typedef struct cs_out {
 int cs_out_open(cs_out *o, const char *path, cs_err *err);
 int cs_out_commit(cs_out *o, cs_err *err);
 void cs_out_abort(cs_out *o);
+
+/* --plot PATH: a picture type plots/ can write (.png, .svg, .pdf), else CS_EUSAGE naming
+ * the option. NULL passes. */
+int cs_cli_check_plot(const char *path, cs_err *err);
+/* --format when given, else by --output's suffix (.json, .csv), else "text". */
+const char *cs_cli_format_of(const char *format, const char *output);
+
+/* The options of the commands that read logs (validate, calibrate): one table of ids, one
+ * scanner; each command lists the options it takes in its own cs_opt_spec table. */
+enum { CS_LOGCMD_TOPO = 900, CS_LOGCMD_FORMAT, CS_LOGCMD_ALGO, CS_LOGCMD_PROTO,
+       CS_LOGCMD_OUTPUT, CS_LOGCMD_PLOT, CS_LOGCMD_FIX, CS_LOGCMD_ITER, CS_LOGCMD_HELP };
+typedef struct cs_logcmd {
+    const char *topo;         /* --topo */
+    const char *format;       /* --format (validate), default "text" */
+    const char *algo;         /* --algo, NULL = NCCL's choice */
+    const char *proto;        /* --proto, NULL if not given */
+    const char *output;       /* --output, NULL = stdout */
+    const char *plot;         /* --plot FILE (validate), NULL if not asked */
+    const char *fix;          /* --fix a,b (calibrate) */
+    long max_iter;            /* --max-iter (calibrate), default 100 */
+    cs_lset_opts ls;          /* which rows of the logs to take */
+    char **logs;              /* the LOG... arguments (owned array, borrowed strings) */
+    int n_logs;
+} cs_logcmd;
+/* Scan argv with specs into o (logs included); usage() is printed for --help, which returns
+ * 1. Returns 0, 1, or CS_EUSAGE/CS_ENOMEM with err filled. Free o->logs afterwards. */
+int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
+                    cs_logcmd *o, cs_err *err);
 
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);

@@ -1,12 +1,9 @@
-/* cmd_calibrate.c: `collsim calibrate LOG... --topo T --output FILE` (cli layer). Fits the
- * bandwidth and latency of every link class the logs' ranks use, the launch cost, and the
- * protocols' per-transfer latencies and bandwidth efficiencies, by least squares on log
- * time with the simulator in the loop (sim/fit.h). Prints the fitted values with their
- * uncertainties, the residual of every size and the error summary, and writes a topology
- * JSON that run and validate accept, recording what it was fitted on. */
+/* cmd_calibrate.c: `collsim calibrate LOG... --topo T --output FILE` (cli layer). Runs the
+ * fit (calibration/calibrate.h), prints the fitted values with their uncertainties, the
+ * residual of every size and the error summary, and writes a topology JSON that run and
+ * validate accept, recording what it was fitted on. */
 #include "cli/cli.h"
-#include "calibration/logsim.h"
-#include "calibration/fit.h"
+#include "calibration/calibrate.h"
 #include "sim/size.h"
 #include "topologies/topology.h"
 
@@ -16,13 +13,11 @@
 #include <string.h>
 #include <jansson.h>
 
-enum { C_TOPO = 1, C_OUTPUT, C_ALGO, C_PROTO, C_FIX,
-       C_ITER, C_HELP };
-
 static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, C_TOPO}, {"output", 0, 1, C_OUTPUT},
-    {"algo", 0, 1, C_ALGO}, {"proto", 0, 1, C_PROTO}, {"fix", 0, 1, C_FIX},
-    {"max-iter", 0, 1, C_ITER}, {"help", 'h', 0, C_HELP},
+    {"topo", 0, 1, CS_LOGCMD_TOPO}, {"output", 0, 1, CS_LOGCMD_OUTPUT},
+    {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
+    {"fix", 0, 1, CS_LOGCMD_FIX}, {"max-iter", 0, 1, CS_LOGCMD_ITER},
+    {"help", 'h', 0, CS_LOGCMD_HELP},
     CS_LSET_SPECS,
     {NULL, 0, 0, 0},
 };
@@ -50,46 +45,12 @@ static void usage(void)
            "      --max-iter N        iteration limit (default 100)\n");
 }
 
-typedef struct copts {
-    const char *topo, *output, *algo, *proto, *fix;
-    long max_iter;
-    cs_lset_opts ls;
-    char **logs;
-    int n_logs;
-} copts;
+typedef cs_logcmd copts;
 
 static int parse(int argc, char **argv, copts *o, cs_err *err)
 {
-    cs_opt_scan sc = {argc, argv, 1};
-    const cs_opt_spec *sp;
-    const char *v;
-    int rc;
-    memset(o, 0, sizeof *o);
-    o->ls.default_coll = CS_LOG_COLL_UNKNOWN;
-    o->max_iter = 100;
-    if (!(o->logs = calloc((size_t)argc + 1, sizeof *o->logs)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    while ((rc = cs_opt_next(&sc, specs, &sp, &v, err)) > 0) {
-        if (!sp) {
-            o->logs[o->n_logs++] = (char *)(uintptr_t)v;
-            continue;
-        }
-        switch (sp->id) {
-        case C_TOPO: o->topo = v; break;
-        case C_OUTPUT: o->output = v; break;
-        case C_ALGO: o->algo = v; break;
-        case C_PROTO: o->proto = v; break;
-        case C_FIX: o->fix = v; break;
-        case C_ITER: rc = cs_parse_int(v, "--max-iter", 1, 100000, &o->max_iter, err); break;
-        case C_HELP: usage(); return 1;
-        default:
-            rc = cs_lset_option(sp->id, v, &o->ls, err);
-            break;
-        }
-        if (rc < 0)
-            return rc;
-    }
-    if (rc < 0)
+    int rc = cs_logcmd_parse(argc, argv, specs, usage, o, err);
+    if (rc != 0)
         return rc;
     if (o->n_logs == 0)
         return cs_err_set(err, CS_EUSAGE, NULL, "no log given (usage: collsim calibrate "
@@ -102,425 +63,7 @@ static int parse(int argc, char **argv, copts *o, cs_err *err)
     return 0;
 }
 
-/* A link class being fitted: its links and their original figures. */
-typedef struct cal_class {
-    char name[48];            /* class name, "alpha_beta" for the alpha_beta model */
-    int *links;               /* link indices (owned) */
-    double *bw0, *lat0;       /* original figures per link (owned) */
-    int n_links;
-    int rep_bw, rep_lat;      /* the links whose figures stand for the class (the fastest,
-                                 the slowest): the others keep their ratio to them */
-    int p_bw, p_lat;          /* parameter indices */
-} cal_class;
-
-typedef struct cal {
-    cs_topo *t;
-    cs_nccl_params *np;
-    cs_lset *ls;
-    const char *algo;
-    cal_class *cls;
-    int n_cls;
-    cs_fit_param par[64];
-    int n_par;
-    int p_launch, p_hop[CS_PROTO_COUNT], p_eff[CS_PROTO_COUNT];   /* -1: not fitted */
-    int p_gamma;              /* reduce_GBps, -1 when no log reduces */
-    int p_chan;               /* channel_GBps, -1 unless the start table sets a cap */
-    int p_nvls;               /* nvls_eff, -1 unless the start table enables NVLS */
-    double gamma0;            /* the topology's reduce_GBps before the fit (0 = free) */
-} cal;
-
-static int find_class(cal *c, const char *name)
-{
-    int i;
-    for (i = 0; i < c->n_cls; i++)
-        if (!strcmp(c->cls[i].name, name))
-            return i;
-    return -1;
-}
-
-/* Add link li to its class (creating it). */
-static int class_add(cal *c, int li, cs_err *err)
-{
-    const cs_link *l = &c->t->links[li];
-    int k = find_class(c, l->cls), j;
-    cal_class *cc;
-    if (k < 0) {
-        cal_class *nc = realloc(c->cls, (size_t)(c->n_cls + 1) * sizeof *nc);
-        if (!nc)
-            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-        c->cls = nc;
-        cc = &c->cls[c->n_cls++];
-        memset(cc, 0, sizeof *cc);
-        snprintf(cc->name, sizeof cc->name, "%s", l->cls);
-    } else {
-        cc = &c->cls[k];
-        for (j = 0; j < cc->n_links; j++)
-            if (cc->links[j] == li)
-                return 0;
-    }
-    {
-        int *nl = realloc(cc->links, (size_t)(cc->n_links + 1) * sizeof *nl);
-        double *nb, *nt;
-        if (!nl)
-            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-        cc->links = nl;
-        nb = realloc(cc->bw0, (size_t)(cc->n_links + 1) * sizeof *nb);
-        if (!nb)
-            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-        cc->bw0 = nb;
-        nt = realloc(cc->lat0, (size_t)(cc->n_links + 1) * sizeof *nt);
-        if (!nt)
-            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-        cc->lat0 = nt;
-        cc->links[cc->n_links] = li;
-        cc->bw0[cc->n_links] = l->bw_GBps;
-        cc->lat0[cc->n_links] = l->lat_us;
-        if (l->bw_GBps > cc->bw0[cc->rep_bw])
-            cc->rep_bw = cc->n_links;
-        if (l->lat_us > cc->lat0[cc->rep_lat])
-            cc->rep_lat = cc->n_links;
-        cc->n_links++;
-    }
-    return 0;
-}
-
-/* The link classes on the routes between the first n ranks (all pairs up to 64 ranks,
- * ring neighbours, rank 0's and opposite pairs beyond), each with all its links. */
-static int collect_classes(cal *c, int n, cs_err *err)
-{
-    const cs_topo *t = c->t;
-    int i, j, k, rc;
-    if (t->model == CS_MODEL_ALPHA_BETA) {
-        if (!(c->cls = calloc(1, sizeof *c->cls)))
-            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-        snprintf(c->cls[0].name, sizeof c->cls[0].name, "alpha_beta");
-        c->n_cls = 1;
-        return 0;
-    }
-    for (i = 0; i < n; i++)
-        for (j = 0; j < n; j++) {
-            const int32_t *dl;
-            int m;
-            if (i == j || (n > 64 && j != (i + 1) % n && i != 0 && j != (i + n / 2) % n))
-                continue;
-            if ((m = cs_topo_route(t, t->ranks[i], t->ranks[j], &dl, err)) < 0)
-                return m;
-            for (k = 0; k < m; k++)
-                if (find_class(c, t->links[cs_dlink_link(dl[k])].cls) < 0 &&
-                    (rc = class_add(c, cs_dlink_link(dl[k]), err)) < 0)
-                    return rc;
-        }
-    /* A class is fitted as a whole: every link of it, used by these ranks or not. */
-    for (i = 0; i < t->n_links; i++)
-        if (find_class(c, t->links[i].cls) >= 0 && (rc = class_add(c, i, err)) < 0)
-            return rc;
-    return 0;
-}
-
-static int add_param(cal *c, const char *name, double start, double lo, double hi)
-{
-    cs_fit_param *p = &c->par[c->n_par];
-    memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "%.63s", name);
-    p->lo = lo;
-    p->hi = hi;
-    p->value = start < lo ? lo : start > hi ? hi : start;
-    return c->n_par++;
-}
-
-static void build_params(cal *c)
-{
-    const cs_nccl_params *np = c->np;
-    char nm[64];
-    int i, p;
-    for (i = 0; i < CS_PROTO_COUNT; i++)
-        c->p_hop[i] = c->p_eff[i] = -1;
-    for (i = 0; i < c->n_cls && c->n_par < 40; i++) {
-        cal_class *cc = &c->cls[i];
-        double bw = cc->n_links ? cc->bw0[cc->rep_bw] : c->t->ab_bw_GBps;
-        snprintf(nm, sizeof nm, "%.47s.bandwidth_GBps", cc->name);
-        cc->p_bw = add_param(c, nm, bw, bw / 1000, bw * 100);
-    }
-    for (i = 0; i < c->n_cls && c->n_par < 48; i++) {
-        cal_class *cc = &c->cls[i];
-        double lat = cc->n_links ? cc->lat0[cc->rep_lat] : c->t->ab_lat_us;
-        snprintf(nm, sizeof nm, "%.47s.latency_us", cc->name);
-        cc->p_lat = add_param(c, nm, lat > 0.05 ? lat : 0.05, 1e-3,
-                              lat * 100 > 1e3 ? lat * 100 : 1e3);
-    }
-    c->p_launch = add_param(c, "launch_us", np->launch_us > 1 ? np->launch_us : 1, 1e-2, 1e4);
-    /* A channel cap is fitted when the start topology declares one (a machine whose
-     * channels, not its links, bound the bandwidth). */
-    c->p_chan = np->channel_GBps > 0
-        ? add_param(c, "channel_GBps", np->channel_GBps, np->channel_GBps / 100,
-                    np->channel_GBps * 100)
-        : -1;
-    c->p_nvls = np->nvls ? add_param(c, "nvls_eff", np->nvls_eff, 0.05, 1.0) : -1;
-    /* Simple's latency first: it runs the large sizes that every log has. */
-    for (i = CS_PROTO_COUNT - 1; i >= 0; i--) {
-        if (np->force_proto >= 0 ? np->force_proto != i : !np->proto[i].enabled)
-            continue;
-        snprintf(nm, sizeof nm, "%s.hop_us", cs_proto_name((cs_proto)i));
-        c->p_hop[i] = add_param(c, nm, np->proto[i].hop_us > 0.05 ? np->proto[i].hop_us : 0.05,
-                                1e-3, 1e3);
-    }
-    for (p = 0; p < CS_PROTO_SIMPLE; p++) {
-        if (np->force_proto >= 0 ? np->force_proto != p : !np->proto[p].enabled)
-            continue;
-        snprintf(nm, sizeof nm, "%s.bw_eff", cs_proto_name((cs_proto)p));
-        c->p_eff[p] = add_param(c, nm, np->proto[p].bw_eff, 0.02, 1.0);
-    }
-    /* Reduction throughput last, and only when the logs hold both a collective that
-     * reduces and one that does not: with reducing collectives alone it trades off
-     * one for one against the link bandwidth. */
-    c->p_gamma = -1;
-    c->gamma0 = c->t->reduce_GBps;
-    for (i = 0, p = 0; i < c->ls->n_rows; i++) {
-        cs_coll k = c->ls->rows[i].coll;
-        p |= (k == CS_COLL_ALLREDUCE || k == CS_COLL_REDUCE || k == CS_COLL_REDUCESCATTER)
-                 ? 1 : 2;
-    }
-    if (p == 3)
-        c->p_gamma = add_param(c, "reduce_GBps", c->gamma0 > 0 ? c->gamma0 : 100.0, 0.1, 1e5);
-}
-
-/* Put parameter values into the topology and the NCCL table. */
-static void apply(cal *c, const double *th)
-{
-    int i, k;
-    for (i = 0; i < c->n_cls; i++) {
-        cal_class *cc = &c->cls[i];
-        double bw = th[cc->p_bw], lat = th[cc->p_lat];
-        if (c->t->model == CS_MODEL_ALPHA_BETA) {
-            c->t->ab_bw_GBps = bw;
-            c->t->ab_lat_us = lat;
-            continue;
-        }
-        for (k = 0; k < cc->n_links; k++) {
-            cs_link *l = &c->t->links[cc->links[k]];
-            l->bw_GBps = cc->bw0[k] * (bw / cc->bw0[cc->rep_bw]);
-            l->lat_us = cc->lat0[cc->rep_lat] > 0 ? cc->lat0[k] * (lat / cc->lat0[cc->rep_lat])
-                                                   : lat;
-        }
-    }
-    c->np->launch_us = th[c->p_launch];
-    if (c->p_chan >= 0)
-        c->np->channel_GBps = th[c->p_chan];
-    if (c->p_nvls >= 0)
-        c->np->nvls_eff = th[c->p_nvls];
-    if (c->p_gamma >= 0)
-        c->t->reduce_GBps = th[c->p_gamma];
-    for (i = 0; i < CS_PROTO_COUNT; i++) {
-        if (c->p_hop[i] >= 0)
-            c->np->proto[i].hop_us = th[c->p_hop[i]];
-        if (c->p_eff[i] >= 0)
-            c->np->proto[i].bw_eff = th[c->p_eff[i]];
-    }
-}
-
-static int model(void *ctx, const double *th, double *pred, cs_err *err)
-{
-    cal *c = ctx;
-    int i, rc;
-    apply(c, th);
-    if ((rc = cs_lset_simulate(c->ls, c->t, c->np, c->algo, err)) < 0)
-        return rc;
-    for (i = 0; i < c->ls->n_rows; i++)
-        pred[i] = c->ls->rows[i].simulated_us;
-    return 0;
-}
-
-/* Stage 1: a common factor on every latency-like parameter (link latencies, launch,
- * per-transfer latencies) fitted to the small sizes (<= 64 KiB), then a common factor on
- * every link bandwidth fitted to the large sizes (>= 1 MiB). Effective bandwidths can be
- * several times the per-link figures (NCCL runs many channels over many links) and
- * software latencies many times NCCL's constants; the factors bring the start into the
- * right regime before the parameters are fitted one by one, where which link is the
- * bottleneck makes the cost surface piecewise. */
-typedef struct scale_ctx {
-    cal *c;
-    const double *start;      /* start values of all parameters */
-    double f[2];              /* bandwidth and latency factors */
-    int which;                /* the factor being fitted */
-    double *th;               /* scratch: all parameter values */
-} scale_ctx;
-
-static int is_bw_param(const cal *c, int i)
-{
-    int k;
-    if (i == c->p_chan)
-        return 1;
-    for (k = 0; k < c->n_cls; k++)
-        if (c->cls[k].p_bw == i)
-            return 1;
-    return 0;
-}
-
-static int is_lat_param(const cal *c, int i)
-{
-    int k;
-    for (k = 0; k < c->n_cls; k++)
-        if (c->cls[k].p_lat == i)
-            return 1;
-    for (k = 0; k < CS_PROTO_COUNT; k++)
-        if (c->p_hop[k] == i)
-            return 1;
-    return i == c->p_launch;
-}
-
-static void scaled(const cal *c, const double *start, const double *f, double *th)
-{
-    int i;
-    for (i = 0; i < c->n_par; i++) {
-        const cs_fit_param *p = &c->par[i];
-        double v = start[i];
-        if (!p->is_fixed && is_bw_param(c, i))
-            v *= f[0];
-        else if (!p->is_fixed && is_lat_param(c, i))
-            v *= f[1];
-        th[i] = v < p->lo ? p->lo : v > p->hi ? p->hi : v;
-    }
-}
-
-static int scale_model(void *ctx, const double *f, double *pred, cs_err *err)
-{
-    scale_ctx *s = ctx;
-    s->f[s->which] = f[0];
-    scaled(s->c, s->start, s->f, s->th);
-    return model(s->c, s->th, pred, err);
-}
-
-/* Fit factor `which` on the rows with size in [lo, hi] (at least two of them). */
-static int prefit_one(scale_ctx *sc, int which, uint64_t lo, uint64_t hi, int max_iter,
-                      cs_err *err)
-{
-    cal *c = sc->c;
-    cs_lset *all = c->ls, sub = *all;
-    cs_fit_param f;
-    cs_fit_result fr;
-    cs_fit_opts fo = {max_iter, 0, 0};
-    double *obs;
-    int i, rc;
-    if (!(sub.rows = malloc((size_t)all->n_rows * sizeof *sub.rows)) ||
-        !(obs = malloc((size_t)all->n_rows * sizeof *obs))) {
-        free(sub.rows);
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    }
-    sub.n_rows = 0;
-    for (i = 0; i < all->n_rows; i++)
-        if (all->rows[i].size_bytes >= lo && all->rows[i].size_bytes <= hi) {
-            obs[sub.n_rows] = all->rows[i].measured_us;
-            sub.rows[sub.n_rows++] = all->rows[i];
-        }
-    rc = 0;
-    if (sub.n_rows >= 2) {
-        memset(&f, 0, sizeof f);
-        snprintf(f.name, sizeof f.name, which ? "latency factor" : "bandwidth factor");
-        f.value = 1;
-        f.lo = 1e-2;
-        f.hi = 1e2;
-        sc->which = which;
-        c->ls = &sub;
-        rc = cs_fit_run(&f, 1, obs, sub.n_rows, scale_model, sc, &fo, &fr, err);
-        c->ls = all;
-        if (rc == 0)
-            sc->f[which] = f.value;
-    }
-    free(sub.rows);
-    free(obs);
-    return rc;
-}
-
-static int prefit(cal *c, const double *start, int max_iter, cs_err *err)
-{
-    double th[64];
-    scale_ctx sc = {c, start, {1.0, 1.0}, 0, th};
-    int i, rc;
-    if ((rc = prefit_one(&sc, 1, 1, 64u << 10, max_iter, err)) < 0 ||
-        (rc = prefit_one(&sc, 0, 1u << 20, UINT64_MAX, max_iter, err)) < 0)
-        return rc;
-    scaled(c, start, sc.f, th);
-    for (i = 0; i < c->n_par; i++)
-        c->par[i].value = th[i];
-    return 0;
-}
-
-/* Sum of squared log residuals at parameter values th. */
-static int cost_at(cal *c, const double *th, const double *obs, double *pred, double *cost,
-                   cs_err *err)
-{
-    int i, rc = model(c, th, pred, err);
-    *cost = 0;
-    for (i = 0; rc == 0 && i < c->ls->n_rows; i++)
-        *cost += (log(pred[i]) - log(obs[i])) * (log(pred[i]) - log(obs[i]));
-    return rc;
-}
-
-/* A parameter the logs could not identify moved only with stage 1's common factor: give it
- * back its start value (the topology's own figure) when that leaves the fit as good (cost
- * up by less than 0.1%), so a link the logs never saw is not rescaled. */
-static int restore_unidentified(cal *c, const double *start, const double *obs, cs_err *err)
-{
-    double th[64], *pred = malloc((size_t)c->ls->n_rows * sizeof *pred), base, trial;
-    int i, rc;
-    if (!pred)
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    for (i = 0; i < c->n_par; i++)
-        th[i] = c->par[i].value;
-    rc = cost_at(c, th, obs, pred, &base, err);
-    for (i = 0; rc == 0 && i < c->n_par; i++) {
-        double keep = th[i];
-        if (!c->par[i].was_unidentified || th[i] == start[i])
-            continue;
-        th[i] = start[i];
-        if ((rc = cost_at(c, th, obs, pred, &trial, err)) < 0)
-            break;
-        if (trial <= base * 1.001 + 1e-12) {
-            c->par[i].value = start[i];
-            base = trial < base ? trial : base;
-        } else {
-            th[i] = keep;
-        }
-    }
-    free(pred);
-    return rc;
-}
-
-/* --fix a,b,c: hold those parameters. */
-static int apply_fix(cal *c, const char *list, cs_err *err)
-{
-    char buf[1024], *tok, *save = NULL;
-    int i;
-    snprintf(buf, sizeof buf, "%s", list);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        for (i = 0; i < c->n_par; i++)
-            if (!strcmp(c->par[i].name, tok)) {
-                c->par[i].is_fixed = 1;
-                break;
-            }
-        if (i == c->n_par) {
-            char known[2048] = "";
-            for (i = 0; i < c->n_par; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                         i ? ", " : "", c->par[i].name);
-            return cs_err_set(err, CS_EUSAGE, "--fix", "unknown parameter '%s' (known: %s)",
-                              tok, known);
-        }
-    }
-    return 0;
-}
-
-/* A fitted value pinned at a bound: -1 lower, 1 upper, 0 inside. */
-static int at_bound(const cs_fit_param *p)
-{
-    double span = log(p->hi) - log(p->lo), x = log(p->value);
-    if (p->is_fixed)
-        return 0;
-    return x - log(p->lo) < 1e-3 * span ? -1 : log(p->hi) - x < 1e-3 * span ? 1 : 0;
-}
-
-static void print_report(const cal *c, const double *start, const cs_fit_result *fr,
-                         const copts *o)
+static void print_report(const cs_calib *c, const copts *o)
 {
     int i, n;
     double med, mean, max;
@@ -528,26 +71,26 @@ static void print_report(const cal *c, const double *start, const cs_fit_result 
            c->ls->n_logs, c->ls->n_logs == 1 ? "" : "s", c->ls->n_rows, c->t->name,
            c->np->version);
     printf("# fit: %d of %d parameters free, %d iterations (%s), rms of log(sim/meas) %.4f -> "
-           "%.4f\n#\n", fr->n_free, c->n_par, fr->n_iter,
-           fr->converged ? "converged" : "iteration limit", sqrt(fr->cost0 / c->ls->n_rows),
-           fr->rms_log);
+           "%.4f\n#\n", c->fr.n_free, c->n_par, c->fr.n_iter,
+           c->fr.converged ? "converged" : "iteration limit", sqrt(c->fr.cost0 / c->ls->n_rows),
+           c->fr.rms_log);
     printf("# %-26s %12s %12s %12s\n", "parameter", "start", "fitted", "+- 1 sigma");
     for (i = 0; i < c->n_par; i++) {
         const cs_fit_param *p = &c->par[i];
         if (p->was_unidentified)
             printf("  %-26s %12.6g %12.6g   held: the logs cannot tell it apart\n", p->name,
-                   start[i], p->value);
+                   c->start[i], p->value);
         else if (p->is_fixed)
-            printf("  %-26s %12.6g %12.6g   held (--fix)\n", p->name, start[i], p->value);
-        else if (at_bound(p))
+            printf("  %-26s %12.6g %12.6g   held (--fix)\n", p->name, c->start[i], p->value);
+        else if (cs_calib_at_bound(p))
             printf("  %-26s %12.6g %12.6g   at its %s bound: the logs push it out of range%s\n",
-                   p->name, start[i], p->value, at_bound(p) < 0 ? "lower" : "upper",
-                   i == c->p_gamma && at_bound(p) > 0 ? " (no reduction cost)" : "");
+                   p->name, c->start[i], p->value, cs_calib_at_bound(p) < 0 ? "lower" : "upper",
+                   i == c->p_gamma && cs_calib_at_bound(p) > 0 ? " (no reduction cost)" : "");
         else if (!isfinite(p->sigma))
             printf("  %-26s %12.6g %12.6g   undetermined: no time depends on it at the end\n",
-                   p->name, start[i], p->value);
+                   p->name, c->start[i], p->value);
         else
-            printf("  %-26s %12.6g %12.6g %12.3g\n", p->name, start[i], p->value, p->sigma);
+            printf("  %-26s %12.6g %12.6g %12.3g\n", p->name, c->start[i], p->value, p->sigma);
     }
     printf("#\n# residuals per size: error = (simulated - measured) / measured\n");
     printf("# %-46s %-13s %5s %12s %12s %12s %8s  %s\n", "log", "collective", "ranks", "size",
@@ -555,7 +98,7 @@ static void print_report(const cal *c, const double *start, const cs_fit_result 
     for (i = 0; i < c->ls->n_rows; i++) {
         const cs_lrow *r = &c->ls->rows[i];
         printf("  %-46s %-13s %5d %12llu %12.2f %12.2f %8.2f  %s/%s\n",
-               cs_cli_basename(r->log), cs_coll_name(r->coll), r->ranks,
+               cs_lset_basename(r->log), cs_coll_name(r->coll), r->ranks,
                (unsigned long long)r->size_bytes, r->measured_us, r->simulated_us,
                cs_lrow_error_pct(r), r->algo, cs_proto_name(r->proto));
     }
@@ -569,80 +112,6 @@ static void print_report(const cal *c, const double *start, const cs_fit_result 
     printf("# wrote %s\n", o->output);
 }
 
-/* The "nccl" object of the calibrated topology, with what it was fitted on. */
-static json_t *nccl_json(const cal *c, const cs_fit_result *fr, const copts *o)
-{
-    json_t *n = json_object(), *protos = json_object(), *cal_o = json_object();
-    json_t *logs = json_array(), *pars = json_object();
-    double med, mean, max;
-    int i;
-    json_object_set_new(n, "version", json_string(c->np->version));
-    json_object_set_new(n, "launch_us", json_real(c->np->launch_us));
-    json_object_set_new(n, "channels", json_integer(c->np->channels));
-    json_object_set_new(n, "channel_GBps", json_real(c->np->channel_GBps));
-    json_object_set_new(n, "nvls", json_boolean(c->np->nvls));
-    json_object_set_new(n, "nvls_eff", json_real(c->np->nvls_eff));
-    json_object_set_new(n, "nvls_lat_us", json_real(c->np->nvls_lat_us));
-    json_object_set_new(n, "max_chunks", json_integer(c->np->max_chunks));
-    if (c->np->force_proto >= 0)
-        json_object_set_new(n, "proto", json_string(cs_proto_name((cs_proto)c->np->force_proto)));
-    for (i = 0; i < CS_PROTO_COUNT; i++) {
-        const cs_nccl_proto *q = &c->np->proto[i];
-        json_t *p = json_object();
-        json_object_set_new(p, "enabled", json_boolean(q->enabled));
-        json_object_set_new(p, "base_us", json_real(q->base_us));
-        json_object_set_new(p, "hop_us", json_real(q->hop_us));
-        json_object_set_new(p, "bw_eff", json_real(q->bw_eff));
-        json_object_set_new(p, "chunk_bytes", json_integer((json_int_t)q->chunk_bytes));
-        json_object_set_new(p, "channel_bytes", json_integer((json_int_t)q->channel_bytes));
-        json_object_set_new(protos, cs_proto_name((cs_proto)i), p);
-    }
-    json_object_set_new(n, "protocols", protos);
-    for (i = 0; i < o->n_logs; i++)
-        json_array_append_new(logs, json_string(cs_cli_basename(o->logs[i])));
-    json_object_set_new(cal_o, "tool", json_string("collsim calibrate"));
-    json_object_set_new(cal_o, "start_topology", json_string(o->topo));
-    json_object_set_new(cal_o, "logs", logs);
-    json_object_set_new(cal_o, "rows", json_integer(c->ls->n_rows));
-    json_object_set_new(cal_o, "min_bytes", json_integer((json_int_t)o->ls.min_bytes));
-    if (o->ls.max_bytes)
-        json_object_set_new(cal_o, "max_bytes", json_integer((json_int_t)o->ls.max_bytes));
-    if (o->ls.parity)
-        json_object_set_new(cal_o, "sizes", json_string(o->ls.parity == 1 ? "odd" : "even"));
-    json_object_set_new(cal_o, "rms_log_error", json_real(fr->rms_log));
-    cs_lset_stats(c->ls, 0, &med, &mean, &max);
-    json_object_set_new(cal_o, "median_abs_error_pct", json_real(med));
-    json_object_set_new(cal_o, "max_abs_error_pct", json_real(max));
-    for (i = 0; i < c->n_par; i++) {
-        const cs_fit_param *p = &c->par[i];
-        json_t *v = json_object();
-        json_object_set_new(v, "value", json_real(p->value));
-        if (at_bound(p))
-            json_object_set_new(v, "at_bound", json_string(at_bound(p) < 0 ? "lower" : "upper"));
-        if (p->is_fixed)
-            json_object_set_new(v, "held", json_string(p->was_unidentified
-                                                       ? "not identifiable from these logs"
-                                                       : "--fix"));
-        else if (isfinite(p->sigma))
-            json_object_set_new(v, "sigma", json_real(p->sigma));
-        json_object_set_new(pars, p->name, v);
-    }
-    json_object_set_new(cal_o, "parameters", pars);
-    json_object_set_new(n, "calibration", cal_o);
-    return n;
-}
-
-static void cal_fini(cal *c)
-{
-    int i;
-    for (i = 0; i < c->n_cls; i++) {
-        free(c->cls[i].links);
-        free(c->cls[i].bw0);
-        free(c->cls[i].lat0);
-    }
-    free(c->cls);
-}
-
 int cs_cmd_calibrate(int argc, char **argv)
 {
     copts o;
@@ -650,12 +119,12 @@ int cs_cmd_calibrate(int argc, char **argv)
     cs_topo *t = NULL;
     cs_nccl_params np;
     cs_lset ls;
-    cal c;
-    cs_fit_opts fo = {0, 0, 0};
-    cs_fit_result fr;
-    double *ob = NULL, start[64];
-    char desc[1024];
-    int rc, on, i;
+    cs_calib c;
+    cs_calib_opts co;
+    char desc[1024], *text = NULL;
+    cs_out out;
+    int rc, on;
+    double med, mean, max;
     cs_err_clear(&err);
     memset(&ls, 0, sizeof ls);
     memset(&c, 0, sizeof c);
@@ -664,63 +133,45 @@ int cs_cmd_calibrate(int argc, char **argv)
         free(o.logs);
         return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
     }
+    co.topo_spec = o.topo;
+    co.algo = o.algo;
+    co.fix = o.fix;
+    co.max_iter = (int)o.max_iter;
+    co.ls = &o.ls;
+    co.logs = o.logs;
+    co.n_logs = o.n_logs;
     if ((rc = cs_topo_open(o.topo, &t, &err)) < 0 ||
         (rc = cs_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
-        (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0)
+        (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0 ||
+        (rc = cs_calib_run(&c, t, &np, &ls, &co, &err)) < 0)
         goto fail;
-    c.t = t;
-    c.np = &np;
-    c.ls = &ls;
-    c.algo = o.algo;
-    if ((rc = collect_classes(&c, ls.max_ranks, &err)) < 0)
+    cs_lset_stats(&ls, 0, &med, &mean, &max);
+    snprintf(desc, sizeof desc, "Calibrated by `collsim calibrate` on %d log%s (%d rows) "
+             "from %s: |time error| median %.2f%%, max %.2f%% (see nccl.calibration).",
+             o.n_logs, o.n_logs == 1 ? "" : "s", ls.n_rows, o.topo, med, max);
+    if ((rc = cs_calib_topology_json(o.topo, t, cs_calib_nccl_json(&c, &co), desc, &text,
+                                     &err)) < 0 ||
+        (rc = cs_out_open(&out, o.output, &err)) < 0)
         goto fail;
-    build_params(&c);
-    if (o.fix && (rc = apply_fix(&c, o.fix, &err)) < 0)
-        goto fail;
-    if (!(ob = malloc((size_t)ls.n_rows * sizeof *ob))) {
-        rc = cs_err_set(&err, CS_ENOMEM, NULL, "out of memory");
+    fputs(text, out.f);
+    fputc('\n', out.f);
+    if (ferror(out.f)) {
+        cs_out_abort(&out);
+        rc = cs_err_set(&err, CS_EIO, o.output, "cannot write");
         goto fail;
     }
-    for (i = 0; i < ls.n_rows; i++)
-        ob[i] = ls.rows[i].measured_us;
-    for (i = 0; i < c.n_par; i++)
-        start[i] = c.par[i].value;
-    fo.max_iter = (int)o.max_iter;
-    if ((rc = prefit(&c, start, (int)o.max_iter, &err)) < 0 ||
-        (rc = cs_fit_run(c.par, c.n_par, ob, ls.n_rows, model, &c, &fo, &fr, &err)) < 0 ||
-        (rc = restore_unidentified(&c, start, ob, &err)) < 0)
+    if ((rc = cs_out_commit(&out, &err)) < 0)
         goto fail;
-    {
-        double th[64];
-        for (i = 0; i < c.n_par; i++)
-            th[i] = c.par[i].value;
-        apply(&c, th);      /* leave topology and table at the fitted values */
-        if (c.p_gamma >= 0 && c.gamma0 == 0 && (c.par[c.p_gamma].is_fixed ||
-                                                 at_bound(&c.par[c.p_gamma]) > 0))
-            t->reduce_GBps = 0;   /* a reduction cost the logs cannot see stays free */
-        if ((rc = cs_lset_simulate(&ls, t, &np, o.algo, &err)) < 0)
-            goto fail;
-    }
-    {
-        double med, mean, max;
-        cs_lset_stats(&ls, 0, &med, &mean, &max);
-        snprintf(desc, sizeof desc, "Calibrated by `collsim calibrate` on %d log%s (%d rows) "
-                 "from %s: |time error| median %.2f%%, max %.2f%% (see nccl.calibration).",
-                 o.n_logs, o.n_logs == 1 ? "" : "s", ls.n_rows, o.topo, med, max);
-    }
-    if ((rc = cs_cli_write_topology(o.topo, t, nccl_json(&c, &fr, &o), desc, o.output,
-                                    &err)) < 0)
-        goto fail;
-    print_report(&c, start, &fr, &o);
-    free(ob);
-    cal_fini(&c);
+    print_report(&c, &o);
+    free(text);
+    cs_calib_fini(&c);
     cs_lset_fini(&ls);
     cs_topo_free(t);
     free(o.logs);
     return CS_EXIT_OK;
 fail:
-    free(ob);
-    cal_fini(&c);
+    free(text);
+    cs_calib_fini(&c);
     cs_lset_fini(&ls);
     cs_topo_free(t);
     free(o.logs);

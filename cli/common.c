@@ -1,10 +1,13 @@
 /* common.c: shared pieces of the collsim command (cli layer): error printing, the option
  * scanner and atomic output files. */
 #include "cli/cli.h"
+#include "sim/size.h"
+#include "plots/plot.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <unistd.h>
 
 int cs_cli_fail(const cs_err *err)
@@ -107,4 +110,57 @@ void cs_out_abort(cs_out *o)
     if (o->is_file)
         cs_outfile_abort(&o->file);
     memset(o, 0, sizeof *o);
+}
+
+int cs_cli_check_plot(const char *path, cs_err *err)
+{
+    cs_plot_fmt fmt;
+    if (path && cs_plot_format(path, &fmt, err) < 0)
+        return cs_err_set(err, CS_EUSAGE, "--plot", "unknown file type '%s' (expected .png, "
+                          ".svg or .pdf)", strrchr(path, '.') ? strrchr(path, '.') : "");
+    return 0;
+}
+
+const char *cs_cli_format_of(const char *format, const char *output)
+{
+    const char *dot = output ? strrchr(output, '.') : NULL;
+    if (format)
+        return format;
+    return dot && !strcmp(dot, ".json") ? "json" : dot && !strcmp(dot, ".csv") ? "csv" : "text";
+}
+
+int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
+                    cs_logcmd *o, cs_err *err)
+{
+    cs_opt_scan sc = {argc, argv, 1};
+    const cs_opt_spec *sp;
+    const char *v;
+    int rc;
+    memset(o, 0, sizeof *o);
+    o->format = "text";
+    o->max_iter = 100;
+    o->ls.default_coll = CS_LOG_COLL_UNKNOWN;
+    if (!(o->logs = calloc((size_t)argc + 1, sizeof *o->logs)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    while ((rc = cs_opt_next(&sc, specs, &sp, &v, err)) > 0) {
+        if (!sp) {
+            o->logs[o->n_logs++] = (char *)(uintptr_t)v;
+            continue;
+        }
+        switch (sp->id) {
+        case CS_LOGCMD_TOPO: o->topo = v; break;
+        case CS_LOGCMD_FORMAT: o->format = v; break;
+        case CS_LOGCMD_ALGO: o->algo = v; break;
+        case CS_LOGCMD_PROTO: o->proto = v; break;
+        case CS_LOGCMD_OUTPUT: o->output = v; break;
+        case CS_LOGCMD_PLOT: o->plot = v; break;
+        case CS_LOGCMD_FIX: o->fix = v; break;
+        case CS_LOGCMD_ITER: rc = cs_parse_int(v, "--max-iter", 1, 100000, &o->max_iter, err); break;
+        case CS_LOGCMD_HELP: usage(); return 1;
+        default: rc = cs_lset_option(sp->id, v, &o->ls, err); break;
+        }
+        if (rc < 0)
+            return rc;
+    }
+    return rc;
 }

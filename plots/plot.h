@@ -123,4 +123,14 @@ int cs_plot_chart(const cs_chart *c, const char *path, int w, int h, cs_chart_la
  * and latency (links also labelled with their bandwidth where there is room). */
 int cs_plot_topology(const cs_topo *t, const char *path, int w, int h, cs_err *err);
 
+/* `collsim validate --plot`: per table of each log of ls (simulated on t), the simulated
+ * busbw as a line and the measured busbw as points in the same colour, the error per size
+ * beneath; written atomically to path (.png, .svg, .pdf). */
+struct cs_lset;
+int cs_plot_validation(const struct cs_lset *ls, const cs_topo *t, const char *path,
+                       cs_err *err);
+
+/* `collsim run --plot`: the sweep's rows as one series under title, written to path. */
+int cs_plot_sweep(const cs_sweep *sw, const char *title, const char *path, cs_err *err);
+
 #endif

@@ -1,5 +1,5 @@
 /* series.c: series of sweep results for charts (plots layer): loading collsim JSON and CSV
- * (DESIGN §7 keys) and nccl-tests/rccl-tests logs (sim/logparse.h), converting a sweep
+ * (DESIGN §7 keys) and nccl-tests/rccl-tests logs (calibration/logparse.h), converting a sweep
  * just run, and picking series by label. jansson stays at this load edge. */
 #include "plots/plot.h"
 
@@ -549,4 +549,20 @@ int cs_series_select(cs_series_set *set, const char *const *labels, int n, cs_er
     set->n = k;
     set->cap = n;
     return 0;
+}
+
+int cs_plot_sweep(const cs_sweep *sw, const char *title, const char *path, cs_err *err)
+{
+    cs_series_set set = {NULL, 0, 0};
+    cs_chart chart;
+    int rc;
+    memset(&chart, 0, sizeof chart);
+    chart.title = title;
+    if ((rc = cs_series_from_sweep(&set, sw, NULL, 0, err)) == 0) {
+        chart.series = set.items;
+        chart.n_series = set.n;
+        rc = cs_plot_chart(&chart, path, CS_PLOT_DEFAULT_W, CS_PLOT_DEFAULT_H, NULL, err);
+    }
+    cs_series_set_fini(&set);
+    return rc;
 }

@@ -99,4 +99,9 @@ int cs_timeline_busiest_links(const cs_timeline *tl, int n, int32_t *ids, cs_err
  * Returns 0, or CS_EINVAL (nothing recorded), CS_EIO, CS_ENOMEM. */
 int cs_trace_write(const cs_timeline *tl, const char *path, cs_err *err);
 
+/* `--trace FILE`: run s alone on t with the executor costs (NULL = none) and the recorder,
+ * and write the Perfetto trace JSON atomically to path. */
+int cs_trace_schedule(const cs_topo *t, const cs_sched *s, const cs_sim_costs *costs,
+                      const char *path, cs_err *err);
+
 #endif

@@ -355,3 +355,18 @@ out:
     free(tr);
     return rc;
 }
+
+int cs_trace_schedule(const cs_topo *t, const cs_sched *s, const cs_sim_costs *costs,
+                      const char *path, cs_err *err)
+{
+    cs_timeline *tl = NULL;
+    int rc;
+    if ((rc = cs_timeline_new(&tl, t)) < 0)
+        return cs_err_set(err, rc, NULL, "out of memory");
+    if (costs)
+        cs_timeline_set_costs(tl, costs);
+    if ((rc = cs_timeline_run(tl, s, NULL, err)) == 0)
+        rc = cs_trace_write(tl, path, err);
+    cs_timeline_free(tl);
+    return rc;
+}

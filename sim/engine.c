@@ -1,17 +1,31 @@
-/* engine.c: binary min-heap event queue with (time, sequence) order, generation-checked
- * event ids and lazy cancellation (core layer). */
+/* engine.c: 4-ary min-heap event queue with (time, sequence) order packed in one 128-bit
+ * key, generation-checked event ids and lazy cancellation (core layer). */
 #include "sim/engine.h"
+#include "sim/engine-private.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One heap entry. The callback lives in the slot, the heap holds only ordering keys. */
-typedef struct heap_ent {
-    cs_time t_ps;      /* when the event fires, ps */
-    uint64_t seq;      /* scheduling order, breaks time ties */
-    uint32_t slot;     /* index into slots[] */
-} heap_ent;
+/* One heap entry, 16 bytes: an unsigned 128-bit key, the fire time (ps, >= 0) in the high
+ * 64 bits over the sequence number (high SEQ_BITS of the low word) and the slot index (low
+ * SLOT_BITS). One integer compare orders entries by (time, sequence); the slot bits never
+ * decide, sequence numbers being unique. */
+__extension__ typedef unsigned __int128 heap_ent;
+
+#define SLOT_BITS 28
+#define SEQ_BITS (64 - SLOT_BITS)
+#define SLOT_MASK ((1ull << SLOT_BITS) - 1)
+/* Heap arity: the 4 children of i are 4i+1 .. 4i+4, one 64-byte cache line (see heap_alloc):
+ * half the levels of a binary heap, and the children compared in one line. */
+#define ARITY 4
+
+static inline heap_ent ent_make(cs_time t_ps, uint64_t seq, uint32_t slot)
+{
+    return ((heap_ent)(uint64_t)t_ps << 64) | (seq << SLOT_BITS) | slot;
+}
+static inline cs_time ent_time(heap_ent e) { return (cs_time)(uint64_t)(e >> 64); }
+static inline uint32_t ent_slot(heap_ent e) { return (uint32_t)((uint64_t)e & SLOT_MASK); }
 
 /* A slot holds one pending event's callback; freed slots form a free list. */
 typedef struct slot {
@@ -24,8 +38,10 @@ typedef struct slot {
 
 struct cs_engine {
     cs_time now_ps;        /* current time, ps */
-    uint64_t seq;          /* next sequence number */
-    heap_ent *heap;        /* min-heap on (t_ps, seq) */
+    uint64_t seq;          /* next sequence number (< seq_limit) */
+    uint64_t seq_limit;    /* sequence numbers are renumbered on reaching it (2^SEQ_BITS) */
+    heap_ent *heap;        /* 4-ary min-heap on the key (time, seq); inside heap_mem */
+    void *heap_mem;        /* its allocation */
     uint32_t n_heap, cap_heap;
     slot *slots;           /* event slots */
     uint32_t n_slots, cap_slots;
@@ -45,6 +61,7 @@ int cs_engine_new(cs_engine **out)
     if (!e)
         return CS_ENOMEM;
     e->free_head = NO_SLOT;
+    e->seq_limit = 1ull << SEQ_BITS;
     *out = e;
     return 0;
 }
@@ -53,26 +70,43 @@ void cs_engine_free(cs_engine *eng)
 {
     if (!eng)
         return;
-    free(eng->heap);
+    free(eng->heap_mem);
     free(eng->slots);
     free(eng);
+}
+
+void cs__engine_set_seq_limit(cs_engine *eng, uint64_t limit)
+{
+    eng->seq_limit = limit >= 1 && limit <= (1ull << SEQ_BITS) ? limit : 1ull << SEQ_BITS;
 }
 
 cs_time cs_engine_now(const cs_engine *eng) { return eng->now_ps; }
 uint64_t cs_engine_n_executed(const cs_engine *eng) { return eng->n_executed; }
 uint64_t cs_engine_n_pending(const cs_engine *eng) { return eng->n_live; }
 
-static inline int ent_less(const heap_ent *a, const heap_ent *b)
+/* Grow the heap to cap entries, placed so that entry 1 (and so every group of siblings
+ * 4i+1 .. 4i+4) starts a 64-byte line. Returns 0 or CS_ENOMEM. */
+static int heap_alloc(cs_engine *eng, uint32_t cap)
 {
-    return a->t_ps < b->t_ps || (a->t_ps == b->t_ps && a->seq < b->seq);
+    char *mem = malloc((size_t)cap * sizeof(heap_ent) + 128), *base;
+    if (!mem)
+        return CS_ENOMEM;
+    base = mem + (64 - (uintptr_t)mem % 64) % 64 + 64 - sizeof(heap_ent);
+    if (eng->n_heap)
+        memcpy(base, eng->heap, (size_t)eng->n_heap * sizeof(heap_ent));
+    free(eng->heap_mem);
+    eng->heap_mem = mem;
+    eng->heap = (heap_ent *)(void *)base;
+    eng->cap_heap = cap;
+    return 0;
 }
 
 static void sift_up(heap_ent *h, uint32_t i)
 {
     heap_ent x = h[i];
     while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (!ent_less(&x, &h[p]))
+        uint32_t p = (i - 1) / ARITY;
+        if (!(x < h[p]))
             break;
         h[i] = h[p];
         i = p;
@@ -84,17 +118,43 @@ static void sift_down(heap_ent *h, uint32_t n, uint32_t i)
 {
     heap_ent x = h[i];
     for (;;) {
-        uint32_t c = 2 * i + 1;
+        uint32_t c = ARITY * i + 1, m = c, k;
         if (c >= n)
             break;
-        if (c + 1 < n && ent_less(&h[c + 1], &h[c]))
-            c++;
-        if (!ent_less(&h[c], &x))
+        if (c + ARITY <= n) {
+            /* A full group: the smallest of four without data-dependent branches. */
+            uint32_t m01 = h[c + 1] < h[c] ? c + 1 : c;
+            uint32_t m23 = h[c + 3] < h[c + 2] ? c + 3 : c + 2;
+            m = h[m23] < h[m01] ? m23 : m01;
+        } else {
+            for (k = c + 1; k < n; k++)
+                if (h[k] < h[m])
+                    m = k;
+        }
+        if (!(h[m] < x))
             break;
-        h[i] = h[c];
-        i = c;
+        h[i] = h[m];
+        i = m;
     }
     h[i] = x;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+    heap_ent x = *(const heap_ent *)a, y = *(const heap_ent *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sequence numbers ran out (2^SEQ_BITS events scheduled): number the pending entries
+ * afresh 0, 1, ... in their (time, sequence) order. Order is kept, so a sorted array is
+ * still the heap, and later events get larger numbers again. */
+static void renumber(cs_engine *eng)
+{
+    uint32_t i;
+    qsort(eng->heap, eng->n_heap, sizeof *eng->heap, ent_cmp);
+    for (i = 0; i < eng->n_heap; i++)
+        eng->heap[i] = ent_make(ent_time(eng->heap[i]), i, ent_slot(eng->heap[i]));
+    eng->seq = eng->n_heap;
 }
 
 static void fail_nomem(cs_engine *eng)
@@ -116,7 +176,8 @@ cs_event_id cs_engine_at(cs_engine *eng, cs_time t_ps, cs_event_fn fn, void *arg
     } else {
         if (eng->n_slots == eng->cap_slots) {
             uint32_t cap = eng->cap_slots ? eng->cap_slots * 2 : 256;
-            slot *ns = realloc(eng->slots, (size_t)cap * sizeof *ns);
+            slot *ns = eng->n_slots >= SLOT_MASK ? NULL    /* 2^28 events pending */
+                     : realloc(eng->slots, (size_t)cap * sizeof *ns);
             if (!ns) {
                 fail_nomem(eng);
                 return 0;
@@ -127,22 +188,19 @@ cs_event_id cs_engine_at(cs_engine *eng, cs_time t_ps, cs_event_fn fn, void *arg
         s = eng->n_slots++;
         eng->slots[s].gen = 1;
     }
-    if (eng->n_heap == eng->cap_heap) {
-        uint32_t cap = eng->cap_heap ? eng->cap_heap * 2 : 256;
-        heap_ent *nh = realloc(eng->heap, (size_t)cap * sizeof *nh);
-        if (!nh) {
-            eng->slots[s].next_free = eng->free_head;
-            eng->free_head = s;
-            fail_nomem(eng);
-            return 0;
-        }
-        eng->heap = nh;
-        eng->cap_heap = cap;
+    if (eng->n_heap == eng->cap_heap &&
+        heap_alloc(eng, eng->cap_heap ? eng->cap_heap * 2 : 256) < 0) {
+        eng->slots[s].next_free = eng->free_head;
+        eng->free_head = s;
+        fail_nomem(eng);
+        return 0;
     }
+    if (eng->seq >= eng->seq_limit)
+        renumber(eng);
     eng->slots[s].fn = fn;
     eng->slots[s].arg = arg;
     eng->slots[s].data = data;
-    eng->heap[eng->n_heap] = (heap_ent){t_ps, eng->seq++, s};
+    eng->heap[eng->n_heap] = ent_make(t_ps, eng->seq++, s);
     sift_up(eng->heap, eng->n_heap++);
     eng->n_live++;
     return ((uint64_t)eng->slots[s].gen << 32) | s;
@@ -160,10 +218,10 @@ static void compact(cs_engine *eng)
 {
     uint32_t i, n = 0;
     for (i = 0; i < eng->n_heap; i++) {
-        if (eng->slots[eng->heap[i].slot].fn)
+        if (eng->slots[ent_slot(eng->heap[i])].fn)
             eng->heap[n++] = eng->heap[i];
         else
-            release_slot(eng, eng->heap[i].slot);
+            release_slot(eng, ent_slot(eng->heap[i]));
     }
     eng->n_heap = n;
     eng->n_dead = 0;
@@ -199,30 +257,27 @@ int cs_engine_run(cs_engine *eng, cs_time until_ps, cs_err *err)
 {
     while (eng->n_heap > 0 && !eng->failed) {
         heap_ent top = eng->heap[0];
-        slot *sl;
-        cs_event_fn fn;
-        if (top.t_ps > until_ps)
+        uint32_t s = ent_slot(top);
+        slot *sl = &eng->slots[s];
+        cs_event_fn fn = sl->fn;     /* loaded before the sift, which hides its miss */
+        void *arg = sl->arg;
+        uint64_t data = sl->data;
+        if (ent_time(top) > until_ps)
             break;
         eng->heap[0] = eng->heap[--eng->n_heap];
         if (eng->n_heap)
             sift_down(eng->heap, eng->n_heap, 0);
-        sl = &eng->slots[top.slot];
-        fn = sl->fn;
-        if (!fn) {                 /* cancelled: its generation was bumped by cancel */
-            release_slot(eng, top.slot);
+        if (!fn) {                   /* cancelled: its generation was bumped by cancel */
+            release_slot(eng, s);
             eng->n_dead--;
             continue;
         }
-        eng->now_ps = top.t_ps;
-        {
-            void *arg = sl->arg;
-            uint64_t data = sl->data;
-            sl->gen++;             /* the handle goes stale before the callback runs */
-            release_slot(eng, top.slot);
-            eng->n_live--;
-            eng->n_executed++;
-            fn(eng, arg, data);
-        }
+        eng->now_ps = ent_time(top);
+        sl->gen++;                   /* the handle goes stale before the callback runs */
+        release_slot(eng, s);
+        eng->n_live--;
+        eng->n_executed++;
+        fn(eng, arg, data);
     }
     if (eng->failed) {
         if (err)

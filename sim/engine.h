@@ -1,4 +1,4 @@
-/* engine.h: the discrete-event engine (core layer). A binary min-heap of events ordered by
+/* engine.h: the discrete-event engine (core layer). A 4-ary min-heap of events ordered by
  * (time, sequence number): equal times run in the order they were scheduled, so runs are
  * deterministic. Several engines may live in one process (no globals). */
 #ifndef CS_ENGINE_H

@@ -23,7 +23,7 @@ struct cs_job {
     uint32_t n_done;          /* operations done */
     int done;                 /* every operation done */
     cs_check *check;          /* data check state, NULL when skipped */
-    uint64_t **snap;          /* per operation in flight: sender's data sets (check only) */
+    cs_check_snap **snap;     /* per operation in flight: sender's data sets (check only) */
     int wrong;                /* #wrong after the run, -1 if unchecked */
 };
 
@@ -44,6 +44,9 @@ struct cs_sim {
     cs_time xfer_lat_ps;      /* cs_sim_costs: added before each transfer is sent, ps */
     double bytes_scale;       /* cs_sim_costs: 1 / bw_eff (1 = none) */
     double cap_GBps;          /* cs_sim_costs: per-transfer cap on the wire, GB/s (0 none) */
+    uint64_t n_sent;          /* transfers handed to the network */
+    uint64_t n_in_net;        /* of those, not done yet */
+    uint64_t peak_in_net;     /* most of them at once */
 };
 
 static void complete(cs_job *job, uint32_t i);
@@ -94,16 +97,24 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
     return 0;
 }
 
-static void job_free(cs_job *job)
+/* Stop the data check of a job (#wrong N/A): its state outgrew check_max_bytes. */
+static void drop_check(cs_job *job)
 {
     uint32_t i;
-    if (!job)
-        return;
     if (job->snap)
         for (i = 0; i < job->s->n_xfers; i++)
-            free(job->snap[i]);
+            cs__check_snap_free(job->snap[i]);
     free(job->snap);
+    job->snap = NULL;
     cs__check_free(job->check);
+    job->check = NULL;
+}
+
+static void job_free(cs_job *job)
+{
+    if (!job)
+        return;
+    drop_check(job);
     free(job->map);
     free(job->pending);
     free(job->succ_off);
@@ -142,6 +153,16 @@ const cs_sched *cs_job_sched(const cs_job *job) { return job->s; }
 const cs_link_stats *cs_sim_link_stats(const cs_sim *sim)
 {
     return sim->net ? sim->nops->stats(sim->net) : NULL;
+}
+
+void cs_sim_get_counters(const cs_sim *sim, cs_sim_counters *out)
+{
+    memset(out, 0, sizeof *out);
+    out->events = cs_engine_n_executed(sim->eng);
+    out->transfers = sim->n_sent;
+    out->peak_transfers = sim->peak_in_net;
+    if (sim->net && sim->nops->counters)
+        sim->nops->counters(sim->net, out);
 }
 
 /* Topology node of group rank g of a job (auxiliary endpoints are nodes themselves). */
@@ -210,6 +231,9 @@ static void send(cs_job *job, uint32_t i)
      * reduction) has no channel of its own. */
     chan_key = sim->cap_GBps <= 0 || rank_of(job, x->src) < 0 ? -1
              : (x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks + rank_of(job, x->src);
+    sim->n_sent++;
+    if (++sim->n_in_net > sim->peak_in_net)
+        sim->peak_in_net = sim->n_in_net;
     rc = sim->nops->send(sim->net, node_of(job, x->src), node_of(job, x->dst), bytes,
                          token_of(job, i), chan_key, &err);
     if (rc < 0)
@@ -236,7 +260,8 @@ static void post(cs_job *job, uint32_t i)
         cs_engine_at(sim->eng, t0, compute_begin, job, i);
         return;
     }
-    if (job->check && !(job->snap[i] = cs__check_snapshot(job->check, i))) {
+    if (job->check &&
+        !(job->snap[i] = cs__check_snapshot(job->check, x, cs_sched_chunks(job->s, i)))) {
         cs_engine_fail(sim->eng, CS_ENOMEM, NULL, "out of memory");
         return;
     }
@@ -252,8 +277,14 @@ static void complete(cs_job *job, uint32_t i)
     const cs_sched *s = job->s;
     uint32_t k;
     if (job->check && s->xfers[i].op != CS_OP_COMPUTE) {
-        cs__check_apply(job->check, i, job->snap[i]);
+        int rc = cs__check_apply(job->check, &s->xfers[i], cs_sched_chunks(s, i), job->snap[i]);
         job->snap[i] = NULL;
+        if (rc < 0) {
+            cs_engine_fail(job->sim->eng, rc, NULL, "out of memory");
+            return;
+        }
+        if (cs__check_bytes(job->check) > job->sim->opts.check_max_bytes)
+            drop_check(job);
     }
     for (k = job->succ_off[i]; k < job->succ_off[i + 1]; k++) {
         uint32_t j = job->succ[k];
@@ -287,6 +318,7 @@ static void net_done(void *ctx, uint64_t token)
     cs_job *job = job_of(sim, token);
     uint32_t i = (uint32_t)token;
     const cs_xfer *x = &job->s->xfers[i];
+    sim->n_in_net--;
     observe(job, CS_OBS_XFER_DONE, i);
     if (x->op == CS_OP_REDUCE && sim->reduce_ps_per_byte > 0 && x->dst < job->s->n_ranks) {
         int r = job->map[x->dst];

@@ -47,8 +47,21 @@ typedef struct cs_link_stats {
     int peak_flows;           /* most flows at once */
 } cs_link_stats;
 
+/* Deterministic work counters of a run (not timings): what the engine, the executor and
+ * the network model did. Tests bound how they grow with scale (tests/test_scale.c). */
+typedef struct cs_sim_counters {
+    uint64_t events;          /* engine events executed (cancelled ones not counted) */
+    uint64_t transfers;       /* transfers handed to the network model */
+    uint64_t peak_transfers;  /* most transfers in the network at once (sent, not done) */
+    uint64_t recomputes;      /* fluid model: fair-share recomputations; 0 for alpha_beta */
+    uint64_t link_visits;     /* fluid model: links looked at by the recomputations (the
+                                 search for connected flows and links, and each link
+                                 settled or updated by progressive filling) */
+    uint64_t peak_flows;      /* fluid model: most flows on the links at once */
+} cs_sim_counters;
+
 /* Costs the network models do not know about, applied by the executor (NCCL mode,
- * sim/nccl.h): a fixed launch cost per job, a protocol's per-transfer latency and its
+ * algorithms/nccl/nccl.h): a fixed launch cost per job, a protocol's per-transfer latency and its
  * bandwidth efficiency. All zero means none, exactly as without them. */
 typedef struct cs_sim_costs {
     double launch_us;         /* added once before each job's first operation, us */
@@ -63,8 +76,9 @@ typedef struct cs_sim_costs {
 /* Options of a simulation. */
 typedef struct cs_sim_opts {
     int check_data;           /* run the symbolic data check (#wrong); 0 = skip (N/A) */
-    uint64_t check_max_bytes; /* skip the check for a job whose state would exceed this
-                                 many bytes (0 = default 256 MiB) */
+    uint64_t check_max_bytes; /* stop the check of a job (#wrong -1, N/A) whose state
+                                 starts or grows above this many bytes (0 = default
+                                 256 MiB) */
     const cs_sim_costs *costs;/* extra costs (copied by cs_sim_new), NULL = none */
 } cs_sim_opts;
 
@@ -98,6 +112,9 @@ cs_engine *cs_sim_engine(cs_sim *sim);
 /* Directed-link statistics (fluid model only; NULL for alpha_beta): array of
  * 2 * topo->n_links entries indexed by dlink id. Valid until the sim is freed. */
 const cs_link_stats *cs_sim_link_stats(const cs_sim *sim);
+
+/* The run's work counters so far (all zero before cs_sim_run). */
+void cs_sim_get_counters(const cs_sim *sim, cs_sim_counters *out);
 
 /* Convenience: run one schedule on ranks 0..n-1 (or rank_map) of topo alone; fills the
  * finish time (ps, start 0) and #wrong (-1 if unchecked). */

@@ -32,6 +32,9 @@ typedef struct cs_net_ops {
      * (see create), or -1. Errors stop the run. */
     int (*send)(cs_net *net, int src, int dst, uint64_t bytes, uint64_t token, int chan_key,
                 cs_err *err);
+    /* Add the model's work counters (recomputes, link_visits, peak_flows) to out; NULL
+     * when the model has none. */
+    void (*counters)(const cs_net *net, cs_sim_counters *out);
     /* Per-dlink statistics or NULL. */
     const cs_link_stats *(*stats)(const cs_net *net);
     void (*destroy)(cs_net *net);

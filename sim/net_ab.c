@@ -160,4 +160,4 @@ static int ab_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
 
 static const cs_link_stats *ab_stats(const cs_net *n) { return NULL; }
 
-const cs_net_ops cs__net_alpha_beta = {"alpha_beta", ab_create, ab_send, ab_stats, ab_destroy};
+const cs_net_ops cs__net_alpha_beta = {"alpha_beta", ab_create, ab_send, NULL, ab_stats, ab_destroy};

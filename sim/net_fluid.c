@@ -39,6 +39,7 @@ typedef struct fl_link {
     int n_flows, cap_flows;
     uint32_t mark;            /* visit epoch */
     int seeded;               /* in the net's seed list */
+    int32_t pos;              /* position in comp_links during a recompute */
     double rem;               /* progressive filling: capacity left */
     int unfixed;              /* progressive filling: flows without a share yet */
     cs_time busy_since;       /* when n_flows last went 0 -> 1 */
@@ -56,11 +57,22 @@ struct cs_net {
     fl_flow **comp_flows;     /* scratch: flows of the component */
     int32_t *comp_links;      /* scratch: dlinks of the component */
     int cap_comp_flows, cap_comp_links;
+    int32_t *uf;              /* scratch per component position: union-find parent */
+    int32_t *comp_start;      /* scratch per position: component sizes, then ends */
+    int32_t *comp_order;      /* scratch: positions grouped by component */
+    int32_t *heap;            /* scratch: filling heap of positions */
+    int32_t *h_idx;           /* scratch per position: index in heap, -1 if not in it */
+    double *h_key;            /* scratch per position: fair share rem/unfixed, bytes/ps */
+    int32_t n_heap;           /* positions in heap */
+    cs_sim_counters counters; /* recomputes, link_visits, peak_flows (cs_sim_counters) */
+    uint64_t n_live_flows;    /* flows on their links now */
     int32_t *seeds;           /* links whose flows changed since the last recompute */
     int n_seeds;
     int pending;              /* a recompute event is scheduled for now */
     fl_flow *free_flows, *all_flows;
 };
+
+static void fl_destroy(cs_net *n);
 
 static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
                      double cap_GBps, cs_err *err)
@@ -73,12 +85,15 @@ static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_ne
     n->stats = calloc((size_t)nd + 1, sizeof *n->stats);
     n->comp_links = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->comp_links);
     n->seeds = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->seeds);
-    if (!n->links || !n->stats || !n->comp_links || !n->seeds) {
-        free(n->links);
-        free(n->stats);
-        free(n->comp_links);
-        free(n->seeds);
-        free(n);
+    n->uf = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->uf);
+    n->comp_start = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->comp_start);
+    n->comp_order = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->comp_order);
+    n->heap = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->heap);
+    n->h_idx = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->h_idx);
+    n->h_key = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->h_key);
+    if (!n->links || !n->stats || !n->comp_links || !n->seeds || !n->uf || !n->comp_start ||
+        !n->comp_order || !n->heap || !n->h_idx || !n->h_key) {
+        fl_destroy(n);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
     n->cap_comp_links = nd + nv;
@@ -112,10 +127,24 @@ static void fl_destroy(cs_net *n)
     free(n->comp_flows);
     free(n->comp_links);
     free(n->seeds);
+    free(n->uf);
+    free(n->comp_start);
+    free(n->comp_order);
+    free(n->heap);
+    free(n->h_idx);
+    free(n->h_key);
     free(n);
 }
 
 static const cs_link_stats *fl_stats(const cs_net *n) { return n->stats; }
+
+static void fl_counters(const cs_net *n, cs_sim_counters *out)
+{
+    out->recomputes += n->counters.recomputes;
+    out->link_visits += n->counters.link_visits;
+    if (n->counters.peak_flows > out->peak_flows)
+        out->peak_flows = n->counters.peak_flows;
+}
 
 static void fl_end(cs_engine *eng, void *arg, uint64_t data);
 
@@ -123,25 +152,158 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data);
 static int flow_nlinks(const fl_flow *f) { return f->n_route + (f->vlink >= 0); }
 static int32_t flow_link(const fl_flow *f, int k) { return k < f->n_route ? f->route[k] : f->vlink; }
 
+/* Union-find over component positions (path halving): the root of position i. */
+static int32_t uf_find(int32_t *parent, int32_t i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+/* The filling heap orders links by (fair share, position in the component list): the
+ * position breaks ties exactly as a scan in list order that keeps the first minimum. */
+static int heap_less(const cs_net *n, int32_t a, int32_t b)
+{
+    return n->h_key[a] < n->h_key[b] || (n->h_key[a] == n->h_key[b] && a < b);
+}
+
+static void heap_set(cs_net *n, int32_t at, int32_t pos)
+{
+    n->heap[at] = pos;
+    n->h_idx[pos] = at;
+}
+
+static void heap_up(cs_net *n, int32_t at)
+{
+    int32_t pos = n->heap[at];
+    while (at > 0) {
+        int32_t up = (at - 1) / 2;
+        if (!heap_less(n, pos, n->heap[up]))
+            break;
+        heap_set(n, at, n->heap[up]);
+        at = up;
+    }
+    heap_set(n, at, pos);
+}
+
+static void heap_down(cs_net *n, int32_t at)
+{
+    int32_t pos = n->heap[at];
+    for (;;) {
+        int32_t c = 2 * at + 1;
+        if (c >= n->n_heap)
+            break;
+        if (c + 1 < n->n_heap && heap_less(n, n->heap[c + 1], n->heap[c]))
+            c++;
+        if (!heap_less(n, n->heap[c], pos))
+            break;
+        heap_set(n, at, n->heap[c]);
+        at = c;
+    }
+    heap_set(n, at, pos);
+}
+
+/* Take position pos out of the heap (it is in it). */
+static void heap_remove(cs_net *n, int32_t pos)
+{
+    int32_t at = n->h_idx[pos], last = n->heap[--n->n_heap];
+    n->h_idx[pos] = -1;
+    if (at == n->n_heap)
+        return;
+    heap_set(n, at, last);
+    heap_up(n, at);
+    heap_down(n, n->h_idx[last]);
+}
+
+/* Progressive filling of one connected component (positions comp[0..nc) in list order):
+ * the link with the smallest fair share rem/unfixed fixes its unfixed flows at that share
+ * and gives it up on every other link they cross. A binary heap keyed by the share finds
+ * that link; a link's key moves only when one of its flows is fixed, so the work is
+ * O(flow-link incidences * log links) instead of a scan of every link per settled link. */
+static void fill_component(cs_net *n, const int32_t *comp, int32_t nc)
+{
+    int32_t i;
+    n->n_heap = 0;
+    for (i = 0; i < nc; i++) {
+        fl_link *L = &n->links[n->comp_links[comp[i]]];
+        L->rem = L->cap;
+        L->unfixed = L->n_flows;
+        n->h_idx[comp[i]] = -1;
+        if (L->unfixed > 0) {
+            n->h_key[comp[i]] = L->rem / L->unfixed;
+            heap_set(n, n->n_heap++, comp[i]);
+        }
+    }
+    for (i = n->n_heap / 2; i-- > 0;)
+        heap_down(n, i);
+    n->counters.link_visits += (uint64_t)nc;
+    while (n->n_heap > 0) {
+        int32_t top = n->heap[0];
+        fl_link *best = &n->links[n->comp_links[top]];
+        double best_share = n->h_key[top];
+        int j, k;
+        heap_remove(n, top);
+        n->counters.link_visits++;
+        if (best_share < 0)
+            best_share = 0;
+        for (j = 0; j < best->n_flows; j++) {
+            fl_flow *f = best->flows[j];
+            if (f->fixed)
+                continue;
+            f->fixed = 1;
+            f->new_rate = best_share;
+            for (k = 0; k < flow_nlinks(f); k++) {
+                fl_link *L = &n->links[flow_link(f, k)];
+                L->rem -= best_share;
+                L->unfixed--;
+                n->counters.link_visits++;
+                if (L == best || n->h_idx[L->pos] < 0)
+                    continue;
+                if (L->unfixed == 0) {
+                    heap_remove(n, L->pos);
+                } else {
+                    /* Shares only grow as flows are fixed below them, but rounding may
+                     * move one either way: sift in both directions. */
+                    n->h_key[L->pos] = L->rem / L->unfixed;
+                    heap_up(n, n->h_idx[L->pos]);
+                    heap_down(n, n->h_idx[L->pos]);
+                }
+            }
+        }
+    }
+}
+
 /* Recompute max-min fair shares for every flow connected to the seed links, then move
- * the completion events of flows whose share changed. */
+ * the completion events of flows whose share changed. The connected flows and links are
+ * gathered breadth-first in one list (the order fixes tie-breaks and event order), split
+ * into connected components of the flow-link graph, and each component is filled alone:
+ * a ring step's hundreds of independent flows cost one small filling each. */
 static int recompute(cs_net *n)
 {
-    int nl = 0, nf = 0, i, j, k, left;
+    int32_t nl = 0, i, c;
+    int nf = 0, j, k;
     cs_time now = cs_engine_now(n->eng);
     uint32_t ep = ++n->epoch;
 
+    n->counters.recomputes++;
     for (i = 0; i < n->n_seeds; i++) {
         n->links[n->seeds[i]].seeded = 0;
         if (n->links[n->seeds[i]].mark != ep) {
             n->links[n->seeds[i]].mark = ep;
+            n->links[n->seeds[i]].pos = nl;
             n->comp_links[nl++] = n->seeds[i];
         }
     }
     n->n_seeds = 0;
-    /* Breadth-first over links: every flow on a component link, every link of such a flow. */
+    /* Breadth-first over links: every flow on a component link, every link of such a
+     * flow. Links of one flow are joined in the union-find. */
+    for (i = 0; i < nl; i++)
+        n->uf[i] = i;
     for (i = 0; i < nl; i++) {
         fl_link *L = &n->links[n->comp_links[i]];
+        n->counters.link_visits++;
         for (j = 0; j < L->n_flows; j++) {
             fl_flow *f = L->flows[j];
             if (f->mark == ep)
@@ -157,50 +319,46 @@ static int recompute(cs_net *n)
             }
             n->comp_flows[nf++] = f;
             f->fixed = 0;
-            for (k = 0; k < flow_nlinks(f); k++)
-                if (n->links[flow_link(f, k)].mark != ep) {
-                    n->links[flow_link(f, k)].mark = ep;
+            for (k = 0; k < flow_nlinks(f); k++) {
+                fl_link *M = &n->links[flow_link(f, k)];
+                int32_t a, b;
+                n->counters.link_visits++;
+                if (M->mark != ep) {
+                    M->mark = ep;
+                    M->pos = nl;
+                    n->uf[nl] = nl;
                     n->comp_links[nl++] = flow_link(f, k);
                 }
+                a = uf_find(n->uf, i);
+                b = uf_find(n->uf, M->pos);
+                if (a != b)
+                    n->uf[a > b ? a : b] = a < b ? a : b;
+            }
         }
     }
-    /* Progressive filling: the link with the smallest fair share fixes its flows' rates. */
+    /* Group the positions by component, each group in list order (counting sort on the
+     * root: comp_start[r] counts, then offsets). */
+    for (i = 0; i < nl; i++)
+        n->comp_start[i] = 0;
     for (i = 0; i < nl; i++) {
-        fl_link *L = &n->links[n->comp_links[i]];
-        L->rem = L->cap;
-        L->unfixed = L->n_flows;
+        n->uf[i] = uf_find(n->uf, i);
+        n->comp_start[n->uf[i]]++;
     }
-    left = nf;
-    while (left > 0) {
-        fl_link *best = NULL;
-        double best_share = INFINITY;
-        for (i = 0; i < nl; i++) {
-            fl_link *L = &n->links[n->comp_links[i]];
-            if (L->unfixed > 0) {
-                double sh = L->rem / L->unfixed;
-                if (sh < best_share) {
-                    best_share = sh;
-                    best = L;
-                }
-            }
-        }
-        if (!best)
-            break;
-        if (best_share < 0)
-            best_share = 0;
-        for (j = 0; j < best->n_flows; j++) {
-            fl_flow *f = best->flows[j];
-            if (f->fixed)
-                continue;
-            f->fixed = 1;
-            f->new_rate = best_share;
-            left--;
-            for (k = 0; k < flow_nlinks(f); k++) {
-                fl_link *L = &n->links[flow_link(f, k)];
-                L->rem -= best_share;
-                L->unfixed--;
-            }
-        }
+    for (i = 0, c = 0; i < nl; i++) {
+        int32_t cnt = n->comp_start[i];
+        n->comp_start[i] = c;
+        c += cnt;
+    }
+    for (i = 0; i < nl; i++) {
+        int32_t r = n->uf[i];          /* the root itself since the counting pass */
+        n->comp_order[n->comp_start[r]++] = i;
+    }
+    /* comp_start[r] now ends root r's group; a group starts where the one before ended. */
+    for (i = 0, c = 0; i < nl; i++) {
+        if (n->uf[i] != i)
+            continue;
+        fill_component(n, n->comp_order + c, n->comp_start[i] - c);
+        c = n->comp_start[i];
     }
     /* Apply: bring remaining bytes up to date at the old rate, reschedule the end. */
     for (i = 0; i < nf; i++) {
@@ -309,6 +467,8 @@ static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_add(n, flow_link(f, k), f, now);
+    if (++n->n_live_flows > n->counters.peak_flows)
+        n->counters.peak_flows = n->n_live_flows;
     touch(n, f);
 }
 
@@ -322,8 +482,10 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_remove(n, flow_link(f, k), f, now);
-    if (f->n_route)
+    if (f->n_route) {
+        n->n_live_flows--;
         touch(n, f);
+    }
     release(n, f);
     n->cb.on_done(n->cb.ctx, token);
 }
@@ -367,4 +529,4 @@ static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
     return 0;
 }
 
-const cs_net_ops cs__net_fluid = {"fluid", fl_create, fl_send, fl_stats, fl_destroy};
+const cs_net_ops cs__net_fluid = {"fluid", fl_create, fl_send, fl_counters, fl_stats, fl_destroy};

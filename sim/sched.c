@@ -233,3 +233,16 @@ uint64_t cs_sched_total_bytes(const cs_sched *s)
             sum += s->xfers[i].bytes;
     return sum;
 }
+
+int cs_coll_lookup_program(const char *name, cs_coll *out, cs_err *err)
+{
+    char canon[64];
+    size_t i, j = 0;
+    const char *suffix = strstr(name, "_perf");
+    size_t len = suffix && suffix[5] == '\0' ? (size_t)(suffix - name) : strlen(name);
+    for (i = 0; i < len && j + 1 < sizeof canon; i++)
+        if (name[i] != '_')
+            canon[j++] = name[i];
+    canon[j] = '\0';
+    return cs_coll_lookup(canon, out, err);
+}

@@ -32,6 +32,9 @@ const char *cs_coll_name(cs_coll c);
 const char *cs_coll_summary(cs_coll c);
 /* Lookup by name; CS_ENOENT with the known names in err otherwise. */
 int cs_coll_lookup(const char *name, cs_coll *out, cs_err *err);
+/* The same, also taking nccl-tests' names: all_reduce_perf, all_reduce and allreduce all
+ * mean allreduce (underscores and a final _perf are dropped). */
+int cs_coll_lookup_program(const char *name, cs_coll *out, cs_err *err);
 /* True for broadcast, reduce, gather, scatter (they have a root). */
 int cs_coll_is_rooted(cs_coll c);
 /* nccl-tests busbw factor for n ranks: allreduce 2(n-1)/n; allgather, reducescatter,

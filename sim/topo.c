@@ -107,7 +107,7 @@ int cs_topo_add_node(cs_topo *t, const char *name, cs_node_type type, int group)
     s = dup_str(name);
     if (!s)
         return CS_ENOMEM;
-    t->nodes[t->n_nodes] = (cs_node){s, type, group};
+    t->nodes[t->n_nodes] = (cs_node){s, type, group, 0};
     return t->n_nodes++;
 }
 

@@ -24,6 +24,9 @@ typedef struct cs_node {
     char *name;            /* unique name, e.g. "g0", "sw0" (owned) */
     cs_node_type type;     /* endpoint or switch */
     int group;             /* host/node/server index for multi-node kinds, -1 if none */
+    int can_reduce;        /* switches only: it reduces in the network (NVLink SHARP on an
+                              NVSwitch gen3+, InfiniBand SHARP), as the topology declares
+                              ("nvls": true, "sharp": true); 0 = it only forwards */
 } cs_node;
 
 typedef struct cs_link {

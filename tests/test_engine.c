@@ -2,6 +2,7 @@
  * failures raised inside callbacks. */
 #include "tests/testutil.h"
 #include "sim/engine.h"
+#include "sim/engine-private.h"
 
 #include <string.h>
 
@@ -131,6 +132,41 @@ static void test_compaction(void)
     cs_engine_free(e);
 }
 
+/* Sequence numbers are renumbered when they run out (every 2^36 events; every 5 here):
+ * the order stays (time, scheduling order). Events 0..15 at times 3 - i % 4 run as
+ * time 0: 3, 7, 11, 15; time 1: 2, 6, 10, 14; ... and ones scheduled while running (data
+ * 100 + k at time 3) after every earlier one at time 3. */
+typedef struct seqrec {
+    int order[40];            /* data values in run order */
+    int n;
+} seqrec;
+
+static void seq_note(cs_engine *eng, void *arg, uint64_t data)
+{
+    seqrec *r = arg;
+    r->order[r->n++] = (int)data;
+    if (data < 4)
+        cs_engine_at(eng, 3, seq_note, arg, 100 + data);
+}
+
+static void test_renumber(void)
+{
+    static const int want[] = {3, 7, 11, 15, 2, 6, 10, 14, 1, 5, 9, 13,
+                               0, 4, 8, 12, 103, 102, 101, 100};
+    cs_engine *e;
+    seqrec r = {{0}, 0};
+    int i;
+    CU_ASSERT_EQUAL_FATAL(cs_engine_new(&e), 0);
+    cs__engine_set_seq_limit(e, 5);
+    for (i = 0; i < 16; i++)
+        cs_engine_at(e, 3 - i % 4, seq_note, &r, (uint64_t)i);
+    CU_ASSERT_EQUAL(cs_engine_run(e, CS_TIME_MAX, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(r.n, 20);
+    for (i = 0; i < 20; i++)
+        CU_ASSERT_EQUAL(r.order[i], want[i]);
+    cs_engine_free(e);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -139,6 +175,7 @@ int cs_test_register(void)
         {"failure inside a callback stops the run", test_fail},
         {"100k chained events", test_chain_many},
         {"heap drops cancelled events", test_compaction},
+        {"sequence numbers renumbered when they run out", test_renumber},
         {NULL, NULL},
     };
     return cs_test_add_suite("engine", cases);

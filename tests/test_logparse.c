@@ -1,4 +1,4 @@
-/* test_logparse.c: the log readers (sim/logparse.h). One test per published log in
+/* test_logparse.c: the log readers (calibration/logparse.h). One test per published log in
  * tests/data/real/ asserting the row, rank and node counts that its MANIFEST entry implies
  * (rows counted by hand from the file), the shapes the readers accept (MPI labels, NCCL
  * chatter, several tables, N/A, old 12-column tables, JSON, hccl_test), and the messages for
@@ -224,7 +224,7 @@ static void t_mixed(void)
     cs_log_free(log);
 }
 
-/* log-nccl.json: the assumed nccl-tests -J layout (see sim/logparse_json.c). */
+/* log-nccl.json: the assumed nccl-tests -J layout (see calibration/logparse_json.c). */
 static void t_json(void)
 {
     cs_log *log = NULL;

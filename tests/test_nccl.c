@@ -1,6 +1,6 @@
-/* test_nccl.c: NCCL mode (sim/nccl.h, algorithms/nccl_mode.h), the executor's extra costs
+/* test_nccl.c: NCCL mode (algorithms/nccl/nccl.h, algorithms/nccl/mode.h), the executor's extra costs
  * (cs_sim_costs in sim/exec.h), the "nccl" object of topology JSON, and the fitting maths
- * (sim/fit.h) on closed forms. Every expected number is derived by hand in a comment. */
+ * (calibration/fit.h) on closed forms. Every expected number is derived by hand in a comment. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -183,7 +183,7 @@ static void t_topo_nccl(void)
     CU_ASSERT_EQUAL(cs_nccl_open("dgx-h100", &p, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 1);
     CU_ASSERT_EQUAL(p.channels, 16);
-    CU_ASSERT_EQUAL(p.nvls, 1);
+    CU_ASSERT_EQUAL(p.nvls, -1);   /* as the fabric: resolved by cs_nccl_setup */
     CS_ASSERT_REL(p.nvls_eff, 0.85, 1e-12);
     CU_ASSERT_EQUAL(cs_nccl_open(cs_test_data("ok/cal-truth.json"), &p, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 1);

@@ -89,8 +89,8 @@ static void test_torus_wrong(void)
  * S up and S down (the schedule's bytes: 2 p S). */
 static void test_in_network(void)
 {
-    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":8,\"link\":{\"bandwidth_GBps\":100,"
-                      "\"latency_us\":1}}");
+    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":8,\"sharp\":true,\"link\":"
+                      "{\"bandwidth_GBps\":100,\"latency_us\":1}}");
     cs_coll_req req;
     const cs_algo *ops;
     cs_sched s;
@@ -178,10 +178,10 @@ static void test_hierarchical(void)
  * and the chain across nodes), any size. */
 static void test_nvls(void)
 {
-    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":4,\"link\":{\"bandwidth_GBps\":10,"
-                      "\"latency_us\":0.5}}");
+    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":4,\"sharp\":true,\"link\":"
+                      "{\"bandwidth_GBps\":10,\"latency_us\":0.5}}");
     static const char *const cl = "{\"kind\":\"cluster\",\"nodes\":%d,\"node\":{\"kind\":"
-        "\"node\",\"gpus\":4,\"nvlink\":{\"topology\":\"switch\",\"links\":1,"
+        "\"node\",\"gpus\":4,\"nvlink\":{\"topology\":\"switch\",\"nvls\":true,\"links\":1,"
         "\"bandwidth_GBps\":100,\"latency_us\":0.5},\"nics\":4,\"nic_attach\":\"gpu\","
         "\"nic\":{\"bandwidth_GBps\":10,\"latency_us\":1}},\"fabric\":{\"type\":\"rail\","
         "\"link\":{\"bandwidth_GBps\":10,\"latency_us\":1}}}";

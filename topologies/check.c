@@ -9,28 +9,6 @@
 #include "topologies/jsonutil.h"
 #include "topologies/kinds.h"
 
-int cs_topo_problems_add(cs_topo_problems *p, const cs_err *e)
-{
-    if (p->n == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 8;
-        cs_err *items = realloc(p->items, (size_t)cap * sizeof *items);
-        if (!items)
-            return CS_ENOMEM;
-        p->items = items;
-        p->cap = cap;
-    }
-    p->items[p->n++] = *e;
-    return 0;
-}
-
-void cs_topo_problems_fini(cs_topo_problems *p)
-{
-    if (!p)
-        return;
-    free(p->items);
-    memset(p, 0, sizeof *p);
-}
-
 /* Record err's problem; CS_ENOMEM (with err filled) when the list cannot grow. */
 static int note(cs_topo_problems *probs, cs_err *err)
 {

@@ -1,11 +1,14 @@
-/* jsonutil.c: strict JSON readers with JSON-path error locations (topologies layer).
+/* jsonutil.c: strict JSON readers with JSON-path error locations, and the problem list of
+ * `topo check` (topologies layer).
  * Used by the loader and every topology kind so that all of them word errors alike:
  * `links[3].bandwidth_GBps: must be > 0, got -5`. */
 #include "topologies/jsonutil.h"
 #include "sim/limits.h"
+#include "topologies/topology.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 json_t *cs__json_loadb(const char *text, size_t len, size_t flags, json_error_t *jerr)
@@ -268,4 +271,27 @@ int cs__json_object(const json_t *obj, const char *parent, const char *key, int 
                           cs__json_type_name(v));
     *out = v;
     return 0;
+}
+
+/* The problem list of `topo check` (topology.h): kinds append to it while checking. */
+int cs_topo_problems_add(cs_topo_problems *p, const cs_err *e)
+{
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 8;
+        cs_err *items = realloc(p->items, (size_t)cap * sizeof *items);
+        if (!items)
+            return CS_ENOMEM;
+        p->items = items;
+        p->cap = cap;
+    }
+    p->items[p->n++] = *e;
+    return 0;
+}
+
+void cs_topo_problems_fini(cs_topo_problems *p)
+{
+    if (!p)
+        return;
+    free(p->items);
+    memset(p, 0, sizeof *p);
 }

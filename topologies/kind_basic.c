@@ -2,6 +2,7 @@
  * layer). All take {"ranks": N, "link": {"bandwidth_GBps", "latency_us", "class"}} (DESIGN
  * §4); ranks are nodes r0..r(N-1) of type gpu. Only the four ops tables are exported. */
 #include <stdio.h>
+#include <string.h>
 
 #include "topologies/jsonutil.h"
 #include "topologies/kinds.h"
@@ -15,10 +16,12 @@
 static int basic_parse(json_t *root, cs_topo *t, cs__linkspec *ls, cs_err *err)
 {
     static const char *const keys[] = {"ranks", "link", NULL};
+    static const char *const sw_keys[] = {"ranks", "link", "sharp", NULL};
     json_t *link;
     long n, i;
     int rc;
-    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
+    if ((rc = cs__json_check_keys(root, "", t->kind && !strcmp(t->kind, "switch") ? sw_keys : keys,
+                                  cs__topo_common_keys, err)) < 0 ||
         (rc = cs__json_int(root, "", "ranks", 1, 1, MAX_RANKS, &n, err)) < 0 ||
         (rc = cs__json_object(root, "", "link", 1, &link, err)) < 0 ||
         (rc = cs__linkspec_parse(link, "link", NULL, NULL, ls, err)) < 0)
@@ -73,15 +76,17 @@ static int build_fully_connected(json_t *root, cs_topo *t, cs_err *err)
     return rc < 0 ? rc : 0;
 }
 
-/* switch: one non-blocking switch "sw", each rank joined to it by its own link. */
+/* switch: one non-blocking switch "sw", each rank joined to it by its own link. It only
+ * forwards unless "sharp": true says it reduces in the network (InfiniBand SHARP). */
 static int build_switch(json_t *root, cs_topo *t, cs_err *err)
 {
     cs__linkspec ls;
-    int i, sw, rc = basic_parse(root, t, &ls, err);
-    if (rc < 0)
+    int i, sw, sharp = 0, rc = basic_parse(root, t, &ls, err);
+    if (rc < 0 || (rc = cs__json_bool(root, "", "sharp", 0, &sharp, err)) < 0)
         return rc;
     if ((sw = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "sw")) < 0)
         return sw;
+    t->nodes[sw].can_reduce = sharp;
     for (i = 0; rc >= 0 && i < t->n_ranks; i++)
         rc = cs__topo_add_spec(t, t->ranks[i], sw, &ls, err);
     return rc < 0 ? rc : 0;

@@ -192,6 +192,8 @@ static int copy_members(cs_topo *t, const cs_topo *m, int n, cs_err *err)
             if ((rc = cs__topo_add_nodef(t, m->nodes[i].type, c, err, "n%d.%s", c,
                                          m->nodes[i].name)) < 0)
                 return rc;
+            else
+                t->nodes[rc].can_reduce = m->nodes[i].can_reduce;
         for (i = 0; i < m->n_links; i++) {
             const cs_link *l = &m->links[i];
             if ((rc = cs_topo_add_link(t, l->a + off, l->b + off, l->cls, l->bw_GBps,
@@ -211,16 +213,18 @@ static int build_fabric(json_t *root, cs_topo *t, cluster_data *d, const cs__lin
                         cs_err *err)
 {
     static const char *const keys[] = {"type", "link", "spines", "nics_per_leaf",
-                                       "oversubscription", "uplink", NULL};
+                                       "oversubscription", "uplink", "sharp", NULL};
     json_t *f, *o;
     const char *type;
     cs__linkspec ls, up;
     double ratio = 1;
     long spines = 0, per_leaf = 0;
-    int rc, k, c, *hosts, n_hosts = d->n_copies * d->n_nics, has_up_bw = 0;
+    int rc, k, c, *hosts, n_hosts = d->n_copies * d->n_nics, has_up_bw = 0, sharp = 0;
+    int sw0 = t->n_nodes;
     if ((rc = cs__json_object(root, "", "fabric", 1, &f, err)) < 0 ||
         (rc = cs__json_check_keys(f, "fabric", keys, NULL, err)) < 0 ||
-        (rc = cs__json_string(f, "fabric", "type", 1, &type, err)) < 0)
+        (rc = cs__json_string(f, "fabric", "type", 1, &type, err)) < 0 ||
+        (rc = cs__json_bool(f, "fabric", "sharp", 0, &sharp, err)) < 0)
         return rc;
     if (!strcmp(type, "switch"))
         d->fabric = FABRIC_SWITCH;
@@ -287,6 +291,10 @@ static int build_fabric(json_t *root, cs_topo *t, cluster_data *d, const cs__lin
                                    err);
     }
     free(hosts);
+    /* "sharp": the fabric's switches reduce in the network (InfiniBand SHARP). */
+    for (k = sw0; rc >= 0 && k < t->n_nodes; k++)
+        if (t->nodes[k].type == CS_NODE_SWITCH)
+            t->nodes[k].can_reduce = sharp;
     return rc < 0 ? rc : 0;
 }
 

@@ -47,13 +47,13 @@ static int node_ref(graph_ctx *g, const json_t *v, const char *where, int *out)
 /* One node; returns 0 (added or, in check mode, skipped) or a negative code. */
 static int parse_node(graph_ctx *g, json_t *nd, size_t i)
 {
-    static const char *const keys[] = {"name", "type", "group", NULL};
+    static const char *const keys[] = {"name", "type", "group", "nvls", "sharp", NULL};
     char path[CS_JPATH_MAX], tpath[CS_JPATH_MAX];
     const char *name, *type_name;
     json_t *prev;
     cs_node_type type = CS_NODE_GPU;
     long group = -1;
-    int rc, idx;
+    int rc, idx, nvls = 0, sharp = 0;
     cs__jpath_idx(path, sizeof path, "nodes", i);
     if (!json_is_object(nd))
         return fail(g, cs_err_set(g->err, CS_EINVAL, path, "expected an object, got %s",
@@ -63,6 +63,12 @@ static int parse_node(graph_ctx *g, json_t *nd, size_t i)
     if ((rc = cs__json_string(nd, path, "name", 1, &name, g->err)) < 0)
         return fail(g, rc);
     if ((rc = cs__json_int(nd, path, "group", 0, 0, 1L << 30, &group, g->err)) < 0 &&
+        (rc = fail(g, rc)) < 0)
+        return rc;
+    /* A switch reduces in the network only where the file says so: "nvls" (NVLink SHARP,
+     * NVSwitch gen3+) or "sharp" (InfiniBand SHARP). */
+    if (((rc = cs__json_bool(nd, path, "nvls", 0, &nvls, g->err)) < 0 ||
+         (rc = cs__json_bool(nd, path, "sharp", 0, &sharp, g->err)) < 0) &&
         (rc = fail(g, rc)) < 0)
         return rc;
     cs__jpath_key(tpath, sizeof tpath, path, "type");
@@ -79,9 +85,17 @@ static int parse_node(graph_ctx *g, json_t *nd, size_t i)
     if ((prev = json_object_get(g->index, name)))
         return fail(g, cs_err_set(g->err, CS_EINVAL, tpath, "duplicate node name '%s' (first "
                                   "at nodes[%d])", name, g->pos[json_integer_value(prev)]));
+    if ((nvls || sharp) && type != CS_NODE_SWITCH) {
+        cs__jpath_key(tpath, sizeof tpath, path, nvls ? "nvls" : "sharp");
+        if ((rc = fail(g, cs_err_set(g->err, CS_EINVAL, tpath, "only a switch reduces in the "
+                                     "network, got a node of type %s",
+                                     cs_node_type_name(type)))) < 0)
+            return rc;
+    }
     if ((idx = cs_topo_add_node(g->t, name, type, (int)group)) < 0 ||
         json_object_set_new(g->index, name, json_integer(idx)) < 0)
         return cs_err_set(g->err, CS_ENOMEM, path, "out of memory");
+    g->t->nodes[idx].can_reduce = (nvls || sharp) && type == CS_NODE_SWITCH;
     g->pos[idx] = (int)i;
     return 0;
 }

@@ -15,6 +15,7 @@
  * "mesh" (a link between every pair within each of `groups` equal groups). */
 typedef struct nvl_shape {
     int is_switch;           /* 1 switch, 0 mesh */
+    int nvls;                /* the switch reduces (NVLink SHARP, NVSwitch gen3+) */
     long links;              /* links per GPU (switch) or per pair (mesh) */
     long groups;             /* mesh groups */
     cs__linkspec ls;         /* one link's figures; bandwidth multiplied by links */
@@ -22,20 +23,25 @@ typedef struct nvl_shape {
 
 static int parse_nvlink(json_t *o, long gpus, nvl_shape *nv, cs_err *err)
 {
-    static const char *const extra[] = {"topology", "links", "groups", NULL};
+    static const char *const extra[] = {"topology", "links", "groups", "nvls", NULL};
     const char *topo;
     int rc;
     nv->links = 1;
     nv->groups = 1;
+    nv->nvls = 0;
     if ((rc = cs__linkspec_parse(o, "nvlink", extra, NULL, &nv->ls, err)) < 0 ||
         (rc = cs__json_string(o, "nvlink", "topology", 1, &topo, err)) < 0 ||
         (rc = cs__json_int(o, "nvlink", "links", 0, 1, 1024, &nv->links, err)) < 0 ||
-        (rc = cs__json_int(o, "nvlink", "groups", 0, 1, gpus, &nv->groups, err)) < 0)
+        (rc = cs__json_int(o, "nvlink", "groups", 0, 1, gpus, &nv->groups, err)) < 0 ||
+        (rc = cs__json_bool(o, "nvlink", "nvls", 0, &nv->nvls, err)) < 0)
         return rc;
     if (strcmp(topo, "switch") && strcmp(topo, "mesh"))
         return cs_err_set(err, CS_EINVAL, "nvlink.topology", "expected \"switch\" or \"mesh\", "
                           "got '%s'", topo);
     nv->is_switch = topo[0] == 's';
+    if (nv->nvls && !nv->is_switch)
+        return cs_err_set(err, CS_EINVAL, "nvlink.nvls", "needs \"topology\": \"switch\" "
+                          "(NVLink SHARP reduces in an NVSwitch)");
     if (nv->is_switch && json_object_get(o, "groups"))
         return cs_err_set(err, CS_EINVAL, "nvlink.groups", "only used with \"mesh\"");
     if (gpus % nv->groups)
@@ -119,6 +125,8 @@ static int build_node(json_t *root, cs_topo *t, cs_err *err)
     }
     if (nvo && nv.is_switch && (nvsw = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "nvsw")) < 0)
         return nvsw;
+    if (nvsw >= 0)
+        t->nodes[nvsw].can_reduce = nv.nvls;
     nic0 = t->n_nodes;
     for (i = 0; i < nics; i++)
         if ((rc = cs__topo_add_nodef(t, CS_NODE_NIC, -1, err, "nic%ld", i)) < 0)

@@ -131,13 +131,50 @@ static int check_section(json_t *obj, cs_err *err)
 const cs_topo_section cs_nccl_section = {"nccl", check_section};
 const cs_topo_section *const cs_nccl_sections[] = {&cs_nccl_section, NULL};
 
+/* Kinds that describe GPU/NPU hardware (what NCCL, RCCL or HCCL run on): NCCL mode is their
+ * default. The textbook kinds (alpha_beta, ring, switch, torus, ...) stay bare unless the
+ * file has an "nccl" object. */
+static int is_hw_kind(const char *kind)
+{
+    static const char *const hw[] = {"node", "cluster", "pcie", NULL};
+    int i;
+    for (i = 0; kind && hw[i]; i++)
+        if (!strcmp(kind, hw[i]))
+            return 1;
+    return 0;
+}
+
+/* Does the fabric have a switch that reduces in the network (declared "nvls"/"sharp")? */
+static int has_reducing_switch(const cs_topo *t)
+{
+    int v;
+    for (v = 0; v < t->n_nodes; v++)
+        if (t->nodes[v].type == CS_NODE_SWITCH && t->nodes[v].can_reduce)
+            return 1;
+    return 0;
+}
+
 int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
                   cs_nccl_params *np, int *on, cs_err *err)
 {
-    int present = 0, rc;
+    int present = 0, rc, hw, can_reduce;
+    cs_topo *t = NULL;
     if ((rc = cs_nccl_open(topo_spec, np, &present, err)) < 0)
         return rc;
-    *on = present || proto || always_on;
+    if ((rc = cs_topo_open(topo_spec, &t, err)) < 0)
+        return rc;
+    hw = is_hw_kind(t->kind);
+    can_reduce = has_reducing_switch(t);
+    cs_topo_free(t);
+    /* NVLS runs where the hardware reduces: by default exactly there; "nvls": true on a
+     * fabric that declares no such switch is a mistake worth stopping for. */
+    if (np->nvls < 0)
+        np->nvls = can_reduce;
+    else if (np->nvls && !can_reduce)
+        return cs_err_set(err, CS_EINVAL, "nccl.nvls", "%s: true, but no switch of the fabric "
+                          "reduces in the network (declare it: \"nvls\": true in \"nvlink\" "
+                          "of a node, \"sharp\": true on a switch or fabric)", topo_spec);
+    *on = present || proto || always_on || hw;
     if (proto && !strcmp(proto, "none")) {
         /* The bare fabric: no NCCL costs even where the topology has an "nccl" object. */
         if (always_on)

@@ -1,4 +1,4 @@
-/* nccl_mode.c: NCCL-mode simulation (algorithms layer). For each candidate algorithm and
+/* mode.c: NCCL-mode simulation (algorithms layer). For each candidate algorithm and
  * protocol: chunk the step blocks by the protocol's chunk size, run with the protocol's
  * launch, per-transfer latency and bandwidth efficiency, keep the fastest (ties go to the
  * earlier algorithm and protocol, so the choice is deterministic). */
@@ -162,11 +162,13 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
 }
 
 int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_nccl_pick *pick,
-                  cs_sched *s, cs_sim_costs *costs, cs_err *err)
+                  cs_sched *s, cs_sim_costs *costs, cs_coll_req *built, cs_err *err)
 {
     cs_coll_req r;
     int rc;
     if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, err)) < 0)
         return rc;
+    if (built)
+        *built = r;
     return cs_algo_build(pick->algo, &r, s, err);
 }

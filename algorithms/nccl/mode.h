@@ -1,6 +1,6 @@
-/* nccl_mode.h: simulating a collective the way NCCL runs it (algorithms layer): every
+/* mode.h: simulating a collective the way NCCL runs it (algorithms layer): every
  * (algorithm, protocol) pair NCCL would consider, each with its protocol's costs and
- * pipeline chunking (sim/nccl.h), the fastest one kept - NCCL's selection by predicted
+ * pipeline chunking (nccl.h), the fastest one kept - NCCL's selection by predicted
  * time, with the simulation as the predictor. */
 #ifndef CS_NCCL_MODE_H
 #define CS_NCCL_MODE_H
@@ -36,8 +36,9 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
 
 /* The schedule and executor costs of a pick (from cs_nccl_simulate on the same request and
  * parameters), to run it again with an observer or link statistics. s is initialised here
- * (the caller finis it). Returns 0 or a negative code. */
+ * (the caller finis it). built (may be NULL) gets the request the schedule was built from
+ * (NCCL's chunks and channels). Returns 0 or a negative code. */
 int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_nccl_pick *pick,
-                  cs_sched *s, cs_sim_costs *costs, cs_err *err);
+                  cs_sched *s, cs_sim_costs *costs, cs_coll_req *built, cs_err *err);
 
 #endif

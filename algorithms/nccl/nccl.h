@@ -45,9 +45,10 @@ typedef struct cs_nccl_params {
     int max_chunks;          /* most pipeline pieces per step over all of a rank's rings
                                 (C channels get max_chunks / C each, at least 1; bounds
                                 simulation cost) */
-    int nvls;                /* the NVSwitches reduce (NVLink SHARP, Hopper and later): the
-                                allreduce candidates include the nvls algorithm (NCCL's
-                                NVLS, NVLSTree) */
+    int nvls;                /* the allreduce candidates include the nvls algorithm (NCCL's
+                                NVLS, NVLSTree): 1 yes, 0 no, -1 (default) where the fabric
+                                declares a switch that reduces (cs_nccl_setup resolves it;
+                                the algorithm's check refuses fabrics without one) */
     double nvls_eff;         /* fraction of Simple's bandwidth NVLS reaches, (0, 1] (NCCL's
                                 tuner: 0.85 Hopper, 0.74 Blackwell) */
     double nvls_lat_us;      /* NVLS latency per collective, in place of a protocol's base
@@ -110,9 +111,11 @@ extern const cs_topo_section *const cs_nccl_sections[];
 
 /* NCCL mode of a command on topology spec: the topology's "nccl" object over the default
  * table; proto is the --proto value ("auto", "LL", "LL128", "Simple", "none") or NULL.
- * NCCL mode is on (*on = 1) when the topology has an "nccl" object, when --proto is given
- * (but not "none", the bare fabric), or when always_on is set (calibrate, validate: the
- * logs are NCCL runs; "none" is then a usage error). */
+ * NCCL mode is on (*on = 1) for hardware kinds (node, cluster, pcie: every GPU/NPU
+ * preset), when the topology has an "nccl" object, when --proto is given (but not "none",
+ * the bare fabric), or when always_on is set (calibrate, validate: the logs are NCCL runs;
+ * "none" is then a usage error). np->nvls comes out 0 or 1: as the fabric declares unless
+ * the object says; "nvls": true where no switch reduces is CS_EINVAL. */
 int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
                   cs_nccl_params *np, int *on, cs_err *err);
 

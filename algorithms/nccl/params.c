@@ -1,4 +1,4 @@
-/* nccl.c: NCCL mode parameter tables (core layer). Constants from NVIDIA/nccl 2.30.7
+/* params.c: NCCL mode parameter tables (algorithms/nccl). Constants from NVIDIA/nccl 2.30.7
  * src/graph/tuning.cc and src/include/device.h as summarised in models.md §2.4-§2.7. */
 #include "algorithms/nccl/nccl.h"
 
@@ -41,7 +41,7 @@ static void fill(cs_nccl_params *p, size_t k)
     p->channels = 1;
     p->max_chunks = 8;
     p->force_proto = -1;
-    p->nvls = 0;
+    p->nvls = -1;
     p->nvls_eff = 0.85;
     p->nvls_lat_us = 25.0;
     memcpy(p->proto, tables[k].proto, sizeof p->proto);
@@ -92,6 +92,9 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
     if (!(p->launch_us >= 0))
         return cs_err_set(err, CS_EINVAL, where, "launch_us: must be >= 0, got %g",
                           p->launch_us);
+    if (p->nvls < -1 || p->nvls > 1)
+        return cs_err_set(err, CS_EINVAL, where, "nvls: must be -1 (as the fabric), 0 or 1, "
+                          "got %d", p->nvls);
     if (!(p->nvls_eff > 0) || p->nvls_eff > 1)
         return cs_err_set(err, CS_EINVAL, where, "nvls_eff: must be in (0, 1], got %g",
                           p->nvls_eff);

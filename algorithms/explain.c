@@ -1,0 +1,250 @@
+/* explain.c: one schedule taught step by step (algorithms layer, explain.h): its
+ * transfers with simulated times (through the executor's observer hook), a text timeline
+ * per rank, and the algorithm's closed form with the numbers put in. */
+#include "algorithms/explain.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EX_COLS 64            /* timeline width, characters */
+#define EX_MAX_ROWS 200       /* table rows shown without all */
+#define EX_MAX_LANES 64       /* ranks drawn without all */
+
+static void observe(void *ctx, const cs_obs_event *ev)
+{
+    cs_explain_times *tm = ctx;
+    switch (ev->kind) {
+    case CS_OBS_XFER_START: case CS_OBS_COMPUTE_START: tm->start[ev->xfer] = ev->t_ps; break;
+    case CS_OBS_XFER_DONE: case CS_OBS_COMPUTE_DONE: tm->done[ev->xfer] = ev->t_ps; break;
+    case CS_OBS_REDUCE_DONE: tm->reduced[ev->xfer] = ev->t_ps; break;
+    default: break;
+    }
+}
+
+/* Chunk ids as ranges: "0-3,7". */
+static void chunk_text(const cs_sched *s, uint32_t i, char *buf, size_t n)
+{
+    const uint32_t *ids = cs_sched_chunks(s, i);
+    uint32_t k = 0, m = s->xfers[i].n_chunks;
+    buf[0] = '\0';
+    while (k < m && strlen(buf) + 24 < n) {
+        uint32_t j = k;
+        char part[32];
+        while (j + 1 < m && ids[j + 1] == ids[j] + 1)
+            j++;
+        if (j > k)
+            snprintf(part, sizeof part, "%s%u-%u", k ? "," : "", ids[k], ids[j]);
+        else
+            snprintf(part, sizeof part, "%s%u", k ? "," : "", ids[k]);
+        strcat(buf, part);
+        k = j + 1;
+    }
+    if (k < m)
+        strcat(buf, ",...");
+}
+
+static const cs_sched *sort_sched;
+static const cs_explain_times *sort_tm;
+static int by_start(const void *x, const void *y)
+{
+    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+    if (sort_tm->start[i] != sort_tm->start[j])
+        return sort_tm->start[i] < sort_tm->start[j] ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+void cs_explain_table(FILE *f, const cs_sched *s, const cs_explain_times *tm, int all, int has_gamma)
+{
+    uint32_t *ord = malloc((s->n_xfers + 1) * sizeof *ord), i, n = 0, shown = 0;
+    char chunks[64], bytes[32];
+    if (!ord)
+        return;
+    for (i = 0; i < s->n_xfers; i++)
+        if (s->xfers[i].op != CS_OP_COMPUTE)
+            ord[n++] = i;
+    sort_sched = s;
+    sort_tm = tm;
+    qsort(ord, n, sizeof *ord, by_start);
+    fprintf(f, "%5s %11s %11s %s%5s -> %-4s %-14s %12s  %s\n", "step", "start_us", "end_us",
+           has_gamma ? " reduced_us " : "", "src", "dst", "chunks", "bytes", "op");
+    for (i = 0; i < n && (all || shown < EX_MAX_ROWS); i++, shown++) {
+        const cs_xfer *x = &s->xfers[ord[i]];
+        char red[24] = "";
+        chunk_text(s, ord[i], chunks, sizeof chunks);
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)x->bytes);
+        if (has_gamma)
+            snprintf(red, sizeof red, "%11.3f ", tm->reduced[ord[i]] >= 0
+                     ? cs_time_to_us(tm->reduced[ord[i]]) : cs_time_to_us(tm->done[ord[i]]));
+        fprintf(f, "%5d %11.3f %11.3f %s%5d -> %-4d %-14s %12s  %s\n", x->step,
+               cs_time_to_us(tm->start[ord[i]]), cs_time_to_us(tm->done[ord[i]]), red, x->src,
+               x->dst, chunks, bytes, x->op == CS_OP_REDUCE ? "reduce" : "copy");
+    }
+    if (i < n)
+        fprintf(f, "... %u more transfers (--all lists them)\n", n - i);
+    free(ord);
+}
+
+/* One lane: the step digit where a rank is sending (tx) or receiving (rx). */
+void cs_explain_timeline(FILE *f, const cs_sched *s, const cs_explain_times *tm, cs_time end, int all)
+{
+    int p = s->n_ranks, r, lanes = all || p <= EX_MAX_LANES ? p : EX_MAX_LANES, side;
+    char (*row)[EX_COLS + 1] = malloc((size_t)lanes * 2 * sizeof *row);
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    uint32_t i;
+    if (!row || end <= 0) {
+        free(row);
+        return;
+    }
+    for (r = 0; r < 2 * lanes; r++) {
+        memset(row[r], '.', EX_COLS);
+        row[r][EX_COLS] = '\0';
+    }
+    for (i = 0; i < s->n_xfers; i++) {
+        const cs_xfer *x = &s->xfers[i];
+        int c0, c1, c;
+        if (x->op == CS_OP_COMPUTE || tm->start[i] < 0 || tm->done[i] <= tm->start[i])
+            continue;
+        c0 = (int)lround((double)tm->start[i] / (double)end * EX_COLS);
+        c1 = (int)lround((double)tm->done[i] / (double)end * EX_COLS);
+        if (c1 <= c0)
+            c1 = c0 + 1;
+        for (side = 0; side < 2; side++) {
+            int rank = side ? x->dst : x->src;
+            if (rank >= lanes)
+                continue;
+            for (c = c0; c < c1 && c < EX_COLS; c++) {
+                char *cell = &row[2 * rank + side][c];
+                char ch = digits[(x->step < 0 ? 0 : x->step) % 36];
+                *cell = *cell == '.' || *cell == ch ? ch : '*';
+            }
+        }
+    }
+    fprintf(f, "timeline: %d columns = %.3f us; a digit is the step a rank is sending (tx) or\n"
+           "receiving (rx) in (last digit, then a-z), '*' more than one, '.' idle\n",
+           EX_COLS, cs_time_to_us(end));
+    for (r = 0; r < lanes; r++) {
+        fprintf(f, "rank %-4d tx |%s|\n", r, row[2 * r]);
+        fprintf(f, "          rx |%s|\n", row[2 * r + 1]);
+    }
+    if (lanes < p)
+        fprintf(f, "... %d more ranks (--all draws them)\n", p - lanes);
+    free(row);
+}
+
+/* Put the numbers into a closed form: identifiers p, p', L, S, a, b, g, k, K, C become
+ * their values (a in us, b and g in us per byte, S in bytes); log2, floor stay. */
+void cs_formula_substitute(const char *f, const cs_coll_req *req, const cs_ab *ab, char *out,
+                           size_t n)
+{
+    size_t o = 0;
+    int p = req->n_ranks;
+    while (*f && o + 32 < n) {
+        if (isalpha((unsigned char)*f)) {
+            char tok[32], val[40];
+            size_t t = 0;
+            while ((isalnum((unsigned char)*f) || *f == '_') && t + 1 < sizeof tok)
+                tok[t++] = *f++;
+            tok[t] = '\0';
+            val[0] = '\0';
+            if (!strcmp(tok, "p") && *f == '\'') {
+                f++;
+                snprintf(val, sizeof val, "%d", 1 << cs_floor_log2(p));
+            } else if (!strcmp(tok, "p")) {
+                snprintf(val, sizeof val, "%d", p);
+            } else if (!strcmp(tok, "L")) {
+                snprintf(val, sizeof val, "%d", cs_ceil_log2(p));
+            } else if (!strcmp(tok, "S")) {
+                snprintf(val, sizeof val, "%llu", (unsigned long long)req->bytes);
+            } else if (!strcmp(tok, "a")) {
+                snprintf(val, sizeof val, "%.6g", ab->a_s * 1e6);
+            } else if (!strcmp(tok, "b")) {
+                snprintf(val, sizeof val, "%.6g", ab->b_s_per_B * 1e6);
+            } else if (!strcmp(tok, "g")) {
+                snprintf(val, sizeof val, "%.6g", ab->g_s_per_B * 1e6);
+            } else if (!strcmp(tok, "k")) {
+                snprintf(val, sizeof val, "%d", req->chunks);
+            } else if (!strcmp(tok, "K")) {
+                snprintf(val, sizeof val, "%d", req->servers);
+            } else if (!strcmp(tok, "C")) {
+                snprintf(val, sizeof val, "%d", req->channels);
+            } else {
+                snprintf(val, sizeof val, "%s", tok);
+            }
+            o += (size_t)snprintf(out + o, n - o, "%s", val);
+        } else {
+            out[o++] = *f++;
+        }
+    }
+    out[o] = '\0';
+}
+
+void cs_explain_closed_form(FILE *out, const cs_algo *ops, const cs_coll_req *req, const cs_topo *t,
+                              cs_time sim_end)
+{
+    cs_ab ab;
+    const char *f = ops->formula ? ops->formula(req) : NULL;
+    double cf;
+    char put[1024];
+    int estimate = f && f[0] == '~';
+    cs_ab_from_topo(t, &ab);
+    cf = ops->cost ? ops->cost(req, &ab) : NAN;
+    fprintf(out, "closed form (a = %.6g us, b = %.6g us/B = 1/(%.6g GB/s), g = %.6g us/B; S in bytes):\n",
+           ab.a_s * 1e6, ab.b_s_per_B * 1e6, ab.b_s_per_B > 0 ? 1e-9 / ab.b_s_per_B : 0,
+           ab.g_s_per_B * 1e6);
+    if (!f || isnan(cf)) {
+        fprintf(out, "  %s has no closed form for this request\n", ops->name);
+    } else {
+        if (estimate)
+            f++;
+        cs_formula_substitute(f, req, &ab, put, sizeof put);
+        fprintf(out, "  %s\n  = %s\n  = %.3f us%s\n", f, put, cf * 1e6,
+               estimate ? "  (an estimate for this request: the textbook form assumes a power"
+                          " of two, no pipelining)" : "");
+    }
+    if (t->model != CS_MODEL_ALPHA_BETA)
+        fprintf(out, "  (an estimate: the form is for the single-port alpha_beta fabric; a and b are\n"
+               "  the route rank 0 -> rank 1 of this %s topology, which has real links)\n",
+               t->kind);
+    fprintf(out, "simulated: %.3f us", cs_time_to_us(sim_end));
+    if (f && !isnan(cf) && cf > 0)
+        fprintf(out, "  (closed form %+.3f%%)", 100.0 * (cf * 1e6 - cs_time_to_us(sim_end)) /
+               fmax(cs_time_to_us(sim_end), 1e-12));
+    fprintf(out, "\n");
+}
+
+int cs_explain_run(const cs_topo *t, const cs_sched *s, const cs_sim_costs *costs,
+                   cs_explain_times *tm, cs_err *err)
+{
+    cs_sim_opts so = {1, 0, costs};
+    cs_sim *sim = NULL;
+    cs_job *job;
+    uint32_t i;
+    int rc;
+    memset(tm, 0, sizeof *tm);
+    tm->start = malloc((s->n_xfers + 1) * sizeof *tm->start);
+    tm->done = malloc((s->n_xfers + 1) * sizeof *tm->done);
+    tm->reduced = malloc((s->n_xfers + 1) * sizeof *tm->reduced);
+    if (!tm->start || !tm->done || !tm->reduced)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (i = 0; i < s->n_xfers; i++)
+        tm->start[i] = tm->done[i] = tm->reduced[i] = -1;
+    if ((rc = cs_sim_new(&sim, t, &so, err)) < 0)
+        return rc;
+    cs_sim_set_observer(sim, observe, tm);
+    if ((rc = cs_sim_add(sim, s, NULL, 0, &job, err)) == 0 && (rc = cs_sim_run(sim, err)) == 0) {
+        tm->end_ps = cs_job_end(job);
+        tm->wrong = cs_job_wrong(job);
+    }
+    cs_sim_free(sim);
+    return rc;
+}
+
+void cs_explain_times_fini(cs_explain_times *tm)
+{
+    free(tm->start);
+    free(tm->done);
+    free(tm->reduced);
+    memset(tm, 0, sizeof *tm);
+}

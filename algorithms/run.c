@@ -1,0 +1,351 @@
+/* run.c: running collectives the way `collsim run` does (algorithms layer): nccl-tests'
+ * size loop, one size on the bare fabric (named algorithm or auto) or in NCCL mode
+ * (algorithms/nccl/mode.h), the busiest links of a size, and a sweep into a report. */
+#include "algorithms/run.h"
+#include "algorithms/nccl/mode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+
+/* The busiest directed links of one simulated size. */
+#define RUN_MAX_LINKS CS_SWEEP_MAX_LINKS
+typedef struct cs_run_links {
+    int n;                                  /* entries filled */
+    int32_t dlink[RUN_MAX_LINKS];           /* directed link ids, busiest first */
+    cs_link_stats st[RUN_MAX_LINKS];        /* their statistics */
+    cs_time span_ps;                        /* duration of the collective, ps */
+    uint64_t size_bytes;                    /* the size they belong to */
+} cs_run_links;
+
+void cs_run_cfg_init(cs_run_cfg *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->algo = "auto";
+    cfg->chunks = 1;
+    cfg->servers = 1;
+    cfg->check = 1;
+}
+
+/* Utilisation of a directed link: bytes carried / (capacity x collective time). */
+static double util_of(const cs_topo *t, int32_t d, const cs_link_stats *st, cs_time span_ps)
+{
+    double cap_bytes = t->links[cs_dlink_link(d)].bw_GBps * 1e-3 * (double)span_ps;
+    return cap_bytes > 0 ? st->bytes / cap_bytes : 0;
+}
+
+/* Keep the busiest directed links of a finished simulation: by utilisation, then bytes. */
+static void take_links(const cs_sim *sim, const cs_topo *t, cs_time span_ps, uint64_t S,
+                       cs_run_links *out)
+{
+    const cs_link_stats *st = cs_sim_link_stats(sim);
+    int d, k;
+    out->n = 0;
+    out->span_ps = span_ps;
+    out->size_bytes = S;
+    if (!st)
+        return;
+    for (d = 0; d < 2 * t->n_links; d++) {
+        double u = util_of(t, d, &st[d], span_ps);
+        if (st[d].bytes <= 0)
+            continue;
+        for (k = out->n; k > 0; k--) {
+            double uo = util_of(t, out->dlink[k - 1], &out->st[k - 1], span_ps);
+            if (uo > u || (uo == u && out->st[k - 1].bytes >= st[d].bytes))
+                break;
+            if (k < RUN_MAX_LINKS) {
+                out->st[k] = out->st[k - 1];
+                out->dlink[k] = out->dlink[k - 1];
+            }
+        }
+        if (k < RUN_MAX_LINKS) {
+            out->st[k] = st[d];
+            out->dlink[k] = d;
+            if (out->n < RUN_MAX_LINKS)
+                out->n++;
+        }
+    }
+}
+
+/* "sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2.1e+09 B, peak 2 flows" */
+static void link_line(const cs_topo *t, const cs_run_links *L, int k, char *buf, size_t n)
+{
+    int32_t d = L->dlink[k];
+    const cs_link *l = &t->links[cs_dlink_link(d)];
+    snprintf(buf, n, "%s->%s (%s, %g GB/s): %.1f%% utilised, %.6g B, peak %d flows",
+             t->nodes[cs_dlink_from(t, d)].name, t->nodes[cs_dlink_to(t, d)].name, l->cls,
+             l->bw_GBps, 100.0 * util_of(t, d, &L->st[k], L->span_ps), L->st[k].bytes,
+             L->st[k].peak_flows);
+}
+
+/* The request for one size of the sweep (S and nccl-tests' count from the size). NCCL mode
+ * sets chunks and channels itself; here they are the options'. */
+static void make_req(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                     uint64_t size, cs_coll_req *req, uint64_t *count, uint64_t *S)
+{
+    cs_nccl_sizes(coll, p, elt, size, count, S);
+    cs_coll_req_init(req, coll, p, *S);
+    req->root = cs_coll_is_rooted(coll) ? o->root : 0;
+    req->elt_bytes = elt;
+    req->chunks = o->chunks;
+    req->servers = o->servers;
+    req->channels = o->channels ? o->channels : 1;
+    req->topo = t;
+}
+
+/* NCCL mode: NCCL's algorithms (or --algo) and protocols (or --proto), the fastest kept,
+ * with launch, per-transfer latency, bandwidth efficiency and chunking from the table.
+ * With sched (--links, --trace) the winner's schedule and costs are built there too. */
+static int pick_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                     uint64_t size, cs_nccl_pick *pick, cs_sched *sched, cs_sim_costs *costs,
+                     cs_coll_req *built, cs_err *err)
+{
+    cs_coll_req req;
+    const cs_algo *ops = NULL;
+    uint64_t count, S;
+    int rc;
+    make_req(o, t, coll, p, elt, size, &req, &count, &S);
+    if (strcmp(o->algo, "auto") && (rc = cs_algo_lookup(o->algo, coll, &ops, err)) < 0)
+        return rc;
+    if ((rc = cs_nccl_simulate(&req, t, ops, o->nccl, o->check, pick, err)) < 0)
+        return rc;
+    return sched ? cs_nccl_build(&req, o->nccl, pick, sched, costs, built, err) : 0;
+}
+
+static int run_size_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                         uint64_t size, cs_row *row, cs_run_links *links, cs_err *err)
+{
+    cs_nccl_pick pick;
+    cs_sched s;
+    cs_sim_costs costs;
+    uint64_t count, S;
+    int rc;
+    cs_nccl_sizes(coll, p, elt, size, &count, &S);
+    if ((rc = pick_nccl(o, t, coll, p, elt, size, &pick, links ? &s : NULL, &costs, NULL,
+                        err)) < 0)
+        return rc;
+    if (links) {
+        /* The winner again, for its link statistics. */
+        cs_sim_opts so = {0, 0, &costs};
+        cs_sim *sim;
+        cs_job *job;
+        rc = cs_sim_new(&sim, t, &so, err);
+        if (rc == 0 && (rc = cs_sim_add(sim, &s, NULL, 0, &job, err)) == 0 &&
+            (rc = cs_sim_run(sim, err)) == 0)
+            take_links(sim, t, cs_job_end(job), S, links);
+        cs_sim_free(sim);
+        cs_sched_fini(&s);
+        if (rc < 0)
+            return rc;
+    }
+    memset(row, 0, sizeof *row);
+    row->size_bytes = S;
+    row->count = count;
+    row->time_us = pick.time_us;
+    row->wrong = pick.wrong;
+    row->algorithm = pick.algo->name;
+    row->protocol = cs_proto_name(pick.proto);
+    row->channels = pick.channels;
+    return 0;
+}
+
+static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p, int elt,
+                    uint64_t size, cs_row *row, cs_run_links *links, cs_err *err)
+{
+    cs_coll_req req;
+    const cs_algo *ops;
+    cs_sched s;
+    cs_sim_opts so = {o->check, 0, NULL};
+    cs_time t_ps;
+    int wrong, rc;
+    uint64_t count, S;
+    if (o->nccl)
+        return run_size_nccl(o, t, coll, p, elt, size, row, links, err);
+    make_req(o, t, coll, p, elt, size, &req, &count, &S);
+    if (!strcmp(o->algo, "auto"))
+        rc = cs_algo_auto(&req, t, &ops, NULL, err);
+    else
+        rc = cs_algo_lookup(o->algo, coll, &ops, err);
+    if (rc < 0)
+        return rc;
+    rc = cs_algo_build(ops, &req, &s, err);
+    if (rc < 0)
+        return rc;
+    if (links) {
+        cs_sim *sim;
+        cs_job *job;
+        rc = cs_sim_new(&sim, t, &so, err);
+        if (rc == 0 && (rc = cs_sim_add(sim, &s, NULL, 0, &job, err)) == 0 &&
+            (rc = cs_sim_run(sim, err)) == 0) {
+            t_ps = cs_job_end(job);
+            wrong = cs_job_wrong(job);
+            take_links(sim, t, t_ps, S, links);
+        }
+        cs_sim_free(sim);
+    } else {
+        rc = cs_sim_once(t, &s, NULL, &so, &t_ps, &wrong, err);
+    }
+    cs_sched_fini(&s);
+    if (rc < 0)
+        return rc;
+    memset(row, 0, sizeof *row);
+    row->size_bytes = S;
+    row->count = count;
+    row->time_us = cs_time_to_us(t_ps);
+    row->wrong = wrong;
+    row->algorithm = ops->name;
+    return 0;
+}
+
+int cs_run_sizes(uint64_t min_bytes, uint64_t max_bytes, long step_factor,
+                 uint64_t step_bytes, uint64_t **out, int *n, cs_err *err)
+{
+    int cap = 64, k = 0;
+    uint64_t s = min_bytes;
+    uint64_t *v = malloc((size_t)cap * sizeof *v);
+    if (!v)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (;;) {
+        if (k == 100000) {
+            free(v);
+            return cs_err_set(err, CS_EUSAGE, "-i", "the sweep has more than 100000 sizes");
+        }
+        if (k == cap) {
+            uint64_t *nv = realloc(v, (size_t)(cap *= 2) * sizeof *nv);
+            if (!nv) {
+                free(v);
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            }
+            v = nv;
+        }
+        v[k++] = s;
+        if (step_factor) {
+            uint64_t nx = s ? s * (uint64_t)step_factor : 1;
+            if (s && nx / (uint64_t)step_factor != s)
+                break;
+            s = nx;
+        } else {
+            if (s + step_bytes < s)
+                break;
+            s += step_bytes;
+        }
+        if (s > max_bytes)
+            break;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, size_t n)
+{
+    if (t->model == CS_MODEL_ALPHA_BETA) {
+        snprintf(buf, n, "alpha_beta single-port, a = %g us, b = 1/(%g GB/s)%s", t->ab_lat_us,
+                 t->ab_bw_GBps, t->reduce_GBps > 0 ? ", with reduction cost" : "");
+    } else {
+        snprintf(buf, n, "fluid max-min fair links, %d nodes, %d links", t->n_nodes, t->n_links);
+    }
+    if (np) {
+        char cap[48] = "";
+        size_t len = strlen(buf);
+        if (np->channel_GBps > 0)
+            snprintf(cap, sizeof cap, ", at most %g GB/s each", np->channel_GBps);
+        snprintf(buf + len, n - len,
+                 "; NCCL mode (table %s, launch %g us, protocol %s, %d channel%s%s)",
+                 np->version, np->launch_us,
+                 np->force_proto >= 0 ? cs_proto_name((cs_proto)np->force_proto) : "by time",
+                 np->channels, np->channels > 1 ? "s, fewer for small sizes" : "", cap);
+    }
+}
+
+int cs_run_ranks(const cs_topo *t, long ranks, cs_coll coll, long root, int *p, cs_err *err)
+{
+    *p = ranks ? (int)ranks : t->n_ranks;
+    if (*p > t->n_ranks)
+        return cs_err_set(err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d",
+                          *p, t->name, t->n_ranks);
+    if (cs_coll_is_rooted(coll) && root >= *p)
+        return cs_err_set(err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld",
+                          *p - 1, root);
+    return 0;
+}
+
+int cs_run_size(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
+                uint64_t size, cs_row *row, cs_err *err)
+{
+    return run_size_links(cfg, t, coll, p, elt, size, row, NULL, err);
+}
+
+int cs_run_sweep(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
+                 const uint64_t *sizes, int n_sizes, int links, cs_sweep *sw,
+                 char *bottleneck, size_t bn, cs_err *err)
+{
+    cs_run_links L;
+    int i, rc;
+    memset(&L, 0, sizeof L);
+    for (i = 0; i < n_sizes; i++) {
+        cs_row row;
+        int last = i == n_sizes - 1;
+        if ((rc = run_size_links(cfg, t, sw->coll, p, elt, sizes[i], &row,
+                                 links && last ? &L : NULL, err)) < 0)
+            return rc;
+        if ((rc = cs_sweep_add(sw, &row)) < 0)
+            return cs_err_set(err, rc, NULL, "out of memory");
+    }
+    if (!links)
+        return 0;
+    if (t->model == CS_MODEL_ALPHA_BETA) {
+        sw->bottleneck = "none: alpha_beta has no links (single-port model)";
+    } else if (L.n > 0) {
+        link_line(t, &L, 0, bottleneck, bn);
+        sw->bottleneck = bottleneck;
+    }
+    sw->n_links = L.n;
+    for (i = 0; i < L.n && i < CS_SWEEP_MAX_LINKS; i++) {
+        int32_t d = L.dlink[i];
+        const cs_link *l = &t->links[cs_dlink_link(d)];
+        cs_link_report *lr = &sw->links[i];
+        lr->from = t->nodes[cs_dlink_from(t, d)].name;
+        lr->to = t->nodes[cs_dlink_to(t, d)].name;
+        lr->cls = l->cls;
+        lr->bw_GBps = l->bw_GBps;
+        lr->bytes = L.st[i].bytes;
+        lr->busy_fraction = L.span_ps > 0 ? (double)L.st[i].busy_ps / (double)L.span_ps : 0;
+        lr->utilisation = util_of(t, d, &L.st[i], L.span_ps);
+        lr->peak_flows = L.st[i].peak_flows;
+    }
+    sw->links_size_bytes = L.size_bytes;
+    return 0;
+}
+
+int cs_run_choose(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
+                  uint64_t size, cs_run_choice *ch, cs_sched *s, cs_sim_costs *costs,
+                  cs_err *err)
+{
+    uint64_t count, S;
+    int rc;
+    memset(costs, 0, sizeof *costs);
+    memset(ch, 0, sizeof *ch);
+    ch->time_us = NAN;
+    if (cfg->nccl) {
+        cs_nccl_pick pick;
+        if ((rc = pick_nccl(cfg, t, coll, p, elt, size, &pick, s, costs, &ch->req, err)) < 0)
+            return rc;
+        ch->algo = pick.algo;
+        ch->protocol = cs_proto_name(pick.proto);
+        ch->time_us = pick.time_us;
+        return 0;
+    }
+    make_req(cfg, t, coll, p, elt, size, &ch->req, &count, &S);
+    rc = !strcmp(cfg->algo, "auto") ? cs_algo_auto(&ch->req, t, &ch->algo, NULL, err)
+                                    : cs_algo_lookup(cfg->algo, coll, &ch->algo, err);
+    return rc < 0 ? rc : cs_algo_build(ch->algo, &ch->req, s, err);
+}
+
+int cs_run_schedule(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
+                    uint64_t size, cs_sched *s, cs_sim_costs *costs, cs_err *err)
+{
+    cs_run_choice ch;
+    return cs_run_choose(cfg, t, coll, p, elt, size, &ch, s, costs, err);
+}

@@ -1,0 +1,83 @@
+/* run.h: running collectives the way `collsim run` does (algorithms layer): nccl-tests'
+ * size loop, one size simulated with a named or automatic algorithm on the bare fabric or
+ * in NCCL mode, a whole sweep into a report (sim/report.h) with the busiest links of its
+ * largest size, and the schedule a size runs (for timelines and traces). The commands
+ * (run, explain, plot) and training plans call these, so they print the same numbers. */
+#ifndef CS_RUN_H
+#define CS_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sim/err.h"
+#include "sim/exec.h"
+#include "sim/report.h"
+#include "sim/sched.h"
+#include "sim/topo.h"
+#include "algorithms/coll.h"
+#include "algorithms/nccl/nccl.h"
+
+/* How to run a collective. */
+typedef struct cs_run_cfg {
+    const char *algo;            /* registered algorithm name, or "auto" */
+    int chunks;                  /* pipeline chunks per step (bare fabric; NCCL mode sets
+                                    its own), >= 1 */
+    int servers;                 /* parameter_server: server ranks, >= 1 */
+    int channels;                /* parallel rings/trees on the bare fabric (0 = 1) */
+    int root;                    /* root for rooted collectives */
+    int check;                   /* run the symbolic data check (#wrong) */
+    const cs_nccl_params *nccl;  /* NCCL mode parameters, NULL = the bare fabric */
+} cs_run_cfg;
+
+/* Defaults: auto, 1 chunk, 1 server, 1 channel, root 0, data check on, bare fabric. */
+void cs_run_cfg_init(cs_run_cfg *cfg);
+
+/* nccl-tests' size loop from min_bytes to max_bytes: times step_factor each step, or plus
+ * step_bytes when step_factor is 0; stops before overflowing. *out is malloc'd. CS_EUSAGE
+ * past 100000 sizes. */
+int cs_run_sizes(uint64_t min_bytes, uint64_t max_bytes, long step_factor,
+                 uint64_t step_bytes, uint64_t **out, int *n, cs_err *err);
+
+/* The ranks a command runs on: ranks (-g; 0 = every rank of t) into *p, refusing more than
+ * t has (-g) and a root outside 0..p-1 for rooted collectives (-r), as usage errors. */
+int cs_run_ranks(const cs_topo *t, long ranks, cs_coll coll, long root, int *p, cs_err *err);
+
+/* One line describing the network model (and NCCL mode when np is not NULL) for a
+ * report's header. */
+void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, size_t n);
+
+/* Simulate one size of coll on topology ranks 0..p-1 (elt: element size in bytes; size as
+ * nccl-tests' -b, turned into S and count as nccl-tests does). Fills row (algorithm,
+ * protocol, channels, time, #wrong). */
+int cs_run_size(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
+                uint64_t size, cs_row *row, cs_err *err);
+
+/* Simulate every size into sw (whose header fields the caller sets: coll, ranks, ...). With
+ * links set, also the busiest directed links of the largest size (sw->links, n_links,
+ * links_size_bytes) and the bottleneck line, written into bottleneck (bn bytes) that
+ * sw->bottleneck then points to. */
+int cs_run_sweep(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
+                 const uint64_t *sizes, int n_sizes, int links, cs_sweep *sw,
+                 char *bottleneck, size_t bn, cs_err *err);
+
+/* What one size runs. */
+typedef struct cs_run_choice {
+    const cs_algo *algo;         /* the algorithm (NCCL mode: the winner) */
+    const char *protocol;        /* NCCL mode: "LL", "LL128" or "Simple"; NULL when bare */
+    cs_coll_req req;             /* the request its schedule was built from (chunks,
+                                    channels as NCCL mode set them) */
+    double time_us;              /* NCCL mode: the winner's simulated time, us; NAN bare */
+} cs_run_choice;
+
+/* cs_run_schedule, also saying what was chosen: the same choice run and validate make, so
+ * explain shows the schedule whose time they print. */
+int cs_run_choose(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
+                  uint64_t size, cs_run_choice *ch, cs_sched *s, cs_sim_costs *costs,
+                  cs_err *err);
+
+/* The schedule and executor costs of the algorithm one size runs (the winner in NCCL mode;
+ * zero costs on the bare fabric), to run again with an observer. s is initialised here
+ * (the caller finis it on success). */
+int cs_run_schedule(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
+                    uint64_t size, cs_sched *s, cs_sim_costs *costs, cs_err *err);
+
+#endif

@@ -1,0 +1,75 @@
+/* calibrate.h: fitting a topology to measured logs (calibration layer). The bandwidth and
+ * latency of every link class the logs' ranks use, the launch cost, the protocols'
+ * per-transfer latencies and bandwidth efficiencies (and reduce_GBps, channel_GBps,
+ * nvls_eff where the start sets them), by least squares on log time with the simulator in
+ * the loop (calibration/fit.h): a common-factor pre-fit, the full fit, and parameters the
+ * logs cannot identify put back to their start. `collsim calibrate` prints and writes the
+ * result. */
+#ifndef CS_CALIBRATE_H
+#define CS_CALIBRATE_H
+
+#include <stdint.h>
+#include "sim/err.h"
+#include "sim/topo.h"
+#include "algorithms/nccl/nccl.h"
+#include "calibration/fit.h"
+#include "calibration/logsim.h"
+
+/* A link class being fitted: its links and their original figures. */
+typedef struct cs_calib_class {
+    char name[48];            /* class name, "alpha_beta" for the alpha_beta model */
+    int *links;               /* link indices (owned) */
+    double *bw0, *lat0;       /* original figures per link (owned) */
+    int n_links;
+    int rep_bw, rep_lat;      /* the links whose figures stand for the class (the fastest,
+                                 the slowest): the others keep their ratio to them */
+    int p_bw, p_lat;          /* parameter indices */
+} cs_calib_class;
+
+/* A calibration in progress: the topology and table being fitted (borrowed), the rows,
+ * and the parameters. */
+typedef struct cs_calib {
+    cs_topo *t;               /* topology being fitted (borrowed, changed in place) */
+    cs_nccl_params *np;       /* NCCL table being fitted (borrowed, changed in place) */
+    cs_lset *ls;              /* measured rows (borrowed; simulated_us updated) */
+    const char *algo;         /* --algo, NULL = NCCL's choice */
+    cs_calib_class *cls;     /* link classes being fitted (owned) */
+    int n_cls;                /* entries in cls */
+    cs_fit_param par[64];     /* parameters, fitted values after cs_calib_run */
+    double start[64];         /* their start values */
+    int n_par;                /* entries in par */
+    cs_fit_result fr;         /* the least-squares result */
+    int p_launch, p_hop[CS_PROTO_COUNT], p_eff[CS_PROTO_COUNT];   /* -1: not fitted */
+    int p_gamma;              /* reduce_GBps, -1 when no log reduces */
+    int p_chan;               /* channel_GBps, -1 unless the start table sets a cap */
+    int p_nvls;               /* nvls_eff, -1 unless the start table enables NVLS */
+    double gamma0;            /* the topology's reduce_GBps before the fit (0 = free) */
+} cs_calib;
+
+/* What a calibration was asked for. */
+typedef struct cs_calib_opts {
+    const char *topo_spec;    /* the start topology as given (preset or file) */
+    const char *algo;         /* algorithm, NULL = NCCL's choice */
+    const char *fix;          /* --fix list "a,b", NULL = none */
+    int max_iter;             /* iteration limit */
+    const cs_lset_opts *ls;   /* which rows were taken */
+    char *const *logs;        /* log paths */
+    int n_logs;
+} cs_calib_opts;
+
+/* Fit t and np to the rows of ls (all borrowed; c is initialised here and keeps pointers to
+ * them). On success t and np hold the fitted values and ls the simulated times at them.
+ * cs_calib_fini(c) afterwards, also on failure. */
+int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
+                 const cs_calib_opts *o, cs_err *err);
+void cs_calib_fini(cs_calib *c);
+
+/* A fitted value pinned at a bound: -1 lower, 1 upper, 0 inside (or held). */
+int cs_calib_at_bound(const cs_fit_param *p);
+
+/* The "nccl" object of the calibrated topology, with what it was fitted on (a new jansson
+ * reference). */
+struct json_t;
+struct json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o);
+
+#endif
