@@ -22,7 +22,12 @@ if [ ! -f "$b/build.ninja" ]; then
     CC=clang meson setup "$b" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
         -Dbuildtype=debugoptimized >/dev/null
 fi
-ninja -C "$b" "tests/fuzz/$target" >/dev/null
+# two fuzz.sh at once must not run ninja in the same folder together
+if command -v flock >/dev/null; then
+    flock "$b/.fuzz-build.lock" ninja -C "$b" "tests/fuzz/$target" >/dev/null
+else
+    ninja -C "$b" "tests/fuzz/$target" >/dev/null
+fi
 
 corpus=$b/corpus/$target
 art=$b/artifacts/$target
