@@ -3,6 +3,7 @@
 #include "sim/report.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,6 +197,11 @@ int cs_report_json(FILE *f, const cs_sweep *sw)
     fputc('\n', f);
     json_decref(root);
     return rc || ferror(f) ? CS_EIO : 0;
+}
+
+json_t *cs_json_num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
 }
 
 void cs_csv_field(FILE *f, const char *s)

@@ -66,6 +66,9 @@ void cs_row_bandwidths(cs_row *row, cs_coll coll, int ranks);
 /* Printers. They return 0 or CS_EIO if writing failed. */
 int cs_report_text(FILE *f, const cs_sweep *sw);
 int cs_report_json(FILE *f, const cs_sweep *sw);
+/* A JSON number, or null when v is not finite (json_real refuses inf and NaN, and
+ * json_object_set_new would then drop the key silently). Returns a new reference. */
+struct json_t *cs_json_num(double v);
 /* Write one CSV field, quoted as RFC 4180 asks when it holds a comma, a double quote or a
  * line break (quotes doubled inside). */
 void cs_csv_field(FILE *f, const char *s);

@@ -61,5 +61,13 @@ printf 'size_bytes,time_us,topology\n8,1,"a\nb"\n16,x,c\n' >"$work/nl.csv"
 "$collsim" plot "$work/nl.csv" --output "$work/nl.png" >"$work/o" 2>&1
 grep -qF "nl.csv:4: time_us: expected a number, got 'x'" "$work/o"; check csv-quoted-newline $? "$(cat "$work/o")"
 
+# validate --format json keeps every key even for absurd figures (1e-300 us measured gives
+# a 1e305 % error); a figure that is not finite would be written as null, never dropped.
+"$collsim" validate "$fuzz/validate-json-tiny-time.log" --topo dgx-h100 --format json >"$work/v.json" 2>&1
+check validate-json-rc $? "$(head -c 300 "$work/v.json")"
+for k in error_pct median_abs_error_pct mean_abs_error_pct max_abs_error_pct; do
+    grep -q "\"$k\": " "$work/v.json"; check "validate-json-$k" $? "no $k"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
