@@ -165,8 +165,8 @@ int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opt
     if (ls->n_rows == 0) {
         cs_lset_fini(ls);
         return cs_err_set(err, CS_EINVAL, n_paths == 1 ? paths[0] : "logs",
-                          "no rows left to compare (sizes 0 and sizes outside --min-bytes / "
-                          "--max-bytes are skipped)");
+                          "no rows left to compare (rows of size 0, of time 0, and sizes "
+                          "outside --min-bytes / --max-bytes are skipped)");
     }
     return 0;
 }
