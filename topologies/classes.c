@@ -163,6 +163,14 @@ int cs__topo_leaf_spine(cs_topo *t, const int *hosts, int n_hosts, int per_leaf,
                         cs_err *err)
 {
     int leaves = (n_hosts + per_leaf - 1) / per_leaf, leaf0 = t->n_nodes, spine0, i, j, rc;
+    char where[64], what[96];
+    /* leaves x spines uplinks can be far more than the hosts: check before building */
+    snprintf(where, sizeof where, "%sspines", prefix);
+    snprintf(what, sizeof what, "%d leaves x %d spines", leaves, spines);
+    if ((rc = cs__topo_size_check((int64_t)t->n_nodes + leaves + spines,
+                                  (int64_t)t->n_links + n_hosts + (int64_t)leaves * spines,
+                                  t->n_ranks, where, what, err)) < 0)
+        return rc;
     for (i = 0; i < leaves; i++)
         if ((rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "%sleaf%d", prefix, i)) < 0)
             return rc;
