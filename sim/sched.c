@@ -86,9 +86,22 @@ void cs_sched_fini(cs_sched *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Grow an array to hold at least need elements: CS_ENOMEM, or CS_ELIMIT beyond the memory
- * budget (sim/limits.h). */
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elt)
+/* Bytes the schedule's arrays take, with array `which` (pointer to its capacity) counted
+ * at capacity ncap instead. */
+static uint64_t sched_bytes(const cs_sched *s, const uint32_t *which, uint32_t ncap)
+{
+    uint64_t b = 0;
+    b += (uint64_t)(which == &s->cap_chunks ? ncap : s->cap_chunks) * sizeof *s->chunks;
+    b += (uint64_t)(which == &s->cap_xfers ? ncap : s->cap_xfers) * sizeof *s->xfers;
+    b += (uint64_t)(which == &s->cap_chunk_ids ? ncap : s->cap_chunk_ids) * sizeof *s->chunk_ids;
+    b += (uint64_t)(which == &s->cap_deps ? ncap : s->cap_deps) * sizeof *s->deps;
+    return b;
+}
+
+/* Grow an array of s to hold at least need elements: CS_ENOMEM, or CS_ELIMIT when the
+ * schedule would pass half the memory budget (sim/limits.h; the executor's per-operation
+ * state takes about as much again). */
+static int grow(cs_sched *s, void **p, uint32_t *cap, uint32_t need, size_t elt)
 {
     uint32_t ncap;
     void *np;
@@ -100,7 +113,7 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elt)
             return CS_ENOMEM;
         ncap *= 2;
     }
-    if ((uint64_t)ncap * elt > cs_budget_get())
+    if (sched_bytes(s, cap, ncap) > cs_budget_get() / 2)
         return CS_ELIMIT;
     np = realloc(*p, (size_t)ncap * elt);
     if (!np)
@@ -121,7 +134,7 @@ int cs_sched_add_aux(cs_sched *s, int node)
 int64_t cs_sched_chunk(cs_sched *s, uint64_t bytes, int owner, int dest)
 {
     int rc;
-    if ((rc = grow((void **)&s->chunks, &s->cap_chunks, s->n_chunks + 1, sizeof *s->chunks)))
+    if ((rc = grow(s, (void **)&s->chunks, &s->cap_chunks, s->n_chunks + 1, sizeof *s->chunks)))
         return rc;
     if (owner >= s->n_ranks || dest >= s->n_ranks)
         return CS_EINVAL;
@@ -145,9 +158,9 @@ static int64_t add_op(cs_sched *s, int src, int dst, cs_op op, uint32_t n_chunks
     for (i = 0; i < n_deps; i++)
         if (deps[i] >= id)
             return CS_EINVAL;           /* deps point backwards: the DAG is acyclic */
-    if ((rc = grow((void **)&s->xfers, &s->cap_xfers, id + 1, sizeof *s->xfers)) ||
-        (rc = grow((void **)&s->deps, &s->cap_deps, s->n_deps + n_deps, sizeof *s->deps)) ||
-        (rc = grow((void **)&s->chunk_ids, &s->cap_chunk_ids, s->n_chunk_ids + n_chunks,
+    if ((rc = grow(s, (void **)&s->xfers, &s->cap_xfers, id + 1, sizeof *s->xfers)) ||
+        (rc = grow(s, (void **)&s->deps, &s->cap_deps, s->n_deps + n_deps, sizeof *s->deps)) ||
+        (rc = grow(s, (void **)&s->chunk_ids, &s->cap_chunk_ids, s->n_chunk_ids + n_chunks,
                    sizeof *s->chunk_ids)))
         return rc;
     x = &s->xfers[id];

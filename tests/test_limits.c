@@ -65,7 +65,7 @@ static void test_budget(void)
     cs_budget_set(64 << 10);
     cs_err_clear(&err);
     CU_ASSERT_EQUAL(cs_algo_build(ring, &req, &s, &err), CS_ELIMIT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the schedule needs more than the memory budget"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the schedule with its simulation state needs more than the memory budget"));
     cs_budget_set(0);
     CU_ASSERT_EQUAL(cs_budget_get(), def);
 }
