@@ -267,9 +267,22 @@ int cs_dtype_lookup(const char *name, cs_dtype *out, cs_err *err)
     return cs_err_set(err, CS_EUSAGE, "-d", "unknown datatype '%s' (known: %s)", name, known);
 }
 
+const cs_dtype *cs_dtype_all(int *n)
+{
+    *n = (int)(sizeof dtypes / sizeof dtypes[0]);
+    return dtypes;
+}
+
+static const char *const redops[] = {"sum", "prod", "max", "min", "avg", NULL};
+
+const char *const *cs_redop_all(void)
+{
+    return redops;
+}
+
 int cs_redop_lookup(const char *name, const char **canon, cs_err *err)
 {
-    static const char *const ops[] = {"sum", "prod", "max", "min", "avg"};
+    const char *const *ops = redops;
     size_t i;
     for (i = 0; i < 5; i++)
         if (!strcmp(name, ops[i])) {

@@ -78,8 +78,12 @@ int cs_report_csv(FILE *f, const cs_sweep *sw);
 typedef struct cs_dtype { const char *name; int bytes; } cs_dtype;
 /* Lookup "float", "half", "bfloat16", "double", "int8", ...; CS_ENOENT with the list. */
 int cs_dtype_lookup(const char *name, cs_dtype *out, cs_err *err);
+/* Every data type, in nccl-tests' order (for -d all); *n gets the count. */
+const cs_dtype *cs_dtype_all(int *n);
 /* Reduction ops as nccl-tests names them: sum, prod, max, min, avg. */
 int cs_redop_lookup(const char *name, const char **canon, cs_err *err);
+/* Every reduction op, NULL-terminated (for -o all). */
+const char *const *cs_redop_all(void);
 
 /* nccl-tests size arithmetic: for a sweep value `size`, the per-rank count and the S that
  * nccl-tests prints for collective c on n ranks with elements of elt bytes
