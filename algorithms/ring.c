@@ -37,21 +37,13 @@ static int make_chunks(const cs_coll_req *req, cs_sched *s)
  * is rotated so that the ring enters every node at local rank c mod g: by c going forward,
  * by c + 1 going backward (whose entry is the last of the unrotated order). Rank at ring
  * position q. */
-static int rank_at(int c, int p, int g, int q)
-{
-    int r;
-    q = ((q % p) + p) % p;
-    r = (c & 1) ? (p - q) % p : q;
-    return g > 0 ? r - r % g + (r % g + c + (c & 1)) % g : r;
-}
-
 /* A ring schedule being built, by channel then step (stored) or by step then channel
  * (streamed): the same operations either way, with the same dependencies in the same
  * order, so both run the same events. */
 typedef struct ring_gen {
     cs_coll_req req;      /* the request (copied; its topo is borrowed) */
     cs_sched *s;          /* the schedule built into */
-    int g;                /* ranks per node for the channels' rotation, 0 = none */
+    cs_ring_plan pl;      /* which rank is at which ring position, per channel */
     uint32_t *prev;       /* per channel, ring position q, piece j: the transfer into q at
                              the channel's last step */
     uint32_t *cur;        /* the same for the step being built */
@@ -64,6 +56,7 @@ static void gen_free(void *ctx)
     ring_gen *rg = ctx;
     if (!rg)
         return;
+    cs_ring_plan_fini(&rg->pl);
     free(rg->prev);
     free(rg->cur);
     free(rg);
@@ -74,23 +67,24 @@ static int emit(ring_gen *rg, int c, int t)
 {
     const cs_coll_req *req = &rg->req;
     cs_sched *s = rg->s;
-    int p = req->n_ranks, k = req->chunks, g = rg->g, q, j, n_q = rg->one_rank ? 1 : p;
+    int p = req->n_ranks, k = req->chunks, q, j, n_q = rg->one_rank ? 1 : p;
     uint32_t *prev = rg->prev + (size_t)c * p * k, *cur = rg->cur + (size_t)c * p * k;
     for (q = 0; q < n_q; q++) {
-        int src = rank_at(c, p, g, q), dst = rank_at(c, p, g, q + 1), block;
+        int src = cs_ring_plan_rank(&rg->pl, c, q), dst = cs_ring_plan_rank(&rg->pl, c, q + 1);
+        int block;
         cs_op op;
         uint32_t before = 0;     /* this step's previous piece on the same link */
         switch (req->coll) {
         case CS_COLL_ALLREDUCE:
-            block = rank_at(c, p, g, q - t);
+            block = cs_ring_plan_rank(&rg->pl, c, q - t);
             op = t < p - 1 ? CS_OP_REDUCE : CS_OP_COPY;
             break;
         case CS_COLL_REDUCESCATTER:
-            block = rank_at(c, p, g, q - t - 1);
+            block = cs_ring_plan_rank(&rg->pl, c, q - t - 1);
             op = CS_OP_REDUCE;
             break;
         default:
-            block = rank_at(c, p, g, q - t);
+            block = cs_ring_plan_rank(&rg->pl, c, q - t);
             op = CS_OP_COPY;
             break;
         }
@@ -143,10 +137,11 @@ static const cs_sched_gen_ops ring_gen_ops = {gen_step, gen_free};
  * of them would, and one rank is simulated for all (a 16k-rank allreduce is 32k
  * transfers instead of 537M). It holds for one channel (two would share ports and
  * reducers between directions) whose blocks are all the same size (every rank sends the
- * same bytes every step) on a fabric where rank r's transfers to r+1 hold only resources
- * of their own: alpha_beta (r's send port, r+1's receive port and reducer), or routes
- * r -> r+1 that are pairwise link-disjoint and alike hop by hop (bandwidth, latency). */
-static int symmetric(const cs_coll_req *req)
+ * same bytes every step) on a fabric where each ring position's transfers to the next
+ * hold only resources of their own: alpha_beta (the sender's send port, the receiver's
+ * receive port and reducer), or routes from each position to the next (the ring plan's
+ * order) that are pairwise link-disjoint and alike hop by hop (bandwidth, latency). */
+static int symmetric(const cs_coll_req *req, const cs_ring_plan *pl)
 {
     const cs_topo *t = req->topo;
     const int32_t *r0, *route;
@@ -156,11 +151,13 @@ static int symmetric(const cs_coll_req *req)
         return 0;
     if (t->model == CS_MODEL_ALPHA_BETA)
         return 1;
-    if ((n0 = cs_topo_route(t, t->ranks[0], t->ranks[1], &r0, NULL)) < 1 ||
+    if ((n0 = cs_topo_route(t, t->ranks[cs_ring_plan_rank(pl, 0, 0)],
+                            t->ranks[cs_ring_plan_rank(pl, 0, 1)], &r0, NULL)) < 1 ||
         !(used = calloc((size_t)t->n_links * 2 + 1, 1)))
         return 0;
     for (q = 0; q < p && ok; q++) {
-        n = cs_topo_route(t, t->ranks[q], t->ranks[(q + 1) % p], &route, NULL);
+        n = cs_topo_route(t, t->ranks[cs_ring_plan_rank(pl, 0, q)],
+                          t->ranks[cs_ring_plan_rank(pl, 0, q + 1)], &route, NULL);
         ok = n == n0;
         for (i = 0; i < n && ok; i++) {
             const cs_link *a = &t->links[cs_dlink_link(route[i])];
@@ -190,8 +187,8 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     }
     rg->req = *req;
     rg->s = s;
-    rg->g = C > 1 ? cs_node_size(req) : 0;
-    if ((rg->one_rank = symmetric(req)))
+    cs_ring_plan_init(&rg->pl, req);
+    if ((rg->one_rank = symmetric(req, &rg->pl)))
         s->one_rank = 1;
     if (req->stream)
         return cs_sched_set_gen(s, &ring_gen_ops, rg, n_steps_of(req));

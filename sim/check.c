@@ -42,6 +42,8 @@ struct cs_check_snap {
     uint32_t n;              /* chunks */
     uint32_t *off;           /* chunk k's intervals: iv[2 off[k] .. 2 off[k+1]) */
     int32_t *iv;
+    uint32_t cap_off, cap_iv;/* room in off (entries) and iv (intervals) */
+    struct cs_check_snap *next_spare;  /* in the check's spare list */
 };
 
 struct cs_check {
@@ -53,6 +55,8 @@ struct cs_check {
     uint8_t *bad;            /* per holder: received garbage or double counted */
     uint64_t bytes;          /* memory held by runs and lists, bytes */
     ivs from, to, out;       /* scratch sets */
+    cs_check_snap *spare;    /* applied snapshots kept for reuse (a run takes one per
+                                transfer in flight, not one per transfer) */
 };
 
 static int32_t mod_p(int64_t x, int p) { x %= p; return (int32_t)(x < 0 ? x + p : x); }
@@ -427,6 +431,11 @@ void cs__check_free(cs_check *c)
                 run_drop(c, &c->chunks[k].runs[i]);
             free(c->chunks[k].runs);
         }
+    while (c->spare) {
+        cs_check_snap *nx = c->spare->next_spare;
+        cs__check_snap_free(c->spare);
+        c->spare = nx;
+    }
     free(c->chunks);
     free(c->bad);
     free(c->from.iv);
@@ -446,11 +455,18 @@ void cs__check_snap_free(cs_check_snap *snap)
 
 cs_check_snap *cs__check_snapshot(cs_check *c, const cs_xfer *x, const uint32_t *ids)
 {
-    cs_check_snap *sn = calloc(1, sizeof *sn);
-    uint32_t k, cap = 0, used = 0;
-    if (!sn || !(sn->off = malloc(((size_t)x->n_chunks + 1) * sizeof *sn->off))) {
-        free(sn);
+    cs_check_snap *sn = c->spare;
+    uint32_t k, used = 0;
+    if (sn)
+        c->spare = sn->next_spare;
+    else if (!(sn = calloc(1, sizeof *sn)))
         return NULL;
+    if (sn->cap_off < x->n_chunks + 1) {
+        uint32_t *no = realloc(sn->off, ((size_t)x->n_chunks + 1) * sizeof *no);
+        if (!no)
+            goto fail;
+        sn->off = no;
+        sn->cap_off = x->n_chunks + 1;
     }
     sn->n = x->n_chunks;
     for (k = 0; k < x->n_chunks; k++) {
@@ -458,15 +474,15 @@ cs_check_snap *cs__check_snapshot(cs_check *c, const cs_xfer *x, const uint32_t 
         sn->off[k] = used;
         if (eval(c, &ch->runs[find_run(ch, x->src)], x->src, &c->from) < 0)
             goto fail;
-        if (used + (uint32_t)c->from.n > cap) {
-            uint32_t ncap = cap ? cap : 4;
+        if (used + (uint32_t)c->from.n > sn->cap_iv) {
+            uint32_t ncap = sn->cap_iv ? sn->cap_iv : 4;
             int32_t *niv;
             while (ncap < used + (uint32_t)c->from.n)
                 ncap *= 2;
             if (!(niv = realloc(sn->iv, (size_t)ncap * 2 * sizeof *niv)))
                 goto fail;
             sn->iv = niv;
-            cap = ncap;
+            sn->cap_iv = ncap;
         }
         if (c->from.n)
             memcpy(sn->iv + 2 * used, c->from.iv, (size_t)c->from.n * 2 * sizeof *sn->iv);
@@ -505,7 +521,8 @@ int cs__check_apply(cs_check *c, const cs_xfer *x, const uint32_t *ids, cs_check
             rc = set_holder(c, ids[k], x->dst, &c->out);
         }
     }
-    cs__check_snap_free(snap);
+    snap->next_spare = c->spare;       /* kept for the next snapshot */
+    c->spare = snap;
     return rc;
 }
 

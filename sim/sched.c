@@ -1,5 +1,6 @@
 /* sched.c: collectives table and schedule building (core layer). */
 #include "sim/sched.h"
+#include "sim/limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,8 +101,22 @@ void cs_sched_fini(cs_sched *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Grow an array to hold at least need elements. */
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elt)
+/* Bytes the schedule's arrays take, with array `which` (pointer to its capacity) counted
+ * at capacity ncap instead. */
+static uint64_t sched_bytes(const cs_sched *s, const uint32_t *which, uint32_t ncap)
+{
+    uint64_t b = 0;
+    b += (uint64_t)(which == &s->cap_chunks ? ncap : s->cap_chunks) * sizeof *s->chunks;
+    b += (uint64_t)(which == &s->cap_xfers ? ncap : s->cap_xfers) * sizeof *s->xfers;
+    b += (uint64_t)(which == &s->cap_chunk_ids ? ncap : s->cap_chunk_ids) * sizeof *s->chunk_ids;
+    b += (uint64_t)(which == &s->cap_deps ? ncap : s->cap_deps) * sizeof *s->deps;
+    return b;
+}
+
+/* Grow an array of s to hold at least need elements: CS_ENOMEM, or CS_ELIMIT when the
+ * schedule would pass half the memory budget (sim/limits.h; the executor's per-operation
+ * state takes about as much again). */
+static int grow(cs_sched *s, void **p, uint32_t *cap, uint32_t need, size_t elt)
 {
     uint32_t ncap;
     void *np;
@@ -113,6 +128,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elt)
             return CS_ENOMEM;
         ncap *= 2;
     }
+    if (sched_bytes(s, cap, ncap) > cs_budget_get() / 2)
+        return CS_ELIMIT;
     np = realloc(*p, (size_t)ncap * elt);
     if (!np)
         return CS_ENOMEM;
@@ -131,8 +148,9 @@ int cs_sched_add_aux(cs_sched *s, int node)
 
 int64_t cs_sched_chunk(cs_sched *s, uint64_t bytes, int owner, int dest)
 {
-    if (grow((void **)&s->chunks, &s->cap_chunks, s->n_chunks + 1, sizeof *s->chunks))
-        return CS_ENOMEM;
+    int rc;
+    if ((rc = grow(s, (void **)&s->chunks, &s->cap_chunks, s->n_chunks + 1, sizeof *s->chunks)))
+        return rc;
     if (owner >= s->n_ranks || dest >= s->n_ranks)
         return CS_EINVAL;
     s->chunks[s->n_chunks] = (cs_chunk){bytes, owner, dest};
@@ -145,6 +163,7 @@ static int64_t add_op(cs_sched *s, int src, int dst, cs_op op, uint32_t n_chunks
 {
     cs_xfer *x;
     uint32_t i, id = s->base + s->n_xfers;
+    int rc;
     if (id == UINT32_MAX)
         return CS_ENOMEM;               /* ids are 32-bit */
     if (src < 0 || src >= s->n_ranks + s->n_aux || dst < 0 || dst >= s->n_ranks + s->n_aux)
@@ -165,11 +184,11 @@ static int64_t add_op(cs_sched *s, int src, int dst, cs_op op, uint32_t n_chunks
             if (cs_sched_op(s, deps[i])->step < step - 1)
                 return CS_EINVAL;
     }
-    if (grow((void **)&s->xfers, &s->cap_xfers, s->n_xfers + 1, sizeof *s->xfers) ||
-        grow((void **)&s->deps, &s->cap_deps, s->n_deps + n_deps, sizeof *s->deps) ||
-        grow((void **)&s->chunk_ids, &s->cap_chunk_ids, s->n_chunk_ids + n_chunks,
-             sizeof *s->chunk_ids))
-        return CS_ENOMEM;
+    if ((rc = grow(s, (void **)&s->xfers, &s->cap_xfers, s->n_xfers + 1, sizeof *s->xfers)) ||
+        (rc = grow(s, (void **)&s->deps, &s->cap_deps, s->n_deps + n_deps, sizeof *s->deps)) ||
+        (rc = grow(s, (void **)&s->chunk_ids, &s->cap_chunk_ids, s->n_chunk_ids + n_chunks,
+                   sizeof *s->chunk_ids)))
+        return rc;
     x = &s->xfers[s->n_xfers];
     memset(x, 0, sizeof *x);
     x->src = src;
@@ -297,9 +316,13 @@ void cs_sched_drop(const cs_sched *cs, uint32_t below)
         k = s->n_xfers;
     c0 = k < s->n_xfers ? s->xfers[k].chunk_off : s->n_chunk_ids;
     d0 = k < s->n_xfers ? s->xfers[k].dep_off : s->n_deps;
-    memmove(s->xfers, s->xfers + k, (size_t)(s->n_xfers - k) * sizeof *s->xfers);
-    memmove(s->chunk_ids, s->chunk_ids + c0, (size_t)(s->n_chunk_ids - c0) * sizeof *s->chunk_ids);
-    memmove(s->deps, s->deps + d0, (size_t)(s->n_deps - d0) * sizeof *s->deps);
+    if (k)
+        memmove(s->xfers, s->xfers + k, (size_t)(s->n_xfers - k) * sizeof *s->xfers);
+    if (c0)
+        memmove(s->chunk_ids, s->chunk_ids + c0,
+                (size_t)(s->n_chunk_ids - c0) * sizeof *s->chunk_ids);
+    if (d0)
+        memmove(s->deps, s->deps + d0, (size_t)(s->n_deps - d0) * sizeof *s->deps);
     s->n_xfers -= k;
     s->n_chunk_ids -= c0;
     s->n_deps -= d0;

@@ -167,11 +167,12 @@ int64_t cs_sched_compute(cs_sched *s, int rank, cs_time dur_ps,
 /* Operation id i (stored: xfers[i]; streamed: it must be in the window). */
 static inline const cs_xfer *cs_sched_op(const cs_sched *s, uint32_t i)
 { return &s->xfers[i - s->base]; }
-/* Dependencies of operation i (pointer into s->deps; moves when the schedule grows). */
+/* Dependencies of operation i (pointer into s->deps; moves when the schedule grows).
+ * (An operation without dependencies may have no array at all: never add to NULL.) */
 static inline const uint32_t *cs_sched_deps(const cs_sched *s, uint32_t i)
-{ return s->deps + cs_sched_op(s, i)->dep_off; }
+{ return s->deps ? s->deps + cs_sched_op(s, i)->dep_off : s->deps; }
 static inline const uint32_t *cs_sched_chunks(const cs_sched *s, uint32_t i)
-{ return s->chunk_ids + cs_sched_op(s, i)->chunk_off; }
+{ return s->chunk_ids ? s->chunk_ids + cs_sched_op(s, i)->chunk_off : s->chunk_ids; }
 /* Operations produced so far: ids 0 .. cs_sched_n_ops()-1 (stored: n_xfers). */
 static inline uint32_t cs_sched_n_ops(const cs_sched *s) { return s->base + s->n_xfers; }
 
