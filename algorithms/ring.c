@@ -140,7 +140,8 @@ static const cs_sched_gen_ops ring_gen_ops = {gen_step, gen_free};
  * same bytes every step) on a fabric where each ring position's transfers to the next
  * hold only resources of their own: alpha_beta (the sender's send port, the receiver's
  * receive port and reducer), or routes from each position to the next (the ring plan's
- * order) that are pairwise link-disjoint and alike hop by hop (bandwidth, latency). */
+ * order) that are pairwise link-disjoint and alike hop by hop (bandwidth, latency). With
+ * the ring in rank order the data check follows rank 0 too (check.c, turned sets). */
 static int symmetric(const cs_coll_req *req, const cs_ring_plan *pl)
 {
     const cs_topo *t = req->topo;
@@ -170,6 +171,17 @@ static int symmetric(const cs_coll_req *req, const cs_ring_plan *pl)
     return ok;
 }
 
+/* Is ring position q rank q (channel 0)? Then rank 0's transfers turned by q are rank q's,
+ * and the data check can follow rank 0 alone (sched.h turns). */
+static int in_rank_order(const cs_ring_plan *pl, int p)
+{
+    int q;
+    for (q = 0; q < p; q++)
+        if (cs_ring_plan_rank(pl, 0, q) != q)
+            return 0;
+    return 1;
+}
+
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
     int p = req->n_ranks, k = req->chunks, C = req->channels, t, c, rc = 0;
@@ -188,8 +200,12 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     rg->req = *req;
     rg->s = s;
     cs_ring_plan_init(&rg->pl, req);
-    if ((rg->one_rank = symmetric(req, &rg->pl)))
-        s->one_rank = 1;
+    if (symmetric(req, &rg->pl)) {
+        int turns = in_rank_order(&rg->pl, p);
+        if (turns || req->time_only != CS_REQ_TIME_WRONG)
+            rg->one_rank = s->one_rank = 1;
+        s->turns = rg->one_rank && turns;
+    }
     if (req->stream)
         return cs_sched_set_gen(s, &ring_gen_ops, rg, n_steps_of(req));
     for (c = 0; c < C && rc == 0; c++)

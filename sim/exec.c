@@ -539,7 +539,7 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
         job_free(job);
         return cs_err_set(err, CS_ESTATE, "schedule", "a streamed schedule runs once");
     }
-    if (sim->opts.check_data && !s->one_rank &&
+    if (sim->opts.check_data && (!s->one_rank || s->turns) &&
         cs__check_state_bytes(s) <= sim->opts.check_max_bytes) {
         if (cs__check_new(&job->check, s) < 0 || !(job->snap = calloc(1, sizeof *job->snap))) {
             job_free(job);

@@ -135,6 +135,11 @@ struct cs_sched {
                               same times; the finish time is the whole collective's, but
                               the data check does not apply (#wrong N/A) and links carry
                               one rank's traffic */
+    int turns;             /* one_rank only: ring position q is rank q and its operations
+                              are rank 0's turned by q (ranks and blocks + q mod n_ranks,
+                              chunk ids + q * n_chunks/n_ranks): rank 0 sends only to rank
+                              1, and the data check follows rank 0 alone (#wrong 0 or
+                              n_ranks) */
 };
 
 /* Start an empty schedule. Returns 0 or CS_EINVAL (n_ranks < 1, root out of range). */

@@ -198,8 +198,10 @@ static void ring_run(const char *kind, cs_coll coll, int p, uint64_t S, int k, i
 /* Symmetric rounds: where every rank does the same thing on resources of its own (ring,
  * switch and alpha_beta fabrics, one channel, equal blocks) a time-only ring simulates
  * rank 0's transfers alone (2(p-1)k for an allreduce) and finishes at the same picosecond
- * as all p ranks' transfers, with #wrong N/A; so does tpu-v4, whose ring plan is a
- * Hamiltonian cycle over direct torus links. Unequal blocks, two channels (both
+ * as all p ranks' transfers, and the data check follows rank 0 (#wrong 0); so does
+ * tpu-v4, whose ring plan is a Hamiltonian cycle over direct torus links, but there the
+ * check cannot follow (#wrong N/A, or every rank when #wrong is wanted). Unequal blocks,
+ * two channels (both
  * directions share ports) or routes that differ (dgx-h100-x2: NVSwitch inside a node,
  * NICs and InfiniBand between) run in full. */
 static void t_symmetric(void)
@@ -228,7 +230,7 @@ static void t_symmetric(void)
                     CU_ASSERT_EQUAL(one_rank, 1);
                     CU_ASSERT_EQUAL(t0, t1);
                     CU_ASSERT_EQUAL(w0, 0);
-                    CU_ASSERT_EQUAL(w1, -1);
+                    CU_ASSERT_EQUAL(w1, 0);       /* the check follows rank 0, turned */
                     CU_ASSERT_EQUAL(c0.transfers, steps * p * (uint64_t)k);
                     CU_ASSERT_EQUAL(c1.transfers, steps * (uint64_t)k);
                 }
@@ -252,12 +254,54 @@ static void t_symmetric(void)
             req.topo = t;
             CU_ASSERT_EQUAL_FATAL(cs_algo_build(ring, &req, &s, &err), 0);
             CU_ASSERT_EQUAL(s.one_rank, i && !a);
-            CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, i ? &t1 : &t0, NULL, &err), 0);
+            CU_ASSERT_EQUAL(s.turns, 0);      /* tpu-v4's cycle is not in rank order */
+            CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, i ? &t1 : &t0, &w1, &err), 0);
+            CU_ASSERT_EQUAL(w1, i && !a ? -1 : 0);
+            cs_sched_fini(&s);
+            /* Wanting #wrong, tpu-v4 runs every rank. */
+            req.time_only = CS_REQ_TIME_WRONG;
+            CU_ASSERT_EQUAL_FATAL(cs_algo_build(ring, &req, &s, &err), 0);
+            CU_ASSERT_EQUAL(s.one_rank, 0);
             cs_sched_fini(&s);
         }
         CU_ASSERT_EQUAL(t0, t1);
         cs_topo_free(t);
     }
+}
+
+/* A turned allreduce by hand on p = 5 ranks: rank 0 sends block -t to rank 1 at step t,
+ * reducing for p-1 steps, copying for p-1 more. The data check follows rank 0 and turns
+ * it: the whole ring is right (#wrong 0); stopped after the reduce-scatter every rank
+ * lacks blocks (#wrong p); reducing one block twice counts contributions twice (p). */
+static void t_turned_check(void)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    int p = 5, v, n, wrong;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_load_string("{\"kind\":\"alpha_beta\",\"ranks\":5,\"link\":"
+                                              "{\"bandwidth_GBps\":1,\"latency_us\":1}}",
+                                              "ab", &t, &err), 0);
+    for (v = 0; v < 3; v++) {
+        cs_sched s;
+        int64_t prev = -1;
+        int step;
+        CU_ASSERT_EQUAL_FATAL(cs_sched_init(&s, CS_COLL_ALLREDUCE, p, 0, 500), 0);
+        for (n = 0; n < p; n++)
+            CU_ASSERT(cs_sched_chunk(&s, 100, n, -1) >= 0);
+        s.one_rank = s.turns = 1;
+        n = v == 1 ? p - 1 : 2 * (p - 1);
+        for (step = 0; step < n; step++) {
+            uint32_t dep = (uint32_t)prev;
+            int block = ((v == 2 && step == 1 ? 0 : -step) % p + p) % p;
+            prev = cs_sched_xfer_range(&s, 0, 1, step < p - 1 ? CS_OP_REDUCE : CS_OP_COPY,
+                                       (uint32_t)block, 1, &dep, prev >= 0, step);
+            CU_ASSERT_FATAL(prev >= 0);
+        }
+        CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, NULL, &wrong, &err), 0);
+        CU_ASSERT_EQUAL(wrong, v ? p : 0);
+        cs_sched_fini(&s);
+    }
+    cs_topo_free(t);
 }
 
 /* A streamed ring runs the same events as the stored one: the same finish time to the
@@ -375,6 +419,7 @@ int cs_test_register(void)
         {"streamed ring holds O(p) operations: 256 -> 512 ranks <= 2.5x", t_stream_window},
         {"streamed schedule: generator contract checked, runs once", t_stream_contract},
         {"symmetric rounds: one rank's transfers, the same finish time", t_symmetric},
+        {"symmetric rounds: the data check follows rank 0 turned", t_turned_check},
         {"ring allreduce link visits 256 -> 512 ranks <= 4.5x", t_ring_visits},
         {"NCCL 16 channels <= 16x one channel's link visits", t_nccl_channels},
         {"data check of 1024 ranks; stopped past its limit", t_check_scale},
