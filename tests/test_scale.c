@@ -123,7 +123,7 @@ static void t_nccl_channels(void)
 
 /* The data check at scale: a ring allreduce of 1024 ranks (1024 chunks) is checked (0
  * wrong; its sets are a few runs per chunk, where bitsets needed 128 MiB), and a check
- * whose state outgrows its limit (here 64 KiB) stops: #wrong -1, N/A. */
+ * whose state outgrows its limit (here 64 KiB) stops: #wrong -1, N/A; streamed too. */
 static void t_check_scale(void)
 {
     char buf[160];
@@ -144,6 +144,16 @@ static void t_check_scale(void)
     CU_ASSERT_EQUAL(wrong, 0);
     CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &small, NULL, &wrong, &err), 0);
     CU_ASSERT_EQUAL(wrong, -1);
+    cs_sched_fini(&s);
+    /* Streamed, the check stops the same way, its snapshots in the window freed. */
+    req.stream = 1;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ring, &req, &s, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &small, NULL, &wrong, &err), 0);
+    CU_ASSERT_EQUAL(wrong, -1);
+    cs_sched_fini(&s);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ring, &req, &s, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, NULL, &wrong, &err), 0);
+    CU_ASSERT_EQUAL(wrong, 0);
     cs_sched_fini(&s);
     cs_topo_free(t);
 }
