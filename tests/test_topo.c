@@ -13,6 +13,7 @@
 #include "sim/topo.h"
 #include "tests/testutil.h"
 #include "algorithms/nccl/nccl.h"
+#include "algorithms/run.h"
 #include "topologies/topology.h"
 
 #define LINK100 "\"link\": {\"bandwidth_GBps\": 100, \"latency_us\": 1.0}"
@@ -428,6 +429,46 @@ static void test_cluster(void)
     cs_topo_free(t);
 }
 
+/* One NIC per GPU on the CPU's root ports (no PCIe switches): NIC k serves GPU k (NCCL's
+ * GPU-NIC affinity), so traffic into a node spreads over its four NICs. Alltoall of S =
+ * 64 MiB on 4 nodes x 4 GPUs sends S/16 to every rank: 12 remote ranks x 4 local ranks x
+ * S/16 = 3S enter each node through its 4 NIC links (leaf->nic). The busiest link carries
+ * exactly 3S/4 = 50331648 B, the mean of the four, so all four carry 3S/4 (a hash that put
+ * two GPUs on one NIC would load it with 3S/2). Time: 3S/4 at 10 GB/s = 5033.1648 us plus
+ * latencies and the fair-share ramp (< 1%). */
+static void test_cluster_nic_affinity(void)
+{
+    cs_topo *t = NULL;
+    cs_run_cfg cfg;
+    cs_sweep sw;
+    cs_err err;
+    uint64_t size = 64u << 20;
+    char bn[256], buf[256];
+    int i;
+    memset(&sw, 0, sizeof sw);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(cs_test_data("ok/cluster-4x4-nic-per-gpu.json"), &t,
+                                       &err), 0);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 1, 6, buf, sizeof buf),
+                           "n0.g1>n0.cpu0>n0.nic1>fabric.leaf0>n1.nic2>n1.cpu0>n1.g2");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 15, 3, buf, sizeof buf),
+                           "n3.g3>n3.cpu0>n3.nic3>fabric.leaf0>n0.nic3>n0.cpu0>n0.g3");
+    cs_run_cfg_init(&cfg);
+    cfg.algo = "direct";
+    sw.coll = CS_COLL_ALLTOALL;
+    CU_ASSERT_EQUAL_FATAL(cs_run_sweep(&cfg, t, 16, 4, &size, 1, 1, &sw, bn, sizeof bn, &err),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(sw.n_rows, 1);
+    CU_ASSERT_EQUAL(sw.rows[0].wrong, 0);
+    CU_ASSERT_EQUAL_FATAL(sw.n_links, CS_SWEEP_MAX_LINKS);
+    for (i = 0; i < sw.n_links; i++) {
+        CU_ASSERT_STRING_EQUAL(sw.links[i].cls, "ib_ndr");
+        CS_ASSERT_REL(sw.links[i].bytes, 0.75 * (double)size, 1e-9);
+    }
+    CS_ASSERT_REL(sw.rows[0].time_us, 0.75 * (double)size / 10e3, 1e-2);
+    cs_sweep_fini(&sw);
+    cs_topo_free(t);
+}
+
 /* topo check collects every problem of a file: 8 in topo-many-problems.json (a duplicate
  * node, bandwidth 0, a self-link, an unknown node, a negative latency, a switch as a rank,
  * a route that is not a path, a disconnected rank); presets check clean. */
@@ -772,6 +813,7 @@ int cs_test_register(void)
         {"pcie_p2p", test_pcie_p2p},
         {"node", test_node},
         {"cluster", test_cluster},
+        {"cluster_nic_affinity", test_cluster_nic_affinity},
         {"registry", test_kinds_registry},
         {NULL, NULL},
     };

@@ -89,39 +89,54 @@ static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int m
     return n;
 }
 
+/* Breadth-first hop counts from src into dist (-1: not reached), through CPUs only when
+ * via_cpu. Returns the hop count of the nearest NICs (-1: none) and their number in *n. */
+static int nearest_nics(const cs_topo *m, int src, int via_cpu, int *dist, int *queue, int *n)
+{
+    int head = 0, tail = 0, best = -1, v, k;
+    *n = 0;
+    for (v = 0; v < m->n_nodes; v++)
+        dist[v] = -1;
+    dist[src] = 0;
+    queue[tail++] = src;
+    while (head < tail) {
+        v = queue[head++];
+        if (m->nodes[v].type == CS_NODE_NIC && (best < 0 || dist[v] == best)) {
+            best = dist[v];
+            (*n)++;
+        }
+        for (k = m->adj_off[v]; k < m->adj_off[v + 1]; k++) {
+            int w = cs_dlink_to(m, m->adj[k]);
+            if (dist[w] < 0 && (via_cpu || m->nodes[w].type != CS_NODE_CPU)) {
+                dist[w] = dist[v] + 1;
+                queue[tail++] = w;
+            }
+        }
+    }
+    return best;
+}
+
 /* Each accelerator's rail: among the NICs fewest hops away without crossing a CPU (ties:
  * the (k mod count)-th of them in index order, k = the accelerator's rank in the node, so
- * GPU k of a node with a NIC per GPU gets NIC k). */
+ * GPU k of a node with a NIC per GPU gets NIC k). Where no NIC can be reached without a
+ * CPU (GPUs and NICs on the CPUs' root ports, no PCIe switches), the same over paths
+ * through the CPUs: NCCL's GPU-NIC affinity, NIC k beside GPU k, rather than every GPU on
+ * whichever NIC the hash of a route picks. */
 static int find_rails(const cs_topo *m, cluster_data *d, cs_err *err)
 {
     int *dist = malloc((size_t)m->n_nodes * sizeof *dist);
     int *queue = malloc((size_t)m->n_nodes * sizeof *queue);
-    int r, v, k;
+    int r, k;
     if (!dist || !queue) {
         free(dist);
         free(queue);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
     for (r = 0; r < m->n_ranks; r++) {
-        int src = m->ranks[r], head = 0, tail = 0, best = -1, n_best = 0, pick;
-        for (v = 0; v < m->n_nodes; v++)
-            dist[v] = -1;
-        dist[src] = 0;
-        queue[tail++] = src;
-        while (head < tail) {
-            v = queue[head++];
-            if (m->nodes[v].type == CS_NODE_NIC && (best < 0 || dist[v] == best)) {
-                best = dist[v];
-                n_best++;
-            }
-            for (k = m->adj_off[v]; k < m->adj_off[v + 1]; k++) {
-                int w = cs_dlink_to(m, m->adj[k]);
-                if (dist[w] < 0 && m->nodes[w].type != CS_NODE_CPU) {
-                    dist[w] = dist[v] + 1;
-                    queue[tail++] = w;
-                }
-            }
-        }
+        int src = m->ranks[r], n_best, pick;
+        int best = nearest_nics(m, src, 0, dist, queue, &n_best);
+        if (best < 0)
+            best = nearest_nics(m, src, 1, dist, queue, &n_best);
         if (best < 0)
             continue;
         pick = r % n_best;
