@@ -471,7 +471,8 @@ static void test_cluster_nic_affinity(void)
 
 /* topo check collects every problem of a file: 8 in topo-many-problems.json (a duplicate
  * node, bandwidth 0, a self-link, an unknown node, a negative latency, a switch as a rank,
- * a route that is not a path, a disconnected rank); presets check clean. */
+ * a route that is not a path, a disconnected rank); node and cluster files likewise;
+ * presets check clean. */
 static void test_check(void)
 {
     cs_topo_problems probs = {NULL, 0, 0};
@@ -485,6 +486,29 @@ static void test_check(void)
         CU_ASSERT_STRING_EQUAL(probs.items[0].where, "nodes[2].name");
         CU_ASSERT_STRING_EQUAL(probs.items[3].where, "links[3].to");
         CU_ASSERT_STRING_EQUAL(probs.items[7].where, "ranks[2]");
+    }
+    cs_topo_problems_fini(&probs);
+    /* node: an unknown key, gpus 0, a negative NVLink bandwidth, an unknown NVLink topology,
+     * an unknown nic_attach, nics without a nic link, PCIe switches without a pcie link. */
+    n = cs_topo_check(cs_test_data("bad/topo-node-problems.json"), cs_nccl_sections, &probs,
+                      &err);
+    CU_ASSERT_EQUAL(n, 7);
+    if (n == 7) {
+        CU_ASSERT_STRING_EQUAL(probs.items[0].where, "nicz");
+        CU_ASSERT_STRING_EQUAL(probs.items[2].where, "nvlink.bandwidth_GBps");
+        CU_ASSERT_STRING_EQUAL(probs.items[6].where, "pcie");
+    }
+    cs_topo_problems_fini(&probs);
+    /* cluster: nodes 0, the node's own problem (under "node."), then the fabric's: an
+     * unknown type, spines -1, spines with a single switch (the type's default). */
+    n = cs_topo_check(cs_test_data("bad/topo-cluster-problems.json"), cs_nccl_sections, &probs,
+                      &err);
+    CU_ASSERT_EQUAL(n, 5);
+    if (n == 5) {
+        CU_ASSERT_STRING_EQUAL(probs.items[0].where, "nodes");
+        CU_ASSERT_STRING_EQUAL(probs.items[1].where, "node.pcie");
+        CU_ASSERT_STRING_EQUAL(probs.items[2].where, "fabric.type");
+        CU_ASSERT_STRING_EQUAL(probs.items[3].where, "fabric.spines");
     }
     cs_topo_problems_fini(&probs);
     CU_ASSERT_EQUAL(cs_topo_check("dgx-h100-x2", cs_nccl_sections, &probs, &err), 0);
