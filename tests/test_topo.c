@@ -511,6 +511,14 @@ static void test_check(void)
         CU_ASSERT_STRING_EQUAL(probs.items[3].where, "fabric.spines");
     }
     cs_topo_problems_fini(&probs);
+    /* pcie: sockets 9, no p2p, per-socket counts with switches, no per-switch GPU count,
+     * bandwidth 0, a socket link that is not an object. */
+    n = cs_topo_check(cs_test_data("bad/topo-pcie-problems.json"), cs_nccl_sections, &probs,
+                      &err);
+    CU_ASSERT_EQUAL(n, 6);
+    if (n == 6)
+        CU_ASSERT_STRING_EQUAL(probs.items[5].where, "socket_link");
+    cs_topo_problems_fini(&probs);
     CU_ASSERT_EQUAL(cs_topo_check("dgx-h100-x2", cs_nccl_sections, &probs, &err), 0);
     cs_topo_problems_fini(&probs);
     snprintf(cmd, sizeof cmd, "%s topo check %s 2>/dev/null", CS_COLLSIM,
