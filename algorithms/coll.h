@@ -62,6 +62,8 @@ int cs_algo_lookup(const char *name, cs_coll coll, const cs_algo **out, cs_err *
 /* Check and build: cs_sched_init + ops->build, with s->algo set to ops->name. On failure s
  * is left finalised (nothing to free). */
 int cs_algo_build(const cs_algo *ops, const cs_coll_req *req, cs_sched *s, cs_err *err);
+/* Does ops run c on the rings of cs_ring_plan (one per channel)? */
+int cs_algo_uses_rings(const cs_algo *ops, cs_coll c);
 /* Does ops implement coll? */
 static inline int cs_algo_has(const cs_algo *ops, cs_coll c) { return (ops->colls >> c) & 1u; }
 

@@ -132,6 +132,36 @@ void cs_explain_timeline(FILE *f, const cs_sched *s, const cs_explain_times *tm,
     free(row);
 }
 
+void cs_explain_rings(FILE *f, const cs_coll_req *req, int max_channels)
+{
+    const cs_topo *t = req->topo;
+    int C = req->channels, p = req->n_ranks, c, q, shown;
+    cs_ring_plan pl;
+    cs_ring_plan_init(&pl, req);
+    shown = max_channels > 0 && max_channels < C ? max_channels : C;
+    fprintf(f, "rings (%d channel%s; each line the ranks in ring order, back to the first):\n",
+            C, C == 1 ? "" : "s");
+    for (c = 0; c < shown; c++) {
+        fprintf(f, "  channel %-3d", c);
+        for (q = 0; q < p; q++) {
+            int r = cs_ring_plan_rank(&pl, c, q);
+            if (p > 16 && q == 12) {
+                fprintf(f, " ... (%d more)", p - 14);
+                q = p - 2;
+                r = cs_ring_plan_rank(&pl, c, q);
+            }
+            if (t && r < t->n_ranks)
+                fprintf(f, " %s", t->nodes[t->ranks[r]].name);
+            else
+                fprintf(f, " %d", r);
+        }
+        fprintf(f, "\n");
+    }
+    if (shown < C)
+        fprintf(f, "  ... %d more channels\n", C - shown);
+    cs_ring_plan_fini(&pl);
+}
+
 void cs_explain_closed_form(FILE *out, const cs_algo *ops, const cs_coll_req *req, const cs_topo *t,
                               cs_time sim_end)
 {

@@ -31,6 +31,11 @@ void cs_explain_timeline(FILE *f, const cs_sched *s, const cs_explain_times *tm,
  * numbers put in, cost()'s total, and the simulated time beside it. */
 void cs_explain_closed_form(FILE *out, const cs_algo *ops, const cs_coll_req *req,
                             const cs_topo *t, cs_time sim_end);
+/* The rings of req's channels (the ring plan the ring algorithm and NCCL mode run), one
+ * line per channel with the topology's node names in ring order, the first max_channels
+ * of them (0 = all); rings of more than 16 ranks show their first 12 and last 2. */
+void cs_explain_rings(FILE *f, const cs_coll_req *req, int max_channels);
+
 /* A closed form rendered for explain (UTF-8: '·' products, 'µs', 'γ'). */
 typedef struct cs_formula_text {
     char vars[1024];         /* each symbol the form uses, defined once with its value and
