@@ -199,6 +199,31 @@ void cs_explain_closed_form(FILE *out, const cs_algo *ops, const cs_coll_req *re
     fprintf(out, "\n");
 }
 
+void cs_explain_ranks_row(FILE *out, int header, const cs_algo *ops, const cs_coll_req *req,
+                          const cs_topo *t, const cs_sched *s, const cs_explain_times *tm)
+{
+    cs_ab ab;
+    cs_formula_text ft;
+    cs_err err;
+    double sim = cs_time_to_us(tm->end_ps);
+    char cfs[32] = "-";
+    int has_form;
+    cs_ab_from_topo(t, &ab);
+    has_form = cs_formula_render(ops, req, &ab, &ft, &err) == 0 && isfinite(ft.total_s);
+    if (header && t->model != CS_MODEL_ALPHA_BETA)
+        fprintf(out, "# closed forms are estimates here: they are for the single-port alpha_beta "
+                "fabric (a, b of the route rank 0 -> rank 1)\n");
+    if (header)
+        fprintf(out, "%6s %-20s %6s %10s %14s %14s %6s  %s\n", "ranks", "algorithm", "steps",
+                "transfers", "simulated_us", "closed_us", "#wrong", "closed form, then with the "
+                "numbers put in ('~': an estimate)");
+    if (has_form)
+        snprintf(cfs, sizeof cfs, "%s%.3f", ft.is_estimate ? "~" : "", ft.total_s * 1e6);
+    fprintf(out, "%6d %-20s %6d %10u %14.3f %14s %6d  %s%s%s\n", req->n_ranks, ops->name,
+            s->n_steps, s->n_xfers, sim, cfs, tm->wrong, has_form ? ft.form : "",
+            has_form ? " = " : "", has_form ? ft.put : "(none)");
+}
+
 int cs_explain_run(const cs_topo *t, const cs_sched *s, const cs_sim_costs *costs,
                    cs_explain_times *tm, cs_err *err)
 {

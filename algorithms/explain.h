@@ -58,4 +58,10 @@ typedef struct cs_formula_text {
 int cs_formula_render(const cs_algo *ops, const cs_coll_req *req, const cs_ab *ab,
                       cs_formula_text *ft, cs_err *err);
 
+/* One line of `explain -g A:B` (a sweep over rank counts): ranks, the algorithm that ran,
+ * steps, transfers, simulated and closed-form times (us; '~' marks an estimate), #wrong, and
+ * the closed form, symbols and then numbers; with header, the column titles first (and a
+ * note off the alpha_beta fabric, where closed forms are estimates). */
+void cs_explain_ranks_row(FILE *out, int header, const cs_algo *ops, const cs_coll_req *req,
+                          const cs_topo *t, const cs_sched *s, const cs_explain_times *tm);
 #endif

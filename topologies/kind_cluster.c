@@ -440,5 +440,5 @@ static int check_cluster(json_t *root, cs_topo *t, cs_topo_problems *probs)
 
 const cs_topo_kind cs_topo_kind_cluster = {
     "cluster", "N copies of a node joined by a fabric: one switch, a fat tree, or rails",
-    build_cluster, check_cluster,
+    build_cluster, check_cluster, 0,
 };

@@ -247,5 +247,5 @@ static int check_node(json_t *root, cs_topo *t, cs_topo_problems *probs)
 
 const cs_topo_kind cs_topo_kind_node = {
     "node", "one server: GPUs/NPUs on an NVSwitch or NVLink/HCCS mesh, NICs, PCIe, CPUs",
-    build_node, check_node,
+    build_node, check_node, 0,
 };

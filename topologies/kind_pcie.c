@@ -201,5 +201,5 @@ static int check_pcie(json_t *root, cs_topo *t, cs_topo_problems *probs)
 
 const cs_topo_kind cs_topo_kind_pcie = {
     "pcie", "CPU sockets, PCIe switches, GPUs and NICs; \"p2p\": false stages copies through "
-    "the CPU", build_pcie, check_pcie,
+    "the CPU", build_pcie, check_pcie, 0,
 };
