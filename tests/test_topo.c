@@ -469,6 +469,21 @@ static void test_cluster_nic_affinity(void)
     cs_topo_free(t);
 }
 
+/* list topologies gives each preset's whole first sentence (nothing cut to "..."); "e.g. "
+ * inside it does not end it (dgx1-v100). */
+static void test_list_summaries(void)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s list topologies", CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out ? strstr(out, "...\n") : "no output");
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "pairs without a link (e.g. g0-g5) go through a "
+                                         "peer GPU\n"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "a full mesh of 28 links; 128 GB/s bidirectional "
+                                         "per link = 64 GB/s per direction"));
+    free(out);
+}
+
 /* topo check collects every problem of a file: 8 in topo-many-problems.json (a duplicate
  * node, bandwidth 0, a self-link, an unknown node, a negative latency, a switch as a rank,
  * a route that is not a path, a disconnected rank); node and cluster files likewise;
@@ -853,6 +868,7 @@ int cs_test_register(void)
         {"all_load", test_presets},
         {"bisection", test_bisection},
         {"show_json", test_show_json},
+        {"list_summaries", test_list_summaries},
         {"preset_busbw", test_preset_busbw},
         {NULL, NULL},
     };
