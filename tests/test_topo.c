@@ -534,6 +534,14 @@ static void test_check(void)
     if (n == 6)
         CU_ASSERT_STRING_EQUAL(probs.items[5].where, "socket_link");
     cs_topo_problems_fini(&probs);
+    /* ring: an unknown key, ranks 0, a negative bandwidth; a switch that reduces checks
+     * clean ("sharp" is one of its keys). */
+    CU_ASSERT_EQUAL(cs_topo_check(cs_test_data("bad/topo-ring-problems.json"), cs_nccl_sections,
+                                  &probs, &err), 3);
+    cs_topo_problems_fini(&probs);
+    CU_ASSERT_EQUAL(cs_topo_check(cs_test_data("ok/switch-sharp.json"), cs_nccl_sections, &probs,
+                                  &err), 0);
+    cs_topo_problems_fini(&probs);
     CU_ASSERT_EQUAL(cs_topo_check("dgx-h100-x2", cs_nccl_sections, &probs, &err), 0);
     cs_topo_problems_fini(&probs);
     snprintf(cmd, sizeof cmd, "%s topo check %s 2>/dev/null", CS_COLLSIM,

@@ -57,6 +57,10 @@ static int check_root(json_t *root, const char *name, const cs_topo_section *con
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if ((rc = cs_topo_new(&t)) < 0)
         return cs_err_set(err, rc, NULL, "out of memory");
+    if (!(t->kind = strdup(kind_name))) {       /* kinds that share a builder read it */
+        cs_topo_free(t);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
     cs_err_clear(err);
     if (kind->check)
         rc = kind->check(root, t, probs);

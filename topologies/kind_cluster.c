@@ -270,7 +270,8 @@ typedef struct fabric_cfg {
 } fabric_cfg;
 
 /* Parse and check "fabric" (nic: the node's NIC link, NULL when it has none; node_ok: the
- * node built, so a missing NIC link is a problem): build (col NULL) stops at the first problem, check records each and goes on. */
+ * node built, so a missing NIC link is a problem): build (col NULL) stops at the first
+ * problem, check records each and goes on. */
 static int parse_fabric(json_t *root, const cs__linkspec *nic, int node_ok, fabric_cfg *fc,
                         cs_topo_problems *col, cs_err *err)
 {
