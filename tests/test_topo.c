@@ -542,6 +542,14 @@ static void test_check(void)
     CU_ASSERT_EQUAL(cs_topo_check(cs_test_data("ok/switch-sharp.json"), cs_nccl_sections, &probs,
                                   &err), 0);
     cs_topo_problems_fini(&probs);
+    /* torus: an unknown key, a size 0, a size that is not an integer, bandwidth -1;
+     * fat_tree: bandwidth and oversubscription both, ranks with arity, levels 9. */
+    CU_ASSERT_EQUAL(cs_topo_check(cs_test_data("bad/topo-torus-problems.json"),
+                                  cs_nccl_sections, &probs, &err), 4);
+    cs_topo_problems_fini(&probs);
+    CU_ASSERT_EQUAL(cs_topo_check(cs_test_data("bad/topo-fat-tree-problems.json"),
+                                  cs_nccl_sections, &probs, &err), 3);
+    cs_topo_problems_fini(&probs);
     CU_ASSERT_EQUAL(cs_topo_check("dgx-h100-x2", cs_nccl_sections, &probs, &err), 0);
     cs_topo_problems_fini(&probs);
     snprintf(cmd, sizeof cmd, "%s topo check %s 2>/dev/null", CS_COLLSIM,
