@@ -854,6 +854,7 @@ static void test_kinds_registry(void)
         CU_ASSERT_EQUAL(cs_topo_kind_lookup(all[i]->name, &k, &err), 0);
         CU_ASSERT_PTR_EQUAL(k, all[i]);
         CU_ASSERT(all[i]->summary && all[i]->summary[0]);
+        CU_ASSERT_PTR_NOT_NULL(all[i]->check);   /* topo check collects every problem */
     }
     CU_ASSERT_EQUAL(cs_topo_kind_lookup("nope", &k, &err), CS_ENOENT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown topology kind 'nope' (known: alpha_beta"));
