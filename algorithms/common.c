@@ -168,8 +168,8 @@ static int ham_greedy(int p, unsigned char *adj, unsigned char *used, int step, 
     return k;
 }
 
-/* A host of PCIe switches and CPU sockets (a topology with CPU nodes, ranks with no direct
- * links): the ring NCCL's search finds there. From rank 0, always on to the nearest rank
+/* A host of PCIe switches and CPU sockets (a topology with CPU nodes, ranks of one server
+ * with no direct links between them): the ring NCCL's search finds there. From rank 0, always on to the nearest rank
  * not yet on the ring (fewest links, ties to the lowest rank): every rank under a PCIe
  * switch before the next switch, every switch under a socket before the CPU link, so each
  * switch uplink and each CPU link is crossed once each way - the fewest a ring can.
@@ -179,6 +179,9 @@ static int pcie_ring(const cs_topo *t, int p, int *cyc)
     int *dist = NULL, *queue = NULL, *on = NULL, i, q, has_cpu = 0, rc = CS_ENOMEM;
     for (i = 0; i < t->n_nodes; i++)
         has_cpu |= t->nodes[i].type == CS_NODE_CPU;
+    for (i = 1; i < p; i++)          /* one server: nodes of a cluster keep their rotations */
+        if (t->nodes[t->ranks[i]].group != t->nodes[t->ranks[0]].group)
+            return 0;
     if (!has_cpu || !t->adj_off)
         return 0;
     dist = malloc((size_t)p * (size_t)t->n_nodes * sizeof *dist);
