@@ -614,6 +614,10 @@ static void test_show_json(void)
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(c, "links")), 16);
     /* 8 NICs a node at NDR's 50 GB/s, each behind a PCIe Gen5 x16 link at 63 GB/s. */
     CS_ASSERT_REL(json_number_value(json_object_get(o, "bisection_GBps")), 8 * 50, 1e-9);
+    /* The preset's own words: its description and every source. */
+    CU_ASSERT(!strncmp(json_string_value(json_object_get(o, "description")), "2 DGX H100 nodes",
+                       16));
+    CU_ASSERT(json_array_size(json_object_get(o, "sources")) >= 1);
     json_decref(o);
 }
 
