@@ -158,6 +158,16 @@ static void put(char *out, size_t n, size_t *o, const char *s, size_t len)
     out[*o] = '\0';
 }
 
+/* Does symbol v's value carry a unit (bytes, us, us per byte)? */
+static int has_unit(int v) { return v == V_S || v == V_A || v == V_B || v == V_GAMMA; }
+
+/* A product sign in both forms: '·', spaced in the numbers where a unit stands beside it. */
+static void times(cs_formula_text *ft, size_t *of, size_t *op, int spaced)
+{
+    put(ft->form, sizeof ft->form, of, DOT, strlen(DOT));
+    put(ft->put, sizeof ft->put, op, spaced ? " " DOT " " : DOT, strlen(DOT) + (spaced ? 2 : 0));
+}
+
 int cs_formula_render(const cs_algo *ops, const cs_coll_req *req, const cs_ab *ab,
                       cs_formula_text *ft, cs_err *err)
 {
@@ -186,17 +196,10 @@ int cs_formula_render(const cs_algo *ops, const cs_coll_req *req, const cs_ab *a
                                   "has no value for this request", f, (int)t.len, t.s);
             used[t.var] = 1;
         }
-        if (ends_value(prev) && starts_value(t.kind)) {   /* an implied product */
-            put(ft->form, sizeof ft->form, &of, DOT, strlen(DOT));
-            put(ft->put, sizeof ft->put, &op, prev_unit || unit ? " " DOT " " : DOT,
-                prev_unit || unit ? strlen(DOT) + 2 : strlen(DOT));
-        }
+        if (ends_value(prev) && starts_value(t.kind))     /* an implied product */
+            times(ft, &of, &op, prev_unit || unit);
         if (t.kind == T_TIMES) {
-            int next_unit = nx.kind == T_VAR && (nx.var == V_S || nx.var == V_A ||
-                                                 nx.var == V_B || nx.var == V_GAMMA);
-            put(ft->form, sizeof ft->form, &of, DOT, strlen(DOT));
-            put(ft->put, sizeof ft->put, &op, prev_unit || next_unit ? " " DOT " " : DOT,
-                prev_unit || next_unit ? strlen(DOT) + 2 : strlen(DOT));
+            times(ft, &of, &op, prev_unit || (nx.kind == T_VAR && has_unit(nx.var)));
         } else {
             put(ft->form, sizeof ft->form, &of, t.s, t.len);
             if (t.kind == T_VAR)
@@ -204,13 +207,8 @@ int cs_formula_render(const cs_algo *ops, const cs_coll_req *req, const cs_ab *a
             else
                 put(ft->put, sizeof ft->put, &op, t.s, t.len);
         }
-        if (t.kind != T_OTHER || t.s[0] != ' ') {
-            prev = t.kind;
-            prev_unit = t.kind == T_VAR && unit;
-        } else {
-            prev = T_OTHER;
-            prev_unit = 0;
-        }
+        prev = t.kind;
+        prev_unit = t.kind == T_VAR && unit;
     }
     /* The definitions, in a fixed order, of the symbols used. */
     for (v = 0; v < N_VARS; v++) {
