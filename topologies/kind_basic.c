@@ -39,7 +39,8 @@ static int basic_parse_col(json_t *root, cs_topo *t, cs__linkspec *ls, cs_topo_p
         CS__NOTE(col, err, cs__json_bool(root, "", "sharp", 0, &sharp, err));
     if (col && col->n > n0)
         return 1;                 /* problems recorded: nothing to build */
-    if ((rc = cs__topo_alloc_ranks(t, (int)n, err)) < 0)
+    if ((rc = cs__topo_size_check(n + 1, n, n, "ranks", "this many ranks", err)) < 0 ||
+        (rc = cs__topo_alloc_ranks(t, (int)n, err)) < 0)
         return rc;
     for (i = 0; i < n; i++) {
         int v = cs__topo_add_nodef(t, CS_NODE_GPU, -1, err, "r%ld", i);
