@@ -467,6 +467,20 @@ static void test_cluster_nic_affinity(void)
     CS_ASSERT_REL(sw.rows[0].time_us, 0.75 * (double)size / 10e3, 1e-2);
     cs_sweep_fini(&sw);
     cs_topo_free(t);
+    /* The file says otherwise ("nic_of_gpu": [0, 0, 0, 0]): all 3S into a node through NIC 0,
+     * four times as long. */
+    memset(&sw, 0, sizeof sw);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(cs_test_data("ok/cluster-4x4-nic0.json"), &t, &err), 0);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 1, 6, buf, sizeof buf),
+                           "n0.g1>n0.cpu0>n0.nic0>fabric.leaf0>n1.nic0>n1.cpu0>n1.g2");
+    sw.coll = CS_COLL_ALLTOALL;
+    CU_ASSERT_EQUAL_FATAL(cs_run_sweep(&cfg, t, 16, 4, &size, 1, 1, &sw, bn, sizeof bn, &err),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(sw.n_links, CS_SWEEP_MAX_LINKS);
+    CS_ASSERT_REL(sw.links[0].bytes, 3.0 * (double)size, 1e-9);
+    CS_ASSERT_REL(sw.rows[0].time_us, 3.0 * (double)size / 10e3, 1e-2);
+    cs_sweep_fini(&sw);
+    cs_topo_free(t);
 }
 
 /* list topologies gives each preset's whole first sentence (nothing cut to "..."); "e.g. "

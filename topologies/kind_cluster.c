@@ -89,6 +89,21 @@ static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int m
     return n;
 }
 
+/* A node file that names each GPU's NIC ("nic_of_gpu", checked by the node kind) says
+ * otherwise than the nearest NIC: its choice wins. */
+static void use_nic_of_gpu(json_t *node, const cs_topo *m, cluster_data *d)
+{
+    json_t *a = json_object_get(node, "nic_of_gpu");
+    int r;
+    if (!json_is_array(a) || (int)json_array_size(a) != m->n_ranks)
+        return;
+    for (r = 0; r < m->n_ranks; r++) {
+        json_int_t k = json_integer_value(json_array_get(a, (size_t)r));
+        if (k >= 0 && k < d->n_nics)
+            d->rail_of[m->ranks[r]] = (int)k;
+    }
+}
+
 /* Breadth-first hop counts from src into dist (-1: not reached), through CPUs only when
  * via_cpu. Returns the hop count of the nearest NICs (-1: none) and their number in *n. */
 static int nearest_nics(const cs_topo *m, int src, int via_cpu, int *dist, int *queue, int *n)
@@ -426,7 +441,10 @@ static int cluster_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *
                                       (int64_t)copies * m->n_ranks, "nodes", what, err)) < 0)
             goto out;
     }
-    if ((rc = find_rails(m, d, err)) < 0 || (rc = copy_members(t, m, (int)copies, err)) < 0 ||
+    if ((rc = find_rails(m, d, err)) < 0)
+        goto out;
+    use_nic_of_gpu(node, m, d);
+    if ((rc = copy_members(t, m, (int)copies, err)) < 0 ||
         (rc = build_fabric(t, d, &fc, err)) < 0)
         rc = cs__topo_note(col, rc, err);
 out:

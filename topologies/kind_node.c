@@ -66,6 +66,32 @@ static int opt_spec(json_t *root, const char *key, const cs__linkspec *base, cs_
     return cs__linkspec_parse(o, key, NULL, base, out, err);
 }
 
+/* "nic_of_gpu": the NIC each GPU's network traffic uses (the cluster kind routes by it;
+ * without it each GPU takes its nearest NIC, NIC k beside GPU k when nics == gpus). One
+ * entry per GPU, each a NIC index. */
+static int parse_nic_of_gpu(json_t *root, long gpus, long nics, cs_topo_problems *col,
+                            cs_err *err)
+{
+    json_t *a = NULL, *v;
+    size_t i;
+    CS__NOTE(col, err, cs__json_array(root, "", "nic_of_gpu", 0, &a, err));
+    if (!a)
+        return 0;
+    if (nics < 1)
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "nic_of_gpu", "needs nics >= 1"));
+    else if ((long)json_array_size(a) != gpus)
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "nic_of_gpu", "expected %ld entries (one "
+                                      "NIC index per GPU), got %zu", gpus, json_array_size(a)));
+    else
+        json_array_foreach(a, i, v) {
+            char path[CS_JPATH_MAX];
+            long k;
+            cs__jpath_idx(path, sizeof path, "nic_of_gpu", i);
+            CS__NOTE(col, err, cs__json_as_int(v, path, 0, nics - 1, &k, err));
+        }
+    return 0;
+}
+
 /* What a node file says, parsed and checked. */
 typedef struct node_cfg {
     long gpus, nics, n_psw, cpus;  /* accelerators, NICs, PCIe switches, CPU sockets */
@@ -83,7 +109,8 @@ typedef struct node_cfg {
 static int parse_node(json_t *root, node_cfg *c, cs_topo_problems *col, cs_err *err)
 {
     static const char *const keys[] = {"gpus", "gpu_type", "nvlink", "nics", "nic",
-        "nic_attach", "nic_switch", "pcie", "pcie_switches", "cpus", "cpu_link", NULL};
+        "nic_attach", "nic_switch", "pcie", "pcie_switches", "cpus", "cpu_link", "nic_of_gpu",
+        NULL};
     static const cs__linkspec upi = {"upi", 22.0, 1.0};
     static const cs__linkspec none = {"generic", 1, 0};
     const char *attach = "pcie";
@@ -120,6 +147,11 @@ static int parse_node(json_t *root, node_cfg *c, cs_topo_problems *col, cs_err *
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "nic", "missing required key (expected "
                  "the NICs' network link, e.g. {\"class\": \"ib_ndr\"}, with %ld nics)",
                  c->nics));
+    if (json_object_get(root, "nic_of_gpu")) {
+        int rc = parse_nic_of_gpu(root, c->gpus, c->nics, col, err);
+        if (rc < 0)
+            return rc;
+    }
     if (c->is_nicsw && !c->nics)
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "nic_switch", "needs nics >= 1"));
     if (!json_object_get(root, "cpus"))
