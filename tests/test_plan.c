@@ -12,8 +12,10 @@
 #include "tests/testutil.h"
 #include "scenarios/plan.h"
 
+/* The fastest fabric a topology may declare (1e6 GB/s, docs/limits.md), no latency: a
+ * pipeline message of a few MB costs microseconds against seconds of compute. */
 #define FREE_TOPO "{\"kind\": \"alpha_beta\", \"ranks\": 64, " \
-                  "\"link\": {\"bandwidth_GBps\": 1e12, \"latency_us\": 0}}"
+                  "\"link\": {\"bandwidth_GBps\": 1e6, \"latency_us\": 0}}"
 
 /* A plan on an inline topology (JSON text), model and gpu presets. */
 static void plan_on(cs_plan *p, const char *model, const char *gpu, const char *topo)
@@ -166,10 +168,10 @@ static void t_plan_free_comm(void)
     /* stages are uneven only by the embedding (stage 0) and logits (last stage): the
      * critical path crosses the last stage's slower forward and backward */
     tf = r.costs.t_fwd, tb = r.costs.t_bwd;
-    CU_ASSERT(r.costs.t_pp < 1e-9);
+    CU_ASSERT(r.costs.t_pp < 1e-5);   /* 2048 x 2304 x 2 B at 1e6 GB/s = 9.4 us */
     CU_ASSERT(r.step_time_s >= (m + pp - 1) * (tf + tb));
     CU_ASSERT(r.step_time_s <= (m + pp - 1) * (tf + tb) + m * 3 * (r.costs.t_last_extra +
-              r.costs.t_first_extra) + r.costs.t_opt + 1e-6);
+              r.costs.t_first_extra) + r.costs.t_opt + 2 * (m + pp - 1) * r.costs.t_pp + 1e-6);
     CU_ASSERT_EQUAL(r.step.peak_inflight, 8);
     act1 = r.mem.activations;
     cs_plan_result_fini(&r);

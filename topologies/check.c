@@ -72,11 +72,11 @@ int cs_topo_check(const char *spec, const cs_topo_section *const *sections,
     cs_err_clear(err);
     if (p) {
         len = strlen(p->json);
-        root = json_loadb(p->json, len, JSON_REJECT_DUPLICATES, &jerr);
+        root = cs__json_loadb(p->json, len, JSON_REJECT_DUPLICATES, &jerr);
     } else {
         if ((rc = cs__topo_read_file(spec, &buf, &len, err)) < 0)
             return rc == CS_ENOMEM ? rc : note(probs, err) < 0 ? CS_ENOMEM : probs->n;
-        root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+        root = cs__json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
         free(buf);
     }
     if (!root) {

@@ -30,7 +30,8 @@ static int basic_parse(json_t *root, cs_topo *t, cs__linkspec *ls, cs_err *err)
         (rc = cs__json_object(root, "", "link", 1, &link, err)) < 0 ||
         (rc = cs__linkspec_parse(link, "link", NULL, NULL, ls, err)) < 0)
         return rc;
-    if ((rc = cs__topo_alloc_ranks(t, (int)n, err)) < 0)
+    if ((rc = cs__topo_size_check(n + 1, n, n, "ranks", "this many ranks", err)) < 0 ||
+        (rc = cs__topo_alloc_ranks(t, (int)n, err)) < 0)
         return rc;
     for (i = 0; i < n; i++) {
         int v = cs__topo_add_nodef(t, CS_NODE_GPU, -1, err, "r%ld", i);

@@ -71,6 +71,12 @@ static int grid_build(cs_topo *t, grid *g, const cs__linkspec *ls, cs_err *err)
         g->stride[d] = (int)total;
         total *= g->dims[d];
     }
+    {
+        char what[64];
+        snprintf(what, sizeof what, "a grid of %ld ranks in %d dimensions", total, g->n_dims);
+        if ((rc = cs__topo_size_check(total, total * g->n_dims, total, "dims", what, err)) < 0)
+            return rc;
+    }
     if ((rc = cs__topo_alloc_ranks(t, (int)total, err)) < 0)
         return rc;
     g->plus = malloc((size_t)total * (size_t)g->n_dims * sizeof *g->plus);
