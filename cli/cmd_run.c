@@ -9,6 +9,7 @@
 #include "plots/plot.h"
 #include "plots/timeline.h"
 #include "algorithms/run.h"
+#include "algorithms/nccl/mode.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -263,12 +264,13 @@ int cs_cmd_run(int argc, char **argv)
     if ((rc = cs_run_sweep(&cfg, t, p, dt.bytes, sizes, n_sizes, o.links, &sw, bottleneck,
                            sizeof bottleneck, &err)) < 0)
         goto fail;
-    /* Asked for but not run: the executor stopped the check when its state outgrew its
-     * limit (sim/exec.c); the table prints N/A, and this says why. */
+    /* Asked for, not run (N/A): state over its limit (sim/exec.c), or a folded ring. */
     for (int i = 0; o.check && i < sw.n_rows; i++)
         if (sw.rows[i].wrong < 0)
-            fprintf(stderr, "collsim run: note: data check skipped at %llu bytes: its state "
-                    "outgrew 256 MiB (#wrong N/A)\n", (unsigned long long)sw.rows[i].size_bytes);
+            fprintf(stderr, "collsim run: note: data check skipped at %llu bytes: %s (#wrong "
+                    "N/A)\n", (unsigned long long)sw.rows[i].size_bytes,
+                    sw.rows[i].wrong == CS_WRONG_FOLDED ? "one node stood for all identical "
+                    "ones; the whole schedule is too large to check" : "its state outgrew 256 MiB");
     if ((o.plot || o.trace) && (rc = run_pictures(&o, &cfg, t, coll, p, dt.bytes, &sw, &err)) < 0)
         goto fail;
     if ((rc = cs_out_open(&out, o.output, &err)) < 0)

@@ -3,6 +3,7 @@
  * launch, per-transfer latency and bandwidth efficiency, keep the fastest (ties go to the
  * earlier algorithm and protocol, so the choice is deterministic). */
 #include "algorithms/nccl/mode.h"
+#include "algorithms/nccl/fold.h"
 #include "sim/exec.h"
 
 #include <math.h>
@@ -130,6 +131,16 @@ static int sim_scaled(const cs_topo *t, double scale, const cs_sched *s,
     return rc;
 }
 
+/* A ring whose whole schedule is too large to run again for the data check: more than
+ * this many transfers (about 0.2 s of simulation). */
+#define FOLD_CHECK_MAX_XFERS 200000.0
+
+static int fold_too_big(const cs_coll_req *req)
+{
+    double steps = req->coll == CS_COLL_ALLREDUCE ? 2.0 * (req->n_ranks - 1) : req->n_ranks - 1;
+    return steps * req->n_ranks * req->channels * req->chunks > FOLD_CHECK_MAX_XFERS;
+}
+
 /* One candidate: build, run, return the time. */
 static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
                    const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
@@ -160,13 +171,25 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     } else {
         m = channels;
     }
-    if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
-        return rc;
-    rc = m < channels ? sim_scaled(topo, (double)m / channels, &s, &so, &t_ps, &wrong, err)
-                      : cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
-    cs_sched_fini(&s);
+    /* Many identical nodes doing the same: one node's share stands for all (fold.c). The
+     * data check needs the whole schedule: run in full where that stays small, else the
+     * winner goes unchecked (wrong = CS_WRONG_FOLDED). */
+    rc = 0;
+    if (ring && !np->no_fold && (!check || fold_too_big(&req)))
+        rc = cs_nccl_fold_ring(&req, topo, &costs, (double)m / channels, &t_ps, err);
     if (rc < 0)
         return rc;
+    if (rc == 1) {
+        wrong = check ? CS_WRONG_FOLDED : -1;
+    } else {
+        if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
+            return rc;
+        rc = m < channels ? sim_scaled(topo, (double)m / channels, &s, &so, &t_ps, &wrong, err)
+                          : cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
+        cs_sched_fini(&s);
+        if (rc < 0)
+            return rc;
+    }
     out->algo = ops;
     out->proto = pr;
     out->chunks = req.chunks;
