@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const cs_algo cs_algo_ring;    /* the one family that builds a ring per channel */
+extern const cs_algo cs_algo_ring;    /* builds a ring per channel */
+extern const cs_algo cs_algo_double_binary_tree;   /* a tree pair per channel across nodes */
 
 /* The NVLS algorithms: Simple only, NVLS costs, their own (128 KiB) pieces. */
 static int is_nvls(const cs_algo *ops)
@@ -52,6 +53,17 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
     return n;
 }
 
+/* Most transfers of a multi-node tree candidate's schedule (bounds its pieces). */
+#define TREE_XFERS 200000u
+
+/* Schedules that build one ring or tree pair per channel: the ring, and NCCL's trees
+ * across nodes (double_binary_tree.c: each channel's trees leave the nodes by other GPUs). */
+static int per_channel(const cs_algo *ops, const cs_coll_req *req)
+{
+    return ops == &cs_algo_ring ||
+           (ops == &cs_algo_double_binary_tree && req->n_ranks > 1 && cs_node_size(req) > 0);
+}
+
 /* The request and costs of running ops with protocol pr. CS_EUNSUPP (err filled when
  * given) if the candidate cannot run. */
 static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_params *np,
@@ -59,7 +71,7 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
 {
     cs_coll_req req = *base;
     cs_sim_costs costs;
-    int rc, ring = ops == &cs_algo_ring, nvls = is_nvls(ops);
+    int rc, nvls = is_nvls(ops), ring = per_channel(ops, base);
     uint64_t block;
     if (ops->check && (rc = ops->check(&req, err)) < 0)
         return rc;
@@ -69,12 +81,25 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
     /* NCCL trims channels for small messages; the ring builds one ring per channel, each
      * capped at channel_GBps. Other schedules stand for all their channels at once, so
      * their transfers get the channels' summed cap. */
-    req.channels = cs_nccl_channels(np, pr, req.bytes, ring ? req.n_ranks : 1);
-    block = req.bytes / (uint64_t)req.n_ranks / (uint64_t)(ring ? req.channels : 1);
+    req.channels = cs_nccl_channels(np, pr, req.bytes, ops == &cs_algo_ring ? req.n_ranks : 1);
+    /* Pieces: of a ring's blocks, of a tree pair's halves (per channel), else as before. */
+    block = ops == &cs_algo_ring ? req.bytes / (uint64_t)req.n_ranks / (uint64_t)req.channels
+            : ring ? req.bytes / 2 / (uint64_t)req.channels
+                   : req.bytes / (uint64_t)req.n_ranks;
     req.chunks = nvls ? 1 : cs_nccl_chunks(np, pr, block > 0 ? block : 1);
+    if (ring && ops != &cs_algo_ring) {
+        /* Trees across nodes pipeline their pieces down chains of g GPUs and up and down
+         * the node tree: NCCL's chunk-sized pieces, as many as TREE_XFERS transfers allow
+         * over all 2C trees (max_chunks is for rings, whose steps pipeline by themselves). */
+        uint64_t c = np->proto[pr].chunk_bytes, k = c ? (block + c - 1) / c : 1;
+        uint64_t cap = TREE_XFERS / (4 * (uint64_t)req.channels * (uint64_t)(req.n_ranks - 1));
+        if (k > cap)
+            k = cap;
+        req.chunks = k < 1 ? 1 : (int)k;
+    }
     /* max_chunks bounds the pieces a rank has per step over all its rings: C rings of k
      * pieces each cost C k transfers, and C rings already overlap one another. */
-    if (ring && req.chunks > 1 && req.chunks * req.channels > np->max_chunks)
+    if (ops == &cs_algo_ring && req.chunks > 1 && req.chunks * req.channels > np->max_chunks)
         req.chunks = np->max_chunks / req.channels > 1 ? np->max_chunks / req.channels : 1;
     cs_nccl_costs(np, pr, nvls, &costs);
     if (!ring) {
@@ -193,7 +218,8 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     out->algo = ops;
     out->proto = pr;
     out->chunks = req.chunks;
-    out->channels = ring ? channels : cs_nccl_channels(np, pr, base->bytes, 1);
+    out->channels = ring || per_channel(ops, base) ? channels
+                                                   : cs_nccl_channels(np, pr, base->bytes, 1);
     out->time_us = cs_time_to_us(t_ps);
     out->wrong = wrong;
     return 0;
