@@ -90,6 +90,46 @@ static void t_fold_equals_full(void)
     }
 }
 
+/* NCCL's trees across nodes, one pair per channel: channel c + 8 repeats channel c's
+ * trees on 8-GPU nodes, so 8 of 16 channels with half the bytes and half of every link's
+ * bandwidth take the time of all 16; and the data check passes (every rank ends with the
+ * full sum). 2 and 3 nodes, three protocols. */
+static void t_tree_twins(void)
+{
+    int nodes, pr;
+    for (nodes = 2; nodes <= 3; nodes++) {
+        char spec[64];
+        cs_topo *t = NULL;
+        cs_err err;
+        cs_nccl_params np;
+        const cs_algo *tree;
+        int on;
+        cluster(nodes, "rail", spec, sizeof spec);
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(spec, NULL, 0, &np, &on, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("double_binary_tree", CS_COLL_ALLREDUCE, &tree,
+                                             NULL), 0);
+        for (pr = 0; pr < CS_PROTO_COUNT; pr++) {
+            cs_coll_req req;
+            cs_nccl_pick full, twin;
+            cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 64u << 20);
+            req.topo = t;
+            np.force_proto = pr;
+            np.all_channels = 1;
+            CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, tree, &np, 1, &full, &err), 0);
+            np.all_channels = 0;
+            CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, tree, &np, 1, &twin, &err), 0);
+            CU_ASSERT_EQUAL(full.channels, 16);
+            CU_ASSERT_EQUAL(twin.channels, 16);
+            CU_ASSERT_EQUAL(full.wrong, 0);
+            CU_ASSERT_EQUAL(twin.wrong, 0);
+            CS_ASSERT_REL(twin.time_us, full.time_us, 1e-9);
+        }
+        cs_topo_free(t);
+        unlink(spec);
+    }
+}
+
 /* Where the nodes are not alike for the ring, nothing folds: a fat tree whose leaves split
  * the nodes (2 NICs a leaf: rails of a node on different leaves, node pairs differ), a
  * size the blocks do not divide, one node. */
@@ -129,6 +169,7 @@ int cs_test_register(void)
     static const cs_test_case tc[] = {
         {"a folded multi-node ring takes the full simulation's time", t_fold_equals_full},
         {"nothing folds where the nodes differ", t_fold_refuses},
+        {"tree channels: twins merged, data checked", t_tree_twins},
         {NULL, NULL}};
     return cs_test_add_suite("fold", tc) ? -1 : 0;
 }

@@ -54,7 +54,7 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
 }
 
 /* Most transfers of a multi-node tree candidate's schedule (bounds its pieces). */
-#define TREE_XFERS 200000u
+#define TREE_XFERS 100000u
 
 /* Schedules that build one ring or tree pair per channel: the ring, and NCCL's trees
  * across nodes (double_binary_tree.c: each channel's trees leave the nodes by other GPUs). */
@@ -134,6 +134,14 @@ static int twin_period(const cs_coll_req *req)
     return m < C ? m : C;
 }
 
+/* Twin tree channels: channel c's trees start their chains at local rank c mod g
+ * (double_binary_tree.c), so channel c + g repeats channel c's trees when g divides C. */
+static int tree_period(const cs_coll_req *req)
+{
+    int g = cs_node_size(req), C = req->channels;
+    return g > 0 && g < C && C % g == 0 ? g : C;
+}
+
 /* Simulate s on t with every link's bandwidth times scale, then restore them. The
  * topology is borrowed read-only by contract; its figures are put back before returning,
  * and the engine copies capacities when a simulation starts. */
@@ -182,8 +190,9 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     if ((rc = prepare(base, ops, np, pr, &req, &costs, NULL)) < 0)
         return rc;
     channels = req.channels;
-    if (ring && !np->all_channels && channels > 2 && topo->model == CS_MODEL_FLUID &&
-        req.n_ranks > 1 && (m = twin_period(&req)) < channels) {
+    if (!np->all_channels && channels > 2 && topo->model == CS_MODEL_FLUID &&
+        req.n_ranks > 1 && per_channel(ops, &req) &&
+        (m = ring ? twin_period(&req) : tree_period(&req)) < channels) {
         for (c = 0; c < m; c++)
             rep_bytes += cs_split(base->bytes, (uint64_t)channels, (uint64_t)c);
         /* Equal slices only: the twins must carry the same bytes. */
