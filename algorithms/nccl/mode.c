@@ -53,6 +53,9 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
     return n;
 }
 
+/* Most transfers of a schedule built whole by cs_nccl_build (pictures, link reports). */
+#define BUILD_MAX_XFERS 4e6
+
 /* Most transfers of a multi-node tree candidate's schedule (bounds its pieces). */
 #define TREE_XFERS 100000u
 
@@ -289,8 +292,20 @@ int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_ncc
 {
     cs_coll_req r;
     int rc;
+    double n;
     if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, err)) < 0)
         return rc;
+    /* The whole schedule, for pictures and link reports: refuse what would not fit (a
+     * 16-channel ring on 1024 ranks is 33 million transfers, several GB). */
+    n = (double)r.channels * r.chunks * r.n_ranks *
+        (r.coll == CS_COLL_ALLREDUCE ? 2.0 * (r.n_ranks - 1) : r.n_ranks - 1);
+    if (n > BUILD_MAX_XFERS)
+        return cs_err_set(err, CS_EUNSUPP, "--channels", "the whole %s schedule has about "
+                          "%.0f million transfers (%d channels x %d pieces on %d ranks), too "
+                          "many to build; the time (%.1f us) came from one node standing for "
+                          "all: pass --channels 1 or fewer ranks (-g) for a schedule",
+                          pick->algo->name, n / 1e6, r.channels, r.chunks, r.n_ranks,
+                          pick->time_us);
     if (built)
         *built = r;
     return cs_algo_build(pick->algo, &r, s, err);
