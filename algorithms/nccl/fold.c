@@ -34,8 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Unbounded-enough: the ghost link never limits a flow (1e9 GB/s moves a GiB in 1 ps). */
-#define GHOST_GBPS 1e9
+/* Never the bottleneck: a flow moves at its slowest link's share, and 1e6 GB/s (the
+ * most a link may have) is far above any real link. */
+#define GHOST_GBPS 1e6
 
 typedef struct fold_map {
     const cs_topo *t;
