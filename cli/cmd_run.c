@@ -11,6 +11,7 @@
 #include "plots/plot.h"
 #include "plots/timeline.h"
 #include "algorithms/run.h"
+#include "algorithms/nccl/mode.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -270,14 +271,15 @@ int cs_cmd_run(int argc, char **argv)
     rq.proto = o.proto;
     if ((rc = cs_run_grid_run(&rq, &g, &err)) < 0)
         goto fail;
-    /* Asked for but not run: the executor stopped the check when its state outgrew its
-     * limit (sim/exec.c); the table prints N/A, and this says why. */
+    /* Asked for, not run (N/A): state over its limit (sim/exec.c), or a folded ring. */
     for (int k = 0; o.check && k < g.n; k++)
         for (int i = 0; i < g.sweeps[k].n_rows; i++)
             if (g.sweeps[k].rows[i].wrong < 0)
                 fprintf(stderr, "collsim run: note: data check skipped at %llu bytes on %d "
-                        "ranks: its state outgrew 256 MiB (#wrong N/A)\n",
-                        (unsigned long long)g.sweeps[k].rows[i].size_bytes, g.sweeps[k].ranks);
+                        "ranks: %s (#wrong N/A)\n", (unsigned long long)g.sweeps[k].rows[i].size_bytes,
+                        g.sweeps[k].ranks, g.sweeps[k].rows[i].wrong == CS_WRONG_FOLDED ? "one "
+                        "node stood for all identical ones; the whole schedule is too large to "
+                        "check" : "its state outgrew 256 MiB");
     if ((o.plot || o.trace) && (rc = run_pictures(&o, &rq.cfg, &g, dt.bytes, &err)) < 0)
         goto fail;
     if ((rc = cs_out_open(&out, o.output, &err)) < 0)
