@@ -246,7 +246,6 @@ typedef struct cs_step_costs {
 /* Result of the step simulation. */
 typedef struct cs_step_result {
     double step_s;                   /* makespan, s */
-    double busy_s[CS_T_COUNT];       /* time of each task kind on the reported stage, s */
     double bubble_s;                 /* reported stage: compute idle not waiting on comm, s */
     double pp_exposed_s;             /* reported stage: idle waiting on pipeline sends, s */
     double dp_exposed_s;             /* reported stage: idle waiting on DP comm, s */
@@ -278,18 +277,18 @@ typedef struct cs_plan_result {
     double capacity_bytes;    /* the GPU's memory */
     int fits;                 /* total <= capacity */
     int microbatches;         /* m per DP replica */
-    double dp_bytes_per_gpu;  /* bytes one GPU sends+receives... sent in DP collectives per
-                                 step (ring volume factor applied), bytes */
-    double dp_coll_bytes;     /* bytes of DP collective buffers issued per step per GPU
-                                 (S summed over collectives: 2Ψq-equivalent) */
+    double dp_bytes_per_gpu;  /* bytes one GPU sends in DP collectives per step, ring
+                                 volumes: allreduce 2(n-1)/n S, all-gather and
+                                 reduce-scatter (n-1)/n S */
+    double dp_coll_bytes;     /* DP collective sizes S summed over the step, bytes */
     const char *bottleneck;   /* largest non-compute breakdown entry, or "compute" */
     cs_step_costs costs;      /* what the step simulation ran */
     cs_step_result step;      /* the step (tasks kept when asked) */
 } cs_plan_result;
 extern const char *const cs_plan_breakdown_names[10];
 
-/* Evaluate a checked plan on ctx's system. keep_tasks keeps the step's tasks. With
- * memory_only, stop after memory (no timing). Returns 0 or a negative code. */
+/* Evaluate a checked plan on ctx's system. keep_tasks keeps the step's tasks (pictures,
+ * traces). Returns 0 or a negative code. */
 int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *out,
                  cs_err *err);
 /* Memory only (no topology needed). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include <unistd.h>
 
 #include "tests/testutil.h"
 #include "scenarios/plan.h"
@@ -415,6 +416,49 @@ static void t_no_fit(void)
     free(out);
 }
 
+/* --plot, --plot-breakdown and --trace write their files: a PNG signature, an SVG, and a
+ * Perfetto trace with one complete event per task of the step plus the stage and stream
+ * names. */
+static void t_pictures(void)
+{
+    char cmd[4096], *out = NULL, path[256];
+    FILE *f;
+    unsigned char sig[8] = {0};
+    json_t *root, *ev;
+    size_t i, n_x = 0;
+    snprintf(path, sizeof path, "/tmp/cs-test-plan-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "%s plan %s --plot %s.png --plot-breakdown %s.svg --trace %s.json "
+             ">/dev/null && echo ok", CS_COLLSIM, cs_test_data("ok/plan-small.json"), path, path,
+             path);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s.png", path);
+    f = fopen(cmd, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fread(sig, 1, 8, f), 8);
+    fclose(f);
+    CU_ASSERT(!memcmp(sig, "\x89PNG\r\n\x1a\n", 8));
+    remove(cmd);
+    snprintf(cmd, sizeof cmd, "%s.svg", path);
+    f = fopen(cmd, "rb");
+    CU_ASSERT_PTR_NOT_NULL(f);
+    if (f)
+        fclose(f);
+    remove(cmd);
+    snprintf(cmd, sizeof cmd, "%s.json", path);
+    root = json_load_file(cmd, 0, NULL);
+    remove(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    ev = json_object_get(root, "traceEvents");
+    for (i = 0; i < json_array_size(ev); i++)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(ev, i), "ph")), "X"))
+            n_x++;
+    /* plan-small: pp 2, m = 64 / 4 / 2 = 8 microbatches: 16 ops per stage, the last
+     * microbatch's backward in buckets; at least 2 x 16 compute + 8 sends each way */
+    CU_ASSERT(n_x >= 2 * 16 + 2 * 8);
+    json_decref(root);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case counts[] = {
@@ -426,7 +470,7 @@ int cs_test_register(void)
         {"zero3_volume", t_zero3_volume}, {NULL, NULL}};
     static const cs_test_case cli[] = {
         {"search", t_search}, {"json_contract", t_json_contract}, {"no_fit", t_no_fit},
-        {NULL, NULL}};
+        {"pictures", t_pictures}, {NULL, NULL}};
     return cs_test_add_suite("plan_counts", counts) || cs_test_add_suite("plan_step", step) ||
            cs_test_add_suite("plan_cli", cli);
 }
