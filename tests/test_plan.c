@@ -12,6 +12,7 @@
 
 #include "tests/testutil.h"
 #include "scenarios/plan.h"
+#include "algorithms/coll.h"
 
 #define FREE_TOPO "{\"kind\": \"alpha_beta\", \"ranks\": 64, " \
                   "\"link\": {\"bandwidth_GBps\": 1e12, \"latency_us\": 0}}"
@@ -270,6 +271,57 @@ static void t_zero3_volume(void)
     cs_plan_fini(&p);
 }
 
+/* Interleaving keeps (p - 1) 2 + (v - 1) p + 1 chunks of L/(p v) layers in flight on stage
+ * 0: GPT-1.7B (24 layers), p = 4, v = 2, m = 8: 11 x 3 = 33 layers' activations against
+ * 1F1B's 4 x 6 = 24, Megatron's factor 1 + (p - 1)/(p v) = 1.375 (the embedding outputs
+ * scale the same way). */
+static void t_interleaved_memory(void)
+{
+    cs_plan p;
+    cs_plan_memory a, b;
+    plan_on(&p, "gpt-1.7b", "a100-80gb", FREE_TOPO);
+    p.pp = 4, p.global_batch = 8;
+    cs_plan_memory_of(&p, &a);
+    p.vp = 2, p.schedule = CS_PS_INTERLEAVED;
+    cs_plan_memory_of(&p, &b);
+    CS_ASSERT_REL(b.activations / a.activations, 1.375, 1e-12);
+    CS_ASSERT_REL(a.activations, 4 * 6 * cs_plan_layer_act_bytes(&p) + 4 * 2048.0 * 2304 * 2,
+                  1e-12);
+    cs_plan_fini(&p);
+}
+
+/* EP on alpha_beta (a = 5 us, 10 GB/s): 4 experts, top-2, ep 4 = dp 4, one layer. Each
+ * rank's dispatch/combine all-to-all carries S = b s k h q = 1 x 512 x 2 x 1024 x 2 bytes;
+ * the direct algorithm's closed form on alpha_beta is the oracle; the layer issues 2 in
+ * forward and 2 in backward. */
+static void t_ep_alltoall(void)
+{
+    cs_plan p;
+    cs_plan_result r;
+    const cs_algo *ops;
+    cs_coll_req req;
+    cs_ab ab = {5e-6, 1 / 10e9, 0};
+    cs_err err;
+    double S = 512.0 * 2 * 1024 * 2, x;
+    cs_plan_init(&p);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_parse(
+        "{\"model\": {\"layers\": 1, \"hidden\": 1024, \"heads\": 8, \"seq_len\": 512, "
+        "\"vocab\": 1000, \"experts\": 4, \"top_k\": 2},"
+        " \"train\": {\"global_batch\": 4}, \"parallel\": {\"dp\": 4, \"ep\": 4},"
+        " \"system\": {\"gpu\": \"a100-80gb\", \"topo\": {\"kind\": \"alpha_beta\", "
+        "\"ranks\": 4, \"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 5}}}}",
+        "ep", &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("direct", CS_COLL_ALLTOALL, &ops, &err), 0);
+    cs_coll_req_init(&req, CS_COLL_ALLTOALL, 4, (uint64_t)S);
+    x = ops->cost(&req, &ab);
+    CS_ASSERT_REL(r.costs.t_ep_fwd, 2 * x, 1e-6);
+    CS_ASSERT_REL(r.costs.t_ep_bwd, 2 * x, 1e-6);
+    CS_ASSERT_REL(r.breakdown_s[7], 4 * x, 1e-6);           /* one microbatch */
+    cs_plan_result_fini(&r);
+    cs_plan_fini(&p);
+}
+
 /* Rank layout "tp-cp-ep-dp-pp", tp innermost: tp 2, dp 2, pp 2 -> rank = tp + 2 dp + 4 pp;
  * with order "pp-dp-tp-cp-ep": rank = pp + 2 dp + 4 tp. */
 static void t_ranks(void)
@@ -463,11 +515,12 @@ int cs_test_register(void)
 {
     static const cs_test_case counts[] = {
         {"zero_memory", t_zero_memory}, {"flops", t_flops}, {"activations", t_activations},
-        {"ranks", t_ranks}, {"readers", t_readers}, {NULL, NULL}};
+        {"ranks", t_ranks}, {"readers", t_readers},
+        {"interleaved_memory", t_interleaved_memory}, {NULL, NULL}};
     static const cs_test_case step[] = {
         {"schedules", t_schedules}, {"plan_free_comm", t_plan_free_comm},
         {"overlap_step", t_overlap_step}, {"overlap_plan", t_overlap_plan},
-        {"zero3_volume", t_zero3_volume}, {NULL, NULL}};
+        {"zero3_volume", t_zero3_volume}, {"ep_alltoall", t_ep_alltoall}, {NULL, NULL}};
     static const cs_test_case cli[] = {
         {"search", t_search}, {"json_contract", t_json_contract}, {"no_fit", t_no_fit},
         {"pictures", t_pictures}, {NULL, NULL}};
