@@ -304,8 +304,11 @@ int cs_plan_print_trace(FILE *f, const cs_plan *p, const cs_plan_result *r);
 /* --- Search (search.c) --- */
 /* One candidate layout. */
 typedef struct cs_plan_cand {
-    int tp, pp, dp, cp, ep, vp, mbs, zero, sp;
-    cs_recompute recompute;
+    int tp, pp, dp, cp, ep, vp; /* parallel degrees (vp > 1: interleaved 1F1B) */
+    int mbs;                 /* micro batch, sequences */
+    int zero;                /* ZeRO stage */
+    int sp;                  /* sequence parallelism */
+    cs_recompute recompute;  /* activation recomputation */
 } cs_plan_cand;
 /* A candidate's outcome. */
 typedef struct cs_plan_cand_result {

@@ -24,9 +24,10 @@ void cs_plan_apply(cs_plan *p, const cs_plan_cand *c)
     p->schedule = c->vp > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
 }
 
+/* A growing array of candidates. */
 typedef struct cand_vec {
-    cs_plan_cand *v;
-    long n, cap;
+    cs_plan_cand *v;         /* the candidates (owned until handed out) */
+    long n, cap;             /* used and allocated entries */
 } cand_vec;
 
 static int push(cand_vec *cv, const cs_plan_cand *c)
