@@ -121,7 +121,7 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"tp", "pp", "dp", "cp", "ep", "vp", "sequence_parallel",
         "zero", "schedule", "order", "bucket_MB", "overlap_grad_reduce", "overlap_param_gather",
-        "dp_mode", NULL};
+        "dp_mode", "tp_comm_overlap", NULL};
     static const char *const scheds[] = {"1f1b", "gpipe", "interleaved", NULL};
     static const char *const modes[] = {"ddp", "parameter_server", "dataparallel", NULL};
     const long big = 1L << 24;
@@ -142,7 +142,8 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
         (rc = cs__jr_num(o, "parallel", "bucket_MB", 0, &p->bucket_MB, err)) < 0 ||
         (rc = cs__jr_bool(o, "parallel", "overlap_grad_reduce", &p->overlap_grad_reduce, err)) < 0 ||
         (rc = cs__jr_bool(o, "parallel", "overlap_param_gather", &p->overlap_param_gather, err)) < 0 ||
-        (rc = cs__jr_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0)
+        (rc = cs__jr_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0 ||
+        (rc = cs__jr_bool(o, "parallel", "tp_comm_overlap", &p->tp_comm_overlap, err)) < 0)
         return rc;
     p->schedule = (cs_sched_kind)sc;
     p->dp_mode = (cs_dp_mode)md;
@@ -402,6 +403,8 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             p->overlap_grad_reduce = 1;
         } else if (!strcmp(tok, "--overlap-param-gather")) {
             p->overlap_param_gather = 1;
+        } else if (!strcmp(tok, "--tp-comm-overlap")) {
+            p->tp_comm_overlap = 1;
         } else if (!strcmp(tok, "--group-query-attention")) {
             /* --num-query-groups gives the count */
         } else if (!strncmp(tok, "--", 2)) {

@@ -38,8 +38,9 @@ static double gemm_s(const cs_plan *p, double m, double k, double n)
     return kernel_s(p, 2 * m * k * n, q * (m * k + k * n + m * n));
 }
 
-/* Per-layer forward times on one GPU for one microbatch, s: all, attention core only. */
-static void layer_fwd_s(const cs_plan *p, double *all, double *core)
+/* Per-layer forward times on one GPU for one microbatch, s: all, attention core only, and
+ * the dense GEMMs that TP communication can hide behind (QKV, projection, MLP). */
+static void layer_fwd_s(const cs_plan *p, double *all, double *core, double *tp_gemms)
 {
     const cs_llm *M = &p->model;
     double t = p->tp, T = (double)p->micro_batch * M->seq_len / p->cp, h = M->hidden;
@@ -47,7 +48,9 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core)
     double heads = M->heads / t, sk = M->seq_len, x = 0, fe;
     int gem = M->gated_mlp ? 3 : 2, i;
     double attn;
+    double g0;
     x += gemm_s(p, T, h, (h + 2 * kv) / t);                         /* QKV */
+    g0 = x;
     /* scores Q K^T and softmax x V: per head (s/cp x dh) x (dh x s) and back, batched */
     attn = kernel_s(p, 4 * p->micro_batch * heads * (T / p->micro_batch) * sk * dh,
                     q * (2 * T * h / t + 2 * p->micro_batch * sk * kv / t));
@@ -58,6 +61,7 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core)
         attn += kernel_s(p, 0, 13.0 * p->micro_batch * heads * (T / p->micro_batch) * sk);
     x += attn;
     x += gemm_s(p, T, h / t, h);                                    /* projection */
+    g0 += gemm_s(p, T, h / t, h);
     if (M->experts > 0) {
         double per_expert = T * M->top_k * p->ep / M->experts;      /* tokens per expert */
         fe = M->moe_ffn_hidden;
@@ -68,8 +72,11 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core)
         fe *= M->top_k;
     } else {
         fe = f;
-        for (i = 0; i < gem; i++)
-            x += gemm_s(p, T, i == gem - 1 ? f / t : h, i == gem - 1 ? h : f / t);
+        for (i = 0; i < gem; i++) {
+            double gi = gemm_s(p, T, i == gem - 1 ? f / t : h, i == gem - 1 ? h : f / t);
+            x += gi;
+            g0 += gi;
+        }
     }
     /* elementwise: two norms, two dropout+residual (read/write s b h each), the MLP
      * activation (reads and writes the f-wide tensor); sequence parallel splits the
@@ -77,6 +84,7 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core)
     x += kernel_s(p, 0, q * T * h * 12 / (p->sp ? t : 1) + q * T * fe / t * 4);
     *all = x;
     *core = attn;
+    *tp_gemms = g0;
 }
 
 double cs_plan_layer_act_bytes(const cs_plan *p)
@@ -197,7 +205,7 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
     cs_step_costs *sc = &r->costs;
     int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, rc, tpsp = p->sp && p->tp > 1;
     double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
-    double h = M->hidden, q = act_bytes(p), t_all, t_core, x, y, dd, ee, peak;
+    double h = M->hidden, q = act_bytes(p), t_all, t_core, t_gem, x, y, dd, ee, peak;
     double act = T * h * q, dense_share, grad_bytes, bucket, nb;
     long m = p->global_batch / p->dp / p->micro_batch;
     memset(r, 0, sizeof *r);
@@ -212,7 +220,7 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
                  : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
     /* compute: backward = 2 x forward; recompute replays the forward (full) or the
      * attention core (selective) before the backward */
-    layer_fwd_s(p, &t_all, &t_core);
+    layer_fwd_s(p, &t_all, &t_core, &t_gem);
     sc->t_fwd = Lc * t_all;
     sc->t_bwd = 2 * sc->t_fwd;
     sc->t_recomp = p->recompute == CS_RC_FULL ? sc->t_fwd
@@ -234,6 +242,14 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
             sc->t_tp_fwd = Lc * 2 * x;
         }
         sc->t_tp_bwd = sc->t_tp_fwd * (p->recompute == CS_RC_FULL ? 2 : 1);
+        /* TP communication overlapped with the GEMMs it feeds or follows (Transformer
+         * Engine's userbuffers, Megatron's --tp-comm-overlap): only the excess shows */
+        if (p->tp_comm_overlap) {
+            double per = sc->t_tp_fwd / Lc;
+            sc->t_tp_fwd = Lc * fmax(0, per - t_gem);
+            sc->t_tp_bwd = Lc * (fmax(0, per - 2 * t_gem) +
+                                 (p->recompute == CS_RC_FULL ? fmax(0, per - t_gem) : 0));
+        }
     }
     /* CP: ring attention passes K and V around the cp ranks (an all-gather of them),
      * overlapped with the attention core; backward also reduce-scatters dK, dV */

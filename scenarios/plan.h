@@ -83,7 +83,10 @@ typedef struct cs_plan {
     int order[CS_DIM_COUNT];  /* dimensions innermost first (default tp, cp, ep, dp, pp) */
     double bucket_MB;         /* DP gradient bucket, MiB (PyTorch's bucket_cap_mb) */
     int overlap_grad_reduce;  /* DP reduction overlaps backward */
-    int overlap_param_gather; /* ZeRO-3 parameter gathers are prefetched */
+    int overlap_param_gather; /* ZeRO parameter gathers are prefetched (ZeRO-3) or overlap
+                                 the next step's first forward (ZeRO-1/2) */
+    int tp_comm_overlap;      /* TP collectives overlap the GEMMs they feed (extension
+                                 key "tp_comm_overlap", default false) */
     cs_dp_mode dp_mode;       /* how DP reduces: ring allreduce, parameter server, or
                                  torch DataParallel (gather to rank 0 and broadcast) */
 } cs_plan;
