@@ -224,6 +224,30 @@ static void t_overlap_step(void)
     CS_ASSERT_REL(r.dp_exposed_s, 1.0, 1e-12);
 }
 
+/* ZeRO-1 parameter all-gather of 1 s in 2 buckets, RS buckets of 0.25, t_f = 1, t_b = 2
+ * (p = 1, m = 1). Overlapped: gathers [0, 0.5] and [0.5, 1]; the forward runs in halves
+ * behind them, [0.5, 1] and [1, 1.5]; backward halves [1.5, 2.5], [2.5, 3.5]; buckets end
+ * at 2.75 and 3.75: step 3.75, exposed DP 0.5 (first gather bucket) + 0.25 (last RS).
+ * Not overlapped: forward [0, 1], backward [1, 2], [2, 3], buckets to 3.25, then the
+ * whole gather: step 4.25, exposed 0.25 + 1. */
+static void t_zero1_gather(void)
+{
+    cs_step_costs c;
+    cs_step_result r;
+    cs_err err;
+    memset(&c, 0, sizeof c);
+    c.pp = 1, c.vp = 1, c.m = 1, c.t_fwd = 1, c.t_bwd = 2, c.schedule = CS_PS_1F1B;
+    c.n_buckets = 2, c.t_bucket = 0.25, c.overlap_grad = 1, c.t_dp_tail = 1;
+    c.overlap_gather = 1;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 3.75, 1e-12);
+    CS_ASSERT_REL(r.dp_exposed_s, 0.75, 1e-12);
+    c.overlap_gather = 0;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 4.25, 1e-12);
+    CS_ASSERT_REL(r.dp_exposed_s, 1.25, 1e-12);
+}
+
 /* DP overlap in a whole plan on alpha_beta (a = 10 us, 1 GB/s vs 1e6 GB/s), dp = 2, one
  * microbatch: a bucket of S bytes is a 2-rank ring allreduce, 2 (a + (S/2) b). The exposed
  * DP time is the last bucket when the network keeps up, else n t_bucket - (t_B - t_B/n)
@@ -533,7 +557,8 @@ int cs_test_register(void)
         {"interleaved_memory", t_interleaved_memory}, {NULL, NULL}};
     static const cs_test_case step[] = {
         {"schedules", t_schedules}, {"plan_free_comm", t_plan_free_comm},
-        {"overlap_step", t_overlap_step}, {"overlap_plan", t_overlap_plan},
+        {"overlap_step", t_overlap_step}, {"zero1_gather", t_zero1_gather},
+        {"overlap_plan", t_overlap_plan},
         {"zero3_volume", t_zero3_volume}, {"ep_alltoall", t_ep_alltoall}, {NULL, NULL}};
     static const cs_test_case cli[] = {
         {"search", t_search}, {"json_contract", t_json_contract}, {"no_fit", t_no_fit},
