@@ -1,6 +1,7 @@
 /* common.c: shared helpers of the algorithms layer: request defaults, building through an
  * ops table, alpha-beta parameters of a topology, integer logarithms. */
 #include "algorithms/coll.h"
+#include "sim/limits.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -41,7 +42,9 @@ int cs_algo_build(const cs_algo *ops, const cs_coll_req *req, cs_sched *s, cs_er
     s->algo = ops->name;
     rc = ops->build(req, s, err);
     if (rc < 0) {
-        if (!err || !err->code)
+        if ((!err || !err->code) && rc == CS_ELIMIT)
+            cs_budget_check(UINT64_MAX, ops->name, "the schedule with its simulation state", err);
+        else if (!err || !err->code)
             cs_err_set(err, rc, ops->name, "building the schedule failed (%s)", cs_err_name(rc));
         cs_sched_fini(s);
         return rc;

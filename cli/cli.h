@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "sim/err.h"
+#include "sim/outfile.h"
 #include "calibration/logsim.h"
 
 /* Exit statuses (DESIGN §8): 0 ok, 1 error, 2 usage. */
@@ -43,12 +44,13 @@ typedef struct cs_opt_spec {
 int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **spec,
                 const char **val, cs_err *err);
 
-/* Atomic output: open a temporary file beside path ("-" or NULL = stdout); commit renames it
- * into place, abort removes it. */
+/* Output to a file (sim/outfile.h: temporary then rename, devices in place) or to stdout
+ * ("-" or NULL); commit makes it final (and reports a failed stdout write), abort removes
+ * the temporary. */
 typedef struct cs_out {
     FILE *f;                 /* where to write */
-    char *path;              /* final path, NULL for stdout */
-    char *tmp;               /* temporary path */
+    int is_file;             /* 1: file is open; 0: stdout */
+    cs_outfile file;         /* the file when is_file */
 } cs_out;
 int cs_out_open(cs_out *o, const char *path, cs_err *err);
 int cs_out_commit(cs_out *o, cs_err *err);

@@ -14,8 +14,10 @@
 #include "scenarios/plan.h"
 #include "algorithms/coll.h"
 
+/* The fastest fabric a topology may declare (1e6 GB/s, docs/limits.md), no latency: a
+ * pipeline message of a few MB costs microseconds against seconds of compute. */
 #define FREE_TOPO "{\"kind\": \"alpha_beta\", \"ranks\": 64, " \
-                  "\"link\": {\"bandwidth_GBps\": 1e12, \"latency_us\": 0}}"
+                  "\"link\": {\"bandwidth_GBps\": 1e6, \"latency_us\": 0}}"
 
 /* A plan on an inline topology (JSON text), model and gpu presets. */
 static void plan_on(cs_plan *p, const char *model, const char *gpu, const char *topo)
@@ -154,7 +156,7 @@ static void t_schedules(void)
 }
 
 /* The same through whole plans on a fabric where communication is free (alpha_beta at
- * 1e12 GB/s, no latency), on a model whose embedding and logits are negligible (vocab 8):
+ * 1e6 GB/s, no latency), on a model whose embedding and logits are negligible (vocab 8):
  * with the plan's own per-stage forward and backward times t_f, t_b, GPipe and 1F1B take
  * (m + p - 1)(t_f + t_b) + the optimizer, interleaved (v = 2) m (t_f + t_b) +
  * (p - 1)(t_f + t_b)/v (t_f, t_b of a whole stage = v chunks); GPipe peaks at m
@@ -176,7 +178,7 @@ static void t_plan_free_comm(void)
     p.schedule = CS_PS_GPIPE;
     CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
     tf = r.costs.t_fwd, tb = r.costs.t_bwd;
-    CU_ASSERT(r.costs.t_pp < 1e-9);
+    CU_ASSERT(r.costs.t_pp < 1e-5);   /* 1024 x 2048 x 2 B at 1e6 GB/s = 4.2 us */
     CS_ASSERT_REL(r.step_time_s, (m + pp - 1) * (tf + tb) + r.costs.t_opt, 5e-3);
     CU_ASSERT_EQUAL(r.step.peak_inflight, 8);
     act1 = r.mem.activations;

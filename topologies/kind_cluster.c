@@ -341,6 +341,14 @@ static int build_cluster(json_t *root, cs_topo *t, cs_err *err)
                         "fabric");
         goto out;
     }
+    {
+        char what[96];
+        snprintf(what, sizeof what, "%ld copies of a %d-rank node", copies, m->n_ranks);
+        if ((rc = cs__topo_size_check((int64_t)copies * m->n_nodes,
+                                      (int64_t)copies * (m->n_links + d->n_nics),
+                                      (int64_t)copies * m->n_ranks, "nodes", what, err)) < 0)
+            goto out;
+    }
     if ((rc = find_rails(m, d, err)) < 0 || (rc = copy_members(t, m, (int)copies, err)) < 0 ||
         (rc = build_fabric(root, t, d, nic, err)) < 0)
         goto out;
@@ -353,5 +361,5 @@ out:
 
 const cs_topo_kind cs_topo_kind_cluster = {
     "cluster", "N copies of a node joined by a fabric: one switch, a fat tree, or rails",
-    build_cluster, NULL,
+    build_cluster, NULL, 0,
 };

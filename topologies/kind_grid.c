@@ -71,6 +71,12 @@ static int grid_build(cs_topo *t, grid *g, const cs__linkspec *ls, cs_err *err)
         g->stride[d] = (int)total;
         total *= g->dims[d];
     }
+    {
+        char what[64];
+        snprintf(what, sizeof what, "a grid of %ld ranks in %d dimensions", total, g->n_dims);
+        if ((rc = cs__topo_size_check(total, total * g->n_dims, total, "dims", what, err)) < 0)
+            return rc;
+    }
     if ((rc = cs__topo_alloc_ranks(t, (int)total, err)) < 0)
         return rc;
     g->plus = malloc((size_t)total * (size_t)g->n_dims * sizeof *g->plus);
@@ -201,13 +207,13 @@ static int build_hypercube(json_t *root, cs_topo *t, cs_err *err)
 
 const cs_topo_kind cs_topo_kind_torus = {
     "torus", "n-dimensional torus (\"dims\"), wrap-around links, dimension-order routing",
-    build_torus, NULL,
+    build_torus, NULL, 0,
 };
 const cs_topo_kind cs_topo_kind_mesh = {
     "mesh", "n-dimensional mesh (\"dims\"), no wrap-around, dimension-order routing",
-    build_mesh, NULL,
+    build_mesh, NULL, 0,
 };
 const cs_topo_kind cs_topo_kind_hypercube = {
     "hypercube", "2^d ranks, links between addresses one bit apart, e-cube routing",
-    build_hypercube, NULL,
+    build_hypercube, NULL, 0,
 };

@@ -52,6 +52,14 @@ int cs__linkspec_parse(json_t *obj, const char *where, const char *const *extra,
 /* Optional "gpu_type" of obj: "gpu" (default) or "npu". Returns 0 or CS_EINVAL. */
 int cs__json_accel_type(const json_t *obj, const char *parent, cs_node_type *out, cs_err *err);
 
+/* Before building a large topology: refuse more than CS_LIMIT_MAX_RANKS ranks, nodes or
+ * links (CS_ELIMIT naming `where` and the count), then estimate its memory (nodes, links,
+ * ranks, routing and per-rank simulation state) against the budget (sim/limits.h).
+ * Counts are int64 so that products of JSON integers cannot overflow before the check;
+ * `what` describes the shape ("65536 copies of a 32768-rank node"). */
+int cs__topo_size_check(int64_t n_nodes, int64_t n_links, int64_t n_ranks, const char *where,
+                        const char *what, cs_err *err);
+
 /* Replace t->ranks with n entries, all -1. Returns 0 or CS_ENOMEM. */
 int cs__topo_alloc_ranks(cs_topo *t, int n, cs_err *err);
 
