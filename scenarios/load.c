@@ -307,6 +307,16 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
         return cs_err_set(err, CS_EINVAL, "train.global_batch", "interleaving needs the "
                           "microbatches per replica (%ld) to be a multiple of pp (%d)",
                           per / p->micro_batch, p->pp);
+    {
+        /* the step simulation holds a few tasks per (microbatch, chunk, stage) - per layer
+         * with ZeRO-3 - so bound them (docs/limits.md spirit: refuse, do not thrash) */
+        double ops = (double)(per / p->micro_batch) * p->vp * p->pp *
+                     (p->zero >= 3 ? (double)m->layers / (p->pp * p->vp) : 1);
+        if (ops > CS_PLAN_MAX_OPS)
+            return cs_err_set(err, CS_EINVAL, "train.global_batch", "the step would have %.0f "
+                              "pipeline operations (microbatches x vp x pp%s), at most %d",
+                              ops, p->zero >= 3 ? " x layers per chunk" : "", CS_PLAN_MAX_OPS);
+    }
     if (p->zero > 0 && p->dp_mode != CS_DPM_DDP)
         return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO needs dp_mode ddp, got zero %d",
                           p->zero);

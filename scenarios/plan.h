@@ -160,6 +160,10 @@ void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m);
 /* Resolved rank groups: group g of a dimension set holds ranks members[g*size + i]. */
 int cs_plan_rank(const cs_plan *p, const int coord[CS_DIM_COUNT]);
 
+/* Most compute operations (microbatches x chunks x stages, x layers per chunk with
+ * ZeRO-3) one step simulation may hold: 2^24. */
+#define CS_PLAN_MAX_OPS (1 << 24)
+
 /* Check the plan against itself and the topology size (n_topo_ranks; 0 = skip): every
  * divisibility rule, positive sizes, known names. Errors say the key path, e.g.
  * "parallel.tp: must divide heads (96), got 7". */
