@@ -5,6 +5,7 @@
  * microbatches in flight of the schedule), and one step simulated by cs_plan_step. */
 #include "scenarios/plan.h"
 #include "scenarios/step-private.h"
+#include "sim/limits.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -189,10 +190,15 @@ static int comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, doub
 {
     int n = g == CS_G_TP ? p->tp : g == CS_G_CP ? p->cp : g == CS_G_EP ? p->ep
           : g == CS_G_DP ? p->dp : g == CS_G_EDP ? p->dp / p->ep : 2;
-    uint64_t b = (uint64_t)llround(bytes);
+    uint64_t b;
     *t = 0;
-    if (n < 2 || b == 0)
+    if (n < 2 || bytes < 0.5)
         return 0;
+    if (bytes > (double)CS_LIMIT_MAX_BYTES)
+        return cs_err_set(err, CS_EINVAL, "plan", "a %s of %.4g bytes is over the %llu-byte "
+                          "limit of one collective (docs/limits.md)", cs_coll_name(coll), bytes,
+                          (unsigned long long)CS_LIMIT_MAX_BYTES);
+    b = (uint64_t)llround(bytes);
     if (vol)
         *vol += (coll == CS_COLL_ALLREDUCE ? 2.0 : 1.0) * (n - 1) / n * (double)b;
     return cs_plan_comm(c, p, g, coll, b, t, err);
@@ -288,6 +294,10 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
     }
     dense_share = dd + ee > 0 ? dd / (dd + ee) : 1;
     grad_bytes = (dd + ee) / v * wbytes(p) * p->grad_compression;
+    if (grad_bytes * v > (double)CS_LIMIT_MAX_BYTES)
+        return cs_err_set(err, CS_EINVAL, "model", "%.4g bytes of gradients per GPU are over "
+                          "the %llu-byte limit (docs/limits.md)", grad_bytes * v,
+                          (unsigned long long)CS_LIMIT_MAX_BYTES);
     if (p->dp > 1 && grad_bytes > 0) {
         double tb_d = 0, tb_e = 0, vol = 0, vole = 0, reps;
         cs_coll gc = p->zero == 0 ? CS_COLL_ALLREDUCE : CS_COLL_REDUCESCATTER;
