@@ -363,17 +363,21 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if (ignored && n_ignored)
         ignored[0] = '\0';
-    if (!p->model.name[0] || !p->model.layers) {
-        memset(&p->model, 0, sizeof p->model);
-        snprintf(p->model.name, sizeof p->model.name, "megatron");
-        p->model.vocab = 51200;       /* GPT-2 BPE padded to a multiple of 128 x 8 */
-    }
+    int fresh = !p->model.layers, touched = 0;  /* a model built from the flags */
     for (tok = strtok_r(buf, " \t\n", &save); tok && rc == 0; tok = next) {
         next = strtok_r(NULL, " \t\n", &save);
         for (i = 0; i < sizeof ints / sizeof ints[0]; i++)
             if (!strcmp(tok, ints[i].flag))
                 break;
         if (i < sizeof ints / sizeof ints[0]) {
+            if ((char *)ints[i].dst >= (char *)&p->model &&
+                (char *)ints[i].dst < (char *)(&p->model + 1) && fresh && !touched) {
+                memset(&p->model, 0, sizeof p->model);
+                snprintf(p->model.name, sizeof p->model.name, "megatron");
+                p->model.vocab = 51200;   /* GPT-2 BPE padded to a multiple of 128 x 8 */
+            }
+            touched |= (char *)ints[i].dst >= (char *)&p->model &&
+                       (char *)ints[i].dst < (char *)(&p->model + 1);
             rc = set_int(tok, next, ints[i].dst, err);
             ffn_set |= ints[i].dst == &p->model.ffn_hidden;
             kv_set |= ints[i].dst == &p->model.kv_heads;
@@ -448,6 +452,8 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         if (p->vp > 1)
             p->schedule = CS_PS_INTERLEAVED;
     }
+    if (!touched)
+        return 0;                    /* no model flags: the plan's or --model's model */
     if (!p->model.layers || !p->model.hidden || !p->model.heads || !p->model.seq_len)
         return cs_err_set(err, CS_EINVAL, "--megatron", "needs --num-layers, --hidden-size, "
                           "--num-attention-heads and --seq-length");
