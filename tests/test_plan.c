@@ -551,6 +551,43 @@ static void t_pictures(void)
     json_decref(root);
 }
 
+/* Megatron SC'21 Table 1 (reference/plans.md §1.1): every row's achieved TFLOP/s per GPU
+ * (hardware FLOPs with full recomputation, the paper's eq. 3) within 10% on 384 DGX A100
+ * nodes, with the micro batch and vp that scenarios/accuracy.sh assumes (ACCURACY.md). */
+static void t_table1(void)
+{
+    static const struct { const char *model; int tp, pp, gpus, batch, mbs, vp; double paper; }
+    rows[] = {
+        {"gpt-1.7b", 1, 1, 32, 512, 4, 1, 137}, {"gpt-3.6b", 2, 1, 64, 512, 4, 1, 138},
+        {"gpt-7.5b", 4, 1, 128, 512, 4, 1, 142}, {"gpt-18b", 8, 1, 256, 1024, 2, 1, 135},
+        {"gpt-39b", 8, 2, 512, 1536, 2, 2, 138}, {"gpt-76b", 8, 4, 1024, 1792, 2, 3, 140},
+        {"gpt-145b", 8, 8, 1536, 2304, 2, 2, 148}, {"gpt-310b", 8, 16, 1920, 2160, 1, 2, 155},
+        {"gpt-530b", 8, 35, 2520, 2520, 1, 3, 163}, {"gpt-1t", 8, 64, 3072, 3072, 1, 2, 163}};
+    cs_plan_ctx *ctx = NULL;
+    size_t i;
+    cs_err err;
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        cs_plan p;
+        cs_plan_result r;
+        plan_on(&p, rows[i].model, "a100-80gb", "{}");
+        free(p.topo_json);
+        p.topo_json = NULL;
+        snprintf(p.topo_spec, sizeof p.topo_spec, "%s", cs_test_data("ok/plan-a100-cluster.json"));
+        p.tp = rows[i].tp, p.pp = rows[i].pp, p.dp = rows[i].gpus / (rows[i].tp * rows[i].pp);
+        p.global_batch = rows[i].batch, p.micro_batch = rows[i].mbs, p.vp = rows[i].vp;
+        p.schedule = p.vp > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
+        p.recompute = CS_RC_FULL, p.sp = 1;
+        if (!ctx)
+            CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_plan_eval(ctx, &p, 0, &r, &err), 0);
+        CS_ASSERT_REL(r.hw_tflops_per_gpu, rows[i].paper, 0.10);
+        cs_plan_result_fini(&r);
+        cs_plan_fini(&p);
+    }
+    cs_plan_ctx_free(ctx);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case counts[] = {
@@ -565,6 +602,7 @@ int cs_test_register(void)
     static const cs_test_case cli[] = {
         {"search", t_search}, {"json_contract", t_json_contract}, {"no_fit", t_no_fit},
         {"pictures", t_pictures}, {NULL, NULL}};
+    static const cs_test_case acc[] = {{"megatron_table1", t_table1}, {NULL, NULL}};
     return cs_test_add_suite("plan_counts", counts) || cs_test_add_suite("plan_step", step) ||
-           cs_test_add_suite("plan_cli", cli);
+           cs_test_add_suite("plan_cli", cli) || cs_test_add_suite("plan_accuracy", acc);
 }
