@@ -345,16 +345,19 @@ static int set_int(const char *flag, const char *val, int *out, cs_err *err)
 int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignored, cs_err *err)
 {
     /* flags with an integer value and where it goes */
-    struct { const char *flag; int *dst; } ints[] = {
-        {"--num-layers", &p->model.layers}, {"--hidden-size", &p->model.hidden},
-        {"--num-attention-heads", &p->model.heads}, {"--num-query-groups", &p->model.kv_heads},
-        {"--ffn-hidden-size", &p->model.ffn_hidden}, {"--seq-length", &p->model.seq_len},
-        {"--padded-vocab-size", &p->model.vocab}, {"--vocab-size", &p->model.vocab},
-        {"--micro-batch-size", &p->micro_batch},
-        {"--tensor-model-parallel-size", &p->tp}, {"--pipeline-model-parallel-size", &p->pp},
-        {"--context-parallel-size", &p->cp}, {"--expert-model-parallel-size", &p->ep},
-        {"--num-experts", &p->model.experts}, {"--moe-router-topk", &p->model.top_k},
-        {"--moe-ffn-hidden-size", &p->model.moe_ffn_hidden},
+    /* flags with an integer value, where it goes, and whether it describes the model */
+    struct { const char *flag; int *dst; int model; } ints[] = {
+        {"--num-layers", &p->model.layers, 1}, {"--hidden-size", &p->model.hidden, 1},
+        {"--num-attention-heads", &p->model.heads, 1},
+        {"--num-query-groups", &p->model.kv_heads, 1},
+        {"--ffn-hidden-size", &p->model.ffn_hidden, 1}, {"--seq-length", &p->model.seq_len, 1},
+        {"--padded-vocab-size", &p->model.vocab, 1}, {"--vocab-size", &p->model.vocab, 1},
+        {"--micro-batch-size", &p->micro_batch, 0},
+        {"--tensor-model-parallel-size", &p->tp, 0},
+        {"--pipeline-model-parallel-size", &p->pp, 0},
+        {"--context-parallel-size", &p->cp, 0}, {"--expert-model-parallel-size", &p->ep, 0},
+        {"--num-experts", &p->model.experts, 1}, {"--moe-router-topk", &p->model.top_k, 1},
+        {"--moe-ffn-hidden-size", &p->model.moe_ffn_hidden, 1},
     };
     char *buf = strdup(args), *tok, *save = NULL, *next;
     int rc = 0, vls = 0, ffn_set = 0, kv_set = 0, gbs = 0;
@@ -370,14 +373,12 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             if (!strcmp(tok, ints[i].flag))
                 break;
         if (i < sizeof ints / sizeof ints[0]) {
-            if ((char *)ints[i].dst >= (char *)&p->model &&
-                (char *)ints[i].dst < (char *)(&p->model + 1) && fresh && !touched) {
+            if (ints[i].model && fresh && !touched) {
                 memset(&p->model, 0, sizeof p->model);
                 snprintf(p->model.name, sizeof p->model.name, "megatron");
                 p->model.vocab = 51200;   /* GPT-2 BPE padded to a multiple of 128 x 8 */
             }
-            touched |= (char *)ints[i].dst >= (char *)&p->model &&
-                       (char *)ints[i].dst < (char *)(&p->model + 1);
+            touched |= ints[i].model;
             rc = set_int(tok, next, ints[i].dst, err);
             ffn_set |= ints[i].dst == &p->model.ffn_hidden;
             kv_set |= ints[i].dst == &p->model.kv_heads;
