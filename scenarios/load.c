@@ -336,7 +336,7 @@ static int set_int(const char *flag, const char *val, int *out, cs_err *err)
     if (!val)
         return cs_err_set(err, CS_EINVAL, flag, "missing value");
     v = strtol(val, &end, 10);
-    if (*end || v < 1 || v > (1L << 30))
+    if (*end || v < 1 || v > (1L << 24))
         return cs_err_set(err, CS_EINVAL, flag, "expected a positive integer, got '%s'", val);
     *out = (int)v;
     return 0;
