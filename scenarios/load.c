@@ -4,6 +4,7 @@
 #include "scenarios/plan.h"
 #include "scenarios/model-private.h"
 #include "scenarios/jread.h"
+#include "sim/limits.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -255,10 +256,14 @@ int cs_plan_load(const char *path, cs_plan *p, cs_err *err)
 int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
 {
     const cs_llm *m = &p->model;
-    long gpus = (long)p->tp * p->pp * p->dp * p->cp, per;
+    double gpus_d = (double)p->tp * p->pp * p->dp * p->cp;   /* each degree <= 2^24 */
+    long gpus = gpus_d > CS_LIMIT_MAX_RANKS ? CS_LIMIT_MAX_RANKS + 1L : (long)gpus_d, per;
     if (m->layers == 0)
         return cs_err_set(err, CS_EINVAL, "model", "missing (give \"model\" in the plan or "
                           "--model)");
+    if (gpus > CS_LIMIT_MAX_RANKS)
+        return cs_err_set(err, CS_EINVAL, "parallel", "tp x pp x dp x cp = %.0f GPUs, at most "
+                          "%ld (docs/limits.md)", gpus_d, (long)CS_LIMIT_MAX_RANKS);
     if (p->gpu.hbm_GB == 0)
         return cs_err_set(err, CS_EINVAL, "system.gpu", "missing (give \"system.gpu\" in the "
                           "plan or --gpu)");
@@ -280,7 +285,7 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->schedule == CS_PS_GPIPE && p->vp > 1)
         return cs_err_set(err, CS_EINVAL, "parallel.vp", "gpipe has no virtual stages, got "
                           "vp %d (use schedule interleaved)", p->vp);
-    if (m->layers % (p->pp * p->vp))
+    if (m->layers % ((long)p->pp * p->vp))
         return cs_err_set(err, CS_EINVAL, "parallel.pp", "layers (%d) must be divisible by "
                           "pp x vp (%d x %d)", m->layers, p->pp, p->vp);
     if (m->seq_len % p->cp)
