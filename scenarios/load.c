@@ -482,10 +482,13 @@ int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err)
         snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
         return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
     }
+    /* "auto" (Hugging Face's integration) and other non-integers keep the plan's values */
     if ((v = json_object_get(root, "train_batch_size")) && json_is_integer(v))
-        p->global_batch = (long)json_integer_value(v);
+        p->global_batch = json_integer_value(v) > 0 && json_integer_value(v) <= (1LL << 40)
+                          ? (long)json_integer_value(v) : -1;
     if ((v = json_object_get(root, "train_micro_batch_size_per_gpu")) && json_is_integer(v))
-        p->micro_batch = (int)json_integer_value(v);
+        p->micro_batch = json_integer_value(v) > 0 && json_integer_value(v) <= (1 << 20)
+                         ? (int)json_integer_value(v) : -1;
     if ((z = json_object_get(root, "zero_optimization")) && json_is_object(z)) {
         if ((v = json_object_get(z, "stage")) && json_is_integer(v)) {
             long st = (long)json_integer_value(v);
@@ -507,7 +510,7 @@ int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err)
         p->dtype = CS_DT_FP16;
     json_decref(root);
     if (p->global_batch < 1 || p->micro_batch < 1)
-        return cs_err_set(err, CS_EINVAL, path, "train_batch_size and "
-                          "train_micro_batch_size_per_gpu must be positive integers");
+        return cs_err_set(err, CS_EINVAL, path, "train_batch_size (1..2^40) and "
+                          "train_micro_batch_size_per_gpu (1..2^20) must be integers in range");
     return 0;
 }
