@@ -146,9 +146,10 @@ int cs_cmd_list(int argc, char **argv)
         return cs_cli_fail(&err);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        printf("usage: collsim list [algorithms|collectives|topologies]\n\n"
+        printf("usage: collsim list [algorithms|collectives|topologies|models|gpus]\n\n"
                "Print the registered algorithms, collectives or topologies (all three without\n"
-               "an argument) with one-line summaries.\n");
+               "an argument) with one-line summaries; models and gpus are the presets of\n"
+               "collsim plan.\n");
         return CS_EXIT_OK;
     }
     for (i = 0; i < sizeof what / sizeof what[0]; i++)

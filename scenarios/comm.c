@@ -515,10 +515,12 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
             double t;
             cs_coll_req_init(&req, coll, gsize, bytes);
             req.elt_bytes = 2;
-            if (gsize > CS_RING_FULL_MAX) {
-                if (strcmp(cand[a]->name, "ring") || (coll != CS_COLL_ALLREDUCE &&
-                    coll != CS_COLL_ALLGATHER && coll != CS_COLL_REDUCESCATTER))
-                    continue;
+            if (gsize > CS_RING_FULL_MAX && !force && strcmp(cand[a]->name, "ring") &&
+                coll == CS_COLL_ALLREDUCE)
+                continue;        /* long groups: the ring (bandwidth-optimal) stands for NCCL */
+            if (gsize > CS_RING_FULL_MAX && !strcmp(cand[a]->name, "ring") &&
+                (coll == CS_COLL_ALLREDUCE || coll == CS_COLL_ALLGATHER ||
+                 coll == CS_COLL_REDUCESCATTER)) {
                 if (c->nccl_on && (c->np.force_proto >= 0 ? pr != c->np.force_proto
                                                          : !c->np.proto[pr].enabled))
                     continue;
