@@ -93,5 +93,6 @@ int cs_cmd_list(int argc, char **argv);
 int cs_cmd_topo(int argc, char **argv);
 int cs_cmd_topo_draw(int argc, char **argv);   /* `collsim topo draw`, called by cs_cmd_topo */
 int cs_cmd_explain(int argc, char **argv);
+int cs_cmd_plan(int argc, char **argv);
 
 #endif
