@@ -13,7 +13,12 @@
 
 int cs_cli_fail(const cs_err *err)
 {
-    if (err->where[0])
+    if (err->code == CS_ENOMEM && !strcmp(err->msg, "out of memory"))
+        /* the bare words say nothing about what to do: say it */
+        fprintf(stderr, "error: %s%sout of memory (the system refused an allocation; a "
+                "smaller run, or --max-memory SIZE to refuse large ones up front with an "
+                "estimate)\n", err->where, err->where[0] ? ": " : "");
+    else if (err->where[0])
         fprintf(stderr, "error: %s: %s\n", err->where, err->msg);
     else
         fprintf(stderr, "error: %s\n", err->msg);
