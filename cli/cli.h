@@ -100,6 +100,12 @@ int cs_cmd_plot(int argc, char **argv);
 int cs_cmd_list(int argc, char **argv);
 int cs_cmd_topo(int argc, char **argv);
 int cs_cmd_topo_draw(int argc, char **argv);   /* `collsim topo draw`, called by cs_cmd_topo */
+/* topo show's additions (cmd_topo_about.c): the description and sources of spec, printed
+ * to f or (json not NULL) set as keys of the JSON object; the ring of each of `channels`
+ * channels on t (0: the topology's NCCL channel count, 1 on the bare fabric). */
+struct json_t;
+void cs_topo_show_about(FILE *f, const char *spec, struct json_t *json);
+int cs_topo_show_rings(FILE *f, const cs_topo *t, const char *spec, long channels, cs_err *err);
 int cs_cmd_explain(int argc, char **argv);
 int cs_cmd_plan(int argc, char **argv);
 

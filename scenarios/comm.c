@@ -35,7 +35,7 @@ struct cs_plan_ctx {
 int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
 {
     cs_plan_ctx *c = calloc(1, sizeof *c);
-    int rc;
+    int rc, gpus = p->tp * p->pp * p->dp * p->cp;   /* a topology without "ranks" gets these */
     *out = NULL;
     if (!c)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
@@ -43,7 +43,7 @@ int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
     if (p->topo_json) {
         json_t *root = json_loads(p->topo_json, 0, NULL), *n;
         const char *kind = root ? json_string_value(json_object_get(root, "kind")) : NULL;
-        rc = cs_topo_load_string(p->topo_json, "system.topo", &c->topo, err);
+        rc = cs_topo_load_string_ranks(p->topo_json, "system.topo", gpus, &c->topo, err);
         /* as cs_nccl_setup for files: NCCL mode for hardware kinds or an "nccl" object */
         c->nccl_on = kind && (!strcmp(kind, "node") || !strcmp(kind, "cluster") ||
                               !strcmp(kind, "pcie"));
@@ -53,7 +53,7 @@ int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
         }
         json_decref(root);
     } else {
-        rc = cs_topo_open(p->topo_spec, &c->topo, err);
+        rc = cs_topo_open_ranks(p->topo_spec, gpus, &c->topo, err);
         if (rc == 0)
             rc = cs_nccl_setup(p->topo_spec, NULL, 0, &c->np, &c->nccl_on, err);
     }

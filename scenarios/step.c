@@ -265,7 +265,9 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
                 } else if (j == 0) {
                     b_first[idx] = (int32_t)t0;
                 }
-                if (is_b[k] && (split > 1 || zero3) && c->n_buckets > 0 && c->overlap_grad) {
+                /* every piece of the last microbatch's backward posts its bucket, also
+                 * when the gradients fit one bucket (one piece) */
+                if (is_b[k] && (zero3 || mb[k] == m - 1) && c->n_buckets > 0 && c->overlap_grad) {
                     long bk = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_bucket);
                     if (bk < 0)
                         goto nomem;

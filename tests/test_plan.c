@@ -208,6 +208,14 @@ static void t_overlap_step(void)
     c.t_bucket = 0.25, c.overlap_grad = 0;
     CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
     CS_ASSERT_REL(r.dp_exposed_s, 1.0, 1e-12);
+    /* One bucket (bucket_MB above the gradients): it can only go out when the whole
+     * backward is done, so it is exposed in full with or without overlap: 1 + 2 + 1 = 4. */
+    c.n_buckets = 1, c.t_bucket = 1;
+    for (c.overlap_grad = 0; c.overlap_grad <= 1; c.overlap_grad++) {
+        CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+        CS_ASSERT_REL(r.step_s, 4.0, 1e-12);
+        CS_ASSERT_REL(r.dp_exposed_s, 1.0, 1e-12);
+    }
 }
 
 /* DP overlap in a whole plan on alpha_beta (a = 10 us, 1 GB/s vs 1e6 GB/s), dp = 2, one

@@ -140,9 +140,15 @@ static int load_buffer(const char *text, size_t len, const char *name, int ranks
 
 int cs_topo_load_string(const char *json, const char *name, cs_topo **out, cs_err *err)
 {
+    return cs_topo_load_string_ranks(json, name, 0, out, err);
+}
+
+int cs_topo_load_string_ranks(const char *json, const char *name, int ranks, cs_topo **out,
+                              cs_err *err)
+{
     *out = NULL;
     cs_err_clear(err);
-    return load_buffer(json, strlen(json), name ? name : "<string>", 0, out, err);
+    return load_buffer(json, strlen(json), name ? name : "<string>", ranks, out, err);
 }
 
 int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err)
