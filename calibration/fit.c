@@ -203,7 +203,8 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
     memset(&c, 0, sizeof c);
     for (i = 0; i < n_params; i++) {
         cs_fit_param *p = &params[i];
-        if (!(p->lo > 0) || !(p->hi > p->lo) || !(p->value >= p->lo) || !(p->value <= p->hi))
+        if (!p->is_fixed && (!(p->lo > 0) || !(p->hi > p->lo) || !(p->value >= p->lo) ||
+                             !(p->value <= p->hi)))
             return cs_err_set(err, CS_EINVAL, p->name, "bounds must satisfy 0 < lo <= value "
                               "<= hi, got %g <= %g <= %g", p->lo, p->value, p->hi);
         p->sigma = 0;

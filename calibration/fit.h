@@ -14,7 +14,8 @@
 /* One parameter. */
 typedef struct cs_fit_param {
     char name[64];           /* for reports, e.g. "pcie3.bandwidth_GBps" */
-    double value;            /* start value in (within [lo, hi]), fitted value out */
+    double value;            /* start value in (within [lo, hi] unless held), fitted value
+                                out */
     double lo, hi;           /* bounds, 0 < lo < hi */
     int is_fixed;            /* in: 1 = hold at value; out: also set for parameters held
                                 because the data do not identify them */

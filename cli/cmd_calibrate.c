@@ -70,16 +70,17 @@ static void print_report(const cs_calib *c, const copts *o)
     printf("# collsim calibrate: %d log%s, %d rows, topology %s, NCCL table %s\n",
            c->ls->n_logs, c->ls->n_logs == 1 ? "" : "s", c->ls->n_rows, c->t->name,
            c->np->version);
-    printf("# fit: %d of %d parameters free, %d iterations (%s), rms of log(sim/meas) %.4f -> "
-           "%.4f\n#\n", c->fr.n_free, c->n_par, c->fr.n_iter,
-           c->fr.converged ? "converged" : "iteration limit", sqrt(c->fr.cost0 / c->ls->n_rows),
-           c->fr.rms_log);
+    printf("# fit: %d of %d parameters free, %d iterations (%s) in round %d, rms of log(sim/meas) "
+           "%.4f -> %.4f\n#\n", c->fr.n_free, c->n_par, c->fr.n_iter,
+           c->fr.converged ? "converged" : "iteration limit", c->n_rounds,
+           sqrt(c->fr.cost0 / c->ls->n_rows), c->fr.rms_log);
     printf("# %-26s %12s %12s %12s\n", "parameter", "start", "fitted", "+- 1 sigma");
     for (i = 0; i < c->n_par; i++) {
         const cs_fit_param *p = &c->par[i];
-        if (p->was_unidentified)
-            printf("  %-26s %12.6g %12.6g   held: the logs cannot tell it apart\n", p->name,
-                   c->start[i], p->value);
+        if (c->held[i] == CS_CALIB_HELD_UNDETERMINED)
+            printf("  %-26s %12.6g %12.6g   not determined by these logs, held\n"
+                   "  %-26s %12s %12s   (%s)\n", p->name, c->start[i], p->value, "", "", "",
+                   cs_calib_hint(c, i));
         else if (p->is_fixed)
             printf("  %-26s %12.6g %12.6g   held (--fix)\n", p->name, c->start[i], p->value);
         else if (cs_calib_at_bound(p))
