@@ -454,6 +454,9 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
             json_object_set_new(v, "held", json_string("--fix"));
         else if (isfinite(p->sigma))
             json_object_set_new(v, "sigma", json_real(p->sigma));
+        if (c->uncertain[i])
+            json_object_set_new(v, "uncertain", json_string("relative uncertainty over 50%, "
+                                                            "but the logs reject its start"));
         json_object_set_new(pars, p->name, v);
     }
     json_object_set_new(cal_o, "parameters", pars);
@@ -472,38 +475,110 @@ void cs_calib_fini(cs_calib *c)
     free(c->cls);
 }
 
-/* One round of the fit from the start values, the parameters in held[] held there: the
- * common-factor pre-fit, then least squares on the others. */
-static int fit_round(cs_calib *c, const double *ob, int max_iter, cs_err *err)
+/* One round of the fit, the parameters in held[] held at their start values. Cold: from the
+ * start values, the common-factor pre-fit first. Warm: from the current values. */
+static int fit_round(cs_calib *c, const double *ob, int max_iter, int warm, cs_err *err)
 {
     cs_fit_opts fo = {0, 0, 0};
     int i, rc;
     for (i = 0; i < c->n_par; i++) {
-        c->par[i].value = c->held[i] != CS_CALIB_FREE ? c->start[i] : c->fit_start[i];
-        c->par[i].is_fixed = c->held[i] != CS_CALIB_FREE;
-        c->par[i].was_unidentified = 0;
+        cs_fit_param *p = &c->par[i];
+        double v = warm ? p->value : c->fit_start[i];
+        p->value = c->held[i] != CS_CALIB_FREE ? c->start[i] : v < p->lo ? p->lo
+                 : v > p->hi ? p->hi : v;
+        p->is_fixed = c->held[i] != CS_CALIB_FREE;
+        p->was_unidentified = 0;
     }
     fo.max_iter = max_iter;
-    if ((rc = prefit(c, c->fit_start, max_iter, err)) < 0)
+    if (!warm && (rc = prefit(c, c->fit_start, max_iter, err)) < 0)
         return rc;
     for (i = 0; i < c->n_par; i++)      /* held means unchanged: the pre-fit skips them */
         if (c->held[i] != CS_CALIB_FREE)
             c->par[i].value = c->start[i];
+    c->n_rounds++;
     return cs_fit_run(c->par, c->n_par, ob, c->ls->n_rows, model, c, &fo, &c->fr, err);
 }
 
-/* A fitted parameter the logs do not determine: the fit could not tell it apart from the
+/* A fitted parameter the logs may not determine: the fit could not tell it apart from the
  * others, no time depends on it at the end, or its relative uncertainty exceeds 50%. */
 static int undetermined(const cs_fit_param *p)
 {
     return p->was_unidentified || !isfinite(p->sigma) || p->sigma > 0.5 * p->value;
 }
 
+static double rel_sigma(const cs_fit_param *p)
+{
+    return p->was_unidentified || !isfinite(p->sigma) ? INFINITY : p->sigma / p->value;
+}
+
+/* The state of a fit, to go back to after a trial. */
+typedef struct calib_snap {
+    cs_fit_param par[64];
+    cs_calib_held held[64];
+    cs_fit_result fr;
+} calib_snap;
+
+/* Hold what the logs do not determine. A parameter whose relative uncertainty exceeds 50%
+ * (or that the fit could not tell apart) is held at its start value, and the others
+ * refitted, when that leaves the fit as good: the cost (sum of squared log errors) grows
+ * by at most 10% (+1e-4). Those the fit could not tell apart go first, all at once; then
+ * the least determined one at a time, since correlated parameters are undetermined each
+ * but not together. One whose start value the logs reject stays fitted and is reported as
+ * uncertain. */
+static int hold_undetermined(cs_calib *c, const double *ob, int max_iter, cs_err *err)
+{
+    calib_snap *snap = malloc(sizeof *snap);
+    int i, k, rc = 0, n_fits = 0;
+    if (!snap)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    while (n_fits < CS_CALIB_MAX_ROUNDS) {
+        int order[64], n = 0, n_unid = 0, accepted = 0, trial;
+        for (i = 0; i < c->n_par; i++)
+            if (c->held[i] == CS_CALIB_FREE && undetermined(&c->par[i])) {
+                n_unid += c->par[i].was_unidentified;
+                for (k = n++; k > 0 && rel_sigma(&c->par[order[k - 1]]) < rel_sigma(&c->par[i]);
+                     k--)
+                    order[k] = order[k - 1];
+                order[k] = i;
+            }
+        if (n == 0)
+            break;
+        memcpy(snap->par, c->par, sizeof snap->par);
+        memcpy(snap->held, c->held, sizeof snap->held);
+        snap->fr = c->fr;
+        /* trial -1: the untold-apart ones together; then the 3 least determined alone */
+        for (trial = n_unid > 1 ? -1 : 0; trial < 3 && trial < n && !accepted &&
+                                          n_fits < CS_CALIB_MAX_ROUNDS; trial++) {
+            for (i = 0; i < c->n_par; i++)
+                if (trial < 0 ? c->held[i] == CS_CALIB_FREE && c->par[i].was_unidentified
+                              : i == order[trial])
+                    c->held[i] = CS_CALIB_HELD_UNDETERMINED;
+            n_fits++;
+            if ((rc = fit_round(c, ob, max_iter, 1, err)) < 0)
+                goto out;
+            if (c->fr.cost <= snap->fr.cost * 1.1 + 1e-4) {
+                accepted = 1;
+                break;
+            }
+            memcpy(c->par, snap->par, sizeof snap->par);
+            memcpy(c->held, snap->held, sizeof snap->held);
+            c->fr = snap->fr;
+        }
+        if (!accepted)
+            break;
+    }
+out:
+    for (i = 0; i < c->n_par; i++)
+        c->uncertain[i] = c->held[i] == CS_CALIB_FREE && undetermined(&c->par[i]);
+    free(snap);
+    return rc;
+}
+
 int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
                  const cs_calib_opts *o, cs_err *err)
 {
     double *ob, th[64];
-    int rc, i, round, n_new, worst;
+    int rc, i;
     memset(c, 0, sizeof *c);
     c->t = t;
     c->np = np;
@@ -520,37 +595,10 @@ int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
         ob[i] = ls->rows[i].measured_us;
     for (i = 0; i < c->n_par; i++)
         c->fit_start[i] = c->par[i].value;
-    /* Fit; hold what the logs do not determine at its start value and fit again from the
-     * start, until every free parameter is determined. The last round is then exactly the
-     * fit that --fix of those parameters gives. */
-    for (round = 0; round < CS_CALIB_MAX_ROUNDS; round++) {
-        if ((rc = fit_round(c, ob, o->max_iter, err)) < 0) {
-            free(ob);
-            return rc;
-        }
-        c->n_rounds = round + 1;
-        /* Parameters the fit could not tell apart from those before them are held all at
-         * once (the others carry what they did); of the rest, only the least determined,
-         * since correlated parameters are undetermined each but not together. */
-        for (i = 0, n_new = 0, worst = -1; i < c->n_par; i++) {
-            const cs_fit_param *p = &c->par[i];
-            if (c->held[i] != CS_CALIB_FREE || !undetermined(p))
-                continue;
-            if (p->was_unidentified) {
-                c->held[i] = CS_CALIB_HELD_UNDETERMINED;
-                n_new++;
-            } else if (worst < 0 || !(p->sigma / p->value <=
-                                      c->par[worst].sigma / c->par[worst].value)) {
-                if (worst < 0 || isfinite(c->par[worst].sigma))
-                    worst = i;
-            }
-        }
-        if (n_new == 0 && worst >= 0) {
-            c->held[worst] = CS_CALIB_HELD_UNDETERMINED;
-            n_new++;
-        }
-        if (n_new == 0)
-            break;
+    if ((rc = fit_round(c, ob, o->max_iter, 0, err)) < 0 ||
+        (rc = hold_undetermined(c, ob, o->max_iter, err)) < 0) {
+        free(ob);
+        return rc;
     }
     free(ob);
     for (i = 0; i < c->n_par; i++) {

@@ -36,8 +36,8 @@ typedef enum cs_calib_held {
                                       uncertainty exceeds 50% */
 } cs_calib_held;
 
-#define CS_CALIB_MAX_ROUNDS 12     /* fits from the start, each holding what the last one did
-                                     not determine */
+#define CS_CALIB_MAX_ROUNDS 10    /* refits after the first, each trying to hold what the
+                                     last one did not determine */
 
 /* A calibration in progress: the topology and table being fitted (borrowed), the rows,
  * and the parameters. */
@@ -53,7 +53,9 @@ typedef struct cs_calib {
     double fit_start[64];     /* where a fit starts them: start within the bounds (a zero
                                  latency starts at 0.05 us, a zero launch cost at 1 us) */
     cs_calib_held held[64];   /* held at the start value, and why */
-    int n_rounds;             /* fits run (CS_CALIB_MAX_ROUNDS at most) */
+    int n_rounds;             /* fits run (1 + CS_CALIB_MAX_ROUNDS at most) */
+    int uncertain[64];        /* fitted, relative uncertainty over 50%, but the logs reject
+                                 its start value (holding it there worsens the fit) */
     int n_par;                /* entries in par */
     cs_fit_result fr;         /* the least-squares result */
     int p_launch, p_hop[CS_PROTO_COUNT], p_eff[CS_PROTO_COUNT];   /* -1: not fitted */

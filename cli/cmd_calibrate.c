@@ -81,12 +81,18 @@ static void print_report(const cs_calib *c, const copts *o)
             printf("  %-26s %12.6g %12.6g   not determined by these logs, held\n"
                    "  %-26s %12s %12s   (%s)\n", p->name, c->start[i], p->value, "", "", "",
                    cs_calib_hint(c, i));
-        else if (p->is_fixed)
+        else if (c->held[i] == CS_CALIB_HELD_FIX)
             printf("  %-26s %12.6g %12.6g   held (--fix)\n", p->name, c->start[i], p->value);
+        else if (p->is_fixed)
+            printf("  %-26s %12.6g %12.6g   not told apart from the others, moved with them "
+                   "(the logs reject its start)\n", p->name, c->start[i], p->value);
         else if (cs_calib_at_bound(p))
             printf("  %-26s %12.6g %12.6g   at its %s bound: the logs push it out of range%s\n",
                    p->name, c->start[i], p->value, cs_calib_at_bound(p) < 0 ? "lower" : "upper",
                    i == c->p_gamma && cs_calib_at_bound(p) > 0 ? " (no reduction cost)" : "");
+        else if (c->uncertain[i])
+            printf("  %-26s %12.6g %12.6g %12.3g   uncertain (> 50%%), but the logs reject its "
+                   "start\n", p->name, c->start[i], p->value, p->sigma);
         else if (!isfinite(p->sigma))
             printf("  %-26s %12.6g %12.6g   undetermined: no time depends on it at the end\n",
                    p->name, c->start[i], p->value);

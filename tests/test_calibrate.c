@@ -168,7 +168,7 @@ static json_t *fitted_params(const char *path, json_t **root)
 /* A channel cap of 1000 GB/s on 8 GB/s links changes no time: its residual surface is flat.
  * calibrate reports it as not determined, with the measurement that would determine it, and
  * leaves it at exactly 1000. Holding every parameter so reported with --fix gives the same
- * fit, value for value. */
+ * fit to the solver's tolerance (calibrate refits warm from its first round, --fix cold). */
 static void t_held_flat(void)
 {
     char dir[] = "/tmp/collsim-held-XXXXXX", cmd[4096], out[600], out2[600], fix[1024] = "";
@@ -211,7 +211,7 @@ static void t_held_flat(void)
         CU_ASSERT_PTR_NOT_NULL(w);
         if (w)
             CS_ASSERT_REL(json_real_value(json_object_get(w, "value")),
-                          json_real_value(json_object_get(v, "value")), 1e-12);
+                          json_real_value(json_object_get(v, "value")), 1e-4);
         CU_ASSERT_EQUAL(json_object_get(v, "held") != NULL, json_object_get(w, "held") != NULL);
     }
     json_decref(r1);
