@@ -213,6 +213,19 @@ static int model(void *ctx, const double *th, double *pred, cs_err *err)
     return 0;
 }
 
+/* The model with every row's algorithm and protocol kept from the last model call. */
+static int model_pinned(void *ctx, const double *th, double *pred, cs_err *err)
+{
+    cs_calib *c = ctx;
+    int i, rc;
+    apply(c, th);
+    if ((rc = cs_lset_simulate_pinned(c->ls, c->t, c->np, err)) < 0)
+        return rc;
+    for (i = 0; i < c->ls->n_rows; i++)
+        pred[i] = c->ls->rows[i].simulated_us;
+    return 0;
+}
+
 /* Stage 1: a common factor on every latency-like parameter (link latencies, launch,
  * per-transfer latencies) fitted to the small sizes (<= 64 KiB), then a common factor on
  * every link bandwidth fitted to the large sizes (>= 1 MiB). Effective bandwidths can be
@@ -273,6 +286,14 @@ static int scale_model(void *ctx, const double *f, double *pred, cs_err *err)
     return model(s->c, s->th, pred, err);
 }
 
+static int scale_model_pinned(void *ctx, const double *f, double *pred, cs_err *err)
+{
+    scale_ctx *s = ctx;
+    s->f[s->which] = f[0];
+    scaled(s->c, s->start, s->f, s->th);
+    return model_pinned(s->c, s->th, pred, err);
+}
+
 /* Fit factor `which` on the rows with size in [lo, hi] (at least two of them). */
 static int prefit_one(scale_ctx *sc, int which, uint64_t lo, uint64_t hi, int max_iter,
                       cs_err *err)
@@ -281,7 +302,7 @@ static int prefit_one(scale_ctx *sc, int which, uint64_t lo, uint64_t hi, int ma
     cs_lset *all = c->ls, sub = *all;
     cs_fit_param f;
     cs_fit_result fr;
-    cs_fit_opts fo = {max_iter, 0, 0};
+    cs_fit_opts fo = {max_iter, 0, 0, scale_model_pinned};
     double *obs;
     int i, rc;
     if (!(sub.rows = malloc((size_t)all->n_rows * sizeof *sub.rows)) ||
@@ -479,7 +500,7 @@ void cs_calib_fini(cs_calib *c)
  * start values, the common-factor pre-fit first. Warm: from the current values. */
 static int fit_round(cs_calib *c, const double *ob, int max_iter, int warm, cs_err *err)
 {
-    cs_fit_opts fo = {0, 0, 0};
+    cs_fit_opts fo = {0, 0, 0, model_pinned};
     int i, rc;
     for (i = 0; i < c->n_par; i++) {
         cs_fit_param *p = &c->par[i];

@@ -27,6 +27,7 @@ typedef struct fit_ctx {
     int n_obs;
     double *pred;            /* scratch: model output */
     cs_fit_model_fn fn;
+    cs_fit_model_fn jac_fn;  /* for the Jacobian's columns (fn if none) */
     void *ctx;
     cs_err *err;
     int rc;                  /* first model failure, 0 if none */
@@ -56,13 +57,13 @@ static double dtheta_dx(const cs_fit_param *p, double x)
     return to_theta(p, x) * (log(p->hi) - log(p->lo)) * s * (1 - s);
 }
 
-/* Residuals log(pred) - log(obs) at x (fitted coordinates). */
-static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+/* Residuals log(pred) - log(obs) at x (fitted coordinates), with model fn. */
+static int eval_with(fit_ctx *c, cs_fit_model_fn fn, const gsl_vector *x, gsl_vector *f)
 {
     int i, rc;
     for (i = 0; i < c->n_free; i++)
         c->theta[c->free_idx[i]] = to_theta(&c->params[c->free_idx[i]], gsl_vector_get(x, i));
-    if ((rc = c->fn(c->ctx, c->theta, c->pred, c->err)) < 0) {
+    if ((rc = fn(c->ctx, c->theta, c->pred, c->err)) < 0) {
         if (!c->rc)
             c->rc = rc;
         return GSL_EBADFUNC;
@@ -74,12 +75,19 @@ static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
     return GSL_SUCCESS;
 }
 
+static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+{
+    return eval_with(c, c->fn, x, f);
+}
+
 static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
 {
     return eval(params, x, f);
 }
 
-/* Forward differences with a fixed step. */
+/* Forward differences with a fixed step: the model at x, then the Jacobian model at each
+ * step (the base point's discrete choices kept: the derivative of the fastest candidate's
+ * time is that candidate's). */
 static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
 {
     fit_ctx *c = params;
@@ -95,7 +103,7 @@ static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
     for (j = 0; j < (int)x->size; j++) {
         gsl_vector_memcpy(xx, x);
         gsl_vector_set(xx, (size_t)j, gsl_vector_get(x, (size_t)j) + FD_STEP);
-        if ((st = eval(c, xx, f1)) != GSL_SUCCESS)
+        if ((st = eval_with(c, c->jac_fn, xx, f1)) != GSL_SUCCESS)
             goto out;
         for (i = 0; i < c->n_obs; i++)
             gsl_matrix_set(J, (size_t)i, (size_t)j,
@@ -219,6 +227,7 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
     c.obs = obs;
     c.n_obs = n_obs;
     c.fn = fn;
+    c.jac_fn = opts && opts->jac_fn ? opts->jac_fn : fn;
     c.ctx = ctx;
     c.err = err;
     c.free_idx = malloc(((size_t)n_params + 1) * sizeof *c.free_idx);

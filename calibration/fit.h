@@ -34,6 +34,10 @@ typedef struct cs_fit_opts {
     double ident_tol;        /* a parameter whose Jacobian column keeps less than this
                                 fraction of its norm after projecting out the columns of
                                 the parameters before it is unidentified (0 = 1e-3) */
+    cs_fit_model_fn jac_fn;  /* the model for the Jacobian's columns, called only right
+                                after the model at their base point: it may keep that
+                                point's discrete choices (which candidate is fastest) and
+                                so be cheaper; NULL = the model itself */
 } cs_fit_opts;
 
 typedef struct cs_fit_result {

@@ -193,7 +193,33 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
         }
         r->simulated_us = pick.time_us;
         r->algo = pick.algo->name;
+        r->algo_ops = pick.algo;
         r->proto = pick.proto;
+    }
+    return 0;
+}
+
+int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                            cs_err *err)
+{
+    cs_nccl_params one = *np;
+    int i, rc;
+    for (i = 0; i < ls->n_rows; i++) {
+        cs_lrow *r = &ls->rows[i];
+        cs_coll_req req;
+        cs_nccl_pick pick;
+        if (!r->algo_ops)
+            return cs_err_set(err, CS_ESTATE, r->log, "row pinned before it was simulated");
+        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+        req.root = r->root;
+        req.elt_bytes = r->elt_bytes;
+        req.topo = t;
+        one.force_proto = (int)r->proto;
+        if ((rc = cs_nccl_simulate(&req, t, r->algo_ops, &one, 0, &pick, err)) < 0) {
+            cs_err_prefix(err, r->log);
+            return rc;
+        }
+        r->simulated_us = pick.time_us;
     }
     return 0;
 }

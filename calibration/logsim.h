@@ -26,6 +26,7 @@ typedef struct cs_lrow {
     double simulated_us;      /* simulated time, us (after cs_lset_simulate) */
     const char *algo;         /* algorithm that ran (static string) */
     cs_proto proto;           /* protocol that ran */
+    const cs_algo *algo_ops;  /* that algorithm's ops table (after cs_lset_simulate) */
 } cs_lrow;
 
 /* The rows of several logs. */
@@ -75,6 +76,11 @@ void cs_lset_fini(cs_lset *ls);
  * collective (NULL or "auto" = NCCL's choice by time). */
 int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                      const char *algo, cs_err *err);
+/* Simulate every row with the algorithm and protocol that the last cs_lset_simulate picked
+ * for it, no other candidate: the time of the same choice at other parameter values (the
+ * fit's finite differences, where the fastest candidate does not change). */
+int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                            cs_err *err);
 
 /* |simulated / measured - 1| in percent over the rows with size >= min_bytes: median, mean,
  * max. Returns the number of rows counted (0: all outputs 0). */
