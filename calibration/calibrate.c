@@ -206,6 +206,7 @@ static int model(void *ctx, const double *th, double *pred, cs_err *err)
     cs_calib *c = ctx;
     int i, rc;
     apply(c, th);
+    c->n_evals++;
     if ((rc = cs_lset_simulate(c->ls, c->t, c->np, c->algo, err)) < 0)
         return rc;
     for (i = 0; i < c->ls->n_rows; i++)
@@ -219,6 +220,7 @@ static int model_pinned(void *ctx, const double *th, double *pred, cs_err *err)
     cs_calib *c = ctx;
     int i, rc;
     apply(c, th);
+    c->n_pinned++;
     if ((rc = cs_lset_simulate_pinned(c->ls, c->t, c->np, err)) < 0)
         return rc;
     for (i = 0; i < c->ls->n_rows; i++)
@@ -567,8 +569,8 @@ static int hold_undetermined(cs_calib *c, const double *ob, int max_iter, cs_err
         memcpy(snap->par, c->par, sizeof snap->par);
         memcpy(snap->held, c->held, sizeof snap->held);
         snap->fr = c->fr;
-        /* trial -1: the untold-apart ones together; then the 3 least determined alone */
-        for (trial = n_unid > 1 ? -1 : 0; trial < 3 && trial < n && !accepted &&
+        /* trial -1: the untold-apart ones together; then the 2 least determined alone */
+        for (trial = n_unid > 1 ? -1 : 0; trial < 2 && trial < n && !accepted &&
                                           n_fits < CS_CALIB_MAX_ROUNDS; trial++) {
             for (i = 0; i < c->n_par; i++)
                 if (trial < 0 ? c->held[i] == CS_CALIB_FREE && c->par[i].was_unidentified

@@ -54,6 +54,8 @@ typedef struct cs_calib {
                                  latency starts at 0.05 us, a zero launch cost at 1 us) */
     cs_calib_held held[64];   /* held at the start value, and why */
     int n_rounds;             /* fits run (1 + CS_CALIB_MAX_ROUNDS at most) */
+    long n_evals;             /* simulations of every row with every candidate */
+    long n_pinned;            /* simulations of every row with its kept candidate only */
     int uncertain[64];        /* fitted, relative uncertainty over 50%, but the logs reject
                                  its start value (holding it there worsens the fit) */
     int n_par;                /* entries in par */

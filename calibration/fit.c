@@ -31,6 +31,9 @@ typedef struct fit_ctx {
     void *ctx;
     cs_err *err;
     int rc;                  /* first model failure, 0 if none */
+    double *last_x;          /* coordinates of the last evaluation with fn (n_free) */
+    double *last_f;          /* its residuals (n_obs) */
+    int has_last;            /* last_x/last_f valid and fn's choices still those of it */
 } fit_ctx;
 
 static double logistic(double x) { return 1.0 / (1.0 + exp(-x)); }
@@ -63,6 +66,7 @@ static int eval_with(fit_ctx *c, cs_fit_model_fn fn, const gsl_vector *x, gsl_ve
     int i, rc;
     for (i = 0; i < c->n_free; i++)
         c->theta[c->free_idx[i]] = to_theta(&c->params[c->free_idx[i]], gsl_vector_get(x, i));
+    c->has_last = 0;
     if ((rc = fn(c->ctx, c->theta, c->pred, c->err)) < 0) {
         if (!c->rc)
             c->rc = rc;
@@ -72,7 +76,31 @@ static int eval_with(fit_ctx *c, cs_fit_model_fn fn, const gsl_vector *x, gsl_ve
         double p = c->pred[i] > 1e-300 ? c->pred[i] : 1e-300;
         gsl_vector_set(f, i, log(p) - log(c->obs[i]));
     }
+    if (fn == c->fn && c->last_x && c->last_f && (int)x->size == c->n_free) {
+        for (i = 0; i < c->n_free; i++)
+            c->last_x[i] = gsl_vector_get(x, (size_t)i);
+        for (i = 0; i < c->n_obs; i++)
+            c->last_f[i] = gsl_vector_get(f, (size_t)i);
+        c->has_last = 1;
+    }
     return GSL_SUCCESS;
+}
+
+/* The model at x, from the last evaluation when that was at x (GSL asks for the Jacobian
+ * at the point it has just evaluated: no need to run the simulator again). */
+static int eval_base(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+{
+    int i;
+    if (c->has_last && (int)x->size == c->n_free) {
+        for (i = 0; i < c->n_free && c->last_x[i] == gsl_vector_get(x, (size_t)i); i++)
+            ;
+        if (i == c->n_free) {
+            for (i = 0; i < c->n_obs; i++)
+                gsl_vector_set(f, (size_t)i, c->last_f[i]);
+            return GSL_SUCCESS;
+        }
+    }
+    return eval_with(c, c->fn, x, f);
 }
 
 static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
@@ -98,7 +126,7 @@ static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
         st = GSL_ENOMEM;
         goto out;
     }
-    if ((st = eval(c, x, f0)) != GSL_SUCCESS)
+    if ((st = eval_base(c, x, f0)) != GSL_SUCCESS)
         goto out;
     for (j = 0; j < (int)x->size; j++) {
         gsl_vector_memcpy(xx, x);
@@ -231,9 +259,11 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
     c.ctx = ctx;
     c.err = err;
     c.free_idx = malloc(((size_t)n_params + 1) * sizeof *c.free_idx);
+    c.last_x = malloc(((size_t)n_params + 1) * sizeof *c.last_x);
+    c.last_f = malloc(((size_t)n_obs + 1) * sizeof *c.last_f);
     c.theta = malloc(((size_t)n_params + 1) * sizeof *c.theta);
     c.pred = malloc(((size_t)n_obs + 1) * sizeof *c.pred);
-    if (!c.free_idx || !c.theta || !c.pred) {
+    if (!c.free_idx || !c.theta || !c.pred || !c.last_x || !c.last_f) {
         rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         goto out;
     }
@@ -337,6 +367,8 @@ out:
     gsl_vector_free(f0);
     gsl_matrix_free(cov);
     free(c.free_idx);
+    free(c.last_x);
+    free(c.last_f);
     free(c.theta);
     free(c.pred);
     return rc;

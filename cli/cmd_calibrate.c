@@ -71,9 +71,11 @@ static void print_report(const cs_calib *c, const copts *o)
            c->ls->n_logs, c->ls->n_logs == 1 ? "" : "s", c->ls->n_rows, c->t->name,
            c->np->version);
     printf("# fit: %d of %d parameters free, %d iterations (%s) in round %d, rms of log(sim/meas) "
-           "%.4f -> %.4f\n#\n", c->fr.n_free, c->n_par, c->fr.n_iter,
+           "%.4f -> %.4f\n", c->fr.n_free, c->n_par, c->fr.n_iter,
            c->fr.converged ? "converged" : "iteration limit", c->n_rounds,
            sqrt(c->fr.cost0 / c->ls->n_rows), c->fr.rms_log);
+    printf("# work: %ld evaluations of every candidate, %ld of the kept ones (finite "
+           "differences)\n#\n", c->n_evals, c->n_pinned);
     printf("# %-26s %12s %12s %12s\n", "parameter", "start", "fitted", "+- 1 sigma");
     for (i = 0; i < c->n_par; i++) {
         const cs_fit_param *p = &c->par[i];
