@@ -206,9 +206,13 @@ static int model(void *ctx, const double *th, double *pred, cs_err *err)
     cs_calib *c = ctx;
     int i, rc;
     apply(c, th);
-    c->n_evals++;
-    if ((rc = cs_lset_simulate(c->ls, c->t, c->np, c->algo, err)) < 0)
+    /* Every candidate every CS_CALIB_FULL_EVERY calls; in between only those within
+     * CS_CALIB_KEEP of the fastest then (cs_lset_simulate_viable). */
+    if ((rc = cs_lset_simulate_viable(c->ls, c->t, c->np, c->algo,
+                                      c->n_evals % CS_CALIB_FULL_EVERY == 0, CS_CALIB_KEEP,
+                                      err)) < 0)
         return rc;
+    c->n_evals++;
     for (i = 0; i < c->ls->n_rows; i++)
         pred[i] = c->ls->rows[i].simulated_us;
     return 0;

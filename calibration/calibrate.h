@@ -39,6 +39,11 @@ typedef enum cs_calib_held {
 #define CS_CALIB_MAX_ROUNDS 10    /* refits after the first, each trying to hold what the
                                      last one did not determine */
 
+#define CS_CALIB_FULL_EVERY 8     /* a fit's model simulates every candidate (algorithm,
+                                     protocol) of a row every 8th call ... */
+#define CS_CALIB_KEEP 1.5         /* ... and in between only those within 1.5x of the
+                                     fastest then */
+
 /* A calibration in progress: the topology and table being fitted (borrowed), the rows,
  * and the parameters. */
 typedef struct cs_calib {

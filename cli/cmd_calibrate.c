@@ -74,8 +74,9 @@ static void print_report(const cs_calib *c, const copts *o)
            "%.4f -> %.4f\n", c->fr.n_free, c->n_par, c->fr.n_iter,
            c->fr.converged ? "converged" : "iteration limit", c->n_rounds,
            sqrt(c->fr.cost0 / c->ls->n_rows), c->fr.rms_log);
-    printf("# work: %ld evaluations of every candidate, %ld of the kept ones (finite "
-           "differences)\n#\n", c->n_evals, c->n_pinned);
+    printf("# work: %ld model evaluations (all candidates every %dth, those within %gx of the "
+           "fastest between), %ld with the kept candidate only (finite differences)\n#\n",
+           c->n_evals, CS_CALIB_FULL_EVERY, CS_CALIB_KEEP, c->n_pinned);
     printf("# %-26s %12s %12s %12s\n", "parameter", "start", "fitted", "+- 1 sigma");
     for (i = 0; i < c->n_par; i++) {
         const cs_fit_param *p = &c->par[i];
