@@ -3,6 +3,7 @@
  * (algorithms/nccl/mode.h), the busiest links of a size, and a sweep into a report. */
 #include "algorithms/run.h"
 #include "algorithms/nccl/mode.h"
+#include "sim/size.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,14 +69,18 @@ static void take_links(const cs_sim *sim, const cs_topo *t, cs_time span_ps, uin
     }
 }
 
-/* "sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2.1e+09 B, peak 2 flows" */
+/* "sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2147483648 B (2 GiB), peak 2 flows": bytes
+ * as an exact integer with the binary unit beside it. */
 static void link_line(const cs_topo *t, const cs_run_links *L, int k, char *buf, size_t n)
 {
     int32_t d = L->dlink[k];
     const cs_link *l = &t->links[cs_dlink_link(d)];
-    snprintf(buf, n, "%s->%s (%s, %g GB/s): %.1f%% utilised, %.6g B, peak %d flows",
+    char human[32];
+    uint64_t bytes = (uint64_t)llround(L->st[k].bytes);
+    snprintf(buf, n, "%s->%s (%s, %g GB/s): %.1f%% utilised, %llu B (%s), peak %d flows",
              t->nodes[cs_dlink_from(t, d)].name, t->nodes[cs_dlink_to(t, d)].name, l->cls,
-             l->bw_GBps, 100.0 * util_of(t, d, &L->st[k], L->span_ps), L->st[k].bytes,
+             l->bw_GBps, 100.0 * util_of(t, d, &L->st[k], L->span_ps),
+             (unsigned long long)bytes, cs_format_bytes(bytes, human, sizeof human),
              L->st[k].peak_flows);
 }
 
@@ -150,6 +155,24 @@ static int run_size_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, in
     return 0;
 }
 
+/* The algorithm's closed form beside the simulated time, where it is exact: the bare
+ * alpha_beta fabric and a formula without the '~' of an estimate. */
+static void closed_form(const cs_algo *ops, const cs_coll_req *req, const cs_topo *t,
+                        cs_row *row)
+{
+    const char *f = ops->formula ? ops->formula(req) : NULL;
+    cs_ab ab;
+    double c;
+    if (t->model != CS_MODEL_ALPHA_BETA || !ops->cost || !f || f[0] == '~')
+        return;
+    cs_ab_from_topo(t, &ab);
+    c = ops->cost(req, &ab);
+    if (isfinite(c)) {
+        row->has_closed_form = 1;
+        row->closed_form_us = c * 1e6;
+    }
+}
+
 static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p, int elt,
                     uint64_t size, cs_row *row, cs_run_links *links, cs_err *err)
 {
@@ -195,6 +218,7 @@ static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, i
     row->time_us = cs_time_to_us(t_ps);
     row->wrong = wrong;
     row->algorithm = ops->name;
+    closed_form(ops, &req, t, row);
     return 0;
 }
 
@@ -257,6 +281,18 @@ void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, si
                  np->force_proto >= 0 ? cs_proto_name((cs_proto)np->force_proto) : "by time",
                  np->channels, np->channels > 1 ? "s, fewer for small sizes" : "", cap);
     }
+}
+
+int cs_run_ranks(const cs_topo *t, long ranks, cs_coll coll, long root, int *p, cs_err *err)
+{
+    *p = ranks ? (int)ranks : t->n_ranks;
+    if (*p > t->n_ranks)
+        return cs_err_set(err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d",
+                          *p, t->name, t->n_ranks);
+    if (cs_coll_is_rooted(coll) && root >= *p)
+        return cs_err_set(err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld",
+                          *p - 1, root);
+    return 0;
 }
 
 int cs_run_size(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,

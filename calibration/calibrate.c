@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "sim/report.h"
 
 
 static int find_class(cs_calib *c, const char *name)
@@ -432,12 +433,12 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
     double med, mean, max;
     int i;
     json_object_set_new(n, "version", json_string(c->np->version));
-    json_object_set_new(n, "launch_us", json_real(c->np->launch_us));
+    json_object_set_new(n, "launch_us", cs_json_num(c->np->launch_us));
     json_object_set_new(n, "channels", json_integer(c->np->channels));
-    json_object_set_new(n, "channel_GBps", json_real(c->np->channel_GBps));
+    json_object_set_new(n, "channel_GBps", cs_json_num(c->np->channel_GBps));
     json_object_set_new(n, "nvls", json_boolean(c->np->nvls));
-    json_object_set_new(n, "nvls_eff", json_real(c->np->nvls_eff));
-    json_object_set_new(n, "nvls_lat_us", json_real(c->np->nvls_lat_us));
+    json_object_set_new(n, "nvls_eff", cs_json_num(c->np->nvls_eff));
+    json_object_set_new(n, "nvls_lat_us", cs_json_num(c->np->nvls_lat_us));
     json_object_set_new(n, "max_chunks", json_integer(c->np->max_chunks));
     if (c->np->force_proto >= 0)
         json_object_set_new(n, "proto", json_string(cs_proto_name((cs_proto)c->np->force_proto)));
@@ -445,9 +446,9 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
         const cs_nccl_proto *q = &c->np->proto[i];
         json_t *p = json_object();
         json_object_set_new(p, "enabled", json_boolean(q->enabled));
-        json_object_set_new(p, "base_us", json_real(q->base_us));
-        json_object_set_new(p, "hop_us", json_real(q->hop_us));
-        json_object_set_new(p, "bw_eff", json_real(q->bw_eff));
+        json_object_set_new(p, "base_us", cs_json_num(q->base_us));
+        json_object_set_new(p, "hop_us", cs_json_num(q->hop_us));
+        json_object_set_new(p, "bw_eff", cs_json_num(q->bw_eff));
         json_object_set_new(p, "chunk_bytes", json_integer((json_int_t)q->chunk_bytes));
         json_object_set_new(p, "channel_bytes", json_integer((json_int_t)q->channel_bytes));
         json_object_set_new(protos, cs_proto_name((cs_proto)i), p);
@@ -464,14 +465,14 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
         json_object_set_new(cal_o, "max_bytes", json_integer((json_int_t)o->ls->max_bytes));
     if (o->ls->parity)
         json_object_set_new(cal_o, "sizes", json_string(o->ls->parity == 1 ? "odd" : "even"));
-    json_object_set_new(cal_o, "rms_log_error", json_real(c->fr.rms_log));
+    json_object_set_new(cal_o, "rms_log_error", cs_json_num(c->fr.rms_log));
     cs_lset_stats(c->ls, 0, &med, &mean, &max);
-    json_object_set_new(cal_o, "median_abs_error_pct", json_real(med));
-    json_object_set_new(cal_o, "max_abs_error_pct", json_real(max));
+    json_object_set_new(cal_o, "median_abs_error_pct", cs_json_num(med));
+    json_object_set_new(cal_o, "max_abs_error_pct", cs_json_num(max));
     for (i = 0; i < c->n_par; i++) {
         const cs_fit_param *p = &c->par[i];
         json_t *v = json_object();
-        json_object_set_new(v, "value", json_real(p->value));
+        json_object_set_new(v, "value", cs_json_num(p->value));
         if (cs_calib_at_bound(p))
             json_object_set_new(v, "at_bound", json_string(cs_calib_at_bound(p) < 0 ? "lower" : "upper"));
         if (c->held[i] == CS_CALIB_HELD_UNDETERMINED) {
@@ -480,7 +481,7 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
         } else if (c->held[i] == CS_CALIB_HELD_FIX)
             json_object_set_new(v, "held", json_string("--fix"));
         else if (isfinite(p->sigma))
-            json_object_set_new(v, "sigma", json_real(p->sigma));
+            json_object_set_new(v, "sigma", cs_json_num(p->sigma));
         if (c->uncertain[i])
             json_object_set_new(v, "uncertain", json_string("relative uncertainty over 50%, "
                                                             "but the logs reject its start"));

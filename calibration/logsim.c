@@ -165,8 +165,8 @@ int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opt
     if (ls->n_rows == 0) {
         cs_lset_fini(ls);
         return cs_err_set(err, CS_EINVAL, n_paths == 1 ? paths[0] : "logs",
-                          "no rows left to compare (sizes 0 and sizes outside --min-bytes / "
-                          "--max-bytes are skipped)");
+                          "no rows left to compare (rows of size 0, of time 0, and sizes "
+                          "outside --min-bytes / --max-bytes are skipped)");
     }
     return 0;
 }
@@ -416,11 +416,11 @@ int cs_lset_write_json(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nc
         json_object_set_new(o, "collective", json_string(cs_coll_name(r->coll)));
         json_object_set_new(o, "ranks", json_integer(r->ranks));
         json_object_set_new(o, "size_bytes", json_integer((json_int_t)r->size_bytes));
-        json_object_set_new(o, "measured_time_us", json_real(r->measured_us));
-        json_object_set_new(o, "simulated_time_us", json_real(r->simulated_us));
-        json_object_set_new(o, "error_pct", json_real(cs_lrow_error_pct(r)));
-        json_object_set_new(o, "measured_busbw_GBps", json_real(r->measured_busbw_GBps));
-        json_object_set_new(o, "simulated_busbw_GBps", json_real(cs_lrow_sim_busbw(r)));
+        json_object_set_new(o, "measured_time_us", cs_json_num(r->measured_us));
+        json_object_set_new(o, "simulated_time_us", cs_json_num(r->simulated_us));
+        json_object_set_new(o, "error_pct", cs_json_num(cs_lrow_error_pct(r)));
+        json_object_set_new(o, "measured_busbw_GBps", cs_json_num(r->measured_busbw_GBps));
+        json_object_set_new(o, "simulated_busbw_GBps", cs_json_num(cs_lrow_sim_busbw(r)));
         json_object_set_new(o, "algorithm", json_string(r->algo));
         json_object_set_new(o, "protocol", json_string(cs_proto_name(r->proto)));
         json_array_append_new(rows, o);
@@ -429,9 +429,9 @@ int cs_lset_write_json(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nc
     json_object_set_new(root, "nccl_table", json_string(np->version));
     json_object_set_new(root, "rows", rows);
     cs_lset_stats(ls, 0, &med, &mean, &max);
-    json_object_set_new(root, "median_abs_error_pct", json_real(med));
-    json_object_set_new(root, "mean_abs_error_pct", json_real(mean));
-    json_object_set_new(root, "max_abs_error_pct", json_real(max));
+    json_object_set_new(root, "median_abs_error_pct", cs_json_num(med));
+    json_object_set_new(root, "mean_abs_error_pct", cs_json_num(mean));
+    json_object_set_new(root, "max_abs_error_pct", cs_json_num(max));
     rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(root);
     fputc('\n', f);

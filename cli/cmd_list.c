@@ -5,6 +5,7 @@
 #include "sim/sched.h"
 #include "algorithms/coll.h"
 #include "topologies/topology.h"
+#include "scenarios/plan.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -69,7 +70,7 @@ static void list_collectives(void)
     }
 }
 
-/* The first sentence of a preset's "description", cut to fit a line. */
+/* The first sentence of a preset's "description", whole: the preset's one-line summary. */
 static void preset_line(const cs_preset *pr, char *buf, size_t n)
 {
     json_t *root = json_loads(pr->json, 0, NULL);
@@ -78,13 +79,13 @@ static void preset_line(const cs_preset *pr, char *buf, size_t n)
     buf[0] = '\0';
     if (d) {
         const char *dot = strstr(d, ". ");
+        while (dot && dot - d >= 3 && (!strncmp(dot - 3, "e.g", 3) || !strncmp(dot - 3, "i.e", 3)))
+            dot = strstr(dot + 2, ". ");      /* "e.g. " does not end the sentence */
         len = dot ? (size_t)(dot - d) : strlen(d);
         if (len > n - 1)
             len = n - 1;
         memcpy(buf, d, len);
         buf[len] = '\0';
-        if (len > 90)
-            strcpy(buf + 87, "...");
     }
     json_decref(root);
 }
@@ -114,9 +115,21 @@ static void list_topologies(void)
         printf("%-22s %s\n", kinds[i]->name, kinds[i]->summary);
 }
 
+/* `collsim list models|gpus`: the training-plan presets with their descriptions. */
+static void list_plan_presets(int gpus)
+{
+    int i, n;
+    const char *const *names = gpus ? cs_gpu_names(&n) : cs_model_names(&n);
+    printf("# %s presets (--%s NAME in collsim plan)\n", gpus ? "gpu" : "model",
+           gpus ? "gpu" : "model");
+    for (i = 0; i < n; i++)
+        printf("%-18s %s\n", names[i], gpus ? cs_gpu_about(names[i]) : cs_model_about(names[i]));
+}
+
 int cs_cmd_list(int argc, char **argv)
 {
-    static const char *const what[] = {"algorithms", "collectives", "topologies"};
+    static const char *const what[] = {"algorithms", "collectives", "topologies", "models",
+                                       "gpus"};
     cs_err err;
     size_t i;
     if (argc < 2) {
@@ -133,9 +146,10 @@ int cs_cmd_list(int argc, char **argv)
         return cs_cli_fail(&err);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        printf("usage: collsim list [algorithms|collectives|topologies]\n\n"
+        printf("usage: collsim list [algorithms|collectives|topologies|models|gpus]\n\n"
                "Print the registered algorithms, collectives or topologies (all three without\n"
-               "an argument) with one-line summaries.\n");
+               "an argument) with one-line summaries; models and gpus are the presets of\n"
+               "collsim plan.\n");
         return CS_EXIT_OK;
     }
     for (i = 0; i < sizeof what / sizeof what[0]; i++)
@@ -145,6 +159,8 @@ int cs_cmd_list(int argc, char **argv)
     case 0: list_algorithms(); break;
     case 1: list_collectives(); break;
     case 2: list_topologies(); break;
+    case 3: list_plan_presets(0); break;
+    case 4: list_plan_presets(1); break;
     default:
         cs_err_set(&err, CS_EUSAGE, NULL, "unknown list '%s' (known: algorithms, collectives, "
                    "topologies)", argv[1]);

@@ -1,5 +1,7 @@
 /* cmd_run.c: `collsim run [COLL] [options]` (cli layer). Simulates a size sweep of one
- * collective with nccl-tests' flags and prints nccl-tests' table (or JSON/CSV). */
+ * collective with nccl-tests' flags and prints nccl-tests' table (or JSON/CSV); with a
+ * range or list of rank counts (-g 2:64) or algorithms (--algo a,b), one sweep each
+ * (algorithms/run.h: cs_run_grid_run). */
 #include "cli/cli.h"
 #include "sim/exec.h"
 #include "sim/report.h"
@@ -9,6 +11,7 @@
 #include "plots/plot.h"
 #include "plots/timeline.h"
 #include "algorithms/run.h"
+#include "algorithms/nccl/mode.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +21,12 @@ typedef struct run_opts {
     const char *coll_name;     /* positional COLL, default allreduce */
     uint64_t min_bytes, max_bytes, step_bytes;  /* -b -e -i */
     long step_factor;          /* -f (0 when -i is used) */
-    long ranks;                /* -g, 0 = every rank of the topology */
+    const char *ranks;         /* -g: N, A:B, A:B:+K, A:B:*F or A,B,C; NULL = every rank */
     const char *dtype;         /* -d */
     const char *redop;         /* -o */
     long root;                 /* -r */
     const char *topo;          /* --topo */
-    const char *algo;          /* --algo */
+    const char *algo;          /* --algo NAME or a comma list */
     long chunks;               /* --chunks */
     long servers;              /* --servers */
     long channels;             /* --channels */
@@ -65,14 +68,16 @@ static void run_usage(void)
            "  -e, --maxbytes SIZE     largest size (default 128M)\n"
            "  -f, --stepfactor F      multiply the size by F each step (default 2)\n"
            "  -i, --stepbytes SIZE    add SIZE each step instead\n"
-           "  -g, --ranks N           ranks (default: every rank of the topology)\n"
+           "  -g, --ranks N           ranks (default: every rank of the topology); a sweep:\n"
+           "                          A:B doubling (2:64), A:B:+K, A:B:*F, or A,B,C\n"
            "  -d, --datatype T        float (default), half, bfloat16, double, int8, ...\n"
            "  -o, --op OP             sum (default), prod, max, min, avg\n"
            "  -r, --root R            root of broadcast/reduce/gather/scatter (default 0)\n"
            "  -c, --check 0|1         symbolic data check for #wrong (default 1)\n"
            "  -n, -w                  accepted for nccl-tests compatibility, ignored\n"
            "      --topo PRESET|FILE  topology (default %s; `collsim list topologies`)\n"
-           "      --algo NAME|auto    algorithm (default auto; `collsim list algorithms`)\n"
+           "      --algo NAME|auto    algorithm (default auto; `collsim list algorithms`);\n"
+           "                          a comma list runs each (ring,parameter_server)\n"
            "      --chunks N          pipeline chunks per step (default 1 = textbook)\n"
            "      --servers K         parameter_server: server ranks (default 1)\n"
            "      --channels N        parallel rings/trees (default 1, or the topology's NCCL\n"
@@ -80,11 +85,12 @@ static void run_usage(void)
            "      --format text|json|csv   output format (default text, or by --output suffix)\n"
            "      --output FILE       write there instead of stdout (atomically)\n"
            "      --proto P           NCCL mode: auto (by time), LL, LL128 or Simple; none for\n"
-           "                          the bare fabric (default: NCCL mode only if the topology\n"
-           "                          has an \"nccl\" object, as the H100/B200 presets do)\n"
+           "                          the bare fabric (default: NCCL mode on node, cluster and\n"
+           "                          pcie kinds and wherever the topology has an \"nccl\" object)\n"
            "      --links             report the busiest links of the largest size and name\n"
            "                          the bottleneck (link-level fabrics)\n"
-           "      --plot FILE         also draw the sweep (.png, .svg or .pdf)\n"
+           "      --plot FILE         also draw the sweep (.png, .svg or .pdf); over several\n"
+           "                          rank counts: time against ranks at the largest size\n"
            "      --trace FILE        one size (-b = -e): write a Perfetto/Chrome trace (JSON)\n",
            CS_DEFAULT_PRESET);
 }
@@ -136,7 +142,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
             if (rc == 0 && o->step_bytes == 0)
                 rc = cs_err_set(err, CS_EUSAGE, "-i", "must be > 0");
             break;
-        case O_RANKS: rc = cs_parse_int(v, "-g", 1, 1 << 20, &o->ranks, err); break;
+        case O_RANKS: o->ranks = v; break;
         case O_DTYPE: o->dtype = v; break;
         case O_OP: o->redop = v; break;
         case O_ROOT: rc = cs_parse_int(v, "-r", 0, 1 << 20, &o->root, err); break;
@@ -174,23 +180,39 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     return check_picture_opts(o, err);
 }
 
-/* --plot: the sweep as a chart; --trace: the one size run again with the recorder, written
- * as Perfetto trace JSON. Both files are written atomically by plots/. */
-static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_topo *t,
-                        cs_coll coll, int p, int elt, const cs_sweep *sw, cs_err *err)
+/* --plot: the sweeps as a chart (over ranks when there are several rank counts); --trace:
+ * the one size run again with the recorder, written as Perfetto trace JSON. Both files are
+ * written atomically by plots/. */
+static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_run_grid *g,
+                        int elt, cs_err *err)
 {
-    char title[256];
+    const cs_sweep *sw = &g->sweeps[0];
+    char title[256], buf[32];
     cs_sched s;
     cs_sim_costs costs;
-    int rc = 0;
-    snprintf(title, sizeof title, "%s, %d ranks, %s", cs_coll_name(coll), p, t->name);
-    if (o->plot && (rc = cs_plot_sweep(sw, title, o->plot, err)) < 0)
+    cs_run_cfg one = *cfg;
+    one.nccl = g->nccl_on ? &g->nccl : NULL;
+    int rc = 0, p_last = g->sweeps[g->n - 1].ranks;
+    if (p_last != sw->ranks && sw->n_rows > 0)   /* time against ranks at the largest size */
+        snprintf(title, sizeof title, "%s%s%s, %d to %d ranks, %s", cs_coll_name(sw->coll),
+                 o->max_bytes ? " of " : "", o->max_bytes ? cs_format_bytes(o->max_bytes, buf,
+                 sizeof buf) : "", sw->ranks, p_last, sw->topology);
+    else
+        snprintf(title, sizeof title, "%s, %d ranks, %s", cs_coll_name(sw->coll), sw->ranks,
+                 sw->topology);
+    if (o->plot && (rc = g->n == 1 ? cs_plot_sweep(sw, title, o->plot, err)
+                                   : cs_plot_sweeps(g->sweeps, g->n, title, o->plot, err)) < 0)
         return rc;
     if (!o->trace)
         return 0;
-    if ((rc = cs_run_schedule(cfg, t, coll, p, elt, o->min_bytes, &s, &costs, err)) < 0)
+    if (g->n > 1)
+        return cs_err_set(err, CS_EUSAGE, "--trace", "traces one run: give one rank count "
+                          "and one algorithm");
+    one.algo = sw->algorithm;
+    if ((rc = cs_run_schedule(&one, g->topos[0], sw->coll, sw->ranks, elt,
+                              o->min_bytes, &s, &costs, err)) < 0)
         return rc;
-    rc = cs_trace_schedule(t, &s, &costs, o->trace, err);
+    rc = cs_trace_schedule(g->topos[0], &s, &costs, o->trace, err);
     cs_sched_fini(&s);
     return rc;
 }
@@ -198,103 +220,80 @@ static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_topo 
 int cs_cmd_run(int argc, char **argv)
 {
     run_opts o;
-    cs_run_cfg cfg;
+    cs_run_grid_req rq;
+    cs_run_grid g;
     cs_err err;
-    cs_topo *t = NULL;
-    cs_coll coll;
     cs_dtype dt;
-    const char *redop;
-    cs_sweep sw;
     cs_out out;
     uint64_t *sizes = NULL;
-    int n_sizes = 0, rc, p;
-    char model[256], bottleneck[256];
-    cs_nccl_params np;
-    int nccl_on = 0;
+    int *ranks = NULL;
+    char **algos = NULL;
+    int n_sizes = 0, n_ranks = 0, n_algos = 0, rc;
 
     cs_err_clear(&err);
-    memset(&sw, 0, sizeof sw);
+    memset(&g, 0, sizeof g);
+    memset(&rq, 0, sizeof rq);
     rc = parse_args(argc, argv, &o, &err);
     if (rc > 0)
         return CS_EXIT_OK;
     if (rc < 0)
         return cs_cli_fail(&err);
-    if ((rc = cs_coll_lookup_program(o.coll_name, &coll, &err)) < 0) {
+    if ((rc = cs_coll_lookup_program(o.coll_name, &rq.coll, &err)) < 0) {
         err.code = CS_EUSAGE;
         return cs_cli_fail(&err);
     }
-    if (cs_dtype_lookup(o.dtype, &dt, &err) < 0 || cs_redop_lookup(o.redop, &redop, &err) < 0)
+    if (cs_dtype_lookup(o.dtype, &dt, &err) < 0 || cs_redop_lookup(o.redop, &rq.redop, &err) < 0)
         return cs_cli_fail(&err);
-    if ((rc = cs_topo_open(o.topo, &t, &err)) < 0) {
-        cs_err_prefix(&err, NULL);
-        return cs_cli_fail(&err);
-    }
-    if ((rc = cs_nccl_setup(o.topo, o.proto, 0, &np, &nccl_on, &err)) < 0)
+    if ((o.ranks && (rc = cs_run_parse_ranks(o.ranks, &ranks, &n_ranks, &err)) < 0) ||
+        (rc = cs_run_parse_names(o.algo, &algos, &n_algos, &err)) < 0)
         goto fail;
-    if (nccl_on && o.channels > 0)
-        np.channels = (int)o.channels;   /* --channels over the table's */
-    cs_run_cfg_init(&cfg);
-    cfg.algo = o.algo;
-    cfg.chunks = (int)o.chunks;
-    cfg.servers = (int)o.servers;
-    cfg.channels = (int)o.channels;
-    cfg.root = (int)o.root;
-    cfg.check = (int)o.check;
-    cfg.nccl = nccl_on ? &np : NULL;
-    p = o.ranks ? (int)o.ranks : t->n_ranks;
-    if (p > t->n_ranks) {
-        cs_err_set(&err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d", p,
-                   t->name, t->n_ranks);
-        goto fail;
-    }
-    if (cs_coll_is_rooted(coll) && o.root >= p) {
-        cs_err_set(&err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld", p - 1, o.root);
-        goto fail;
-    }
-    if (coll == CS_COLL_BARRIER)
+    cs_run_cfg_init(&rq.cfg);
+    rq.cfg.chunks = (int)o.chunks;
+    rq.cfg.servers = (int)o.servers;
+    rq.cfg.channels = (int)o.channels;
+    rq.cfg.root = (int)o.root;
+    rq.cfg.check = (int)o.check;
+    if (rq.coll == CS_COLL_BARRIER)
         o.min_bytes = o.max_bytes = 0;
     if ((rc = cs_run_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, &sizes,
                            &n_sizes, &err)) < 0)
         goto fail;
-    cs_run_model_line(t, cfg.nccl, model, sizeof model);
-    sw.coll = coll;
-    sw.algorithm = o.algo;
-    sw.topology = t->name;
-    sw.topo_kind = t->kind;
-    sw.datatype = dt.name;
-    sw.redop = (coll == CS_COLL_ALLREDUCE || coll == CS_COLL_REDUCE ||
-                coll == CS_COLL_REDUCESCATTER) ? redop : "none";
-    sw.ranks = p;
-    sw.root = cs_coll_is_rooted(coll) ? (int)o.root : -1;
-    sw.chunks = (int)o.chunks;
-    sw.model = model;
-    if ((rc = cs_run_sweep(&cfg, t, p, dt.bytes, sizes, n_sizes, o.links, &sw, bottleneck,
-                           sizeof bottleneck, &err)) < 0)
+    rq.topo = o.topo;
+    rq.ranks = ranks;
+    rq.n_ranks = n_ranks;
+    rq.algos = (const char *const *)algos;
+    rq.n_algos = n_algos;
+    rq.dtype = dt.name;
+    rq.elt = dt.bytes;
+    rq.sizes = sizes;
+    rq.n_sizes = n_sizes;
+    rq.links = o.links;
+    rq.proto = o.proto;
+    if ((rc = cs_run_grid_run(&rq, &g, &err)) < 0)
         goto fail;
-    if ((o.plot || o.trace) && (rc = run_pictures(&o, &cfg, t, coll, p, dt.bytes, &sw, &err)) < 0)
+    /* Asked for, not run (N/A): state over its limit (sim/exec.c), or a folded ring. */
+    for (int k = 0; o.check && k < g.n; k++)
+        for (int i = 0; i < g.sweeps[k].n_rows; i++)
+            if (g.sweeps[k].rows[i].wrong < 0)
+                fprintf(stderr, "collsim run: note: data check skipped at %llu bytes on %d "
+                        "ranks: %s (#wrong N/A)\n", (unsigned long long)g.sweeps[k].rows[i].size_bytes,
+                        g.sweeps[k].ranks, g.sweeps[k].rows[i].wrong == CS_WRONG_FOLDED ? "one "
+                        "node stood for all identical ones; the whole schedule is too large to "
+                        "check" : "its state outgrew 256 MiB");
+    if ((o.plot || o.trace) && (rc = run_pictures(&o, &rq.cfg, &g, dt.bytes, &err)) < 0)
         goto fail;
     if ((rc = cs_out_open(&out, o.output, &err)) < 0)
         goto fail;
-    if (!strcmp(o.format, "json"))
-        rc = cs_report_json(out.f, &sw);
-    else if (!strcmp(o.format, "csv"))
-        rc = cs_report_csv(out.f, &sw);
-    else
-        rc = cs_report_text(out.f, &sw);
-    if (rc < 0) {
+    if ((rc = cs_report_many(out.f, o.format, g.sweeps, g.n)) < 0) {
         cs_out_abort(&out);
         cs_err_set(&err, rc, o.output, "cannot write the report");
         goto fail;
     }
-    if ((rc = cs_out_commit(&out, &err)) < 0)
-        goto fail;
-    free(sizes);
-    cs_sweep_fini(&sw);
-    cs_topo_free(t);
-    return CS_EXIT_OK;
+    rc = cs_out_commit(&out, &err);
 fail:
     free(sizes);
-    cs_sweep_fini(&sw);
-    cs_topo_free(t);
-    return cs_cli_fail(&err);
+    free(ranks);
+    cs_run_names_free(algos, n_algos);
+    cs_run_grid_fini(&g);
+    return rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
 }

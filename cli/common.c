@@ -85,56 +85,30 @@ int cs_out_open(cs_out *o, const char *path, cs_err *err)
         o->f = stdout;
         return 0;
     }
-    o->path = strdup(path);
-    o->tmp = malloc(strlen(path) + 32);
-    if (!o->path || !o->tmp) {
-        cs_out_abort(o);
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    }
-    sprintf(o->tmp, "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "wb");
-    if (!o->f) {
-        int e = errno;
-        cs_out_abort(o);
-        return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(e));
-    }
+    if (cs_outfile_open(&o->file, path, err) < 0)
+        return err->code;
+    o->f = o->file.f;
+    o->is_file = 1;
     return 0;
 }
 
 int cs_out_commit(cs_out *o, cs_err *err)
 {
-    int bad;
-    if (!o->path) {
-        fflush(stdout);
-        return ferror(stdout) ? cs_err_set(err, CS_EIO, "stdout", "write failed") : 0;
+    if (!o->is_file) {
+        if (fflush(stdout) != 0 || ferror(stdout))
+            return cs_err_set(err, CS_EIO, "stdout", "write failed: %s",
+                              strerror(errno ? errno : EIO));
+        return 0;
     }
-    bad = ferror(o->f) != 0;
-    if (fclose(o->f) != 0)
-        bad = 1;
     o->f = NULL;
-    if (bad || rename(o->tmp, o->path) != 0) {
-        int e = errno;
-        remove(o->tmp);
-        cs_err_set(err, CS_EIO, o->path, "cannot write: %s", strerror(e));
-        free(o->path);
-        free(o->tmp);
-        o->path = o->tmp = NULL;
-        return CS_EIO;
-    }
-    free(o->path);
-    free(o->tmp);
-    o->path = o->tmp = NULL;
-    return 0;
+    o->is_file = 0;
+    return cs_outfile_commit(&o->file, err);
 }
 
 void cs_out_abort(cs_out *o)
 {
-    if (o->f && o->f != stdout)
-        fclose(o->f);
-    if (o->tmp)
-        remove(o->tmp);
-    free(o->path);
-    free(o->tmp);
+    if (o->is_file)
+        cs_outfile_abort(&o->file);
     memset(o, 0, sizeof *o);
 }
 

@@ -56,10 +56,29 @@ check output-csv $? "csv header"
 # --links names the shared 10 GB/s link as the bottleneck of the contended sendrecv
 # (two flows per direction: 2 x 1 GiB carried, 100% utilised); JSON gets a links array.
 "$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links >"$work/l" 2>&1
-grep -q '^# bottleneck: sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2.14748e+09 B, peak 2 flows$' "$work/l"
+grep -q '^# bottleneck: sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2147483648 B (2 GiB), peak 2 flows$' "$work/l"
 check links-bottleneck $? "$(grep bottleneck "$work/l")"
 "$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links --format json >"$work/l" 2>&1
 grep -q '"links": \[' "$work/l"; check links-json $? "no links array"
+
+# CLI conventions: --version prints the meson project version; help lists every command
+# with one line; `help CMD` is `CMD --help`; an nccl-tests program name runs that collective.
+version=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$tests/../meson.build")
+[ "$("$collsim" --version)" = "collsim $version" ]; check version $? "$("$collsim" --version), want collsim $version"
+for h in --help help; do
+    "$collsim" $h >"$work/h" 2>&1; check "help-rc$h" $? "failed"
+    for c in run calibrate validate list explain topo plot; do
+        grep -q "^  $c  *[a-z]" "$work/h"; check "help$h-$c" $? "no line for $c"
+    done
+done
+for c in run calibrate validate list explain topo plot; do
+    "$collsim" help $c >"$work/a" 2>&1; "$collsim" $c --help >"$work/b" 2>&1
+    cmp -s "$work/a" "$work/b" && [ -s "$work/a" ]; check "help-$c" $? "help $c differs from $c --help"
+done
+"$collsim" all_reduce_perf -b 1M -e 1M >"$work/a" 2>&1; "$collsim" run allreduce -b 1M -e 1M >"$work/b" 2>&1
+cmp -s "$work/a" "$work/b"; check alias-all_reduce_perf $? "differs from run allreduce"
+"$collsim" all_gather_perf -b 1M -e 1M >"$work/a" 2>&1
+grep -q '^# collsim: allgather' "$work/a"; check alias-all_gather_perf $? "$(head -1 "$work/a")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -11,6 +11,7 @@
 #include "algorithms/coll.h"
 #include "algorithms/nccl/mode.h"
 #include "algorithms/nccl/nccl.h"
+#include "algorithms/run.h"
 #include "topologies/topology.h"
 
 static int is_in_network(const cs_algo *a)
@@ -175,6 +176,200 @@ static void t_same_number(void)
     }
 }
 
+/* Twin channels: channels c and c + 8 run the same ring, so 8 of 16 (half the bytes, half
+ * every bandwidth) give the time of simulating all
+ * 16 (dgx-h100: one node; dgx-h100-x2: the rings cross two nodes by 8 rails), for the three
+ * protocols and allreduce, allgather, reducescatter. */
+static void t_symmetric_channels(void)
+{
+    static const char *const specs[] = {"dgx-h100", "dgx-h100-x2"};
+    static const cs_coll colls[] = {CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER,
+                                    CS_COLL_REDUCESCATTER};
+    size_t i, c;
+    int pr;
+    for (i = 0; i < 2; i++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        cs_nccl_params np;
+        const cs_algo *ring;
+        int on;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(specs[i], &t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(specs[i], NULL, 0, &np, &on, &err), 0);
+        CU_ASSERT_EQUAL(np.channels, 16);
+        CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+        for (c = 0; c < 3; c++)
+            for (pr = 0; pr < CS_PROTO_COUNT; pr++) {
+                cs_coll_req req;
+                cs_nccl_pick full, rep;
+                cs_coll_req_init(&req, colls[c], t->n_ranks, 64u << 20);
+                req.topo = t;
+                np.force_proto = pr;
+                np.all_channels = 1;
+                CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &full, &err), 0);
+                np.all_channels = 0;
+                CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 1, &rep, &err), 0);
+                CU_ASSERT_EQUAL(full.channels, rep.channels);
+                CU_ASSERT_EQUAL(rep.wrong, 0);
+                CS_ASSERT_REL(rep.time_us, full.time_us, 1e-9);
+            }
+        cs_topo_free(t);
+    }
+}
+
+/* Rings over direct links: on dgx1-v100 every hop of the 3 rings is an NVLink pair (g0-g5
+ * is not one: it was a hop of the rank-order ring), the rings are edge-disjoint counting a
+ * doubled pair twice, and 6 channels give ring allreduce busbw close to 6 x 20 GB/s; on
+ * the mi300x mesh the 3 rings use 24 of the 28 links, each at most once. */
+static void t_ring_search(void)
+{
+    static const struct { const char *spec; int n_cyc; } cases[] = {
+        {"dgx1-v100", 3}, {"mi300x", 3}};
+    size_t i;
+    for (i = 0; i < 2; i++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        cs_coll_req req;
+        cs_ring_plan pl;
+        int k, q, use[8][8];
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(cases[i].spec, &t, &err), 0);
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, 1u << 20);
+        req.topo = t;
+        req.channels = 6;
+        cs_ring_plan_init(&pl, &req);
+        CU_ASSERT_EQUAL(pl.n_cyc, cases[i].n_cyc);
+        memset(use, 0, sizeof use);
+        for (k = 0; k < pl.n_cyc; k++)
+            for (q = 0; q < 8; q++) {
+                int a = cs_ring_plan_rank(&pl, 2 * k, q), b = cs_ring_plan_rank(&pl, 2 * k, q + 1);
+                int l, units = 0;
+                /* Backward channel: the same cycle reversed. */
+                CU_ASSERT_EQUAL(cs_ring_plan_rank(&pl, 2 * k + 1, q + 1),
+                                cs_ring_plan_rank(&pl, 2 * k, 8 - q - 1));
+                for (l = 0; l < t->n_links; l++) {
+                    int u = t->links[l].a, v = t->links[l].b;
+                    if ((u == t->ranks[a] && v == t->ranks[b]) ||
+                        (u == t->ranks[b] && v == t->ranks[a]))
+                        units += (int)(t->links[l].bw_GBps / 20.0 + 1e-9) > 1 &&
+                                 !strcmp(cases[i].spec, "dgx1-v100") ? 2 : 1;
+                }
+                CU_ASSERT(units >= 1);          /* a direct link */
+                use[a][b]++;
+                use[b][a]++;
+                CU_ASSERT(use[a][b] <= units);  /* edge-disjoint */
+            }
+        cs_ring_plan_fini(&pl);
+        cs_topo_free(t);
+    }
+}
+
+/* Crossings of each directed link by the hops of channel c's ring (routes as simulated). */
+static void ring_crossings(const cs_topo *t, const cs_ring_plan *pl, int c, int *cross)
+{
+    int q, i;
+    memset(cross, 0, 2 * (size_t)t->n_links * sizeof *cross);
+    for (q = 0; q < pl->p; q++) {
+        const int32_t *dl;
+        cs_err err;
+        int a = cs_ring_plan_rank(pl, c, q), b = cs_ring_plan_rank(pl, c, q + 1);
+        int n = cs_topo_route(t, t->ranks[a], t->ranks[b], &dl, &err);
+        CU_ASSERT_FATAL(n > 0);
+        for (i = 0; i < n; i++)
+            cross[dl[i]]++;
+    }
+}
+
+/* Rings on PCIe boxes follow the PCIe tree. pcie-rtx4090x8-p2p: g0,g1 under sw0 ... g6,g7
+ * under sw3, sw0 and sw1 on cpu0: the ring g0..g7 crosses every switch uplink once each
+ * way (a ring must enter and leave each switch's pair) and the CPU link once each way (it
+ * must enter and leave each socket): 8 uplink crossings and 2 CPU-link crossings, the
+ * fewest. Without P2P every copy is staged through its socket, so only the CPU link's 2
+ * crossings are the ring's to choose. pcie-interleaved.json is the same box with ranks
+ * numbered across the sockets (g0 g2 g4 g6 g1 g3 g5 g7): rank order would cross the CPU
+ * link 4 times; the search finds g0..g7 again (ranks 0 4 1 5 2 6 3 7), so ring allreduce
+ * of 64 MiB takes exactly the p2p preset's time, busbw 2(p-1)/p S / t = 16 GB/s, the CPU
+ * link's bandwidth, with one flow each way on it. explain and topo show --rings print it. */
+static void t_pcie_rings(void)
+{
+    static const char *const specs[] = {"pcie-rtx4090x8-p2p", "pcie-rtx4090x8",
+                                        CS_TEST_DATA "/ok/pcie-interleaved.json"};
+    static const int order[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+    double t_us[2] = {0, 0};
+    char cmd[1024], *out = NULL;
+    int i, l, q;
+    for (i = 0; i < 3; i++) {
+        cs_topo *t = NULL;
+        cs_coll_req req;
+        cs_ring_plan pl;
+        cs_err err;
+        int *cross, up = 0, cpu = 0;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(specs[i], &t, &err), 0);
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, 64u << 20);
+        req.topo = t;
+        cs_ring_plan_init(&pl, &req);
+        CU_ASSERT_EQUAL(pl.n_cyc, 1);
+        for (q = 0; q < 8; q++)
+            CU_ASSERT_EQUAL(cs_ring_plan_rank(&pl, 0, q), i == 2 ? order[q] : q);
+        cross = calloc(2 * (size_t)t->n_links, sizeof *cross);
+        CU_ASSERT_FATAL(cross != NULL);
+        ring_crossings(t, &pl, 0, cross);
+        for (l = 0; l < t->n_links; l++) {
+            const cs_link *k = &t->links[l];
+            int is_cpu_link = t->nodes[k->a].type == CS_NODE_CPU &&
+                              t->nodes[k->b].type == CS_NODE_CPU;
+            int is_uplink = !is_cpu_link && (t->nodes[k->a].type == CS_NODE_CPU ||
+                                             t->nodes[k->b].type == CS_NODE_CPU);
+            if (is_cpu_link) {
+                CU_ASSERT_EQUAL(cross[2 * l], 1);
+                CU_ASSERT_EQUAL(cross[2 * l + 1], 1);
+                cpu += cross[2 * l] + cross[2 * l + 1];
+            }
+            if (is_uplink && i != 1) {
+                CU_ASSERT_EQUAL(cross[2 * l], 1);
+                CU_ASSERT_EQUAL(cross[2 * l + 1], 1);
+                up += cross[2 * l] + cross[2 * l + 1];
+            }
+        }
+        CU_ASSERT_EQUAL(cpu, 2);
+        CU_ASSERT_EQUAL(up, i == 1 ? 0 : 8);
+        if (i != 1) {
+            cs_run_cfg cfg;
+            cs_row row;
+            cs_run_cfg_init(&cfg);
+            cfg.algo = "ring";
+            CU_ASSERT_EQUAL_FATAL(cs_run_size(&cfg, t, CS_COLL_ALLREDUCE, 8, 4, 64u << 20, &row,
+                                              &err), 0);
+            t_us[i == 2] = row.time_us;
+            CS_ASSERT_REL(1.75 * (double)(64u << 20) / (row.time_us * 1e3), 16.0, 1e-2);
+        }
+        free(cross);
+        cs_ring_plan_fini(&pl);
+        cs_topo_free(t);
+    }
+    CU_ASSERT_EQUAL(t_us[0], t_us[1]);
+    snprintf(cmd, sizeof cmd, "%s explain allreduce --algo ring --channels 2 -b 1M --topo %s "
+             "--proto none", CS_COLLSIM, specs[2]);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rings (2 channels; each line the ranks in ring "
+                                         "order, back to the first):\n"
+                                         "  channel 0   g0 g1 g2 g3 g4 g5 g6 g7\n"
+                                         "  channel 1   g0 g7 g6 g5 g4 g3 g2 g1\n"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s topo show %s --rings --channels 3", CS_COLLSIM, specs[2]);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "  channel 2   g0 g1 g2 g3 g4 g5 g6 g7\n"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "description: a PCIe box as pcie-rtx4090x8-p2p"));
+    free(out);
+    /* More channels than explain shows: the first 4, then how many more. dgx-h100-x2's 16
+     * channels enter node 1 at GPU c mod 8 going forward: channel 2 at n1.g2. */
+    snprintf(cmd, sizeof cmd, "%s explain allreduce --algo ring --channels 16 -b 1M --topo "
+             "dgx-h100-x2 --proto none", CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "  channel 2   n0.g2 n0.g3 n0.g4 n0.g5 n0.g6 n0.g7 "
+                                         "n0.g0 n0.g1 n1.g2 "));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "  ... 12 more channels\n"));
+    free(out);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case hw[] = {
@@ -182,6 +377,9 @@ int cs_test_register(void)
         {"nccl nvls claim refused", t_nvls_claim_refused},
         {"nccl mode by default on hardware", t_nccl_default_on},
         {"run, explain and validate print the same number", t_same_number},
+        {"rings over direct links", t_ring_search},
+        {"rings on PCIe boxes follow the PCIe tree", t_pcie_rings},
+        {"twin channels merged: same time as all 16", t_symmetric_channels},
         {NULL, NULL}};
     return cs_test_add_suite("defaults", hw) ? -1 : 0;
 }

@@ -11,6 +11,7 @@
 
 #include "topologies/jsonutil.h"
 #include "topologies/kinds.h"
+#include "sim/limits.h"
 
 /* Largest topology file read, bytes: far above any real one, it bounds a wrong path. */
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
@@ -67,7 +68,8 @@ int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs
         case 0: rc = cs__json_string(root, "", "name", 0, &s, err); break;
         case 1: rc = cs__json_string(root, "", "description", 0, &s, err); break;
         case 2: rc = check_sources(root, err); break;
-        case 3: rc = cs__json_positive(root, "", "reduce_GBps", 0, reduce_GBps, err); break;
+        case 3: rc = cs__json_range(root, "", "reduce_GBps", 0, CS_LIMIT_BW_MIN_GBPS,
+                                    CS_LIMIT_BW_MAX_GBPS, "GB/s", reduce_GBps, err); break;
         default: rc = cs__json_object(root, "", "nccl", 0, &nccl, err); break;
         }
         if (rc < 0 && (!col || rc == CS_ENOMEM))
@@ -78,8 +80,9 @@ int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs
     return 0;
 }
 
-/* Build a topology from a parsed root object. name goes into t->name. */
-static int load_root(json_t *root, const char *name, cs_topo **out, cs_err *err)
+/* Build a topology from a parsed root object. name goes into t->name. ranks > 0: the
+ * caller's rank count for a kind that takes it, used when the file gives none. */
+static int load_root(json_t *root, const char *name, int ranks, cs_topo **out, cs_err *err)
 {
     const cs_topo_kind *kind;
     const char *kind_name;
@@ -96,6 +99,9 @@ static int load_root(json_t *root, const char *name, cs_topo **out, cs_err *err)
         return rc;
     if ((rc = cs__topo_common(root, &reduce_GBps, NULL, err)) < 0)
         return rc;
+    if (ranks > 0 && kind->ranks_from_caller && !json_object_get(root, "ranks") &&
+        json_object_set_new(root, "ranks", json_integer(ranks)) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
 
     if ((rc = cs_topo_new(&t)) < 0)
         return cs_err_set(err, rc, NULL, "out of memory");
@@ -115,27 +121,37 @@ fail:
 }
 
 /* Parse text of len bytes; where names the source in syntax errors (file:line:column). */
-static int load_buffer(const char *text, size_t len, const char *name, cs_topo **out,
-                       cs_err *err)
+static int load_buffer(const char *text, size_t len, const char *name, int ranks,
+                       cs_topo **out, cs_err *err)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root;
     int rc;
+    root = cs__json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         char where[sizeof err->where];
         snprintf(where, sizeof where, "%s:%d:%d", name, jerr.line, jerr.column);
         return cs_err_set(err, CS_EPARSE, where, "%s", jerr.text);
     }
-    rc = load_root(root, name, out, err);
+    rc = load_root(root, name, ranks, out, err);
     json_decref(root);
+    /* Content errors name a JSON path; say which file it is in too. */
+    if (rc < 0 && err && strncmp(err->where, name, strlen(name)))
+        cs_err_prefix(err, name);
     return rc;
 }
 
 int cs_topo_load_string(const char *json, const char *name, cs_topo **out, cs_err *err)
 {
+    return cs_topo_load_string_ranks(json, name, 0, out, err);
+}
+
+int cs_topo_load_string_ranks(const char *json, const char *name, int ranks, cs_topo **out,
+                              cs_err *err)
+{
     *out = NULL;
     cs_err_clear(err);
-    return load_buffer(json, strlen(json), name ? name : "<string>", out, err);
+    return load_buffer(json, strlen(json), name ? name : "<string>", ranks, out, err);
 }
 
 int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err)
@@ -179,7 +195,7 @@ int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err)
     return 0;
 }
 
-int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err)
+static int load_file_ranks(const char *path, int ranks, cs_topo **out, cs_err *err)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -188,20 +204,30 @@ int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err)
     cs_err_clear(err);
     if ((rc = cs__topo_read_file(path, &buf, &len, err)) < 0)
         return rc;
-    rc = load_buffer(buf, len, path, out, err);
+    rc = load_buffer(buf, len, path, ranks, out, err);
     free(buf);
     return rc;
 }
 
+int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err)
+{
+    return load_file_ranks(path, 0, out, err);
+}
+
 int cs_topo_open(const char *spec, cs_topo **out, cs_err *err)
+{
+    return cs_topo_open_ranks(spec, 0, out, err);
+}
+
+int cs_topo_open_ranks(const char *spec, int ranks, cs_topo **out, cs_err *err)
 {
     const cs_preset *p = cs_preset_find(spec);
     int rc;
     *out = NULL;
     cs_err_clear(err);
     if (p)
-        return load_buffer(p->json, strlen(p->json), p->name, out, err);
-    rc = cs_topo_load_file(spec, out, err);
+        return load_buffer(p->json, strlen(p->json), p->name, ranks, out, err);
+    rc = load_file_ranks(spec, ranks, out, err);
     /* A bare word that is neither a preset nor a file was most likely a mistyped preset. */
     if (rc == CS_EIO && !strchr(spec, '/') && !strchr(spec, '.')) {
         char known[1024] = "";
@@ -227,11 +253,11 @@ int cs_topo_section_get(const char *spec, const char *key, json_t **out, cs_err 
     int rc;
     *out = NULL;
     if (p) {
-        root = json_loadb(p->json, strlen(p->json), 0, &je);
+        root = cs__json_loadb(p->json, strlen(p->json), 0, &je);
     } else {
         if ((rc = cs__topo_read_file(spec, &buf, &len, err)) < 0)
             return rc;
-        root = json_loadb(buf, len, 0, &je);
+        root = cs__json_loadb(buf, len, 0, &je);
         free(buf);
     }
     if (!root) {
