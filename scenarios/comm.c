@@ -417,7 +417,7 @@ static int long_ring(cs_plan_ctx *c, cs_coll coll, int n, uint64_t bytes, cs_pro
     const cs_algo *shift;
     cs_coll_req req;
     cs_sched s;
-    cs_sim_costs costs = {0, 0, 0, 0};
+    cs_sim_costs costs = {0, 0, 0, 0, 0};
     double launch_s = 0, step;
     uint64_t block = bytes / (uint64_t)n > 0 ? bytes / (uint64_t)n : 1;
     int rc, steps = coll == CS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
@@ -486,7 +486,7 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
     }
     if (g == CS_G_PP) {
         cs_sched s;
-        cs_sim_costs costs = {0, 0, 0, 0};
+        cs_sim_costs costs = {0, 0, 0, 0, 0};
         if (c->nccl_on)
             cs_nccl_costs(&c->np, CS_PROTO_SIMPLE, 0, &costs);
         if ((rc = p2p_sched(&s, bytes, err)) == 0)
@@ -511,7 +511,7 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
         for (pr = 0; pr < (c->nccl_on ? CS_PROTO_COUNT : 1); pr++) {
             cs_coll_req req;
             cs_sched s;
-            cs_sim_costs costs = {0, 0, 0, 0};
+            cs_sim_costs costs = {0, 0, 0, 0, 0};
             double t;
             cs_coll_req_init(&req, coll, gsize, bytes);
             req.elt_bytes = 2;
