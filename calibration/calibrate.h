@@ -36,7 +36,7 @@ typedef enum cs_calib_held {
                                       uncertainty exceeds 50% */
 } cs_calib_held;
 
-#define CS_CALIB_MAX_ROUNDS 10    /* refits after the first, each trying to hold what the
+#define CS_CALIB_MAX_ROUNDS 4     /* refits after the first, each trying to hold what the
                                      last one did not determine */
 
 #define CS_CALIB_FULL_EVERY 8     /* a fit's model simulates every candidate (algorithm,

@@ -400,6 +400,48 @@ static void t_reduce_as_broadcast(void)
     cs_topo_free(t);
 }
 
+/* Transports on a PCIe host (two GPUs under one switch, 12 GB/s and 1 us per link), 12 MB
+ * from GPU 0 to GPU 1, alone and with 12 MB from GPU 1 to GPU 0 at the same time.
+ * P2P ("p2p": true, GPU -> switch -> GPU, 2 hops): each direction has its own links, both
+ * at full speed: 2 + 1000 = 1002 us either way. SHM ("p2p": false, staged through host
+ * memory: GPU -> switch -> CPU -> switch -> GPU, 4 hops): alone 4 + 1000 = 1004 us; both
+ * directions share the switch's uplink to the CPU (up for both writes, down for both
+ * reads): 6 GB/s each, 4 + 2000 = 2004 us. */
+static void t_transport_p2p_shm(void)
+{
+    static const double want[2][2] = {{1004, 2004}, {1002, 1002}};   /* [p2p][both] */
+    int p2p, both;
+    for (p2p = 0; p2p < 2; p2p++) {
+        char json[512];
+        cs_topo *t;
+        snprintf(json, sizeof json, "{\"kind\": \"pcie\", \"sockets\": 1, "
+                 "\"switches_per_socket\": 1, \"gpus_per_switch\": 2, \"p2p\": %s, "
+                 "\"link\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 1}, "
+                 "\"uplink\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, "
+                 "\"latency_us\": 1}}", p2p ? "true" : "false");
+        t = load(json);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (both = 0; both < 2; both++) {
+            cs_sched s;
+            cs_time t_ps;
+            cs_err err;
+            cs_sim_opts so = {0, 0, NULL};
+            int64_t c0, c1;
+            cs_sched_init(&s, CS_COLL_SENDRECV, 2, 0, 12000000);
+            c0 = cs_sched_chunk(&s, 12000000, 0, 1);
+            cs_sched_xfer_range(&s, 0, 1, CS_OP_COPY, (uint32_t)c0, 1, NULL, 0, 0);
+            if (both) {
+                c1 = cs_sched_chunk(&s, 12000000, 1, 0);
+                cs_sched_xfer_range(&s, 1, 0, CS_OP_COPY, (uint32_t)c1, 1, NULL, 0, 0);
+            }
+            CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, &err), 0);
+            CS_ASSERT_REL(cs_time_to_us(t_ps), want[p2p][both], 1e-9);
+            cs_sched_fini(&s);
+        }
+        cs_topo_free(t);
+    }
+}
+
 /* ---------------------------------------------------------------- fitting */
 
 static const double fit_sizes[] = {1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
@@ -498,7 +540,8 @@ int cs_test_register(void)
         {"select", t_select}, {"channel_cap", t_channel_cap},
         {"channel_cap_shared", t_channel_cap_shared},
         {"channel_trim", t_channel_trim}, {"channel_rails", t_channel_rails},
-        {"reduce_as_broadcast", t_reduce_as_broadcast}, {NULL, NULL}};
+        {"reduce_as_broadcast", t_reduce_as_broadcast},
+        {"transport_p2p_shm", t_transport_p2p_shm}, {NULL, NULL}};
     static const cs_test_case fit[] = {
         {"closed_form", t_fit_closed_form}, {"unidentified", t_fit_unidentified},
         {"bad", t_fit_bad}, {NULL, NULL}};
