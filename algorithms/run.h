@@ -96,15 +96,15 @@ typedef struct cs_run_grid_req {
                                      count from the command may leave "ranks" out */
     const int *ranks;             /* rank counts (borrowed); NULL/0 = every rank of the
                                      topology */
-    int n_ranks;
-    const char *const *algos;     /* algorithm names or "auto" (borrowed), >= 1 */
-    int n_algos;
+    int n_ranks;                  /* entries in ranks */
+    const char *const *algos;     /* algorithm names or "auto" (borrowed) */
+    int n_algos;                  /* entries in algos, >= 1 */
     cs_coll coll;                 /* collective */
     const char *dtype;            /* datatype name for the reports (borrowed) */
     int elt;                      /* its element size, bytes */
     const char *redop;            /* reduction name (borrowed) */
     const uint64_t *sizes;        /* sizes as nccl-tests' -b loop gives them (borrowed) */
-    int n_sizes;
+    int n_sizes;                  /* entries in sizes */
     int links;                    /* report the busiest links of the largest size */
     const char *proto;            /* --proto (NCCL mode, cs_nccl_setup), NULL if not given */
     cs_run_cfg cfg;               /* everything else (its algo is replaced per sweep; its
@@ -116,10 +116,10 @@ struct cs_run_grid_keep;
 /* The sweeps of a grid, with the topologies and strings their reports borrow. */
 typedef struct cs_run_grid {
     cs_sweep *sweeps;             /* n sweeps, rank counts outermost (owned) */
-    int n;
+    int n;                        /* sweeps run */
     struct cs_run_grid_keep *keep;/* per sweep: model and bottleneck lines (owned) */
     cs_topo **topos;              /* one topology per rank count (owned) */
-    int n_topos;
+    int n_topos;                  /* topologies opened */
     cs_nccl_params nccl;          /* NCCL mode's table when nccl_on */
     int nccl_on;                  /* the sweeps ran in NCCL mode */
 } cs_run_grid;

@@ -135,17 +135,20 @@ static int load_buffer(const char *text, size_t len, const char *name, int ranks
     }
     rc = load_root(root, name, ranks, out, err);
     json_decref(root);
-    /* Content errors name a JSON path; say which file it is in too. */
-    if (rc < 0 && err && strncmp(err->where, name, strlen(name)))
-        cs_err_prefix(err, name);
     return rc;
 }
 
 int cs_topo_load_string(const char *json, const char *name, cs_topo **out, cs_err *err)
 {
+    return cs_topo_load_string_ranks(json, name, 0, out, err);
+}
+
+int cs_topo_load_string_ranks(const char *json, const char *name, int ranks, cs_topo **out,
+                              cs_err *err)
+{
     *out = NULL;
     cs_err_clear(err);
-    return load_buffer(json, strlen(json), name ? name : "<string>", 0, out, err);
+    return load_buffer(json, strlen(json), name ? name : "<string>", ranks, out, err);
 }
 
 int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err)
@@ -200,6 +203,10 @@ static int load_file_ranks(const char *path, int ranks, cs_topo **out, cs_err *e
         return rc;
     rc = load_buffer(buf, len, path, ranks, out, err);
     free(buf);
+    /* Content errors name a JSON path; say which file it is in too (syntax errors already
+     * start with path:line:column). Strings and presets are named by their callers. */
+    if (rc < 0 && err && strncmp(err->where, path, strlen(path)))
+        cs_err_prefix(err, path);
     return rc;
 }
 
