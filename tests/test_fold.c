@@ -90,6 +90,34 @@ static void t_fold_equals_full(void)
     }
 }
 
+/* The preset itself: dgx-h100-x16 (16 nodes, 128 ranks, 16 channels), allreduce of 64 MiB
+ * with Simple, folded and in full. */
+static void t_fold_x16(void)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    cs_nccl_params np;
+    const cs_algo *ring;
+    cs_coll_req req;
+    cs_nccl_pick full, fold;
+    int on;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x16", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x16", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 64u << 20);
+    req.topo = t;
+    np.force_proto = CS_PROTO_SIMPLE;
+    np.no_fold = 1;
+    CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &full, &err), 0);
+    np.no_fold = 0;
+    CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &fold, &err), 0);
+    CU_ASSERT_EQUAL(fold.channels, 16);
+    fprintf(stderr, "\n  dgx-h100-x16 Simple 64 MiB: full %.3f us, folded %.3f us", full.time_us,
+            fold.time_us);
+    CS_ASSERT_REL(fold.time_us, full.time_us, 1e-9);
+    cs_topo_free(t);
+}
+
 /* NCCL's trees across nodes, one pair per channel: channel c + 8 repeats channel c's
  * trees on 8-GPU nodes, so 8 of 16 channels with half the bytes and half of every link's
  * bandwidth take the time of all 16; and the data check passes (every rank ends with the
@@ -170,6 +198,7 @@ int cs_test_register(void)
         {"a folded multi-node ring takes the full simulation's time", t_fold_equals_full},
         {"nothing folds where the nodes differ", t_fold_refuses},
         {"tree channels: twins merged, data checked", t_tree_twins},
+        {"dgx-h100-x16 folded equals full", t_fold_x16},
         {NULL, NULL}};
     return cs_test_add_suite("fold", tc) ? -1 : 0;
 }
