@@ -297,9 +297,9 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 static const char *formula(const cs_coll_req *req)
 {
     if (req->chunks > 1)
-        return "~(4*log2(p) - 2 + 4(k-1))(a + S/(2k)*b) + log2(p)*S/(2k)*g";
-    return cs__is_pow2(req->n_ranks) ? "(4*log2(p) - 2)(a + S/2*b) + log2(p)*S/2*g"
-                                     : "~(4L - 2)(a + S/2*b) + L*S/2*g";
+        return "~(4*log2(p) - 2 + 4(k-1))(a + S/(2k)*b) + log2(p)*S/(2k)*γ";
+    return cs__is_pow2(req->n_ranks) ? "(4*log2(p) - 2)(a + S/2*b) + log2(p)*S/2*γ"
+                                     : "~(4L - 2)(a + S/2*b) + L*S/2*γ";
 }
 
 const cs_algo cs_algo_double_binary_tree = {

@@ -27,9 +27,13 @@ typedef struct fit_ctx {
     int n_obs;
     double *pred;            /* scratch: model output */
     cs_fit_model_fn fn;
+    cs_fit_model_fn jac_fn;  /* for the Jacobian's columns (fn if none) */
     void *ctx;
     cs_err *err;
     int rc;                  /* first model failure, 0 if none */
+    double *last_x;          /* coordinates of the last evaluation with fn (n_free) */
+    double *last_f;          /* its residuals (n_obs) */
+    int has_last;            /* last_x/last_f valid and fn's choices still those of it */
 } fit_ctx;
 
 static double logistic(double x) { return 1.0 / (1.0 + exp(-x)); }
@@ -56,13 +60,14 @@ static double dtheta_dx(const cs_fit_param *p, double x)
     return to_theta(p, x) * (log(p->hi) - log(p->lo)) * s * (1 - s);
 }
 
-/* Residuals log(pred) - log(obs) at x (fitted coordinates). */
-static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+/* Residuals log(pred) - log(obs) at x (fitted coordinates), with model fn. */
+static int eval_with(fit_ctx *c, cs_fit_model_fn fn, const gsl_vector *x, gsl_vector *f)
 {
     int i, rc;
     for (i = 0; i < c->n_free; i++)
         c->theta[c->free_idx[i]] = to_theta(&c->params[c->free_idx[i]], gsl_vector_get(x, i));
-    if ((rc = c->fn(c->ctx, c->theta, c->pred, c->err)) < 0) {
+    c->has_last = 0;
+    if ((rc = fn(c->ctx, c->theta, c->pred, c->err)) < 0) {
         if (!c->rc)
             c->rc = rc;
         return GSL_EBADFUNC;
@@ -71,7 +76,36 @@ static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
         double p = c->pred[i] > 1e-300 ? c->pred[i] : 1e-300;
         gsl_vector_set(f, i, log(p) - log(c->obs[i]));
     }
+    if (fn == c->fn && c->last_x && c->last_f && (int)x->size == c->n_free) {
+        for (i = 0; i < c->n_free; i++)
+            c->last_x[i] = gsl_vector_get(x, (size_t)i);
+        for (i = 0; i < c->n_obs; i++)
+            c->last_f[i] = gsl_vector_get(f, (size_t)i);
+        c->has_last = 1;
+    }
     return GSL_SUCCESS;
+}
+
+/* The model at x, from the last evaluation when that was at x (GSL asks for the Jacobian
+ * at the point it has just evaluated: no need to run the simulator again). */
+static int eval_base(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+{
+    int i;
+    if (c->has_last && (int)x->size == c->n_free) {
+        for (i = 0; i < c->n_free && c->last_x[i] == gsl_vector_get(x, (size_t)i); i++)
+            ;
+        if (i == c->n_free) {
+            for (i = 0; i < c->n_obs; i++)
+                gsl_vector_set(f, (size_t)i, c->last_f[i]);
+            return GSL_SUCCESS;
+        }
+    }
+    return eval_with(c, c->fn, x, f);
+}
+
+static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+{
+    return eval_with(c, c->fn, x, f);
 }
 
 static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
@@ -79,7 +113,9 @@ static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
     return eval(params, x, f);
 }
 
-/* Forward differences with a fixed step. */
+/* Forward differences with a fixed step: the model at x, then the Jacobian model at each
+ * step (the base point's discrete choices kept: the derivative of the fastest candidate's
+ * time is that candidate's). */
 static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
 {
     fit_ctx *c = params;
@@ -90,12 +126,12 @@ static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
         st = GSL_ENOMEM;
         goto out;
     }
-    if ((st = eval(c, x, f0)) != GSL_SUCCESS)
+    if ((st = eval_base(c, x, f0)) != GSL_SUCCESS)
         goto out;
     for (j = 0; j < (int)x->size; j++) {
         gsl_vector_memcpy(xx, x);
         gsl_vector_set(xx, (size_t)j, gsl_vector_get(x, (size_t)j) + FD_STEP);
-        if ((st = eval(c, xx, f1)) != GSL_SUCCESS)
+        if ((st = eval_with(c, c->jac_fn, xx, f1)) != GSL_SUCCESS)
             goto out;
         for (i = 0; i < c->n_obs; i++)
             gsl_matrix_set(J, (size_t)i, (size_t)j,
@@ -203,7 +239,8 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
     memset(&c, 0, sizeof c);
     for (i = 0; i < n_params; i++) {
         cs_fit_param *p = &params[i];
-        if (!(p->lo > 0) || !(p->hi > p->lo) || !(p->value >= p->lo) || !(p->value <= p->hi))
+        if (!p->is_fixed && (!(p->lo > 0) || !(p->hi > p->lo) || !(p->value >= p->lo) ||
+                             !(p->value <= p->hi)))
             return cs_err_set(err, CS_EINVAL, p->name, "bounds must satisfy 0 < lo <= value "
                               "<= hi, got %g <= %g <= %g", p->lo, p->value, p->hi);
         p->sigma = 0;
@@ -218,12 +255,15 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
     c.obs = obs;
     c.n_obs = n_obs;
     c.fn = fn;
+    c.jac_fn = opts && opts->jac_fn ? opts->jac_fn : fn;
     c.ctx = ctx;
     c.err = err;
     c.free_idx = malloc(((size_t)n_params + 1) * sizeof *c.free_idx);
+    c.last_x = malloc(((size_t)n_params + 1) * sizeof *c.last_x);
+    c.last_f = malloc(((size_t)n_obs + 1) * sizeof *c.last_f);
     c.theta = malloc(((size_t)n_params + 1) * sizeof *c.theta);
     c.pred = malloc(((size_t)n_obs + 1) * sizeof *c.pred);
-    if (!c.free_idx || !c.theta || !c.pred) {
+    if (!c.free_idx || !c.theta || !c.pred || !c.last_x || !c.last_f) {
         rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         goto out;
     }
@@ -327,6 +367,8 @@ out:
     gsl_vector_free(f0);
     gsl_matrix_free(cov);
     free(c.free_idx);
+    free(c.last_x);
+    free(c.last_f);
     free(c.theta);
     free(c.pred);
     return rc;

@@ -174,8 +174,14 @@ int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opt
 int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                      const char *algo, cs_err *err)
 {
+    return cs_lset_simulate_rows(ls, 0, ls->n_rows, t, np, algo, err);
+}
+
+int cs_lset_simulate_rows(cs_lset *ls, int from, int to, const cs_topo *t,
+                          const cs_nccl_params *np, const char *algo, cs_err *err)
+{
     int i, rc;
-    for (i = 0; i < ls->n_rows; i++) {
+    for (i = from; i < to; i++) {
         cs_lrow *r = &ls->rows[i];
         cs_coll_req req;
         cs_nccl_pick pick;
@@ -193,7 +199,132 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
         }
         r->simulated_us = pick.time_us;
         r->algo = pick.algo->name;
+        r->algo_ops = pick.algo;
         r->proto = pick.proto;
+    }
+    return 0;
+}
+
+/* One candidate of row r: its time, or CS_EUNSUPP. */
+static int sim_cand(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
+                    const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err)
+{
+    cs_nccl_params one = *np;
+    cs_coll_req req;
+    cs_nccl_pick pick;
+    int rc;
+    cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+    req.root = r->root;
+    req.elt_bytes = r->elt_bytes;
+    req.topo = t;
+    one.force_proto = (int)pr;
+    if ((rc = cs_nccl_simulate(&req, t, ops, &one, 0, &pick, NULL)) < 0) {
+        if (rc == CS_EUNSUPP)
+            return rc;
+        /* run it again for the message */
+        rc = cs_nccl_simulate(&req, t, ops, &one, 0, &pick, err);
+        cs_err_prefix(err, r->log);
+        return rc < 0 ? rc : CS_ESTATE;
+    }
+    *time_us = pick.time_us;
+    return 0;
+}
+
+int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                            const char *algo, int all, double keep, cs_err *err)
+{
+    int i, a, p, k, rc;
+    for (i = 0; i < ls->n_rows; i++) {
+        cs_lrow *r = &ls->rows[i];
+        const cs_algo *cand[8];
+        const cs_algo *c_algo[CS_LROW_MAX_CAND];
+        cs_proto c_proto[CS_LROW_MAX_CAND];
+        double c_time[CS_LROW_MAX_CAND], best = INFINITY;
+        int n_cand = 0, n = 0, ib = -1;
+        if (!all && r->n_viable > 0) {
+            for (k = 0; k < r->n_viable; k++) {
+                double tk;
+                if ((rc = sim_cand(r, t, np, r->viable_algo[k], r->viable_proto[k], &tk,
+                                   err)) < 0)
+                    return rc;
+                if (tk < best) {    /* ties: the earlier candidate, as NCCL mode */
+                    best = tk;
+                    ib = k;
+                }
+            }
+            r->simulated_us = best;
+            r->algo_ops = r->viable_algo[ib];
+            r->algo = r->algo_ops->name;
+            r->proto = r->viable_proto[ib];
+            continue;
+        }
+        if (algo && strcmp(algo, "auto")) {
+            if ((rc = cs_algo_lookup(algo, r->coll, &cand[0], err)) < 0)
+                return rc;
+            n_cand = 1;
+        } else {
+            n_cand = cs_nccl_algos(r->coll, np->nvls, cand, 8);
+        }
+        for (a = 0; a < n_cand; a++)
+            for (p = 0; p < CS_PROTO_COUNT && n < CS_LROW_MAX_CAND; p++) {
+                double tk;
+                if (np->force_proto >= 0 ? p != np->force_proto : !np->proto[p].enabled)
+                    continue;
+                rc = sim_cand(r, t, np, cand[a], (cs_proto)p, &tk, err);
+                if (rc == CS_EUNSUPP)
+                    continue;
+                if (rc < 0)
+                    return rc;
+                c_algo[n] = cand[a];
+                c_proto[n] = (cs_proto)p;
+                c_time[n] = tk;
+                if (tk < best) {
+                    best = tk;
+                    ib = n;
+                }
+                n++;
+            }
+        if (n == 0) {
+            /* no NCCL candidate here: the full selection says what runs, or why not */
+            r->n_viable = 0;
+            if ((rc = cs_lset_simulate_rows(ls, i, i + 1, t, np, algo, err)) < 0)
+                return rc;
+            continue;
+        }
+        r->simulated_us = best;
+        r->algo_ops = c_algo[ib];
+        r->algo = r->algo_ops->name;
+        r->proto = c_proto[ib];
+        for (k = 0, r->n_viable = 0; k < n; k++)
+            if (c_time[k] <= keep * best) {
+                r->viable_algo[r->n_viable] = c_algo[k];
+                r->viable_proto[r->n_viable++] = c_proto[k];
+            }
+    }
+    return 0;
+}
+
+int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                            cs_err *err)
+{
+    cs_nccl_params one = *np;
+    int i, rc;
+    for (i = 0; i < ls->n_rows; i++) {
+        cs_lrow *r = &ls->rows[i];
+        cs_coll_req req;
+        cs_nccl_pick pick;
+        if (!r->algo_ops)
+            return cs_err_set(err, CS_ESTATE, r->log, "row pinned before it was simulated");
+        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+        req.root = r->root;
+        req.elt_bytes = r->elt_bytes;
+        req.topo = t;
+        one.force_proto = (int)r->proto;
+        if ((rc = cs_nccl_simulate(&req, t, r->algo_ops, &one, 0, &pick, err)) < 0) {
+            cs_err_prefix(err, r->log);
+            return rc;
+        }
+        r->simulated_us = pick.time_us;
     }
     return 0;
 }

@@ -84,6 +84,14 @@ typedef struct cs_logcmd {
 int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
                     cs_logcmd *o, cs_err *err);
 
+/* Write a report of n sweeps in format ("text", "json", "csv") to path (NULL or "-" =
+ * stdout) through cs_out. 0 or the error. */
+struct cs_sweep;
+int cs_cli_report(const char *path, const char *format, const struct cs_sweep *sw, int n,
+                  cs_err *err);
+/* `collsim run` notes on stderr: sizes whose data check was skipped, a 1-rank run. */
+void cs_cli_run_notes(const struct cs_sweep *sw, int n, int check);
+
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);
 int cs_cmd_validate(int argc, char **argv);
@@ -92,6 +100,12 @@ int cs_cmd_plot(int argc, char **argv);
 int cs_cmd_list(int argc, char **argv);
 int cs_cmd_topo(int argc, char **argv);
 int cs_cmd_topo_draw(int argc, char **argv);   /* `collsim topo draw`, called by cs_cmd_topo */
+/* topo show's additions (cmd_topo_about.c): the description and sources of spec, printed
+ * to f or (json not NULL) set as keys of the JSON object; the ring of each of `channels`
+ * channels on t (0: the topology's NCCL channel count, 1 on the bare fabric). */
+struct json_t;
+void cs_topo_show_about(FILE *f, const char *spec, struct json_t *json);
+int cs_topo_show_rings(FILE *f, const cs_topo *t, const char *spec, long channels, cs_err *err);
 int cs_cmd_explain(int argc, char **argv);
 int cs_cmd_plan(int argc, char **argv);
 

@@ -208,6 +208,10 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
                costs.xfer_lat_us, costs.bw_eff);
     printf("\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",
            t->name, t->kind, s.n_xfers, s.n_steps, tm.wrong);
+    if (cs_algo_uses_rings(ops, coll)) {
+        cs_explain_rings(stdout, &req, 4);
+        printf("\n");
+    }
     cs_explain_table(stdout, &s, &tm, o->all, t->reduce_GBps > 0);
     printf("\n");
     cs_explain_timeline(stdout, &s, &tm, tm.end_ps, o->all);

@@ -18,6 +18,14 @@ extern const char *const cs__topo_common_keys[];
  * "reduce_GBps", "nccl"); *reduce_GBps keeps its value when absent. col NULL: stop at the
  * first problem (returned); else record each in col and return 0 (or CS_ENOMEM). */
 int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs_err *err);
+/* A problem in err (rc < 0) met while building (col NULL: return rc, stop) or checking (col
+ * set: record it and return 0 so the caller goes on; CS_ENOMEM still stops). */
+int cs__topo_note(cs_topo_problems *col, int rc, cs_err *err);
+/* Collect one step's problem: `CS__NOTE(col, err, expr);` returns from the caller on a
+ * problem that stops it (see cs__topo_note). */
+#define CS__NOTE(col, err, expr) do { int rc_ = (expr); \
+        if (rc_ < 0 && (rc_ = cs__topo_note((col), rc_, (err))) < 0) return rc_; } while (0)
+
 /* Read a whole file into a malloc'd buffer (*len bytes, not terminated). Errors:
  * "PATH: cannot read: <strerror>". */
 int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err);
