@@ -44,6 +44,10 @@ int cs_algo_build(const cs_algo *ops, const cs_coll_req *req, cs_sched *s, cs_er
     if (rc < 0) {
         if ((!err || !err->code) && rc == CS_ELIMIT)
             cs_budget_check(UINT64_MAX, ops->name, "the schedule with its simulation state", err);
+        else if ((!err || !err->code) && rc == CS_ENOMEM)
+            cs_err_set(err, rc, ops->name, "out of memory building the schedule for %d ranks "
+                       "(the system refused an allocation; --max-memory SIZE refuses such "
+                       "runs up front)", req->n_ranks);
         else if (!err || !err->code)
             cs_err_set(err, rc, ops->name, "building the schedule failed (%s)", cs_err_name(rc));
         cs_sched_fini(s);

@@ -84,6 +84,14 @@ typedef struct cs_logcmd {
 int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
                     cs_logcmd *o, cs_err *err);
 
+/* Write a report of n sweeps in format ("text", "json", "csv") to path (NULL or "-" =
+ * stdout) through cs_out. 0 or the error. */
+struct cs_sweep;
+int cs_cli_report(const char *path, const char *format, const struct cs_sweep *sw, int n,
+                  cs_err *err);
+/* `collsim run` notes on stderr: sizes whose data check was skipped, a 1-rank run. */
+void cs_cli_run_notes(const struct cs_sweep *sw, int n, int check);
+
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);
 int cs_cmd_validate(int argc, char **argv);

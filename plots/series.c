@@ -305,6 +305,50 @@ static int csv_number(const char *s, double *out)
     return (*end || errno == ERANGE) ? -1 : 0;
 }
 
+/* Read one CSV record of any length (RFC 4180: a quoted field may hold commas, doubled
+ * quotes and line breaks) into *buf, without its line break. *line is the physical line
+ * the record starts on, *next_line the line after it. Returns 1, 0 at the end,
+ * CS_EINVAL when the file ends inside a quoted field, or CS_ENOMEM. A UTF-8 byte order mark at the start of the file is skipped. */
+static int csv_record(FILE *f, char **buf, size_t *cap, int *line, int *next_line)
+{
+    size_t n = 0;
+    int c, quoted = 0, any = 0;
+    *line = *next_line;
+    while ((c = getc(f)) != EOF) {
+        any = 1;
+        if (c == '"')
+            quoted = !quoted;
+        if (c == '\n') {
+            ++*next_line;
+            if (!quoted)
+                break;
+        }
+        if (n + 2 > *cap) {
+            size_t ncap = *cap ? *cap * 2 : 4096;
+            char *nb = realloc(*buf, ncap);
+            if (!nb)
+                return CS_ENOMEM;
+            *buf = nb;
+            *cap = ncap;
+        }
+        (*buf)[n++] = (char)c;
+    }
+    if (!any)
+        return 0;
+    if (quoted)
+        return CS_EINVAL;             /* the file ends inside a quoted field */
+    if (!*buf && !(*buf = malloc(*cap = 1)))
+        return CS_ENOMEM;
+    (*buf)[n] = '\0';
+    if (n > 0 && (*buf)[n - 1] == '\r')
+        (*buf)[n - 1] = '\0';
+    if (*line == 1 && !strncmp(*buf, "\xEF\xBB\xBF", 3))
+        memmove(*buf, *buf + 3, strlen(*buf + 3) + 1);
+    return 1;
+}
+
+#define CSV_MAX_FIELDS 256
+
 /* The sweep being read from a CSV: its points, closed forms, algorithm and topology. */
 typedef struct csv_sweep {
     int si;                  /* index of its series in the set, -1 before the first row */
@@ -371,70 +415,25 @@ static int csv_row(cs_series_set *set, csv_sweep *cs, const cs_point *p, double 
     return 0;
 }
 
-/* Read one CSV record of any length (RFC 4180: a quoted field may hold commas, doubled
- * quotes and line breaks) into *buf, without its line break. *line is the physical line
- * the record starts on, *next_line the line after it. Returns 1, 0 at the end,
- * CS_EINVAL when the file ends inside a quoted field, or CS_ENOMEM. A UTF-8 byte order mark at the start of the file is skipped. */
-static int csv_record(FILE *f, char **buf, size_t *cap, int *line, int *next_line)
-{
-    size_t n = 0;
-    int c, quoted = 0, any = 0;
-    *line = *next_line;
-    while ((c = getc(f)) != EOF) {
-        any = 1;
-        if (c == '"')
-            quoted = !quoted;
-        if (c == '\n') {
-            ++*next_line;
-            if (!quoted)
-                break;
-        }
-        if (n + 2 > *cap) {
-            size_t ncap = *cap ? *cap * 2 : 4096;
-            char *nb = realloc(*buf, ncap);
-            if (!nb)
-                return CS_ENOMEM;
-            *buf = nb;
-            *cap = ncap;
-        }
-        (*buf)[n++] = (char)c;
-    }
-    if (!any)
-        return 0;
-    if (quoted)
-        return CS_EINVAL;             /* the file ends inside a quoted field */
-    if (!*buf && !(*buf = malloc(*cap = 1)))
-        return CS_ENOMEM;
-    (*buf)[n] = '\0';
-    if (n > 0 && (*buf)[n - 1] == '\r')
-        (*buf)[n - 1] = '\0';
-    if (*line == 1 && !strncmp(*buf, "\xEF\xBB\xBF", 3))
-        memmove(*buf, *buf + 3, strlen(*buf + 3) + 1);
-    return 1;
-}
-
-#define CSV_MAX_FIELDS 256
-
 static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const char *label,
                           int is_measured, cs_err *err)
 {
     char *line = NULL, where[600];
     char *fields[CSV_MAX_FIELDS];
     size_t cap = 0;
-    int col[N_COLS], lineno = 1, next_line = 1, i, n, n_hdr, rc, row_failed = 0, n0 = set->n;
+    int col[N_COLS], lineno = 1, next_line = 1, i, n, n_hdr, rc = 0, got, n0 = set->n;
     csv_sweep cs;
     memset(&cs, 0, sizeof cs);
     cs.si = -1;
-    if ((rc = csv_record(f, &line, &cap, &lineno, &next_line)) <= 0) {
+    if ((got = csv_record(f, &line, &cap, &lineno, &next_line)) <= 0) {
         free(line);
-        if (rc == CS_EINVAL)
-            return cs_err_set(err, rc, path, "unterminated quoted field in the header");
-        return rc < 0 ? cs_err_set(err, rc, path, "out of memory")
-                      : cs_err_set(err, CS_EINVAL, path, "empty file, expected a header row "
-                                   "with size_bytes");
+        if (got == CS_EINVAL)
+            return cs_err_set(err, got, path, "unterminated quoted field in the header");
+        return got < 0 ? cs_err_set(err, got, path, "out of memory")
+                       : cs_err_set(err, CS_EINVAL, path, "empty file, expected a header row "
+                                    "with size_bytes");
     }
     n_hdr = n = csv_split(line, fields, CSV_MAX_FIELDS);
-    rc = 0;
     for (i = 0; i < N_COLS; i++) {
         int j;
         col[i] = -1;
@@ -447,23 +446,19 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
         rc = cs_err_set(err, CS_EINVAL, where, "header has no size_bytes column");
     else if (col[COL_TIME] < 0 && col[COL_ALGBW] < 0 && col[COL_BUSBW] < 0)
         rc = cs_err_set(err, CS_EINVAL, where, "header has no time_us, algbw_GBps or busbw_GBps column");
-    if (rc) {
-        free(line);
-        return rc;
-    }
-    while ((rc = csv_record(f, &line, &cap, &lineno, &next_line)) > 0) {
+    while (!rc && (got = csv_record(f, &line, &cap, &lineno, &next_line)) > 0) {
         cs_point p;
         double v[N_NUM_COLS];
-        rc = 0;
         if (!line[0])
             continue;
         n = csv_split(line, fields, CSV_MAX_FIELDS);
         snprintf(where, sizeof where, "%s:%d", path, lineno);
         if (n != n_hdr) {
-            /* a row with more or fewer fields than the header is shifted: refuse it
-             * rather than read the wrong column */
+            /* RFC 4180: every record has the header's fields; more means an unquoted comma
+             * shifted the columns, fewer a cut row: refuse rather than read the wrong column */
             rc = cs_err_set(err, CS_EINVAL, where, "expected %d fields as in the header, got "
                             "%d%s", n_hdr, n, n >= CSV_MAX_FIELDS ? " or more" : "");
+            break;
         }
         for (i = 0; i < N_NUM_COLS && !rc; i++) {
             v[i] = NAN;
@@ -471,32 +466,26 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
                 rc = cs_err_set(err, CS_EINVAL, where, "%s: expected a number, got '%.100s'",
                                 csv_keys[i], fields[col[i]]);
         }
-        if (!rc) {
-            p.size_bytes = v[COL_SIZE];
-            p.time_us = v[COL_TIME];
-            p.algbw_GBps = v[COL_ALGBW];
-            p.busbw_GBps = v[COL_BUSBW];
-            p.ranks = v[COL_RANKS] >= 1 ? v[COL_RANKS] : 0;
-            rc = check_point(&p, where, err);
-        }
-        if (!rc)
+        if (rc)
+            break;
+        p.size_bytes = v[COL_SIZE];
+        p.time_us = v[COL_TIME];
+        p.algbw_GBps = v[COL_ALGBW];
+        p.busbw_GBps = v[COL_BUSBW];
+        p.ranks = v[COL_RANKS] >= 1 ? v[COL_RANKS] : 0;
+        if (!(rc = check_point(&p, where, err)))
             rc = csv_row(set, &cs, &p, v[COL_CLOSED],
                          col[COL_ALGO] >= 0 ? fields[col[COL_ALGO]] : "",
                          col[COL_TOPO] >= 0 ? fields[col[COL_TOPO]] : "",
                          path, label, is_measured, err);
-        if (rc) {
-            row_failed = 1;          /* err is filled */
-            break;
-        }
     }
     free(line);
-    if (rc < 0 && !row_failed) {
+    if (!rc && got == CS_EINVAL) {
         snprintf(where, sizeof where, "%s:%d", path, lineno);
-        if (rc == CS_EINVAL)
-            cs_err_set(err, rc, where, "unterminated quoted field (a '\"' without its closing "
-                       "'\"')");
-        else
-            cs_err_set(err, rc, path, "out of memory");
+        rc = cs_err_set(err, CS_EINVAL, where, "unterminated quoted field (a '\"' without its "
+                        "closing '\"')");
+    } else if (!rc && got == CS_ENOMEM) {
+        rc = cs_err_set(err, CS_ENOMEM, path, "out of memory");
     }
     if (!rc && ferror(f))
         rc = cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));

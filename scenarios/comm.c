@@ -417,10 +417,11 @@ static int long_ring(cs_plan_ctx *c, cs_coll coll, int n, uint64_t bytes, cs_pro
     const cs_algo *shift;
     cs_coll_req req;
     cs_sched s;
-    cs_sim_costs costs = {0, 0, 0, 0, 0};
+    cs_sim_costs costs;
     double launch_s = 0, step;
     uint64_t block = bytes / (uint64_t)n > 0 ? bytes / (uint64_t)n : 1;
     int rc, steps = coll == CS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+    memset(&costs, 0, sizeof costs);                  /* no extra costs unless NCCL mode */
     if ((rc = cs_algo_lookup("ring", CS_COLL_SENDRECV, &shift, err)) < 0)
         return rc;
     if (c->nccl_on) {
@@ -486,7 +487,8 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
     }
     if (g == CS_G_PP) {
         cs_sched s;
-        cs_sim_costs costs = {0, 0, 0, 0, 0};
+        cs_sim_costs costs;
+        memset(&costs, 0, sizeof costs);
         if (c->nccl_on)
             cs_nccl_costs(&c->np, CS_PROTO_SIMPLE, 0, &costs);
         if ((rc = p2p_sched(&s, bytes, err)) == 0)
@@ -511,8 +513,9 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
         for (pr = 0; pr < (c->nccl_on ? CS_PROTO_COUNT : 1); pr++) {
             cs_coll_req req;
             cs_sched s;
-            cs_sim_costs costs = {0, 0, 0, 0, 0};
+            cs_sim_costs costs;
             double t;
+            memset(&costs, 0, sizeof costs);
             cs_coll_req_init(&req, coll, gsize, bytes);
             req.elt_bytes = 2;
             if (gsize > CS_RING_FULL_MAX && !force && strcmp(cand[a]->name, "ring") &&

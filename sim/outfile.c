@@ -98,8 +98,8 @@ static int resolve(const char *path, char **out, cs_err *err)
             *out = cur;
             return 0;
         }
-        if ((n = readlink(cur, buf, sizeof buf - 1)) < 0) {
-            int e = errno;
+        if ((n = readlink(cur, buf, sizeof buf - 1)) < 0 || n == (ssize_t)sizeof buf - 1) {
+            int e = n < 0 ? errno : ENAMETOOLONG;     /* a target that may be cut short */
             free(cur);
             return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(e));
         }

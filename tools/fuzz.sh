@@ -4,13 +4,14 @@
 # build-fuzz/corpus/TARGET from tests/data the first time, uses the target's dictionary,
 # and stops on the first finding, leaving its input in build-fuzz/artifacts/TARGET/.
 # Prints "TARGET: N execs in S s (cpu C s), corpus K files" and exits non-zero on a finding.
+# FUZZ_BUILD=DIR uses another build folder (.ci/run: build-fuzz-ci, starting from the seeds).
 # Targets: fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series
 #          fuzz_options fuzz_run (or "all": each for SECONDS, one after the other).
 set -eu
 cd "$(dirname "$0")/.."
 target=${1:?usage: tools/fuzz.sh TARGET SECONDS}
 secs=${2:?usage: tools/fuzz.sh TARGET SECONDS}
-b=build-fuzz
+b=${FUZZ_BUILD:-build-fuzz}      # build folder (corpora and artifacts live in it)
 all="fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series fuzz_options fuzz_run"
 if [ "$target" = all ]; then
     rc=0

@@ -135,9 +135,6 @@ static int load_buffer(const char *text, size_t len, const char *name, int ranks
     }
     rc = load_root(root, name, ranks, out, err);
     json_decref(root);
-    /* Content errors name a JSON path; say which file it is in too. */
-    if (rc < 0 && err && strncmp(err->where, name, strlen(name)))
-        cs_err_prefix(err, name);
     return rc;
 }
 
@@ -206,6 +203,10 @@ static int load_file_ranks(const char *path, int ranks, cs_topo **out, cs_err *e
         return rc;
     rc = load_buffer(buf, len, path, ranks, out, err);
     free(buf);
+    /* Content errors name a JSON path; say which file it is in too (syntax errors already
+     * start with path:line:column). Strings and presets are named by their callers. */
+    if (rc < 0 && err && strncmp(err->where, path, strlen(path)))
+        cs_err_prefix(err, path);
     return rc;
 }
 
