@@ -50,10 +50,42 @@ int cs_run_size(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, in
 /* Simulate every size into sw (whose header fields the caller sets: coll, ranks, ...). With
  * links set, also the busiest directed links of the largest size (sw->links, n_links,
  * links_size_bytes) and the bottleneck line, written into bottleneck (bn bytes) that
- * sw->bottleneck then points to. */
+ * sw->bottleneck then points to. The sizes are independent work items: under MPI they are
+ * spread over the ranks (sim/par.h), and every rank gets the same rows. Collective: every
+ * rank of an MPI run calls it with the same arguments. */
 int cs_run_sweep(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
                  const uint64_t *sizes, int n_sizes, int links, cs_sweep *sw,
                  char *bottleneck, size_t bn, cs_err *err);
+
+/* One sweep of several run at once (cs_run_sweeps). */
+typedef struct cs_run_task {
+    cs_sweep *sw;                /* header set by the caller (coll, ...); rows appended */
+    const uint64_t *sizes;       /* its sizes (borrowed) */
+    int n_sizes;
+    int links;                   /* as cs_run_sweep's links */
+    char *bottleneck;            /* as cs_run_sweep's, bn bytes */
+    size_t bn;
+} cs_run_task;
+
+/* Fill a task: sweep sw (header set) over sizes, or over size 0 alone for a barrier. */
+void cs_run_task_set(cs_run_task *tk, cs_sweep *sw, const uint64_t *sizes, int n_sizes,
+                     int links, char *bottleneck, size_t bn);
+
+/* cs_run_sweep of several sweeps (e.g. every collective, `collsim run all`) as one set of
+ * work items, so the ranks of an MPI run balance the load across all of them. */
+int cs_run_sweeps(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
+                  cs_run_task *tasks, int n_tasks, cs_err *err);
+
+/* The collectives of `collsim run all`, in the order its tables print (nccl-tests' tests
+ * first, then barrier); *n gets the count. */
+const cs_coll *cs_run_all_colls(int *n);
+
+/* Fill the header of a sweep the way `collsim run` prints it: collective, requested
+ * algorithm, topology name and kind, datatype, redop ("none" unless the collective
+ * reduces), ranks, root (-1 unless rooted), chunks and the model line (all borrowed). */
+void cs_run_header(cs_sweep *sw, cs_coll coll, const char *algo, const cs_topo *t,
+                   const char *datatype, const char *redop, int ranks, int root, int chunks,
+                   const char *model);
 
 /* What one size runs. */
 typedef struct cs_run_choice {

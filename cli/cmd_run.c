@@ -60,7 +60,8 @@ static void run_usage(void)
     printf("usage: collsim run [COLL] [options]\n\n"
            "Simulate a size sweep of one collective and print nccl-tests' table.\n"
            "COLL: allreduce (default), allgather, reducescatter, broadcast, reduce, gather,\n"
-           "      scatter, alltoall, sendrecv, barrier (nccl-tests names like all_reduce_perf too)\n\n"
+           "      scatter, alltoall, sendrecv, barrier (nccl-tests names like all_reduce_perf too),\n"
+           "      or all: every one of them in that order, one table each\n\n"
            "  -b, --minbytes SIZE     smallest size (default 8; K, M, G, T suffixes)\n"
            "  -e, --maxbytes SIZE     largest size (default 128M)\n"
            "  -f, --stepfactor F      multiply the size by F each step (default 2)\n"
@@ -96,6 +97,9 @@ static int check_picture_opts(const run_opts *o, cs_err *err)
         return CS_EUSAGE;
     if (o->trace && o->min_bytes != o->max_bytes)
         return cs_err_set(err, CS_EUSAGE, "--trace", "traces one size: give -b and -e equal");
+    if ((o->plot || o->trace) && !strcmp(o->coll_name, "all"))
+        return cs_err_set(err, CS_EUSAGE, o->plot ? "--plot" : "--trace", "draws one "
+                          "collective, not all");
     return 0;
 }
 
@@ -195,31 +199,47 @@ static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_topo 
     return rc;
 }
 
+/* Print the sweeps (sim/report.h: one table each, a JSON array with `all`). */
+static int write_report(const run_opts *o, cs_sweep *sw, int n, int all, cs_err *err)
+{
+    cs_out out;
+    int rc;
+    if ((rc = cs_out_open(&out, o->output, err)) < 0)
+        return rc;
+    if ((rc = cs_report_sweeps(out.f, o->format, sw, n, all)) < 0) {
+        cs_out_abort(&out);
+        return cs_err_set(err, rc, o->output, "cannot write the report");
+    }
+    return cs_out_commit(&out, err);
+}
+
 int cs_cmd_run(int argc, char **argv)
 {
     run_opts o;
     cs_run_cfg cfg;
     cs_err err;
     cs_topo *t = NULL;
-    cs_coll coll;
+    cs_coll one;
+    const cs_coll *colls = &one;
     cs_dtype dt;
     const char *redop;
-    cs_sweep sw;
-    cs_out out;
+    cs_sweep sw[16];
+    cs_run_task tasks[16];
     uint64_t *sizes = NULL;
-    int n_sizes = 0, rc, p;
-    char model[256], bottleneck[256];
+    int n_sizes = 0, rc, p, k, n_colls = 1, all, nccl_on = 0;
+    char model[256], bottleneck[16][256];
     cs_nccl_params np;
-    int nccl_on = 0;
-
     cs_err_clear(&err);
-    memset(&sw, 0, sizeof sw);
+    memset(sw, 0, sizeof sw);
     rc = parse_args(argc, argv, &o, &err);
     if (rc > 0)
         return CS_EXIT_OK;
     if (rc < 0)
         return cs_cli_fail(&err);
-    if ((rc = cs_coll_lookup_program(o.coll_name, &coll, &err)) < 0) {
+    /* `run all`: every collective, one table each, as nccl-tests' scripts run them */
+    if ((all = !strcmp(o.coll_name, "all")) != 0)
+        colls = cs_run_all_colls(&n_colls);
+    else if ((rc = cs_coll_lookup_program(o.coll_name, &one, &err)) < 0) {
         err.code = CS_EUSAGE;
         return cs_cli_fail(&err);
     }
@@ -230,7 +250,7 @@ int cs_cmd_run(int argc, char **argv)
         return cs_cli_fail(&err);
     }
     if ((rc = cs_nccl_setup(o.topo, o.proto, 0, &np, &nccl_on, &err)) < 0)
-        goto fail;
+        goto out;
     if (nccl_on && o.channels > 0)
         np.channels = (int)o.channels;   /* --channels over the table's */
     cs_run_cfg_init(&cfg);
@@ -243,58 +263,38 @@ int cs_cmd_run(int argc, char **argv)
     cfg.nccl = nccl_on ? &np : NULL;
     p = o.ranks ? (int)o.ranks : t->n_ranks;
     if (p > t->n_ranks) {
-        cs_err_set(&err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d", p,
-                   t->name, t->n_ranks);
-        goto fail;
+        rc = cs_err_set(&err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d",
+                        p, t->name, t->n_ranks);
+        goto out;
     }
-    if (cs_coll_is_rooted(coll) && o.root >= p) {
-        cs_err_set(&err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld", p - 1, o.root);
-        goto fail;
+    if ((all || cs_coll_is_rooted(one)) && o.root >= p) {
+        rc = cs_err_set(&err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld", p - 1,
+                        o.root);
+        goto out;
     }
-    if (coll == CS_COLL_BARRIER)
+    if (!all && one == CS_COLL_BARRIER)
         o.min_bytes = o.max_bytes = 0;
     if ((rc = cs_run_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, &sizes,
                            &n_sizes, &err)) < 0)
-        goto fail;
+        goto out;
     cs_run_model_line(t, cfg.nccl, model, sizeof model);
-    sw.coll = coll;
-    sw.algorithm = o.algo;
-    sw.topology = t->name;
-    sw.topo_kind = t->kind;
-    sw.datatype = dt.name;
-    sw.redop = (coll == CS_COLL_ALLREDUCE || coll == CS_COLL_REDUCE ||
-                coll == CS_COLL_REDUCESCATTER) ? redop : "none";
-    sw.ranks = p;
-    sw.root = cs_coll_is_rooted(coll) ? (int)o.root : -1;
-    sw.chunks = (int)o.chunks;
-    sw.model = model;
-    if ((rc = cs_run_sweep(&cfg, t, p, dt.bytes, sizes, n_sizes, o.links, &sw, bottleneck,
-                           sizeof bottleneck, &err)) < 0)
-        goto fail;
-    if ((o.plot || o.trace) && (rc = run_pictures(&o, &cfg, t, coll, p, dt.bytes, &sw, &err)) < 0)
-        goto fail;
-    if ((rc = cs_out_open(&out, o.output, &err)) < 0)
-        goto fail;
-    if (!strcmp(o.format, "json"))
-        rc = cs_report_json(out.f, &sw);
-    else if (!strcmp(o.format, "csv"))
-        rc = cs_report_csv(out.f, &sw);
-    else
-        rc = cs_report_text(out.f, &sw);
-    if (rc < 0) {
-        cs_out_abort(&out);
-        cs_err_set(&err, rc, o.output, "cannot write the report");
-        goto fail;
+    for (k = 0; k < n_colls; k++) {
+        cs_run_header(&sw[k], colls[k], o.algo, t, dt.name, redop, p, (int)o.root,
+                      (int)o.chunks, model);
+        cs_run_task_set(&tasks[k], &sw[k], sizes, n_sizes, o.links, bottleneck[k],
+                        sizeof bottleneck[k]);
     }
-    if ((rc = cs_out_commit(&out, &err)) < 0)
-        goto fail;
+    if ((rc = cs_run_sweeps(&cfg, t, p, dt.bytes, tasks, n_colls, &err)) < 0)
+        goto out;
+    if ((o.plot || o.trace) && cs_cli_writes() &&
+        (rc = run_pictures(&o, &cfg, t, one, p, dt.bytes, &sw[0], &err)) < 0)
+        goto out;
+    rc = write_report(&o, sw, n_colls, all, &err);
+out:
+    rc = rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
     free(sizes);
-    cs_sweep_fini(&sw);
+    for (k = 0; k < n_colls; k++)
+        cs_sweep_fini(&sw[k]);
     cs_topo_free(t);
-    return CS_EXIT_OK;
-fail:
-    free(sizes);
-    cs_sweep_fini(&sw);
-    cs_topo_free(t);
-    return cs_cli_fail(&err);
+    return rc;
 }

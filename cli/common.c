@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "sim/size.h"
 #include "plots/plot.h"
+#include "sim/par.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +13,10 @@
 
 int cs_cli_fail(const cs_err *err)
 {
+    /* Under MPI every rank runs the same command on the same input, and a failing work
+     * item's error reaches every rank (sim/par.h): rank 0 says it once for all. */
+    if (cs_par_rank() != 0)
+        return err->code == CS_EUSAGE ? CS_EXIT_USAGE : CS_EXIT_ERR;
     if (err->where[0])
         fprintf(stderr, "error: %s: %s\n", err->where, err->msg);
     else
@@ -81,7 +86,7 @@ int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **s
 int cs_out_open(cs_out *o, const char *path, cs_err *err)
 {
     memset(o, 0, sizeof *o);
-    if (!path || !strcmp(path, "-")) {
+    if (!path || !strcmp(path, "-") || !cs_cli_writes()) {
         o->f = stdout;
         return 0;
     }
@@ -136,6 +141,33 @@ void cs_out_abort(cs_out *o)
     free(o->path);
     free(o->tmp);
     memset(o, 0, sizeof *o);
+}
+
+int cs_cli_writes(void)
+{
+    return cs_par_rank() == 0;
+}
+
+/* The progress line: after a second of work, at most four times a second, rank 0 only
+ * (sim/par.c calls it there), and only when stderr is a terminal (main installs it). */
+static int g_progress_shown;
+void cs_cli_progress(const char *label, int done, int total, double elapsed_s, double left_s)
+{
+    static double last_s = -1;
+    if (left_s < 0) {
+        if (g_progress_shown)
+            fputs("\r\033[K", stderr);
+        g_progress_shown = 0;
+        last_s = -1;
+        return;
+    }
+    if (elapsed_s < 1.0 || (last_s >= 0 && elapsed_s - last_s < 0.25 && done < total))
+        return;
+    last_s = elapsed_s;
+    fprintf(stderr, "\r%s: %d/%d done, %.0f s elapsed, about %.0f s left\033[K", label, done,
+            total, elapsed_s, left_s);
+    fflush(stderr);
+    g_progress_shown = 1;
 }
 
 int cs_cli_check_plot(const char *path, cs_err *err)

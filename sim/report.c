@@ -198,11 +198,10 @@ int cs_report_json(FILE *f, const cs_sweep *sw)
     return rc || ferror(f) ? CS_EIO : 0;
 }
 
-int cs_report_csv(FILE *f, const cs_sweep *sw)
+/* The CSV rows of a sweep, without the header. */
+static int csv_rows(FILE *f, const cs_sweep *sw)
 {
     int i;
-    fprintf(f, "collective,algorithm,ranks,topology,datatype,size_bytes,count,time_us,"
-            "algbw_GBps,busbw_GBps,wrong\n");
     for (i = 0; i < sw->n_rows; i++) {
         const cs_row *r = &sw->rows[i];
         fprintf(f, "%s,%s,%d,%s,%s,%llu,%llu,%.17g,%.17g,%.17g,", cs_coll_name(sw->coll),
@@ -215,6 +214,32 @@ int cs_report_csv(FILE *f, const cs_sweep *sw)
             fprintf(f, "%d\n", r->wrong);
     }
     return ferror(f) ? CS_EIO : 0;
+}
+
+int cs_report_csv(FILE *f, const cs_sweep *sw)
+{
+    fprintf(f, "collective,algorithm,ranks,topology,datatype,size_bytes,count,time_us,"
+            "algbw_GBps,busbw_GBps,wrong\n");
+    return csv_rows(f, sw);
+}
+
+int cs_report_sweeps(FILE *f, const char *format, const cs_sweep *sw, int n, int as_array)
+{
+    int k, rc = 0, json = !strcmp(format, "json"), csv = !strcmp(format, "csv");
+    if (json && as_array)
+        fputs("[\n", f);
+    for (k = 0; k < n && rc == 0; k++) {
+        if (json) {
+            rc = cs_report_json(f, &sw[k]);
+            if (as_array)
+                fputs(k < n - 1 ? ",\n" : "]\n", f);
+        } else if (csv) {
+            rc = k ? csv_rows(f, &sw[k]) : cs_report_csv(f, &sw[k]);
+        } else {
+            rc = cs_report_text(f, &sw[k]);
+        }
+    }
+    return rc < 0 ? rc : ferror(f) ? CS_EIO : 0;
 }
 
 static const cs_dtype dtypes[] = {

@@ -67,6 +67,10 @@ void cs_row_bandwidths(cs_row *row, cs_coll coll, int ranks);
 int cs_report_text(FILE *f, const cs_sweep *sw);
 int cs_report_json(FILE *f, const cs_sweep *sw);
 int cs_report_csv(FILE *f, const cs_sweep *sw);
+/* Several sweeps in one output (`collsim run all`): format "text" prints their tables one
+ * after another, "csv" one header above all rows, "json" an array of the objects when
+ * as_array is set (else the objects one after another). 0 or CS_EIO / CS_ENOMEM. */
+int cs_report_sweeps(FILE *f, const char *format, const cs_sweep *sw, int n, int as_array);
 
 /* Data types as nccl-tests names them: name and element size in bytes. */
 typedef struct cs_dtype { const char *name; int bytes; } cs_dtype;
