@@ -5,6 +5,7 @@
  * by Gram-Schmidt on the starting Jacobian, and uncertainties from (J^T J)^-1 scaled by the
  * residual variance (Bates & Watts, Nonlinear Regression Analysis, 1988, ch. 2). */
 #include "calibration/fit.h"
+#include "sim/par.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ typedef struct fit_ctx {
     void *ctx;
     cs_err *err;
     int rc;                  /* first model failure, 0 if none */
+    const gsl_vector *jx;    /* resid_df: the point of the Jacobian */
+    gsl_vector *xx;          /* resid_df: scratch point */
 } fit_ctx;
 
 static double logistic(double x) { return 1.0 / (1.0 + exp(-x)); }
@@ -79,34 +82,65 @@ static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
     return eval(params, x, f);
 }
 
-/* Forward differences with a fixed step. */
+/* One evaluation of the Jacobian: item 0 the residuals at x, item j + 1 at x plus the step
+ * in coordinate j; out: n_obs doubles. */
+static int jac_item(void *ctx, int item, void *out, cs_err *err)
+{
+    fit_ctx *c = ctx;
+    gsl_vector_view f = gsl_vector_view_array(out, (size_t)c->n_obs);
+    cs_err *keep = c->err;
+    int st;
+    gsl_vector_memcpy(c->xx, c->jx);
+    if (item > 0)
+        gsl_vector_set(c->xx, (size_t)item - 1, gsl_vector_get(c->jx, (size_t)item - 1) + FD_STEP);
+    c->err = err;
+    st = eval(c, c->xx, &f.vector);
+    c->err = keep;
+    return st == GSL_SUCCESS ? 0 : c->rc ? c->rc : CS_ESTATE;
+}
+
+/* Forward differences with a fixed step. The n + 1 evaluations are independent work items
+ * (sim/par.h): under MPI they are spread over the ranks and every rank gets them all, so
+ * every rank's solver takes the same steps. J is formed from the same doubles in the same
+ * order as one process would, so the fit is bit for bit the same. */
 static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
 {
     fit_ctx *c = params;
-    gsl_vector *f0 = gsl_vector_alloc((size_t)c->n_obs), *f1 = gsl_vector_alloc((size_t)c->n_obs);
-    gsl_vector *xx = gsl_vector_alloc(x->size);
-    int j, i, st = GSL_SUCCESS;
-    if (!f0 || !f1 || !xx) {
-        st = GSL_ENOMEM;
-        goto out;
+    size_t n = (size_t)c->n_obs;
+    double *f = malloc((x->size + 1) * n * sizeof *f);
+    cs_par_job job;
+    int j, i, rc;
+    c->xx = gsl_vector_alloc(x->size);
+    if (!f || !c->xx) {
+        free(f);
+        gsl_vector_free(c->xx);
+        c->xx = NULL;
+        return GSL_ENOMEM;
     }
-    if ((st = eval(c, x, f0)) != GSL_SUCCESS)
-        goto out;
-    for (j = 0; j < (int)x->size; j++) {
-        gsl_vector_memcpy(xx, x);
-        gsl_vector_set(xx, (size_t)j, gsl_vector_get(x, (size_t)j) + FD_STEP);
-        if ((st = eval(c, xx, f1)) != GSL_SUCCESS)
-            goto out;
+    c->jx = x;
+    memset(&job, 0, sizeof job);
+    job.n_items = (int)x->size + 1;
+    job.out_bytes = n * sizeof *f;
+    job.run = jac_item;
+    job.ctx = c;
+    job.to_all = 1;
+    job.label = "jacobian";
+    rc = cs_par_map(&job, f, c->err);
+    gsl_vector_free(c->xx);
+    c->xx = NULL;
+    c->jx = NULL;
+    if (rc < 0) {
+        if (!c->rc)
+            c->rc = rc;
+        free(f);
+        return GSL_EBADFUNC;
+    }
+    for (j = 0; j < (int)x->size; j++)
         for (i = 0; i < c->n_obs; i++)
             gsl_matrix_set(J, (size_t)i, (size_t)j,
-                           (gsl_vector_get(f1, (size_t)i) - gsl_vector_get(f0, (size_t)i)) /
-                               FD_STEP);
-    }
-out:
-    gsl_vector_free(f0);
-    gsl_vector_free(f1);
-    gsl_vector_free(xx);
-    return st;
+                           (f[(size_t)(j + 1) * n + (size_t)i] - f[i]) / FD_STEP);
+    free(f);
+    return GSL_SUCCESS;
 }
 
 /* Hold parameters whose Jacobian column at the start is (nearly) a combination of the

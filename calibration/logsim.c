@@ -5,6 +5,7 @@
 #include "sim/report.h"
 #include "algorithms/nccl/mode.h"
 #include "topologies/topology.h"
+#include "sim/par.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -171,31 +172,91 @@ int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opt
     return 0;
 }
 
+/* One row simulated, as plain data (sim/par.h). */
+typedef struct lrow_out {
+    double simulated_us;
+    int32_t algo;             /* index in cs_algo_all() */
+    int32_t proto;            /* cs_proto */
+} lrow_out;
+
+typedef struct lrow_items {
+    cs_lset *ls;
+    const cs_topo *t;
+    const cs_nccl_params *np;
+    const char *algo;
+} lrow_items;
+
+static int simulate_row(void *ctx, int i, void *out, cs_err *err)
+{
+    const lrow_items *li = ctx;
+    const cs_lrow *r = &li->ls->rows[i];
+    const cs_algo *const *all;
+    lrow_out *o = out;
+    cs_coll_req req;
+    cs_nccl_pick pick;
+    const cs_algo *ops = NULL;
+    int rc, n, a;
+    cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+    req.root = r->root;
+    req.elt_bytes = r->elt_bytes;
+    req.topo = li->t;
+    /* the same name may be a different ops table per collective */
+    if (li->algo && strcmp(li->algo, "auto") &&
+        (rc = cs_algo_lookup(li->algo, r->coll, &ops, err)) < 0)
+        return rc;
+    if ((rc = cs_nccl_simulate(&req, li->t, ops, li->np, 0, &pick, err)) < 0) {
+        cs_err_prefix(err, r->log);
+        return rc;
+    }
+    all = cs_algo_all(&n);
+    for (a = 0; a < n && all[a] != pick.algo; a++)
+        ;
+    if (a == n)
+        return cs_err_set(err, CS_ESTATE, r->log, "algorithm '%s' is not in the registry",
+                          pick.algo->name);
+    o->simulated_us = pick.time_us;
+    o->algo = a;
+    o->proto = (int32_t)pick.proto;
+    return 0;
+}
+
 int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                      const char *algo, cs_err *err)
 {
-    int i, rc;
-    for (i = 0; i < ls->n_rows; i++) {
-        cs_lrow *r = &ls->rows[i];
-        cs_coll_req req;
-        cs_nccl_pick pick;
-        const cs_algo *ops = NULL;
-        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-        req.root = r->root;
-        req.elt_bytes = r->elt_bytes;
-        req.topo = t;
-        /* the same name may be a different ops table per collective */
-        if (algo && strcmp(algo, "auto") && (rc = cs_algo_lookup(algo, r->coll, &ops, err)) < 0)
-            return rc;
-        if ((rc = cs_nccl_simulate(&req, t, ops, np, 0, &pick, err)) < 0) {
-            cs_err_prefix(err, r->log);
-            return rc;
-        }
-        r->simulated_us = pick.time_us;
-        r->algo = pick.algo->name;
-        r->proto = pick.proto;
+    lrow_items li = {ls, t, np, algo};
+    lrow_out *res = calloc((size_t)ls->n_rows + 1, sizeof *res);
+    double *cost = malloc(((size_t)ls->n_rows + 1) * sizeof *cost);
+    const cs_algo *const *all;
+    cs_par_job job;
+    int i, n, rc = 0;
+    if (!res || !cost) {
+        free(res);
+        free(cost);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
-    return 0;
+    /* Work grows about with ranks x steps (ranks) and with the chunks of larger sizes. */
+    for (i = 0; i < ls->n_rows; i++)
+        cost[i] = (double)ls->rows[i].ranks * ls->rows[i].ranks *
+                  (1.0 + log2(1.0 + (double)ls->rows[i].size_bytes / 65536.0));
+    memset(&job, 0, sizeof job);
+    job.n_items = ls->n_rows;
+    job.cost = cost;
+    job.out_bytes = sizeof *res;
+    job.run = simulate_row;
+    job.ctx = &li;
+    job.to_all = 1;
+    job.label = "simulate rows";
+    if ((rc = cs_par_map(&job, res, err)) == 0) {
+        all = cs_algo_all(&n);
+        for (i = 0; i < ls->n_rows; i++) {
+            ls->rows[i].simulated_us = res[i].simulated_us;
+            ls->rows[i].algo = all[res[i].algo]->name;
+            ls->rows[i].proto = (cs_proto)res[i].proto;
+        }
+    }
+    free(res);
+    free(cost);
+    return rc;
 }
 
 double cs_lrow_error_pct(const cs_lrow *r)

@@ -9,6 +9,8 @@
 #include <sys/time.h>   /* <time.h> would be sim/time.h here */
 
 static int g_rank = 0, g_size = 1, g_started = 0;
+static int g_depth = 0;          /* items running in this process (a map inside an item runs
+                                    its items here, in order: it is not collective) */
 static cs_par_progress_fn g_progress = NULL;
 
 static double now_s(void)
@@ -61,8 +63,12 @@ void cs_par_set_progress(cs_par_progress_fn fn) { g_progress = fn; }
 
 int cs__par_run_item(const cs_par_job *job, int i, void *out, cs_err *err)
 {
+    int rc;
     memset(out, 0, job->out_bytes);
-    return job->run(job->ctx, i, out, err);
+    g_depth++;
+    rc = job->run(job->ctx, i, out, err);
+    g_depth--;
+    return rc;
 }
 
 void cs__par_tick(cs__par_prog *pg, int i)
@@ -103,7 +109,9 @@ int cs_par_map(const cs_par_job *job, void *results, cs_err *err)
     pg.t0_s = now_s();
     for (i = 0; i < job->n_items; i++)
         pg.total_cost += job->cost ? job->cost[i] : 1.0;
-    if (g_size == 1) {
+    if (g_size == 1 || g_depth > 0) {
+        if (g_depth > 0)
+            pg.label = NULL;
         for (i = 0; i < job->n_items && rc == 0; i++)
             if ((rc = cs__par_run_item(job, i, res + (size_t)i * job->out_bytes, err)) == 0)
                 cs__par_tick(&pg, i);

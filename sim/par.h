@@ -50,8 +50,9 @@ typedef struct cs_par_job {
 
 /* Run every item of job; results[i * out_bytes ...] holds item i's result (on rank 0, or
  * on every rank with to_all). Collective: every process of the group calls it with the
- * same job. With one process the items run in index order and the first failure stops the
- * step. Under MPI a failing item stops the hand-out, the items in flight finish, and every
+ * same job -- except inside an item, where a map is this process's alone and runs its items
+ * here (so a library that maps may be called from an item). With one process the items
+ * run in index order and the first failure stops the step. Under MPI a failing item stops the hand-out, the items in flight finish, and every
  * process returns the failure with the lowest item index seen (its cs_err, as the item
  * filled it) -- so every rank can exit non-zero at once. Returns 0 or that code. */
 int cs_par_map(const cs_par_job *job, void *results, cs_err *err);

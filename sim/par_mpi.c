@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <mpi.h>
 
 enum { TAG_ITEM = 7301, TAG_RESULT, TAG_ABORT };
@@ -32,6 +33,57 @@ typedef struct step_end {
     int rc;                      /* 0 or the failing item's code */
     cs_err err;                  /* its error */
 } step_end;
+
+/* Waiting. MPI's blocking calls poll a core at full speed, which is right while each rank
+ * has a core to itself but steals the computing ranks' time where they share one (a
+ * loaded machine, more ranks than cores). So: look for 100 us, then sleep between looks,
+ * 10 us doubling up to 500 us. */
+typedef struct waiter {
+    double t0_s;                 /* when the wait began */
+    long sleep_us;               /* next sleep, 0 while still looking */
+} waiter;
+
+static void waiter_init(waiter *w)
+{
+    w->t0_s = MPI_Wtime();
+    w->sleep_us = 0;
+}
+
+static void waiter_pause(waiter *w)
+{
+    struct timeval tv;
+    if (w->sleep_us == 0) {
+        if (MPI_Wtime() - w->t0_s < 100e-6)
+            return;
+        w->sleep_us = 10;
+    }
+    tv.tv_sec = 0;
+    tv.tv_usec = w->sleep_us;
+    select(0, NULL, NULL, NULL, &tv);
+    if (w->sleep_us < 500)
+        w->sleep_us *= 2;
+}
+
+static void wait_req(MPI_Request *r, MPI_Status *st)
+{
+    waiter w;
+    int done = 0;
+    waiter_init(&w);
+    for (;;) {
+        MPI_Test(r, &done, st ? st : MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        waiter_pause(&w);
+    }
+}
+
+/* A blocking receive that sleeps while it waits. */
+static void recv_int(int *v, int src, int tag)
+{
+    MPI_Request r;
+    MPI_Irecv(v, 1, MPI_INT, src, tag, MPI_COMM_WORLD, &r);
+    wait_req(&r, NULL);
+}
 
 static int env_is(const char *name, const char *v)
 {
@@ -105,17 +157,17 @@ static void worker(const cs_par_job *job, size_t cap)
     for (;;) {
         res_head *h;
         size_t len = sizeof *h;
-        MPI_Recv(&item, 1, MPI_INT, 0, TAG_ITEM, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        recv_int(&item, 0, TAG_ITEM);
         if (item < 0) {
             if (item == ITEM_STOP_ABORTED)
-                MPI_Recv(&dummy, 1, MPI_INT, 0, TAG_ABORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                recv_int(&dummy, 0, TAG_ABORT);
             break;
         }
         if (!aborted) {
             MPI_Iprobe(0, TAG_ABORT, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
             aborted = flag;
         }
-        MPI_Wait(&req[k], MPI_STATUS_IGNORE);
+        wait_req(&req[k], NULL);
         h = (res_head *)buf[k];
         h->item = item;
         if (!buf[0] || !buf[1]) {
@@ -142,7 +194,8 @@ static void worker(const cs_par_job *job, size_t cap)
         MPI_Isend(buf[k], (int)len, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &req[k]);
         k ^= 1;
     }
-    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    wait_req(&req[0], NULL);
+    wait_req(&req[1], NULL);
     free(buf[0]);
     free(buf[1]);
 }
@@ -201,11 +254,12 @@ static void manager(mgr *m, const int *order, size_t cap, unsigned char *buf)
         MPI_Status st;
         int flag = 0;
         if (active > 0) {
-            if (!m->failed && head <= tail) {
+            waiter wt;
+            waiter_init(&wt);
+            MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
+            while (!flag && (m->failed || head > tail)) {   /* nothing to run here */
+                waiter_pause(&wt);
                 MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
-            } else {
-                MPI_Probe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &st);
-                flag = 1;
             }
         }
         if (flag) {
@@ -253,7 +307,9 @@ static void bcast_bytes(void *p, size_t n)
     unsigned char *c = p;
     while (n > 0) {
         int k = n > (1u << 30) ? 1 << 30 : (int)n;
-        MPI_Bcast(c, k, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Request r;
+        MPI_Ibcast(c, k, MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+        wait_req(&r, NULL);
         c += k;
         n -= (size_t)k;
     }
