@@ -56,6 +56,8 @@ typedef struct cs_par_job {
  * process returns the failure with the lowest item index seen (its cs_err, as the item
  * filled it) -- so every rank can exit non-zero at once. Returns 0 or that code. */
 int cs_par_map(const cs_par_job *job, void *results, cs_err *err);
+/* For tests: with COLLSIM_FAIL_ITEM=N in the environment, item N of every step (not of a
+ * map inside an item) fails with "item N failed on purpose on rank R" (CS_EINVAL). */
 
 /* Progress of long steps (jobs with a label): fn is called on rank 0 after each finished
  * item with the label, items done and total, seconds since the step began and an estimate

@@ -4,7 +4,7 @@
 # the default simulation (an allreduce sweep on the built-in DGX H100 preset).
 set -eu
 cd "$(dirname "$0")/.."
-pkgs="gcc libc6-dev meson ninja-build pkg-config python3 libgsl-dev libjansson-dev libcairo2-dev libcunit1-dev"
+pkgs="gcc libc6-dev meson ninja-build pkg-config python3 libgsl-dev libjansson-dev libcairo2-dev libcunit1-dev libopenmpi-dev openmpi-bin"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
