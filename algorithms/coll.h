@@ -90,4 +90,28 @@ int cs_node_size(const cs_coll_req *req);
  * only forwards, so it never counts. */
 int cs_switch_of(const cs_topo *t, int r0, int n);
 
+/* The rank at position q of ring channel c (p ranks; g ranks per node, 0 = one group):
+ * even channels go r -> r+1, odd ones r -> r-1; with g > 0 the order inside each node is
+ * rotated so that channel c enters every node at local rank c mod g (going forward), c + 1
+ * (going backward). The ring algorithm's channels, shared with NCCL mode's symmetric-channel
+ * shortcut. */
+int cs_ring_channel_rank(int c, int p, int g, int q);
+
+/* The rings of a request's channels: on multi-node groups the rotations above; on one group
+ * of ranks joined by direct links (xGMI/NVLink meshes, the DGX-1 cube-mesh) up to
+ * CS_RING_MAX_CYCLES edge-disjoint Hamiltonian cycles over those links (depth-first, lowest
+ * rank first, like NCCL's search.cc), channel pair c/2 on cycle (c/2) mod n_cyc, odd channels
+ * backwards. Identity order where nothing better is found. */
+#define CS_RING_MAX_CYCLES 8
+#define CS_RING_MESH_MAX 64
+typedef struct cs_ring_plan {
+    int p;                   /* ranks */
+    int g;                   /* ranks per node for rotations, 0 = none */
+    int n_cyc;               /* mesh cycles found (0 = use rotations / identity) */
+    int *cyc;                /* [k * p + q]: rank at position q of cycle k (owned) */
+} cs_ring_plan;
+void cs_ring_plan_init(cs_ring_plan *pl, const cs_coll_req *req);
+void cs_ring_plan_fini(cs_ring_plan *pl);
+int cs_ring_plan_rank(const cs_ring_plan *pl, int c, int q);
+
 #endif

@@ -3,6 +3,7 @@
 #include "algorithms/coll.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void cs_coll_req_init(cs_coll_req *req, cs_coll coll, int n_ranks, uint64_t bytes)
@@ -121,4 +122,145 @@ int cs_switch_of(const cs_topo *t, int r0, int n)
             return v;
     }
     return -1;
+}
+
+/* Depth-first search for a Hamiltonian cycle from rank 0 over direct links with capacity
+ * left (adj[i*p+j] > 0, in rings), lowest rank first, as NCCL's search tries its candidates in order; *budget bounds
+ * the steps. Returns 1 when path[0..p) closes back to rank 0. */
+static int ham_dfs(int p, unsigned char *adj, int *path, unsigned char *used, int depth,
+                   int step, long *budget)
+{
+    int jj, u = path[depth - 1];
+    if (depth == p)
+        return adj[u * p + path[0]];
+    for (jj = 0; jj < p; jj++) {
+        int j = (u + step * (jj + 1)) % p;
+        if (used[j] || !adj[u * p + j] || --*budget < 0)
+            continue;
+        used[j] = 1;
+        path[depth] = j;
+        if (ham_dfs(p, adj, path, used, depth + 1, step, budget))
+            return 1;
+        used[j] = 0;
+    }
+    return 0;
+}
+
+/* Greedy edge-disjoint cycles with candidate order step (next rank u + step, u + 2 step, ...
+ * mod p; step coprime to p); adj is consumed. Returns how many were written to cyc. */
+static int ham_greedy(int p, unsigned char *adj, unsigned char *used, int step, int *cyc)
+{
+    int k, q;
+    for (k = 0; k < CS_RING_MAX_CYCLES; k++) {
+        int *path = cyc + (size_t)k * p;
+        long budget = 200000;
+        memset(used, 0, (size_t)p);
+        path[0] = 0;
+        used[0] = 1;
+        if (!ham_dfs(p, adj, path, used, 1, step, &budget))
+            break;
+        for (q = 0; q < p; q++) {
+            int a = path[q], b = path[(q + 1) % p];
+            adj[a * p + b]--;
+            adj[b * p + a]--;
+        }
+    }
+    return k;
+}
+
+void cs_ring_plan_init(cs_ring_plan *pl, const cs_coll_req *req)
+{
+    const cs_topo *t = req->topo;
+    int p = req->n_ranks, i, k, *rank_of = NULL;
+    double min_bw = 0;
+    unsigned char *adj = NULL, *used = NULL, *adj2 = NULL;
+    int *tmp = NULL;
+    memset(pl, 0, sizeof *pl);
+    pl->p = p;
+    pl->g = req->channels > 1 ? cs_node_size(req) : 0;
+    /* One group of ranks with direct links between them (an xGMI or NVLink mesh, a DGX-1
+     * cube-mesh): rings over those links only, a different one per channel pair where
+     * edge-disjoint ones exist (NCCL's search.cc: rings over NVLink, never through PCIe
+     * when NVLink can close them). */
+    if (!t || t->model != CS_MODEL_FLUID || pl->g > 0 || p < 3 || p > CS_RING_MESH_MAX)
+        return;
+    adj = calloc((size_t)p * (size_t)p, 1);
+    used = calloc((size_t)p, 1);
+    rank_of = malloc((size_t)t->n_nodes * sizeof *rank_of);
+    pl->cyc = malloc((size_t)p * CS_RING_MAX_CYCLES * sizeof *pl->cyc);
+    if (!adj || !used || !rank_of || !pl->cyc)
+        goto out;
+    for (i = 0; i < t->n_nodes; i++)
+        rank_of[i] = -1;
+    for (i = 0; i < p; i++)
+        rank_of[t->ranks[i]] = i;
+    /* A pair's direct bandwidth in units of the slowest direct link (a doubled NVLink pair
+     * of the DGX-1 counts 2): how many rings may cross it. */
+    for (i = 0; i < t->n_links; i++) {
+        int a = rank_of[t->links[i].a], b = rank_of[t->links[i].b];
+        if (a >= 0 && b >= 0 && a != b && (min_bw == 0 || t->links[i].bw_GBps < min_bw))
+            min_bw = t->links[i].bw_GBps;
+    }
+    for (i = 0; i < t->n_links; i++) {
+        int a = rank_of[t->links[i].a], b = rank_of[t->links[i].b], u;
+        if (a < 0 || b < 0 || a == b)
+            continue;
+        u = adj[a * p + b] + (int)floor(t->links[i].bw_GBps / min_bw + 1e-9);
+        adj[a * p + b] = adj[b * p + a] = (unsigned char)(u > 255 ? 255 : u);
+    }
+    /* NCCL's search tries candidates in several orders and keeps the best: here the orders
+     * u + step for every step coprime to p, the most rings kept (ties: the smallest step,
+     * so a plain ring keeps rank order). */
+    if (!(adj2 = malloc((size_t)p * (size_t)p)) ||
+        !(tmp = malloc((size_t)p * CS_RING_MAX_CYCLES * sizeof *tmp)))
+        goto out;
+    for (k = 1; k < p; k++) {
+        int a = p, b = k, n;
+        while (b) {
+            int r = a % b;
+            a = b;
+            b = r;
+        }
+        if (a != 1)
+            continue;
+        memcpy(adj2, adj, (size_t)p * (size_t)p);
+        n = ham_greedy(p, adj2, used, k, tmp);
+        if (n > pl->n_cyc) {
+            pl->n_cyc = n;
+            memcpy(pl->cyc, tmp, (size_t)n * (size_t)p * sizeof *tmp);
+        }
+    }
+out:
+    if (pl->n_cyc == 0) {
+        free(pl->cyc);
+        pl->cyc = NULL;
+    }
+    free(adj);
+    free(adj2);
+    free(tmp);
+    free(used);
+    free(rank_of);
+}
+
+void cs_ring_plan_fini(cs_ring_plan *pl)
+{
+    free(pl->cyc);
+    pl->cyc = NULL;
+}
+
+int cs_ring_plan_rank(const cs_ring_plan *pl, int c, int q)
+{
+    int p = pl->p;
+    q = ((q % p) + p) % p;
+    if (pl->n_cyc > 0)
+        return pl->cyc[(size_t)((c / 2) % pl->n_cyc) * p + ((c & 1) ? (p - q) % p : q)];
+    return cs_ring_channel_rank(c, p, pl->g, q);
+}
+
+int cs_ring_channel_rank(int c, int p, int g, int q)
+{
+    int r;
+    q = ((q % p) + p) % p;
+    r = (c & 1) ? (p - q) % p : q;
+    return g > 0 ? r - r % g + (r % g + c + (c & 1)) % g : r;
 }

@@ -214,6 +214,31 @@ void cs_explain_closed_form(FILE *out, const cs_algo *ops, const cs_coll_req *re
     fprintf(out, "\n");
 }
 
+void cs_explain_ranks_row(FILE *out, int header, const cs_algo *ops, const cs_coll_req *req,
+                          const cs_topo *t, const cs_sched *s, const cs_explain_times *tm)
+{
+    cs_ab ab;
+    const char *f = ops->formula ? ops->formula(req) : NULL;
+    double cf, sim = cs_time_to_us(tm->end_ps);
+    char put[1024] = "", cfs[32] = "-";
+    cs_ab_from_topo(t, &ab);
+    cf = ops->cost ? ops->cost(req, &ab) : NAN;
+    if (header && t->model != CS_MODEL_ALPHA_BETA)
+        fprintf(out, "# closed forms are estimates here: they are for the single-port alpha_beta "
+                "fabric (a, b of the route rank 0 -> rank 1)\n");
+    if (header)
+        fprintf(out, "%6s %-20s %6s %10s %14s %14s %6s  %s\n", "ranks", "algorithm", "steps",
+                "transfers", "simulated_us", "closed_us", "#wrong", "closed form, then with the "
+                "numbers put in ('~': an estimate)");
+    if (f && isfinite(cf)) {
+        cs_formula_substitute(f[0] == '~' ? f + 1 : f, req, &ab, put, sizeof put);
+        snprintf(cfs, sizeof cfs, "%s%.3f", f[0] == '~' ? "~" : "", cf * 1e6);
+    }
+    fprintf(out, "%6d %-20s %6d %10u %14.3f %14s %6d  %s%s%s\n", req->n_ranks, ops->name,
+            s->n_steps, s->n_xfers, sim, cfs, tm->wrong, put[0] ? (f[0] == '~' ? f + 1 : f) : "",
+            put[0] ? " = " : "", put[0] ? put : "(none)");
+}
+
 int cs_explain_run(const cs_topo *t, const cs_sched *s, const cs_sim_costs *costs,
                    cs_explain_times *tm, cs_err *err)
 {

@@ -30,6 +30,12 @@ void cs_explain_timeline(FILE *f, const cs_sched *s, const cs_explain_times *tm,
 /* The closed form of ops for req on t with the numbers put in, and the simulated time. */
 void cs_explain_closed_form(FILE *out, const cs_algo *ops, const cs_coll_req *req,
                             const cs_topo *t, cs_time sim_end);
+/* One line of `explain -g A:B` (a sweep over rank counts): ranks, the algorithm that ran,
+ * steps, transfers, simulated and closed-form times (us; '~' marks an estimate), #wrong, and
+ * the closed form, symbols and then numbers; with header, the column titles first (and a
+ * note off the alpha_beta fabric, where closed forms are estimates). */
+void cs_explain_ranks_row(FILE *out, int header, const cs_algo *ops, const cs_coll_req *req,
+                          const cs_topo *t, const cs_sched *s, const cs_explain_times *tm);
 /* Put the numbers into a closed form: identifiers p, p', L, S, a, b, g, k, K, C become
  * their values (a in us, b and g in us per byte, S in bytes); log2, floor stay. */
 void cs_formula_substitute(const char *f, const cs_coll_req *req, const cs_ab *ab, char *out,

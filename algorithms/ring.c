@@ -37,48 +37,42 @@ static int make_chunks(const cs_coll_req *req, cs_sched *s)
  * is rotated so that the ring enters every node at local rank c mod g: by c going forward,
  * by c + 1 going backward (whose entry is the last of the unrotated order). Rank at ring
  * position q. */
-static int rank_at(int c, int p, int g, int q)
-{
-    int r;
-    q = ((q % p) + p) % p;
-    r = (c & 1) ? (p - q) % p : q;
-    return g > 0 ? r - r % g + (r % g + c + (c & 1)) % g : r;
-}
-
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
     int p = req->n_ranks, k = req->chunks, C = req->channels, t, q, j, c, n_steps, rc;
-    int g = C > 1 ? cs_node_size(req) : 0;
+    cs_ring_plan pl;
     uint32_t *prev;       /* id of the transfer into ring position q at the last step, piece j */
     uint32_t *cur;
     if ((rc = make_chunks(req, s)) < 0)
         return rc;
     if (p == 1)
         return 0;
+    cs_ring_plan_init(&pl, req);
     n_steps = req->coll == CS_COLL_ALLREDUCE ? 2 * (p - 1) : p - 1;
     prev = malloc(sizeof *prev * (size_t)p * (size_t)k);
     cur = malloc(sizeof *cur * (size_t)p * (size_t)k);
     if (!prev || !cur) {
         free(prev);
         free(cur);
+        cs_ring_plan_fini(&pl);
         return CS_ENOMEM;
     }
     for (c = 0; c < C; c++) {
         for (t = 0; t < n_steps; t++) {
             for (q = 0; q < p; q++) {
-                int src = rank_at(c, p, g, q), dst = rank_at(c, p, g, q + 1), block;
+                int src = cs_ring_plan_rank(&pl, c, q), dst = cs_ring_plan_rank(&pl, c, q + 1), block;
                 cs_op op;
                 switch (req->coll) {
                 case CS_COLL_ALLREDUCE:
-                    block = rank_at(c, p, g, q - t);
+                    block = cs_ring_plan_rank(&pl, c, q - t);
                     op = t < p - 1 ? CS_OP_REDUCE : CS_OP_COPY;
                     break;
                 case CS_COLL_REDUCESCATTER:
-                    block = rank_at(c, p, g, q - t - 1);
+                    block = cs_ring_plan_rank(&pl, c, q - t - 1);
                     op = CS_OP_REDUCE;
                     break;
                 default:
-                    block = rank_at(c, p, g, q - t);
+                    block = cs_ring_plan_rank(&pl, c, q - t);
                     op = CS_OP_COPY;
                     break;
                 }
@@ -97,6 +91,7 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
                     if (id < 0) {
                         free(prev);
                         free(cur);
+                        cs_ring_plan_fini(&pl);
                         return (int)id;
                     }
                     s->xfers[id].pipe = (uint16_t)j;
@@ -114,6 +109,7 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     }
     free(prev);
     free(cur);
+    cs_ring_plan_fini(&pl);
     (void)err;
     return 0;
 }

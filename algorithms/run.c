@@ -4,6 +4,7 @@
 #include "algorithms/run.h"
 #include "algorithms/nccl/mode.h"
 #include "sim/par.h"
+#include "sim/size.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,14 +70,18 @@ static void take_links(const cs_sim *sim, const cs_topo *t, cs_time span_ps, uin
     }
 }
 
-/* "sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2.1e+09 B, peak 2 flows" */
+/* "sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2147483648 B (2 GiB), peak 2 flows": bytes
+ * as an exact integer with the binary unit beside it. */
 static void link_line(const cs_topo *t, const cs_run_links *L, int k, char *buf, size_t n)
 {
     int32_t d = L->dlink[k];
     const cs_link *l = &t->links[cs_dlink_link(d)];
-    snprintf(buf, n, "%s->%s (%s, %g GB/s): %.1f%% utilised, %.6g B, peak %d flows",
+    char human[32];
+    uint64_t bytes = (uint64_t)llround(L->st[k].bytes);
+    snprintf(buf, n, "%s->%s (%s, %g GB/s): %.1f%% utilised, %llu B (%s), peak %d flows",
              t->nodes[cs_dlink_from(t, d)].name, t->nodes[cs_dlink_to(t, d)].name, l->cls,
-             l->bw_GBps, 100.0 * util_of(t, d, &L->st[k], L->span_ps), L->st[k].bytes,
+             l->bw_GBps, 100.0 * util_of(t, d, &L->st[k], L->span_ps),
+             (unsigned long long)bytes, cs_format_bytes(bytes, human, sizeof human),
              L->st[k].peak_flows);
 }
 
@@ -151,6 +156,24 @@ static int run_size_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, in
     return 0;
 }
 
+/* The algorithm's closed form beside the simulated time, where it is exact: the bare
+ * alpha_beta fabric and a formula without the '~' of an estimate. */
+static void closed_form(const cs_algo *ops, const cs_coll_req *req, const cs_topo *t,
+                        cs_row *row)
+{
+    const char *f = ops->formula ? ops->formula(req) : NULL;
+    cs_ab ab;
+    double c;
+    if (t->model != CS_MODEL_ALPHA_BETA || !ops->cost || !f || f[0] == '~')
+        return;
+    cs_ab_from_topo(t, &ab);
+    c = ops->cost(req, &ab);
+    if (isfinite(c)) {
+        row->has_closed_form = 1;
+        row->closed_form_us = c * 1e6;
+    }
+}
+
 static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, int p, int elt,
                     uint64_t size, cs_row *row, cs_run_links *links, cs_err *err)
 {
@@ -196,6 +219,7 @@ static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, i
     row->time_us = cs_time_to_us(t_ps);
     row->wrong = wrong;
     row->algorithm = ops->name;
+    closed_form(ops, &req, t, row);
     return 0;
 }
 
@@ -260,30 +284,46 @@ void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, si
     }
 }
 
+int cs_run_ranks(const cs_topo *t, long ranks, cs_coll coll, long root, int *p, cs_err *err)
+{
+    *p = ranks ? (int)ranks : t->n_ranks;
+    if (*p > t->n_ranks)
+        return cs_err_set(err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d",
+                          *p, t->name, t->n_ranks);
+    if (cs_coll_is_rooted(coll) && root >= *p)
+        return cs_err_set(err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld",
+                          *p - 1, root);
+    return 0;
+}
+
 int cs_run_size(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
                 uint64_t size, cs_row *row, cs_err *err)
 {
     return run_size_links(cfg, t, coll, p, elt, size, row, NULL, err);
 }
 
-/* One item of a distributed sweep, a size of one sweep, as plain data (sim/par.h). */
+/* One item of a distributed sweep, a size of one sweep, as plain data (sim/par.h): the
+ * row with its two static strings as indices (a pointer means nothing in another
+ * process), and the busiest links. */
 typedef struct run_out {
-    uint64_t size_bytes, count;   /* as cs_row */
-    double time_us;
-    int32_t wrong;
+    cs_row row;                   /* algorithm and protocol NULL here */
     int32_t algo;                 /* index in cs_algo_all() */
     int32_t proto;                /* cs_proto, -1 on the bare fabric */
-    int32_t channels;
     cs_run_links links;           /* the busiest links (the last size, with links) */
 } run_out;
 
 typedef struct run_items {
-    const cs_run_cfg *cfg;
-    const cs_topo *t;
-    int p, elt;
     const cs_run_task *tasks;
     int *task_of, *size_of;       /* item -> its sweep, its size index */
 } run_items;
+
+/* A barrier has no size: it runs once, at 0 bytes. */
+static const uint64_t no_bytes[1] = {0};
+static const uint64_t *task_sizes(const cs_run_task *tk, int *n)
+{
+    *n = tk->sw->coll == CS_COLL_BARRIER ? 1 : tk->n_sizes;
+    return tk->sw->coll == CS_COLL_BARRIER ? no_bytes : tk->sizes;
+}
 
 static int run_item(void *ctx, int i, void *out, cs_err *err)
 {
@@ -292,15 +332,13 @@ static int run_item(void *ctx, int i, void *out, cs_err *err)
     const cs_algo *const *all;
     run_out *o = out;
     cs_row row;
-    int k = r->size_of[i], n, a, rc;
-    if ((rc = run_size_links(r->cfg, r->t, tk->sw->coll, r->p, r->elt, tk->sizes[k], &row,
-                             tk->links && k == tk->n_sizes - 1 ? &o->links : NULL, err)) < 0)
+    int k = r->size_of[i], n, a, rc, n_sizes;
+    const uint64_t *sizes = task_sizes(tk, &n_sizes);
+    if ((rc = run_size_links(tk->cfg, tk->t, tk->sw->coll, tk->p, tk->elt, sizes[k], &row,
+                             tk->links && k == n_sizes - 1 ? &o->links : NULL, err)) < 0)
         return rc;
-    o->size_bytes = row.size_bytes;
-    o->count = row.count;
-    o->time_us = row.time_us;
-    o->wrong = row.wrong;
-    o->channels = row.channels;
+    o->row = row;
+    o->row.algorithm = o->row.protocol = NULL;
     o->proto = -1;
     for (a = 0; a < CS_PROTO_COUNT; a++)
         if (row.protocol && !strcmp(row.protocol, cs_proto_name((cs_proto)a)))
@@ -350,17 +388,18 @@ static void put_links(const cs_topo *t, const cs_run_links *L, cs_run_task *tk)
     sw->links_size_bytes = L->size_bytes;
 }
 
-int cs_run_sweeps(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
-                  cs_run_task *tasks, int n_tasks, cs_err *err)
+int cs_run_sweeps(cs_run_task *tasks, int n_tasks, cs_err *err)
 {
-    run_items r = {cfg, t, p, elt, tasks, NULL, NULL};
+    run_items r = {tasks, NULL, NULL};
     cs_par_job job;
     run_out *res = NULL;
     double *cost = NULL;
     const cs_algo *const *all;
-    int i, k, n = 0, n_algos, rc = 0;
-    for (k = 0; k < n_tasks; k++)
-        n += tasks[k].n_sizes;
+    int i, k, m, n = 0, n_algos, rc = 0;
+    for (k = 0; k < n_tasks; k++) {
+        task_sizes(&tasks[k], &m);
+        n += m;
+    }
     all = cs_algo_all(&n_algos);
     r.task_of = malloc(((size_t)n + 1) * sizeof *r.task_of);
     r.size_of = malloc(((size_t)n + 1) * sizeof *r.size_of);
@@ -370,12 +409,14 @@ int cs_run_sweeps(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
         rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         goto out;
     }
-    for (k = 0, n = 0; k < n_tasks; k++)
-        for (i = 0; i < tasks[k].n_sizes; i++, n++) {
+    for (k = 0, n = 0; k < n_tasks; k++) {
+        const uint64_t *sizes = task_sizes(&tasks[k], &m);
+        for (i = 0; i < m; i++, n++) {
             r.task_of[n] = k;
             r.size_of[n] = i;
-            cost[n] = size_cost(tasks[k].sizes[i]) * (double)p;
+            cost[n] = size_cost(sizes[i]) * (double)tasks[k].p;
         }
+    }
     memset(&job, 0, sizeof job);
     job.n_items = n;
     job.cost = cost;
@@ -389,21 +430,16 @@ int cs_run_sweeps(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
     for (i = 0; i < n; i++) {
         cs_run_task *tk = &tasks[r.task_of[i]];
         const run_out *o = &res[i];
-        cs_row row;
-        memset(&row, 0, sizeof row);
-        row.size_bytes = o->size_bytes;
-        row.count = o->count;
-        row.time_us = o->time_us;
-        row.wrong = o->wrong;
+        cs_row row = o->row;
         row.algorithm = o->algo >= 0 && o->algo < n_algos ? all[o->algo]->name : NULL;
         row.protocol = o->proto >= 0 ? cs_proto_name((cs_proto)o->proto) : NULL;
-        row.channels = o->channels;
         if ((rc = cs_sweep_add(tk->sw, &row)) < 0) {
             cs_err_set(err, rc, NULL, "out of memory");
             goto out;
         }
-        if (tk->links && r.size_of[i] == tk->n_sizes - 1)
-            put_links(t, &o->links, tk);
+        task_sizes(tk, &m);
+        if (tk->links && r.size_of[i] == m - 1)
+            put_links(tk->t, &o->links, tk);
     }
 out:
     free(r.task_of);
@@ -413,24 +449,12 @@ out:
     return rc;
 }
 
-void cs_run_task_set(cs_run_task *tk, cs_sweep *sw, const uint64_t *sizes, int n_sizes,
-                     int links, char *bottleneck, size_t bn)
-{
-    static const uint64_t no_bytes[1] = {0};
-    tk->sw = sw;
-    tk->sizes = sw->coll == CS_COLL_BARRIER ? no_bytes : sizes;
-    tk->n_sizes = sw->coll == CS_COLL_BARRIER ? 1 : n_sizes;
-    tk->links = links;
-    tk->bottleneck = bottleneck;
-    tk->bn = bn;
-}
-
 int cs_run_sweep(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
                  const uint64_t *sizes, int n_sizes, int links, cs_sweep *sw,
                  char *bottleneck, size_t bn, cs_err *err)
 {
-    cs_run_task tk = {sw, sizes, n_sizes, links, bottleneck, bn};
-    return cs_run_sweeps(cfg, t, p, elt, &tk, 1, err);
+    cs_run_task tk = {cfg, t, p, elt, sw, sizes, n_sizes, links, bottleneck, bn};
+    return cs_run_sweeps(&tk, 1, err);
 }
 
 /* nccl-tests' tests in the order of its README, then barrier (no nccl-tests binary). */

@@ -37,6 +37,10 @@ void cs_run_cfg_init(cs_run_cfg *cfg);
 int cs_run_sizes(uint64_t min_bytes, uint64_t max_bytes, long step_factor,
                  uint64_t step_bytes, uint64_t **out, int *n, cs_err *err);
 
+/* The ranks a command runs on: ranks (-g; 0 = every rank of t) into *p, refusing more than
+ * t has (-g) and a root outside 0..p-1 for rooted collectives (-r), as usage errors. */
+int cs_run_ranks(const cs_topo *t, long ranks, cs_coll coll, long root, int *p, cs_err *err);
+
 /* One line describing the network model (and NCCL mode when np is not NULL) for a
  * report's header. */
 void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, size_t n);
@@ -59,22 +63,22 @@ int cs_run_sweep(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
 
 /* One sweep of several run at once (cs_run_sweeps). */
 typedef struct cs_run_task {
+    const cs_run_cfg *cfg;       /* how to run it (borrowed) */
+    const cs_topo *t;            /* on this topology's ranks 0..p-1 (borrowed) */
+    int p;                       /* ranks */
+    int elt;                     /* element size, bytes */
     cs_sweep *sw;                /* header set by the caller (coll, ...); rows appended */
-    const uint64_t *sizes;       /* its sizes (borrowed) */
+    const uint64_t *sizes;       /* its sizes (borrowed); a barrier runs size 0 alone */
     int n_sizes;
     int links;                   /* as cs_run_sweep's links */
     char *bottleneck;            /* as cs_run_sweep's, bn bytes */
     size_t bn;
 } cs_run_task;
 
-/* Fill a task: sweep sw (header set) over sizes, or over size 0 alone for a barrier. */
-void cs_run_task_set(cs_run_task *tk, cs_sweep *sw, const uint64_t *sizes, int n_sizes,
-                     int links, char *bottleneck, size_t bn);
-
-/* cs_run_sweep of several sweeps (e.g. every collective, `collsim run all`) as one set of
- * work items, so the ranks of an MPI run balance the load across all of them. */
-int cs_run_sweeps(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
-                  cs_run_task *tasks, int n_tasks, cs_err *err);
+/* cs_run_sweep of several sweeps (every collective of `collsim run all`, the rank counts
+ * and algorithms of a grid) as one set of work items, so the ranks of an MPI run balance
+ * the load across all of them. Collective, as cs_run_sweep. */
+int cs_run_sweeps(cs_run_task *tasks, int n_tasks, cs_err *err);
 
 /* The collectives of `collsim run all`, in the order its tables print (nccl-tests' tests
  * first, then barrier); *n gets the count. */
@@ -107,5 +111,58 @@ int cs_run_choose(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, 
  * (the caller finis it on success). */
 int cs_run_schedule(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, int elt,
                     uint64_t size, cs_sched *s, cs_sim_costs *costs, cs_err *err);
+
+/* Rank counts of -g: "N"; "A:B" doubling from A up to B (2:64 = 2, 4, ..., 64); "A:B:+K"
+ * adding K; "A:B:*F" multiplying by F; a list "A,B,C". *out is malloc'd (*n entries, in
+ * the given order). CS_EUSAGE (where "-g") for anything else, counts outside
+ * [1, 2^20] or more than 4096 of them. */
+int cs_run_parse_ranks(const char *spec, int **out, int *n, cs_err *err);
+/* A comma list of names ("ring,parameter_server") into *out (n strings, all owned; free
+ * with cs_run_names_free). CS_EUSAGE for an empty name (where "--algo"). */
+int cs_run_parse_names(const char *spec, char ***out, int *n, cs_err *err);
+void cs_run_names_free(char **names, int n);
+
+/* A grid of size sweeps: one per (rank count, collective, algorithm), in that order. */
+typedef struct cs_run_grid_req {
+    const char *topo;             /* preset or file; a file of a kind that takes its rank
+                                     count from the command may leave "ranks" out */
+    const int *ranks;             /* rank counts (borrowed); NULL/0 = every rank of the
+                                     topology */
+    int n_ranks;
+    const char *const *algos;     /* algorithm names or "auto" (borrowed), >= 1 */
+    int n_algos;
+    cs_coll coll;                 /* collective (when n_colls is 0) */
+    const cs_coll *colls;         /* or several, one sweep each (`run all`; borrowed) */
+    int n_colls;
+    const char *dtype;            /* datatype name for the reports (borrowed) */
+    int elt;                      /* its element size, bytes */
+    const char *redop;            /* reduction name (borrowed) */
+    const uint64_t *sizes;        /* sizes as nccl-tests' -b loop gives them (borrowed) */
+    int n_sizes;
+    int links;                    /* report the busiest links of the largest size */
+    const char *proto;            /* --proto (NCCL mode, cs_nccl_setup), NULL if not given */
+    cs_run_cfg cfg;               /* everything else (its algo is replaced per sweep; its
+                                     nccl is set from the topology and proto, with
+                                     cfg.channels > 0 over the table's channels) */
+} cs_run_grid_req;
+
+struct cs_run_grid_keep;
+/* The sweeps of a grid, with the topologies and strings their reports borrow. */
+typedef struct cs_run_grid {
+    cs_sweep *sweeps;             /* n sweeps, rank counts outermost (owned) */
+    int n;
+    struct cs_run_grid_keep *keep;/* per sweep: model and bottleneck lines (owned) */
+    cs_topo **topos;              /* one topology per rank count (owned) */
+    int n_topos;
+    cs_nccl_params nccl;          /* NCCL mode's table when nccl_on */
+    int nccl_on;                  /* the sweeps ran in NCCL mode */
+} cs_run_grid;
+
+/* Run the grid, every size of every sweep one work item (cs_run_sweeps). Errors: as
+ * cs_run_sweep, and CS_EUSAGE for a rank count above what a
+ * topology that fixes its count has ("-g") or a root outside the ranks ("-r"). On error
+ * nothing is left to free. */
+int cs_run_grid_run(const cs_run_grid_req *rq, cs_run_grid *g, cs_err *err);
+void cs_run_grid_fini(cs_run_grid *g);
 
 #endif

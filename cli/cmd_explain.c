@@ -23,7 +23,8 @@ typedef struct ex_opts {
     const char *coll_name, *algo, *topo, *dtype;
     const char *proto;        /* --proto, NULL if not given (NCCL mode as for run) */
     uint64_t size;            /* -b, bytes */
-    long ranks, root, chunks, servers, channels;
+    const char *ranks;        /* -g: N, or a sweep A:B, A:B:+K, A:B:*F, A,B,C (NULL = all) */
+    long root, chunks, servers, channels;
     int all;                  /* --all: every row and every rank */
     const char *plot;         /* --plot FILE: timeline picture (plots/), NULL if not asked */
     cs_tl_color color;        /* --color: timeline bars by step or chunk */
@@ -48,7 +49,9 @@ static void ex_usage(void)
            "start and end, a timeline per rank, the algorithm's closed form with the numbers\n"
            "put in, and the simulated total beside it.\n\n"
            "  --algo NAME|auto    algorithm (default auto; `collsim list algorithms`)\n"
-           "  -g, --ranks N       ranks (default: every rank of the topology)\n"
+           "  -g, --ranks N       ranks (default: every rank of the topology); a sweep A:B,\n"
+           "                      A:B:+K, A:B:*F or A,B,C prints one line per rank count:\n"
+           "                      steps, transfers, simulated time beside the closed form\n"
            "  -b SIZE             size as nccl-tests counts it (default 1M)\n"
            "  --topo PRESET|FILE  topology (default %s)\n"
            "  --chunks N          pipeline chunks (default 1)\n"
@@ -87,7 +90,7 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
         }
         switch (sp->id) {
         case E_ALGO: o->algo = v; break;
-        case E_RANKS: rc = cs_parse_int(v, "-g", 1, 1 << 20, &o->ranks, err); break;
+        case E_RANKS: o->ranks = v; break;
         case E_SIZE: rc = cs_parse_size(v, "-b", &o->size, err); break;
         case E_TOPO: o->topo = v; break;
         case E_CHUNKS: rc = cs_parse_int(v, "--chunks", 1, 65535, &o->chunks, err); break;
@@ -136,7 +139,9 @@ static int explain_plot(const ex_opts *o, const cs_topo *t, const cs_sched *s, c
     return rc;
 }
 
-static int explain(const ex_opts *o, cs_err *err)
+/* One rank count (want, 0 = every rank of the topology): the whole story, or with row >= 0
+ * one line of a sweep over rank counts (row 0 prints the header). */
+static int explain(const ex_opts *o, int want, int row, cs_err *err)
 {
     cs_topo *t = NULL;
     cs_coll coll;
@@ -157,20 +162,12 @@ static int explain(const ex_opts *o, cs_err *err)
         err->code = CS_EUSAGE;
         return rc;
     }
-    if ((rc = cs_dtype_lookup(o->dtype, &dt, err)) < 0 || (rc = cs_topo_open(o->topo, &t, err)) < 0)
+    if ((rc = cs_dtype_lookup(o->dtype, &dt, err)) < 0 ||
+        (rc = cs_topo_open_ranks(o->topo, want, &t, err)) < 0)
         return rc;
-    p = o->ranks ? (int)o->ranks : t->n_ranks;
-    if (p > t->n_ranks) {
-        rc = cs_err_set(err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d", p,
-                        t->name, t->n_ranks);
+    if ((rc = cs_run_ranks(t, want, coll, o->root, &p, err)) < 0)
         goto out;
-    }
     cs_nccl_sizes(coll, p, dt.bytes, coll == CS_COLL_BARRIER ? 0 : o->size, &count, &S);
-    if (cs_coll_is_rooted(coll) && o->root >= p) {
-        rc = cs_err_set(err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld", p - 1,
-                        o->root);
-        goto out;
-    }
     /* The choice run and validate make: NCCL mode where they use it. */
     if ((rc = cs_nccl_setup(o->topo, o->proto, 0, &np, &on, err)) < 0)
         goto out;
@@ -188,6 +185,14 @@ static int explain(const ex_opts *o, cs_err *err)
     req = ch.req;
     if ((rc = cs_explain_run(t, &s, &costs, &tm, err)) < 0)
         goto out_sched;
+    if (row >= 0) {
+        if (row == 0)
+            printf("# collsim explain: %s, algorithm %s, S = %s, topology %s (%s)\n",
+                   cs_coll_name(coll), o->algo, cs_format_bytes(S, buf, sizeof buf),
+                   t->name, t->kind);
+        cs_explain_ranks_row(stdout, row == 0, ops, &req, t, &s, &tm);
+        goto out_sched;
+    }
     printf("# collsim explain: %s, algorithm %s%s, %d ranks, S = %s (%llu B)", cs_coll_name(coll),
            ops->name, strcmp(o->algo, "auto") ? "" : " (auto)", p,
            cs_format_bytes(S, buf, sizeof buf), (unsigned long long)S);
@@ -218,12 +223,19 @@ int cs_cmd_explain(int argc, char **argv)
 {
     ex_opts o;
     cs_err err;
-    int rc;
+    int rc, *ranks = NULL, n = 0, i;
     cs_err_clear(&err);
     rc = parse(argc, argv, &o, &err);
     if (rc > 0)
         return CS_EXIT_OK;
-    if (rc < 0 || (rc = explain(&o, &err)) < 0)
+    if (rc < 0)
         return cs_cli_fail(&err);
-    return CS_EXIT_OK;
+    if (o.ranks && (rc = cs_run_parse_ranks(o.ranks, &ranks, &n, &err)) < 0)
+        return cs_cli_fail(&err);
+    if (n > 1 && o.plot)
+        rc = cs_err_set(&err, CS_EUSAGE, "--plot", "draws one schedule: give one rank count");
+    for (i = 0; i < (n ? n : 1) && rc == 0; i++)
+        rc = explain(&o, n ? ranks[i] : 0, n > 1 ? i : -1, &err);
+    free(ranks);
+    return rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
 }

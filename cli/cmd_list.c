@@ -5,6 +5,7 @@
 #include "sim/sched.h"
 #include "algorithms/coll.h"
 #include "topologies/topology.h"
+#include "scenarios/plan.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -114,9 +115,21 @@ static void list_topologies(void)
         printf("%-22s %s\n", kinds[i]->name, kinds[i]->summary);
 }
 
+/* `collsim list models|gpus`: the training-plan presets with their descriptions. */
+static void list_plan_presets(int gpus)
+{
+    int i, n;
+    const char *const *names = gpus ? cs_gpu_names(&n) : cs_model_names(&n);
+    printf("# %s presets (--%s NAME in collsim plan)\n", gpus ? "gpu" : "model",
+           gpus ? "gpu" : "model");
+    for (i = 0; i < n; i++)
+        printf("%-18s %s\n", names[i], gpus ? cs_gpu_about(names[i]) : cs_model_about(names[i]));
+}
+
 int cs_cmd_list(int argc, char **argv)
 {
-    static const char *const what[] = {"algorithms", "collectives", "topologies"};
+    static const char *const what[] = {"algorithms", "collectives", "topologies", "models",
+                                       "gpus"};
     cs_err err;
     size_t i;
     if (argc < 2) {
@@ -145,6 +158,8 @@ int cs_cmd_list(int argc, char **argv)
     case 0: list_algorithms(); break;
     case 1: list_collectives(); break;
     case 2: list_topologies(); break;
+    case 3: list_plan_presets(0); break;
+    case 4: list_plan_presets(1); break;
     default:
         cs_err_set(&err, CS_EUSAGE, NULL, "unknown list '%s' (known: algorithms, collectives, "
                    "topologies)", argv[1]);

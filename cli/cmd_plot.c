@@ -1,6 +1,7 @@
 /* cmd_plot.c: `collsim plot FILE... --output OUT` (cli layer). Reads saved results (collsim
  * JSON or CSV, nccl-tests/rccl-tests logs) and draws bandwidth or time against size, one
- * series per file (or per sweep in a file); PNG, SVG or PDF by the output's extension. */
+ * series per file (or per sweep in a file), or against rank count at one size (--x ranks);
+ * PNG, SVG or PDF by the output's extension. */
 #include "cli/cli.h"
 #include "sim/size.h"
 #include "plots/plot.h"
@@ -11,13 +12,13 @@
 #define PLOT_MAX_INPUTS 256
 
 enum { O_OUTPUT = 1, O_METRIC, O_TITLE, O_LABEL, O_MEASURED, O_SERIES, O_WIDTH, O_HEIGHT,
-       O_LOGY, O_HELP };
+       O_LOGY, O_HELP, O_X, O_SIZE };
 
 static const cs_opt_spec plot_specs[] = {
     {"output", 'o', 1, O_OUTPUT}, {"metric", 'm', 1, O_METRIC}, {"title", 0, 1, O_TITLE},
     {"label", 0, 1, O_LABEL}, {"measured", 0, 1, O_MEASURED}, {"series", 0, 1, O_SERIES},
     {"width", 0, 1, O_WIDTH}, {"height", 0, 1, O_HEIGHT}, {"log-y", 0, 0, O_LOGY},
-    {"help", 'h', 0, O_HELP}, {NULL, 0, 0, 0},
+    {"help", 'h', 0, O_HELP}, {"x", 0, 1, O_X}, {"size", 0, 1, O_SIZE}, {NULL, 0, 0, 0},
 };
 
 static void plot_usage(void)
@@ -27,7 +28,11 @@ static void plot_usage(void)
            "--format json or csv output; nccl-tests/rccl-tests logs .log/.txt/.out are drawn\n"
            "as measured points). Simulated series are lines, measured ones markers.\n\n"
            "  -o, --output FILE      picture to write (format by extension; required)\n"
-           "  -m, --metric M         busbw (default), algbw, or time (log-log)\n"
+           "  -m, --metric M         busbw (default), algbw, or time (log-log); time is\n"
+           "                         the default with --x ranks\n"
+           "      --x size|ranks     across: message size (default) or rank count at one\n"
+           "                         size, one series per label (algorithm or file)\n"
+           "      --size SIZE        the size of --x ranks (default: the largest)\n"
            "      --log-y            log10 bandwidth axis\n"
            "      --title TEXT       title above the chart\n"
            "      --label NAME       legend name of the next file, in order (repeatable)\n"
@@ -52,6 +57,9 @@ typedef struct plot_opts {
     const char *title;                    /* --title, NULL for none */
     cs_metric metric;                     /* --metric */
     int log_y;                            /* --log-y */
+    int have_metric;                      /* --metric given */
+    cs_chart_x x;                         /* --x */
+    uint64_t size;                        /* --size, 0 = the largest */
     long width, height;                   /* --width, --height, px */
 } plot_opts;
 
@@ -83,7 +91,14 @@ static int parse_args(int argc, char **argv, plot_opts *o, cs_err *err)
             case O_METRIC:
                 if ((rc = cs_metric_lookup(v, &o->metric, err)) < 0)
                     err->code = rc = CS_EUSAGE;
+                o->have_metric = 1;
                 break;
+            case O_X:
+                if (strcmp(v, "size") && strcmp(v, "ranks"))
+                    return cs_err_set(err, CS_EUSAGE, "--x", "expected size or ranks, got '%s'", v);
+                o->x = strcmp(v, "ranks") ? CS_CHART_X_SIZE : CS_CHART_X_RANKS;
+                break;
+            case O_SIZE: rc = cs_parse_size(v, "--size", &o->size, err); break;
             case O_TITLE: o->title = v; break;
             case O_LABEL:
                 if (o->n_labels == PLOT_MAX_INPUTS)
@@ -116,6 +131,10 @@ static int parse_args(int argc, char **argv, plot_opts *o, cs_err *err)
         return cs_err_set(err, CS_EUSAGE, NULL, "no results file given (usage: collsim plot FILE... --output OUT.png)");
     if (!o->output)
         return cs_err_set(err, CS_EUSAGE, "--output", "missing: give the picture to write (.png, .svg or .pdf)");
+    if (o->size && o->x != CS_CHART_X_RANKS)
+        return cs_err_set(err, CS_EUSAGE, "--size", "picks the size of --x ranks");
+    if (o->x == CS_CHART_X_RANKS && !o->have_metric)
+        o->metric = CS_METRIC_TIME;
     if (o->n_labels > o->n_files)
         return cs_err_set(err, CS_EUSAGE, "--label", "%d labels for %d files", o->n_labels, o->n_files);
     if (cs_plot_format(o->output, &fmt, err) < 0) {
@@ -129,7 +148,7 @@ int cs_cmd_plot(int argc, char **argv)
 {
     plot_opts o;
     cs_err err;
-    cs_series_set set = {NULL, 0, 0};
+    cs_series_set set = {NULL, 0, 0}, over = {NULL, 0, 0};
     cs_chart chart;
     int rc, i;
     cs_err_clear(&err);
@@ -142,15 +161,22 @@ int cs_cmd_plot(int argc, char **argv)
         rc = cs_series_load(&set, o.files[i], i < o.n_labels ? o.labels[i] : NULL, o.measured[i], &err);
     if (rc == 0)
         rc = cs_series_select(&set, o.series, o.n_series, &err);
+    cs_series_pair_by_label(&set);
+    if (rc == 0 && o.x == CS_CHART_X_RANKS)
+        rc = cs_series_over_ranks(&set, o.size ? (double)o.size : cs_series_max_size(&set),
+                                  &over, &err);
     if (rc == 0) {
+        const cs_series_set *use = o.x == CS_CHART_X_RANKS ? &over : &set;
         memset(&chart, 0, sizeof chart);
         chart.title = o.title;
         chart.metric = o.metric;
         chart.log_y = o.log_y;
-        chart.series = set.items;
-        chart.n_series = set.n;
+        chart.series = use->items;
+        chart.n_series = use->n;
+        chart.x = o.x;
         rc = cs_plot_chart(&chart, o.output, (int)o.width, (int)o.height, NULL, &err);
     }
     cs_series_set_fini(&set);
+    cs_series_set_fini(&over);
     return rc ? cs_cli_fail(&err) : CS_EXIT_OK;
 }

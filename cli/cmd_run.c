@@ -1,5 +1,7 @@
 /* cmd_run.c: `collsim run [COLL] [options]` (cli layer). Simulates a size sweep of one
- * collective with nccl-tests' flags and prints nccl-tests' table (or JSON/CSV). */
+ * collective with nccl-tests' flags and prints nccl-tests' table (or JSON/CSV); with a
+ * range or list of rank counts (-g 2:64) or algorithms (--algo a,b), or COLL `all`, one
+ * sweep each (algorithms/run.h: cs_run_grid_run, spread over MPI ranks by sim/par.h). */
 #include "cli/cli.h"
 #include "sim/exec.h"
 #include "sim/report.h"
@@ -18,12 +20,12 @@ typedef struct run_opts {
     const char *coll_name;     /* positional COLL, default allreduce */
     uint64_t min_bytes, max_bytes, step_bytes;  /* -b -e -i */
     long step_factor;          /* -f (0 when -i is used) */
-    long ranks;                /* -g, 0 = every rank of the topology */
+    const char *ranks;         /* -g: N, A:B, A:B:+K, A:B:*F or A,B,C; NULL = every rank */
     const char *dtype;         /* -d */
     const char *redop;         /* -o */
     long root;                 /* -r */
     const char *topo;          /* --topo */
-    const char *algo;          /* --algo */
+    const char *algo;          /* --algo NAME or a comma list */
     long chunks;               /* --chunks */
     long servers;              /* --servers */
     long channels;             /* --channels */
@@ -61,19 +63,21 @@ static void run_usage(void)
            "Simulate a size sweep of one collective and print nccl-tests' table.\n"
            "COLL: allreduce (default), allgather, reducescatter, broadcast, reduce, gather,\n"
            "      scatter, alltoall, sendrecv, barrier (nccl-tests names like all_reduce_perf too),\n"
-           "      or all: every one of them in that order, one table each\n\n"
+           "      or all: every one of these in this order, one table each\n\n"
            "  -b, --minbytes SIZE     smallest size (default 8; K, M, G, T suffixes)\n"
            "  -e, --maxbytes SIZE     largest size (default 128M)\n"
            "  -f, --stepfactor F      multiply the size by F each step (default 2)\n"
            "  -i, --stepbytes SIZE    add SIZE each step instead\n"
-           "  -g, --ranks N           ranks (default: every rank of the topology)\n"
+           "  -g, --ranks N           ranks (default: every rank of the topology); a sweep:\n"
+           "                          A:B doubling (2:64), A:B:+K, A:B:*F, or A,B,C\n"
            "  -d, --datatype T        float (default), half, bfloat16, double, int8, ...\n"
            "  -o, --op OP             sum (default), prod, max, min, avg\n"
            "  -r, --root R            root of broadcast/reduce/gather/scatter (default 0)\n"
            "  -c, --check 0|1         symbolic data check for #wrong (default 1)\n"
            "  -n, -w                  accepted for nccl-tests compatibility, ignored\n"
            "      --topo PRESET|FILE  topology (default %s; `collsim list topologies`)\n"
-           "      --algo NAME|auto    algorithm (default auto; `collsim list algorithms`)\n"
+           "      --algo NAME|auto    algorithm (default auto; `collsim list algorithms`);\n"
+           "                          a comma list runs each (ring,parameter_server)\n"
            "      --chunks N          pipeline chunks per step (default 1 = textbook)\n"
            "      --servers K         parameter_server: server ranks (default 1)\n"
            "      --channels N        parallel rings/trees (default 1, or the topology's NCCL\n"
@@ -81,11 +85,12 @@ static void run_usage(void)
            "      --format text|json|csv   output format (default text, or by --output suffix)\n"
            "      --output FILE       write there instead of stdout (atomically)\n"
            "      --proto P           NCCL mode: auto (by time), LL, LL128 or Simple; none for\n"
-           "                          the bare fabric (default: NCCL mode only if the topology\n"
-           "                          has an \"nccl\" object, as the H100/B200 presets do)\n"
+           "                          the bare fabric (default: NCCL mode on node, cluster and\n"
+           "                          pcie kinds and wherever the topology has an \"nccl\" object)\n"
            "      --links             report the busiest links of the largest size and name\n"
            "                          the bottleneck (link-level fabrics)\n"
-           "      --plot FILE         also draw the sweep (.png, .svg or .pdf)\n"
+           "      --plot FILE         also draw the sweep (.png, .svg or .pdf); over several\n"
+           "                          rank counts: time against ranks at the largest size\n"
            "      --trace FILE        one size (-b = -e): write a Perfetto/Chrome trace (JSON)\n",
            CS_DEFAULT_PRESET);
 }
@@ -140,7 +145,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
             if (rc == 0 && o->step_bytes == 0)
                 rc = cs_err_set(err, CS_EUSAGE, "-i", "must be > 0");
             break;
-        case O_RANKS: rc = cs_parse_int(v, "-g", 1, 1 << 20, &o->ranks, err); break;
+        case O_RANKS: o->ranks = v; break;
         case O_DTYPE: o->dtype = v; break;
         case O_OP: o->redop = v; break;
         case O_ROOT: rc = cs_parse_int(v, "-r", 0, 1 << 20, &o->root, err); break;
@@ -178,123 +183,114 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     return check_picture_opts(o, err);
 }
 
-/* --plot: the sweep as a chart; --trace: the one size run again with the recorder, written
- * as Perfetto trace JSON. Both files are written atomically by plots/. */
-static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_topo *t,
-                        cs_coll coll, int p, int elt, const cs_sweep *sw, cs_err *err)
+/* --plot: the sweeps as a chart (over ranks when there are several rank counts); --trace:
+ * the one size run again with the recorder, written as Perfetto trace JSON. Both files are
+ * written atomically by plots/. */
+static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_run_grid *g,
+                        int elt, cs_err *err)
 {
-    char title[256];
+    const cs_sweep *sw = &g->sweeps[0];
+    char title[256], buf[32];
     cs_sched s;
     cs_sim_costs costs;
-    int rc = 0;
-    snprintf(title, sizeof title, "%s, %d ranks, %s", cs_coll_name(coll), p, t->name);
-    if (o->plot && (rc = cs_plot_sweep(sw, title, o->plot, err)) < 0)
+    cs_run_cfg one = *cfg;
+    one.nccl = g->nccl_on ? &g->nccl : NULL;
+    int rc = 0, p_last = g->sweeps[g->n - 1].ranks;
+    if (p_last != sw->ranks && sw->n_rows > 0)   /* time against ranks at the largest size */
+        snprintf(title, sizeof title, "%s%s%s, %d to %d ranks, %s", cs_coll_name(sw->coll),
+                 o->max_bytes ? " of " : "", o->max_bytes ? cs_format_bytes(o->max_bytes, buf,
+                 sizeof buf) : "", sw->ranks, p_last, sw->topology);
+    else
+        snprintf(title, sizeof title, "%s, %d ranks, %s", cs_coll_name(sw->coll), sw->ranks,
+                 sw->topology);
+    if (o->plot && (rc = g->n == 1 ? cs_plot_sweep(sw, title, o->plot, err)
+                                   : cs_plot_sweeps(g->sweeps, g->n, title, o->plot, err)) < 0)
         return rc;
     if (!o->trace)
         return 0;
-    if ((rc = cs_run_schedule(cfg, t, coll, p, elt, o->min_bytes, &s, &costs, err)) < 0)
+    if (g->n > 1)
+        return cs_err_set(err, CS_EUSAGE, "--trace", "traces one run: give one rank count "
+                          "and one algorithm");
+    one.algo = sw->algorithm;
+    if ((rc = cs_run_schedule(&one, g->topos[0], sw->coll, sw->ranks, elt,
+                              o->min_bytes, &s, &costs, err)) < 0)
         return rc;
-    rc = cs_trace_schedule(t, &s, &costs, o->trace, err);
+    rc = cs_trace_schedule(g->topos[0], &s, &costs, o->trace, err);
     cs_sched_fini(&s);
     return rc;
-}
-
-/* Print the sweeps (sim/report.h: one table each, a JSON array with `all`). */
-static int write_report(const run_opts *o, cs_sweep *sw, int n, int all, cs_err *err)
-{
-    cs_out out;
-    int rc;
-    if ((rc = cs_out_open(&out, o->output, err)) < 0)
-        return rc;
-    if ((rc = cs_report_sweeps(out.f, o->format, sw, n, all)) < 0) {
-        cs_out_abort(&out);
-        return cs_err_set(err, rc, o->output, "cannot write the report");
-    }
-    return cs_out_commit(&out, err);
 }
 
 int cs_cmd_run(int argc, char **argv)
 {
     run_opts o;
-    cs_run_cfg cfg;
+    cs_run_grid_req rq;
+    cs_run_grid g;
     cs_err err;
-    cs_topo *t = NULL;
-    cs_coll one;
-    const cs_coll *colls = &one;
     cs_dtype dt;
-    const char *redop;
-    cs_sweep sw[16];
-    cs_run_task tasks[16];
     uint64_t *sizes = NULL;
-    int n_sizes = 0, rc, p, k, n_colls = 1, all, nccl_on = 0;
-    char model[256], bottleneck[16][256];
-    cs_nccl_params np;
+    int *ranks = NULL;
+    char **algos = NULL;
+    int n_sizes = 0, n_ranks = 0, n_algos = 0, rc;
+
     cs_err_clear(&err);
-    memset(sw, 0, sizeof sw);
+    memset(&g, 0, sizeof g);
+    memset(&rq, 0, sizeof rq);
     rc = parse_args(argc, argv, &o, &err);
     if (rc > 0)
         return CS_EXIT_OK;
     if (rc < 0)
         return cs_cli_fail(&err);
-    /* `run all`: every collective, one table each, as nccl-tests' scripts run them */
-    if ((all = !strcmp(o.coll_name, "all")) != 0)
-        colls = cs_run_all_colls(&n_colls);
-    else if ((rc = cs_coll_lookup_program(o.coll_name, &one, &err)) < 0) {
+    if (!strcmp(o.coll_name, "all"))     /* every collective, as nccl-tests' scripts */
+        rq.colls = cs_run_all_colls(&rq.n_colls);
+    else if ((rc = cs_coll_lookup_program(o.coll_name, &rq.coll, &err)) < 0) {
         err.code = CS_EUSAGE;
         return cs_cli_fail(&err);
     }
-    if (cs_dtype_lookup(o.dtype, &dt, &err) < 0 || cs_redop_lookup(o.redop, &redop, &err) < 0)
+    if (cs_dtype_lookup(o.dtype, &dt, &err) < 0 || cs_redop_lookup(o.redop, &rq.redop, &err) < 0)
         return cs_cli_fail(&err);
-    if ((rc = cs_topo_open(o.topo, &t, &err)) < 0) {
-        cs_err_prefix(&err, NULL);
-        return cs_cli_fail(&err);
-    }
-    if ((rc = cs_nccl_setup(o.topo, o.proto, 0, &np, &nccl_on, &err)) < 0)
-        goto out;
-    if (nccl_on && o.channels > 0)
-        np.channels = (int)o.channels;   /* --channels over the table's */
-    cs_run_cfg_init(&cfg);
-    cfg.algo = o.algo;
-    cfg.chunks = (int)o.chunks;
-    cfg.servers = (int)o.servers;
-    cfg.channels = (int)o.channels;
-    cfg.root = (int)o.root;
-    cfg.check = (int)o.check;
-    cfg.nccl = nccl_on ? &np : NULL;
-    p = o.ranks ? (int)o.ranks : t->n_ranks;
-    if (p > t->n_ranks) {
-        rc = cs_err_set(&err, CS_EUSAGE, "-g", "%d ranks requested but topology '%s' has %d",
-                        p, t->name, t->n_ranks);
-        goto out;
-    }
-    if ((all || cs_coll_is_rooted(one)) && o.root >= p) {
-        rc = cs_err_set(&err, CS_EUSAGE, "-r", "root must be between 0 and %d, got %ld", p - 1,
-                        o.root);
-        goto out;
-    }
-    if (!all && one == CS_COLL_BARRIER)
+    if ((o.ranks && (rc = cs_run_parse_ranks(o.ranks, &ranks, &n_ranks, &err)) < 0) ||
+        (rc = cs_run_parse_names(o.algo, &algos, &n_algos, &err)) < 0)
+        goto fail;
+    cs_run_cfg_init(&rq.cfg);
+    rq.cfg.chunks = (int)o.chunks;
+    rq.cfg.servers = (int)o.servers;
+    rq.cfg.channels = (int)o.channels;
+    rq.cfg.root = (int)o.root;
+    rq.cfg.check = (int)o.check;
+    if (rq.coll == CS_COLL_BARRIER && !rq.n_colls)
         o.min_bytes = o.max_bytes = 0;
     if ((rc = cs_run_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, &sizes,
                            &n_sizes, &err)) < 0)
-        goto out;
-    cs_run_model_line(t, cfg.nccl, model, sizeof model);
-    for (k = 0; k < n_colls; k++) {
-        cs_run_header(&sw[k], colls[k], o.algo, t, dt.name, redop, p, (int)o.root,
-                      (int)o.chunks, model);
-        cs_run_task_set(&tasks[k], &sw[k], sizes, n_sizes, o.links, bottleneck[k],
-                        sizeof bottleneck[k]);
-    }
-    if ((rc = cs_run_sweeps(&cfg, t, p, dt.bytes, tasks, n_colls, &err)) < 0)
-        goto out;
+        goto fail;
+    rq.topo = o.topo;
+    rq.ranks = ranks;
+    rq.n_ranks = n_ranks;
+    rq.algos = (const char *const *)algos;
+    rq.n_algos = n_algos;
+    rq.dtype = dt.name;
+    rq.elt = dt.bytes;
+    rq.sizes = sizes;
+    rq.n_sizes = n_sizes;
+    rq.links = o.links;
+    rq.proto = o.proto;
+    if ((rc = cs_run_grid_run(&rq, &g, &err)) < 0)
+        goto fail;
+    /* Asked for but not run: the executor stopped the check when its state outgrew its
+     * limit (sim/exec.c); the table prints N/A, and this says why. */
+    for (int k = 0; o.check && cs_cli_writes() && k < g.n; k++)
+        for (int i = 0; i < g.sweeps[k].n_rows; i++)
+            if (g.sweeps[k].rows[i].wrong < 0)
+                fprintf(stderr, "collsim run: note: data check skipped at %llu bytes on %d "
+                        "ranks: its state outgrew 256 MiB (#wrong N/A)\n",
+                        (unsigned long long)g.sweeps[k].rows[i].size_bytes, g.sweeps[k].ranks);
     if ((o.plot || o.trace) && cs_cli_writes() &&
-        (rc = run_pictures(&o, &cfg, t, one, p, dt.bytes, &sw[0], &err)) < 0)
-        goto out;
-    rc = write_report(&o, sw, n_colls, all, &err);
-out:
-    rc = rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
+        (rc = run_pictures(&o, &rq.cfg, &g, dt.bytes, &err)) < 0)
+        goto fail;
+    rc = cs_cli_write_sweeps(o.output, o.format, g.sweeps, g.n, &err);
+fail:
     free(sizes);
-    for (k = 0; k < n_colls; k++)
-        cs_sweep_fini(&sw[k]);
-    cs_topo_free(t);
-    return rc;
+    free(ranks);
+    cs_run_names_free(algos, n_algos);
+    cs_run_grid_fini(&g);
+    return rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
 }

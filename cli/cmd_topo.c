@@ -3,6 +3,7 @@
  * problem of a topology file, each as `error: where: what`, instead of stopping at the
  * first. */
 #include "cli/cli.h"
+#include "sim/size.h"
 #include "algorithms/nccl/nccl.h"
 #include "topologies/topology.h"
 
@@ -11,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_FORMAT = 1, T_OUTPUT, T_HELP };
+enum { T_FORMAT = 1, T_OUTPUT, T_HELP, T_RANKS };
 
 static const char usage[] =
-    "usage: collsim topo show PRESET|FILE [--format text|json] [--output FILE]\n"
+    "usage: collsim topo show PRESET|FILE [-g N] [--format text|json] [--output FILE]\n"
     "       collsim topo check PRESET|FILE\n"
     "       collsim topo draw PRESET|FILE --output OUT.png|.svg|.pdf [--width W --height H]\n\n"
     "show: nodes by type, links by class (bandwidth and latency per direction), the ranks,\n"
@@ -23,7 +24,9 @@ static const char usage[] =
     "check: every problem of the topology (syntax, keys, values, unknown or duplicate\n"
     "names, self-links, ranks that are not endpoints or cannot be reached, routes that are\n"
     "not paths), one `where: what` line each on stdout, and exit 1 if there is any.\n"
-    "draw: a picture of the fabric (see `collsim topo draw --help`).\n";
+    "draw: a picture of the fabric (see `collsim topo draw --help`).\n"
+    "-g N: the rank count of a file that leaves \"ranks\" to the command (alpha_beta, ring,\n"
+    "switch, fully_connected); check checks such a file at 2 ranks.\n";
 
 /* Links of one class. */
 typedef struct class_row {
@@ -147,7 +150,7 @@ static int show_json(FILE *f, const cs_topo *t, const class_row *rows, int n_row
     return rc;
 }
 
-static int topo_show(const char *spec, const char *format, const char *output)
+static int topo_show(const char *spec, long ranks, const char *format, const char *output)
 {
     cs_topo *t;
     class_row *rows = NULL;
@@ -159,7 +162,7 @@ static int topo_show(const char *spec, const char *format, const char *output)
         cs_err_set(&err, CS_EUSAGE, "--format", "unknown format '%s' (known: text, json)", format);
         return cs_cli_fail(&err);
     }
-    if ((rc = cs_topo_open(spec, &t, &err)) < 0)
+    if ((rc = cs_topo_open_ranks(spec, (int)ranks, &t, &err)) < 0)
         return cs_cli_fail(&err);
     if ((rc = cs_topo_bisection_GBps(t, &bis, &err)) < 0 ||
         (n_rows = class_rows(t, &rows)) < 0) {
@@ -212,7 +215,7 @@ static int topo_check(const char *spec)
         return cs_cli_fail(&err);
     }
     cs_topo_problems_fini(&probs);
-    if (cs_topo_open(spec, &t, &err) < 0)
+    if (cs_topo_open_ranks(spec, 2, &t, &err) < 0)   /* 2 where the file takes -g */
         return cs_cli_fail(&err);
     printf("ok: %s: %d ranks, %d nodes, %d links\n", spec, t->n_ranks, t->n_nodes, t->n_links);
     cs_topo_free(t);
@@ -223,12 +226,13 @@ int cs_cmd_topo(int argc, char **argv)
 {
     static const cs_opt_spec specs[] = {
         {"format", 0, 1, T_FORMAT}, {"output", 0, 1, T_OUTPUT}, {"help", 'h', 0, T_HELP},
-        {NULL, 0, 0, 0},
+        {"ranks", 'g', 1, T_RANKS}, {NULL, 0, 0, 0},
     };
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *spec;
     const char *val, *what = NULL, *topo = NULL, *format = "text", *output = NULL;
     cs_err err;
+    long ranks = 0;
     int rc;
     if (argc > 1 && !strcmp(argv[1], "draw"))
         return cs_cmd_topo_draw(argc - 1, argv + 1);   /* cmd_topo_draw.c */
@@ -247,6 +251,9 @@ int cs_cmd_topo(int argc, char **argv)
             return CS_EXIT_OK;
         } else if (spec->id == T_FORMAT) {
             format = val;
+        } else if (spec->id == T_RANKS) {
+            if (cs_parse_int(val, "-g", 1, 1 << 20, &ranks, &err) < 0)
+                return cs_cli_fail(&err);
         } else {
             output = val;
         }
@@ -270,5 +277,5 @@ int cs_cmd_topo(int argc, char **argv)
         }
         return topo_check(topo);
     }
-    return topo_show(topo, format, output);
+    return topo_show(topo, ranks, format, output);
 }

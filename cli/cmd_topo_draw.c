@@ -8,11 +8,11 @@
 
 #include <string.h>
 
-enum { O_OUTPUT = 1, O_WIDTH, O_HEIGHT, O_HELP };
+enum { O_OUTPUT = 1, O_WIDTH, O_HEIGHT, O_HELP, O_RANKS };
 
 static const cs_opt_spec draw_specs[] = {
     {"output", 'o', 1, O_OUTPUT}, {"width", 0, 1, O_WIDTH}, {"height", 0, 1, O_HEIGHT},
-    {"help", 'h', 0, O_HELP}, {NULL, 0, 0, 0},
+    {"help", 'h', 0, O_HELP}, {"ranks", 'g', 1, O_RANKS}, {NULL, 0, 0, 0},
 };
 
 static void draw_usage(void)
@@ -23,7 +23,8 @@ static void draw_usage(void)
            "with their bandwidth (GB/s).\n\n"
            "  -o, --output FILE      picture to write (format by extension; required)\n"
            "      --width W          width, px (default %d)\n"
-           "      --height H         height, px (default %d)\n",
+           "      --height H         height, px (default %d)\n"
+           "  -g, --ranks N          rank count of a file that leaves \"ranks\" to the command\n",
            CS_PLOT_DEFAULT_W, CS_PLOT_DEFAULT_H);
 }
 
@@ -33,7 +34,7 @@ int cs_cmd_topo_draw(int argc, char **argv)
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *sp;
     const char *v, *spec = NULL, *output = NULL;
-    long w = CS_PLOT_DEFAULT_W, h = CS_PLOT_DEFAULT_H;
+    long w = CS_PLOT_DEFAULT_W, h = CS_PLOT_DEFAULT_H, ranks = 0;
     cs_topo *t = NULL;
     cs_plot_fmt fmt;
     cs_err err;
@@ -54,6 +55,7 @@ int cs_cmd_topo_draw(int argc, char **argv)
         case O_WIDTH: rc = cs_parse_int(v, "--width", CS_PLOT_MIN_SIDE, CS_PLOT_MAX_SIDE, &w, &err); break;
         case O_HEIGHT: rc = cs_parse_int(v, "--height", CS_PLOT_MIN_SIDE, CS_PLOT_MAX_SIDE, &h, &err); break;
         case O_HELP: draw_usage(); return CS_EXIT_OK;
+        case O_RANKS: rc = cs_parse_int(v, "-g", 1, 1 << 20, &ranks, &err); break;
         default: break;
         }
         if (rc < 0)
@@ -70,7 +72,7 @@ int cs_cmd_topo_draw(int argc, char **argv)
         err.code = CS_EUSAGE;
     if (err.code)
         return cs_cli_fail(&err);
-    if ((rc = cs_topo_open(spec, &t, &err)) < 0)
+    if ((rc = cs_topo_open_ranks(spec, (int)ranks, &t, &err)) < 0)
         return cs_cli_fail(&err);
     rc = cs_plot_topology(t, output, (int)w, (int)h, &err);
     cs_topo_free(t);

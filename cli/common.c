@@ -4,6 +4,7 @@
 #include "sim/size.h"
 #include "plots/plot.h"
 #include "sim/par.h"
+#include "sim/report.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -168,6 +169,20 @@ void cs_cli_progress(const char *label, int done, int total, double elapsed_s, d
             total, elapsed_s, left_s);
     fflush(stderr);
     g_progress_shown = 1;
+}
+
+int cs_cli_write_sweeps(const char *path, const char *format, const cs_sweep *sw, int n,
+                        cs_err *err)
+{
+    cs_out out;
+    int rc;
+    if ((rc = cs_out_open(&out, path, err)) < 0)
+        return rc;
+    if ((rc = cs_report_many(out.f, format, sw, n)) < 0) {
+        cs_out_abort(&out);
+        return cs_err_set(err, rc, path, "cannot write the report");
+    }
+    return cs_out_commit(&out, err);
 }
 
 int cs_cli_check_plot(const char *path, cs_err *err)

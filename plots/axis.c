@@ -232,6 +232,11 @@ static void bytes_ticks(cs_axis *ax, int e_lo, int e_hi, int k)
 
 int cs_axis_log2_bytes(cs_axis *ax, double lo, double hi, const cs_axis_fit *fit)
 {
+    return cs_axis_log2(ax, lo, hi, CS_AXIS_FMT_BYTES, fit);
+}
+
+int cs_axis_log2(cs_axis *ax, double lo, double hi, cs_axis_fmt fmt, const cs_axis_fit *fit)
+{
     int e_lo, e_hi, span, k, k_fit = 0, k_div = 0, k_use;
     if (!(lo >= 1) || !(hi >= 1) || !isfinite(lo) || !isfinite(hi) || lo > hi || check_fit(fit))
         return CS_EINVAL;
@@ -246,7 +251,7 @@ int cs_axis_log2_bytes(cs_axis *ax, double lo, double hi, const cs_axis_fit *fit
     span = e_hi - e_lo;
     memset(ax, 0, sizeof *ax);
     ax->is_log = 1;
-    ax->fmt = CS_AXIS_FMT_BYTES;
+    ax->fmt = fmt;
     ax->lo = ldexp(1.0, e_lo);
     ax->hi = ldexp(1.0, e_hi);
     for (k = 1; k <= span && !(k_fit && k_div); k++) {

@@ -63,6 +63,8 @@ int cs_axis_log10(cs_axis *ax, double lo, double hi, cs_axis_fmt fmt, const cs_a
  * 8 GiB is labelled at both ends); minor ticks at the other powers of two. Returns 0 or
  * CS_EINVAL. */
 int cs_axis_log2_bytes(cs_axis *ax, double lo, double hi, const cs_axis_fit *fit);
+/* The same powers-of-two axis with labels in another format (rank counts: "2", "64"). */
+int cs_axis_log2(cs_axis *ax, double lo, double hi, cs_axis_fmt fmt, const cs_axis_fit *fit);
 
 /* Position of v along the axis: 0 at lo, 1 at hi (outside for values out of range; NAN
  * for v <= 0 on a log axis). */

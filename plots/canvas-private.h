@@ -73,6 +73,17 @@ void cs__text_vertical(cairo_t *cr, double x, double y, const char *s);
 /* Copy s into buf, cut in the middle with an ellipsis so it is at most max_w px wide. */
 void cs__text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t len);
 
+/* Split s into at most two lines, each at most max_w px wide, breaking only at spaces
+ * (never inside a word). Returns 1 (l2 empty) or 2, or 0 when s cannot be set in two
+ * lines of max_w without cutting a word. l1 and l2 hold len bytes each. */
+int cs__text_wrap2(cairo_t *cr, const char *s, double max_w, char *l1, char *l2, size_t len);
+/* Record the box of s as cs__text(cr, x, y, ax, ay, s) draws it into tx (NULL: nothing). */
+void cs__texts_add(cs_plot_texts *tx, cairo_t *cr, double x, double y, double ax, double ay,
+                   const char *s, int owner);
+/* cs__text and cs__texts_add in one. */
+void cs__text_rec(cs_plot_texts *tx, cairo_t *cr, double x, double y, double ax, double ay,
+                  const char *s, int owner);
+
 /* Axis-fit extents measured with the current font: along x (width) and along y (height). */
 double cs__extent_w(void *cr, const char *label);
 double cs__extent_h(void *cr, const char *label);

@@ -402,6 +402,70 @@ void cs__text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t le
     snprintf(buf, len, "\xe2\x80\xa6");
 }
 
+int cs__text_wrap2(cairo_t *cr, const char *s, double max_w, char *l1, char *l2, size_t len)
+{
+    size_t n = strlen(s), i, best = 0;
+    snprintf(l1, len, "%s", s);
+    l2[0] = '\0';
+    if (cs__text_w(cr, s) <= max_w)
+        return 1;
+    /* The longest first line that fits, ending before a space. */
+    for (i = 1; i < n; i++) {
+        if (s[i] != ' ')
+            continue;
+        snprintf(l1, len, "%.*s", (int)i, s);
+        if (cs__text_w(cr, l1) > max_w)
+            break;
+        best = i;
+    }
+    if (!best) {
+        snprintf(l1, len, "%s", s);
+        return 0;
+    }
+    snprintf(l1, len, "%.*s", (int)best, s);
+    while (s[best] == ' ')
+        best++;
+    snprintf(l2, len, "%s", s + best);
+    if (cs__text_w(cr, l2) > max_w) {
+        snprintf(l1, len, "%s", s);
+        l2[0] = '\0';
+        return 0;
+    }
+    return 2;
+}
+
+void cs__texts_add(cs_plot_texts *tx, cairo_t *cr, double x, double y, double ax, double ay,
+                   const char *s, int owner)
+{
+    cairo_font_extents_t fe;
+    cs_plot_text *t;
+    double w, by;
+    if (!tx || tx->n >= CS_PLOT_MAX_TEXTS)
+        return;
+    t = &tx->items[tx->n++];
+    w = cs__text_w(cr, s);
+    cairo_font_extents(cr, &fe);
+    if (ay <= 0)
+        by = y + fe.ascent;
+    else if (ay < 1)
+        by = y + (fe.ascent - fe.descent) / 2;
+    else
+        by = y;
+    t->box.x = x - ax * w;
+    t->box.y = by - fe.ascent;
+    t->box.w = w;
+    t->box.h = fe.ascent + fe.descent;
+    t->owner = owner;
+    snprintf(t->text, sizeof t->text, "%s", s);
+}
+
+void cs__text_rec(cs_plot_texts *tx, cairo_t *cr, double x, double y, double ax, double ay,
+                  const char *s, int owner)
+{
+    cs__text(cr, x, y, ax, ay, s);
+    cs__texts_add(tx, cr, x, y, ax, ay, s, owner);
+}
+
 double cs__extent_w(void *cr, const char *label)
 {
     return cs__text_w(cr, label);

@@ -28,6 +28,7 @@ typedef struct cs_point {
     double time_us;          /* time of one operation, microseconds (NAN if unknown) */
     double algbw_GBps;       /* S / time, GB/s (NAN if unknown) */
     double busbw_GBps;       /* algbw x the collective's factor, GB/s (NAN if unknown) */
+    double ranks;            /* rank count of the run, 0 if unknown (x of a ranks chart) */
 } cs_point;
 
 /* A series: one curve of a chart. */
@@ -42,6 +43,8 @@ typedef struct cs_series {
     int same_style_as;       /* 1 + index of an earlier series whose colour, dash and marker
                                 this one takes (a measured set and its simulation); 0 = its
                                 own, by position */
+    int is_formula;          /* 1: a closed form, drawn dashed in its same_style_as series'
+                                colour (the simulated series it checks) */
 } cs_series;
 
 /* A growable list of series. Zero-initialise, then cs_series_set_fini. */
@@ -76,6 +79,21 @@ int cs_series_from_sweep(cs_series_set *set, const cs_sweep *sw, const char *lab
  * CS_ENOENT "unknown series 'x' (known: ...)". */
 int cs_series_select(cs_series_set *set, const char *const *labels, int n, cs_err *err);
 
+/* Series from the same machine share a colour: a measured series whose label is that of a
+ * simulated (non-formula) series takes its style (same_style_as), and the legend shows
+ * the pair as one entry with both marks. */
+void cs_series_pair_by_label(cs_series_set *set);
+
+/* The series of in regrouped over rank counts at one size: one output series per label
+ * (in order of first appearance), with a point per input series that has a point within
+ * 2% of size_bytes and a known rank count (the nearest such point), sorted by ranks.
+ * Formula series stay formula series, paired with their simulated series. Returns 0, or
+ * CS_EINVAL "no point at SIZE" when nothing matched, CS_ENOMEM. out must be empty. */
+/* The largest size of any point in set, bytes (0 if none). */
+double cs_series_max_size(const cs_series_set *set);
+int cs_series_over_ranks(const cs_series_set *in, double size_bytes, cs_series_set *out,
+                         cs_err *err);
+
 /* What a chart shows against size. */
 typedef enum cs_metric {
     CS_METRIC_BUSBW,         /* bus bandwidth, GB/s (default) */
@@ -87,13 +105,21 @@ typedef enum cs_metric {
 const char *cs_metric_name(cs_metric m);
 int cs_metric_lookup(const char *name, cs_metric *out, cs_err *err);
 
-/* A chart of series against message size. */
+/* What a chart has across. */
+typedef enum cs_chart_x {
+    CS_CHART_X_SIZE,         /* message size, log2 byte axis (default) */
+    CS_CHART_X_RANKS         /* rank count: log2 when every count is a power of two, else
+                                linear */
+} cs_chart_x;
+
+/* A chart of series against message size (or rank count). */
 typedef struct cs_chart {
     const char *title;       /* title above the plot, NULL for none */
     cs_metric metric;        /* y quantity */
     int log_y;               /* 1: log10 bandwidth axis (time is always log) */
     const cs_series *series; /* the series (borrowed) */
     int n_series;
+    cs_chart_x x;            /* x quantity */
 } cs_chart;
 
 /* A rectangle on the page, px from the top left. */
@@ -101,11 +127,28 @@ typedef struct cs_plot_rect {
     double x, y, w, h;
 } cs_plot_rect;
 
+/* A line of text as drawn: its box and its string (for tests that check that no two
+ * texts overlap and that no label was cut). */
+#define CS_PLOT_MAX_TEXTS 160
+typedef struct cs_plot_text {
+    cs_plot_rect box;        /* ink box: advance width x (ascent + descent), px */
+    int owner;               /* legend: the series index; -1 title, -2 other text */
+    char text[160];          /* the string (cut at 159 bytes) */
+} cs_plot_text;
+typedef struct cs_plot_texts {
+    cs_plot_text items[CS_PLOT_MAX_TEXTS];   /* in drawing order (the first ones kept) */
+    int n;
+} cs_plot_texts;
+
 /* Where a chart put things (for tests and callers that annotate). */
 typedef struct cs_chart_layout {
     cs_plot_rect plot;       /* the plot area, inside the axes */
     cs_plot_rect legend;     /* the legend box (outside the plot area), w = 0 if none */
     cs_plot_rect error;      /* the error panel under the plot, h = 0 if none */
+    int legend_below;        /* 1: the legend sits under the plot (labels too long for the
+                                side); 0: right of it */
+    cs_plot_texts texts;     /* the title and every legend line: a label that does not fit
+                                wraps at a space onto a second line, never cut mid-word */
 } cs_chart_layout;
 
 /* RGB (0..255 each) of series i as drawn: the palette (Okabe-Ito) cycles, dashes and
@@ -132,5 +175,11 @@ int cs_plot_validation(const struct cs_lset *ls, const cs_topo *t, const char *p
 
 /* `collsim run --plot`: the sweep's rows as one series under title, written to path. */
 int cs_plot_sweep(const cs_sweep *sw, const char *title, const char *path, cs_err *err);
+/* `collsim run --plot` of several sweeps: one series per sweep, and beside each the
+ * algorithm's closed form (dashed, same colour) where its rows carry one. When the sweeps
+ * cover more than one rank count the chart is time against ranks at the largest size,
+ * one series per algorithm; else busbw against size. */
+int cs_plot_sweeps(const cs_sweep *sw, int n, const char *title, const char *path,
+                   cs_err *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "calibration/logparse.h"
+#include "sim/size.h"
 
 void cs_series_set_fini(cs_series_set *set)
 {
@@ -129,15 +130,48 @@ static int check_point(const cs_point *p, const char *where, cs_err *err)
     return 0;
 }
 
+/* The closed-form series beside series si: the rows' closed_form_us (where given) as
+ * times, algbw and busbw from them with the factor of the simulated row. Nothing is added
+ * when no row has one. */
+static int add_closed_form(cs_series_set *set, int si, const double *closed, cs_err *err)
+{
+    char lab[300];
+    cs_series *f;
+    int j, any = 0, fi;
+    for (j = 0; j < set->items[si].n_pts; j++)
+        any |= isfinite(closed[j]);
+    if (!any)
+        return 0;
+    snprintf(lab, sizeof lab, "%s (closed form)", set->items[si].label);
+    if (!(f = cs_series_add(set, lab, 0)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    fi = set->n - 1;
+    f->is_formula = 1;
+    f->same_style_as = si + 1;
+    for (j = 0; j < set->items[si].n_pts; j++) {
+        cs_point p = set->items[si].pts[j];
+        double factor = p.algbw_GBps > 0 ? p.busbw_GBps / p.algbw_GBps : 1;
+        if (!isfinite(closed[j]) || !(closed[j] > 0))
+            continue;
+        p.time_us = closed[j];
+        p.algbw_GBps = p.size_bytes / (p.time_us * 1e3);
+        p.busbw_GBps = p.algbw_GBps * factor;
+        if (cs_series_push(&set->items[fi], &p, NAN))
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    return 0;
+}
+
 /* One sweep object of a results JSON. */
 static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const char *path,
                            const char *label, int is_measured, cs_err *err)
 {
-    json_t *res = json_object_get(o, "results");
+    json_t *res = json_object_get(o, "results"), *rk = json_object_get(o, "ranks");
     char lab[256], where[96];
     cs_series *s;
     size_t i;
-    int rc;
+    int rc, si, n0 = set->n;
+    double *closed;
     if (!json_is_object(o))
         return cs_err_set(err, CS_EINVAL, ctx[0] ? ctx : "(root)", "expected a results object");
     if (!json_is_array(res))
@@ -148,11 +182,17 @@ static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const
     }
     default_label(lab, sizeof lab, json_string_value(json_object_get(o, "algorithm")),
                   json_string_value(json_object_get(o, "topology")), path);
-    if (!(s = cs_series_add(set, label ? label : lab, is_measured)))
+    if (!(closed = malloc(json_array_size(res) * sizeof *closed)))
         return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    if (!(s = cs_series_add(set, label ? label : lab, is_measured))) {
+        free(closed);
+        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    }
+    si = set->n - 1;
     for (i = 0; i < json_array_size(res); i++) {
         json_t *row = json_array_get(res, i);
         cs_point p;
+        p.ranks = json_is_integer(rk) ? (double)json_integer_value(rk) : 0;
         snprintf(where, sizeof where, "%s%sresults[%d]", ctx, ctx[0] ? "." : "", (int)i);
         if (!json_is_object(row))
             rc = cs_err_set(err, CS_EINVAL, where, "expected an object");
@@ -160,14 +200,19 @@ static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const
                  !(rc = json_num(row, "time_us", (int)i, &p.time_us, err)) &&
                  !(rc = json_num(row, "algbw_GBps", (int)i, &p.algbw_GBps, err)) &&
                  !(rc = json_num(row, "busbw_GBps", (int)i, &p.busbw_GBps, err)) &&
+                 !(rc = json_num(row, "closed_form_us", (int)i, &closed[s->n_pts], err)) &&
                  !(rc = check_point(&p, where, err)) && (rc = cs_series_push(s, &p, NAN)))
             cs_err_set(err, rc, path, "out of memory");
-        if (rc) {
-            series_pop(set);
-            return rc;
-        }
+        if (rc)
+            break;
     }
-    return 0;
+    if (!rc && !is_measured)
+        rc = add_closed_form(set, si, closed, err);
+    free(closed);
+    if (rc)
+        while (set->n > n0)
+            series_pop(set);
+    return rc;
 }
 
 static int load_json(cs_series_set *set, const char *path, const char *label, int is_measured,
@@ -241,10 +286,13 @@ static int csv_split(char *line, char **fields, int max)
     return n;
 }
 
-enum { COL_SIZE, COL_TIME, COL_ALGBW, COL_BUSBW, COL_ALGO, COL_TOPO, N_COLS };
+enum { COL_SIZE, COL_TIME, COL_ALGBW, COL_BUSBW, COL_RANKS, COL_CLOSED, COL_ALGO, COL_TOPO,
+       N_COLS };
 static const char *const csv_keys[N_COLS] = {
-    "size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "topology"
+    "size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "ranks", "closed_form_us",
+    "algorithm", "topology"
 };
+#define N_NUM_COLS 6       /* the numeric columns come first */
 
 static int csv_number(const char *s, double *out)
 {
@@ -257,13 +305,81 @@ static int csv_number(const char *s, double *out)
     return (*end || errno == ERANGE) ? -1 : 0;
 }
 
+/* The sweep being read from a CSV: its points, closed forms, algorithm and topology. */
+typedef struct csv_sweep {
+    int si;                  /* index of its series in the set, -1 before the first row */
+    double *closed;          /* per point: closed_form_us or NAN (owned) */
+    int cap;
+    char algo[128], topo[128];
+    int mixed_algo;          /* the algorithm changes from size to size (auto) */
+} csv_sweep;
+
+/* Close the sweep: its label (given, else algorithm and topology) and closed forms. */
+static int csv_close(cs_series_set *set, csv_sweep *cs, const char *path, const char *label,
+                     int is_measured, cs_err *err)
+{
+    char lab[300];
+    cs_series *s;
+    if (cs->si < 0)
+        return 0;
+    s = &set->items[cs->si];
+    default_label(lab, sizeof lab, cs->mixed_algo ? "auto" : cs->algo, cs->topo, path);
+    free(s->label);
+    if (!(s->label = strdup(label ? label : lab)))
+        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    if (!is_measured && add_closed_form(set, cs->si, cs->closed, err))
+        return CS_ENOMEM;
+    cs->si = -1;
+    cs->mixed_algo = 0;
+    return 0;
+}
+
+/* One data row into the current sweep; a new sweep starts where the rank count changes or
+ * the size does not grow (the CSV of a sweep over ranks or algorithms). */
+static int csv_row(cs_series_set *set, csv_sweep *cs, const cs_point *p, double closed,
+                   const char *algo, const char *topo, const char *path, const char *label,
+                   int is_measured, cs_err *err)
+{
+    cs_series *s = cs->si >= 0 ? &set->items[cs->si] : NULL;
+    if (s && s->n_pts > 0 && (s->pts[s->n_pts - 1].ranks != p->ranks ||
+                              s->pts[s->n_pts - 1].size_bytes >= p->size_bytes)) {
+        if (csv_close(set, cs, path, label, is_measured, err))
+            return CS_ENOMEM;
+        s = NULL;
+    }
+    if (!s) {
+        if (!(s = cs_series_add(set, "", is_measured)))
+            return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+        cs->si = set->n - 1;
+        snprintf(cs->algo, sizeof cs->algo, "%s", algo);
+    }
+    if (s->n_pts == cs->cap) {
+        int nc = cs->cap ? cs->cap * 2 : 32;
+        double *nv = realloc(cs->closed, (size_t)nc * sizeof *nv);
+        if (!nv)
+            return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+        cs->closed = nv;
+        cs->cap = nc;
+    }
+    cs->closed[s->n_pts] = closed;
+    if (s->n_pts > 0 && strcmp(cs->algo, algo))
+        cs->mixed_algo = 1;
+    snprintf(cs->algo, sizeof cs->algo, "%s", algo);
+    snprintf(cs->topo, sizeof cs->topo, "%s", topo);
+    if (cs_series_push(s, p, NAN))
+        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
+    return 0;
+}
+
 static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const char *label,
                           int is_measured, cs_err *err)
 {
-    char line[4096], algo[128] = "", topo[128] = "", lab[300], where[600];
+    char line[4096], where[600];
     char *fields[64];
-    int col[N_COLS], lineno = 1, i, n, mixed_algo = 0;
-    cs_series *s;
+    int col[N_COLS], lineno = 1, i, n, rc = 0, n0 = set->n;
+    csv_sweep cs;
+    memset(&cs, 0, sizeof cs);
+    cs.si = -1;
     if (!fgets(line, sizeof line, f))
         return cs_err_set(err, CS_EINVAL, path, "empty file, expected a header row with size_bytes");
     line[strcspn(line, "\r\n")] = '\0';
@@ -280,62 +396,47 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
         return cs_err_set(err, CS_EINVAL, where, "header has no size_bytes column");
     if (col[COL_TIME] < 0 && col[COL_ALGBW] < 0 && col[COL_BUSBW] < 0)
         return cs_err_set(err, CS_EINVAL, where, "header has no time_us, algbw_GBps or busbw_GBps column");
-    if (!(s = cs_series_add(set, "", is_measured)))
-        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
-    while (fgets(line, sizeof line, f)) {
+    while (!rc && fgets(line, sizeof line, f)) {
         cs_point p;
-        double *dst[4];
-        int rc = 0;
+        double v[N_NUM_COLS];
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (!line[0])
             continue;
         n = csv_split(line, fields, 64);
         snprintf(where, sizeof where, "%s:%d", path, lineno);
-        dst[0] = &p.size_bytes;
-        dst[1] = &p.time_us;
-        dst[2] = &p.algbw_GBps;
-        dst[3] = &p.busbw_GBps;
-        for (i = 0; i < 4 && !rc; i++) {
-            *dst[i] = NAN;
-            if (col[i] >= n && col[i] >= 0)
+        for (i = 0; i < N_NUM_COLS && !rc; i++) {
+            v[i] = NAN;
+            if (col[i] >= n && col[i] >= 0 && i < COL_RANKS)
                 rc = cs_err_set(err, CS_EINVAL, where, "expected %d fields, got %d", col[i] + 1, n);
-            else if (col[i] >= 0 && csv_number(fields[col[i]], dst[i]))
+            else if (col[i] >= 0 && col[i] < n && csv_number(fields[col[i]], &v[i]))
                 rc = cs_err_set(err, CS_EINVAL, where, "%s: expected a number, got '%s'",
                                 csv_keys[i], fields[col[i]]);
         }
-        if (!rc)
-            rc = check_point(&p, where, err);
-        if (!rc && (rc = cs_series_push(s, &p, NAN)))
-            cs_err_set(err, rc, path, "out of memory");
-        if (rc) {
+        if (rc)
+            break;
+        p.size_bytes = v[COL_SIZE];
+        p.time_us = v[COL_TIME];
+        p.algbw_GBps = v[COL_ALGBW];
+        p.busbw_GBps = v[COL_BUSBW];
+        p.ranks = v[COL_RANKS] >= 1 ? v[COL_RANKS] : 0;
+        if (!(rc = check_point(&p, where, err)))
+            rc = csv_row(set, &cs, &p, v[COL_CLOSED],
+                         col[COL_ALGO] >= 0 && col[COL_ALGO] < n ? fields[col[COL_ALGO]] : "",
+                         col[COL_TOPO] >= 0 && col[COL_TOPO] < n ? fields[col[COL_TOPO]] : "",
+                         path, label, is_measured, err);
+    }
+    if (!rc && ferror(f))
+        rc = cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));
+    if (!rc && cs.si < 0 && set->n == n0)
+        rc = cs_err_set(err, CS_EINVAL, path, "results: empty, expected at least one size");
+    if (!rc)
+        rc = csv_close(set, &cs, path, label, is_measured, err);
+    free(cs.closed);
+    if (rc)
+        while (set->n > n0)
             series_pop(set);
-            return rc;
-        }
-        if (col[COL_ALGO] >= 0 && col[COL_ALGO] < n) {
-            if (s->n_pts > 1 && strcmp(algo, fields[col[COL_ALGO]]))
-                mixed_algo = 1;
-            snprintf(algo, sizeof algo, "%s", fields[col[COL_ALGO]]);
-        }
-        if (col[COL_TOPO] >= 0 && col[COL_TOPO] < n)
-            snprintf(topo, sizeof topo, "%s", fields[col[COL_TOPO]]);
-    }
-    if (ferror(f)) {
-        series_pop(set);
-        return cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));
-    }
-    if (s->n_pts == 0) {
-        series_pop(set);
-        return cs_err_set(err, CS_EINVAL, path, "results: empty, expected at least one size");
-    }
-    default_label(lab, sizeof lab, mixed_algo ? "auto" : algo, topo, path);
-    free(s->label);
-    if (!(s->label = strdup(label ? label : lab))) {
-        s->label = NULL;
-        series_pop(set);
-        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
-    }
-    return 0;
+    return rc;
 }
 
 static int load_csv(cs_series_set *set, const char *path, const char *label, int is_measured,
@@ -383,6 +484,7 @@ static int load_log(cs_series_set *set, const char *path, const char *label, int
             p.time_us = r->time_us;
             p.algbw_GBps = isnan(r->oop_algbw_GBps) ? r->ip_algbw_GBps : r->oop_algbw_GBps;
             p.busbw_GBps = isnan(r->oop_busbw_GBps) ? r->ip_busbw_GBps : r->oop_busbw_GBps;
+            p.ranks = tb->ranks > 0 ? tb->ranks : 0;
             if (p.size_bytes > 0 && (rc = cs_series_push(s, &p, NAN)))
                 cs_err_set(err, rc, path, "out of memory");
         }
@@ -415,21 +517,128 @@ int cs_series_from_sweep(cs_series_set *set, const cs_sweep *sw, const char *lab
 {
     char lab[300];
     cs_series *s;
-    int i;
+    double *closed;
+    int i, si, n0 = set->n, rc = 0;
     default_label(lab, sizeof lab, sw->algorithm, sw->topology, "sweep");
-    if (!(s = cs_series_add(set, label ? label : lab, is_measured)))
+    if (!(closed = malloc((size_t)(sw->n_rows ? sw->n_rows : 1) * sizeof *closed)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    for (i = 0; i < sw->n_rows; i++) {
+    if (!(s = cs_series_add(set, label ? label : lab, is_measured))) {
+        free(closed);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    si = set->n - 1;
+    for (i = 0; i < sw->n_rows && !rc; i++) {
         const cs_row *r = &sw->rows[i];
         cs_point p;
         p.size_bytes = (double)r->size_bytes;
         p.time_us = r->time_us;
         p.algbw_GBps = r->algbw_GBps;
         p.busbw_GBps = r->busbw_GBps;
-        if (p.size_bytes > 0 && cs_series_push(s, &p, NAN)) {
+        p.ranks = sw->ranks;
+        closed[s->n_pts] = r->has_closed_form ? r->closed_form_us : NAN;
+        if (cs_series_push(s, &p, NAN))   /* size 0 (barrier) too: a ranks chart draws it */
+            rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    if (!rc && !is_measured)
+        rc = add_closed_form(set, si, closed, err);
+    free(closed);
+    if (rc)
+        while (set->n > n0)
             series_pop(set);
-            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
+void cs_series_pair_by_label(cs_series_set *set)
+{
+    int i, j;
+    for (i = 0; i < set->n; i++) {
+        cs_series *m = &set->items[i];
+        if (!m->is_measured || m->same_style_as)
+            continue;
+        for (j = 0; j < i; j++)
+            if (!set->items[j].is_measured && !set->items[j].is_formula &&
+                !strcmp(set->items[j].label, m->label)) {
+                m->same_style_as = j + 1;
+                break;
+            }
+    }
+}
+
+/* The index of the point of s nearest to size (in log), within 2%; -1 if none. */
+static int point_at(const cs_series *s, double size)
+{
+    int j, best = -1;
+    double bd = 0;
+    for (j = 0; j < s->n_pts; j++) {
+        double d = size > 0 && s->pts[j].size_bytes > 0 ? fabs(log(s->pts[j].size_bytes / size))
+                   : s->pts[j].size_bytes == size ? 0 : INFINITY;
+        if (s->pts[j].ranks >= 1 && d <= log(1.02) &&
+            (best < 0 || d < bd)) {
+            best = j;
+            bd = d;
         }
+    }
+    return best;
+}
+
+double cs_series_max_size(const cs_series_set *set)
+{
+    double m = 0;
+    int i, j;
+    for (i = 0; i < set->n; i++)
+        for (j = 0; j < set->items[i].n_pts; j++)
+            m = fmax(m, set->items[i].pts[j].size_bytes);
+    return m;
+}
+
+static int cmp_ranks(const void *a, const void *b)
+{
+    const cs_point *pa = a, *pb = b;
+    return (pa->ranks > pb->ranks) - (pa->ranks < pb->ranks);
+}
+
+int cs_series_over_ranks(const cs_series_set *in, double size_bytes, cs_series_set *out,
+                         cs_err *err)
+{
+    int *group, i, g, n_pts = 0;
+    if (!(group = malloc((size_t)(in->n ? in->n : 1) * sizeof *group)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (i = 0; i < in->n; i++) {
+        const cs_series *s = &in->items[i];
+        int j = point_at(s, size_bytes);
+        for (g = 0; g < out->n && (strcmp(out->items[g].label, s->label) ||
+                                   out->items[g].is_formula != s->is_formula ||
+                                   out->items[g].is_measured != s->is_measured); g++)
+            ;
+        if (g == out->n) {
+            cs_series *o = cs_series_add(out, s->label, s->is_measured);
+            int k = s->same_style_as - 1;
+            if (!o) {
+                free(group);
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            }
+            o->is_formula = s->is_formula;
+            if (k >= 0 && k < i && group[k] < g)
+                o->same_style_as = group[k] + 1;
+        }
+        group[i] = g;
+        if (j >= 0) {
+            if (cs_series_push(&out->items[g], &s->pts[j], NAN)) {
+                free(group);
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            }
+            n_pts++;
+        }
+    }
+    free(group);
+    for (g = 0; g < out->n; g++)
+        if (out->items[g].n_pts > 1)
+            qsort(out->items[g].pts, (size_t)out->items[g].n_pts, sizeof(cs_point), cmp_ranks);
+    if (n_pts == 0) {
+        char buf[32];
+        return cs_err_set(err, CS_EINVAL, "--size", "no point within 2%% of %.0f B (%s) that "
+                          "has a rank count", size_bytes,
+                          cs_format_bytes((uint64_t)size_bytes, buf, sizeof buf));
     }
     return 0;
 }
@@ -481,6 +690,39 @@ int cs_series_select(cs_series_set *set, const char *const *labels, int n, cs_er
     set->n = k;
     set->cap = n;
     return 0;
+}
+
+int cs_plot_sweeps(const cs_sweep *sw, int n, const char *title, const char *path,
+                   cs_err *err)
+{
+    cs_series_set set = {NULL, 0, 0}, over = {NULL, 0, 0};
+    cs_chart chart;
+    uint64_t size = 0;
+    int i, j, rc = 0, many_ranks = 0;
+    memset(&chart, 0, sizeof chart);
+    chart.title = title;
+    for (i = 0; i < n && !rc; i++) {
+        many_ranks |= sw[i].ranks != sw[0].ranks;
+        for (j = 0; j < sw[i].n_rows; j++)
+            if (sw[i].rows[j].size_bytes > size)
+                size = sw[i].rows[j].size_bytes;
+        rc = cs_series_from_sweep(&set, &sw[i], sw[i].algorithm, 0, err);
+    }
+    if (!rc && many_ranks) {
+        /* x = ranks at the largest size: the algorithms' time as ranks are added */
+        rc = cs_series_over_ranks(&set, (double)size, &over, err);
+        chart.x = CS_CHART_X_RANKS;
+        chart.metric = CS_METRIC_TIME;
+    }
+    if (rc == 0) {
+        cs_series_set *use = many_ranks ? &over : &set;
+        chart.series = use->items;
+        chart.n_series = use->n;
+        rc = cs_plot_chart(&chart, path, CS_PLOT_DEFAULT_W, CS_PLOT_DEFAULT_H, NULL, err);
+    }
+    cs_series_set_fini(&set);
+    cs_series_set_fini(&over);
+    return rc;
 }
 
 int cs_plot_sweep(const cs_sweep *sw, const char *title, const char *path, cs_err *err)

@@ -11,6 +11,7 @@
 #include "sim/topo.h"
 #include "sim/sched.h"
 #include "sim/exec.h"
+#include "plots/plot.h"
 
 /* One recorded operation (a transfer or a compute task). Times in ps, -1 if not seen. */
 typedef struct cs_tl_op {
@@ -82,6 +83,11 @@ int cs_tl_color_lookup(const char *name, cs_tl_color *out, cs_err *err);
  * busiest links. Format by extension; written atomically. Returns 0, or CS_EINVAL (nothing
  * recorded, bad size), CS_EIO, CS_ENOMEM. */
 int cs_plot_timeline(const cs_timeline *tl, const char *path, int w, int h, cs_err *err);
+/* The same, recording every line of text of the header and the link panel (title, colour
+ * key, the caption naming the rows, the links' heading) with its box into texts (may be
+ * NULL), so a test can check that none overlaps another. */
+int cs_plot_timeline_layout(const cs_timeline *tl, const char *path, int w, int h,
+                            cs_plot_texts *texts, cs_err *err);
 
 /* Per-directed-link utilisation estimated from the record: each transfer flows at
  * bytes / (done - start - route latency) over its route after the latency. Fills the

@@ -20,7 +20,10 @@ typedef struct tl_ctx {
     int *lane_of_rank;        /* lane index of each topology rank, -1 if absent (owned) */
     int n_lanes, n_ranks;
     int n_colors;             /* distinct steps or chunks */
+    cs_plot_texts *tx;        /* where drawn texts are recorded, NULL if not asked */
 } tl_ctx;
+
+#define TL_CAPTION "rows in each lane: send, receive, reduce"
 
 static double tx(const tl_ctx *k, cs_time t_ps)
 {
@@ -151,8 +154,10 @@ static void draw_time_axis(tl_ctx *k, double y_top, double y_axis)
     cs__text(cr, (k->x0 + k->x1) / 2, y_axis + 24, 0.5, 0, "time (\xc2\xb5s)");
 }
 
-/* Colour key and row key on one line under the title. */
-static void draw_key(tl_ctx *k, double y, int w)
+/* The colour key on one line from x0 at y: "colour = step", then a swatch and number per
+ * step, or (past 16, or when compact) a bar from 0 to the last. Draws only when draw is
+ * set; returns the x where it ends. */
+static double key_line(tl_ctx *k, double y, int draw, int compact)
 {
     cairo_t *cr = k->cr;
     const char *what = k->tl->color_by == CS_TL_COLOR_CHUNK ? "chunk" : "step";
@@ -162,32 +167,59 @@ static void draw_key(tl_ctx *k, double y, int w)
     cs__font(cr, FONT_PX, 0);
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
     snprintf(buf, sizeof buf, "colour = %s", what);
-    cs__text(cr, x, y, 0, 0.5, buf);
+    if (draw)
+        cs__text_rec(k->tx, cr, x, y, 0, 0.5, buf, -2);
     x += cs__text_w(cr, buf) + 10;
-    if (n <= 16) {
+    if (n <= 16 && !compact) {
         for (i = 0; i < n; i++) {
-            cs__set_rgb(cr, key_rgb(k, i));
-            cairo_rectangle(cr, x, y - 6, sw, 12);
-            cairo_fill(cr);
-            cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
             snprintf(buf, sizeof buf, "%d", i);
-            cs__text(cr, x + sw + 3, y, 0, 0.5, buf);
+            if (draw) {
+                cs__set_rgb(cr, key_rgb(k, i));
+                cairo_rectangle(cr, x, y - 6, sw, 12);
+                cairo_fill(cr);
+                cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+                cs__text_rec(k->tx, cr, x + sw + 3, y, 0, 0.5, buf, -2);
+            }
             x += sw + 6 + cs__text_w(cr, buf);
         }
-    } else {
-        cs__text(cr, x, y, 0, 0.5, "0");
-        x += cs__text_w(cr, "0") + 4;
-        for (i = 0; i < 120; i++) {
-            cs__set_rgb(cr, cs__viridis(i / 119.0));
-            cairo_rectangle(cr, x + i, y - 6, 1.5, 12);
-            cairo_fill(cr);
-        }
-        x += 124;
-        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-        snprintf(buf, sizeof buf, "%d", n - 1);
-        cs__text(cr, x, y, 0, 0.5, buf);
+        return x;
     }
-    cs__text(cr, w - 16, y, 1, 0.5, "rows in each lane: send, receive, reduce");
+    if (draw)
+        cs__text_rec(k->tx, cr, x, y, 0, 0.5, "0", -2);
+    x += cs__text_w(cr, "0") + 4;
+    for (i = 0; draw && i < 120; i++) {
+        cs__set_rgb(cr, n <= 8 ? key_rgb(k, i * n / 120) : cs__viridis(i / 119.0));
+        cairo_rectangle(cr, x + i, y - 6, 1.5, 12);
+        cairo_fill(cr);
+    }
+    x += 124;
+    snprintf(buf, sizeof buf, "%d", n - 1);
+    if (draw) {
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        cs__text_rec(k->tx, cr, x, y, 0, 0.5, buf, -2);
+    }
+    return x + cs__text_w(cr, buf);
+}
+
+/* 1 if the colour key and the caption share one line at width w without touching. Sets
+ * k's compact key when the swatches would not fit the page even alone. */
+static int key_fits_one_line(tl_ctx *k, int w, int *compact)
+{
+    cs__font(k->cr, FONT_PX, 0);
+    *compact = key_line(k, 0, 0, 0) > w - 16;
+    return key_line(k, 0, 0, *compact) + 16 <= w - 16 - cs__text_w(k->cr, TL_CAPTION);
+}
+
+/* Colour key and the caption naming the rows under the title: on one line when they fit
+ * side by side, else the caption on its own line under the key (never over it). */
+static void draw_key(tl_ctx *k, double y, int w, int two_lines, int compact)
+{
+    key_line(k, two_lines ? y - 18 : y, 1, compact);
+    cairo_set_source_rgb(k->cr, 0.15, 0.15, 0.15);
+    if (two_lines)
+        cs__text_rec(k->tx, k->cr, k->x0, y, 0, 0.5, TL_CAPTION, -2);
+    else
+        cs__text_rec(k->tx, k->cr, w - 16, y, 1, 0.5, TL_CAPTION, -2);
 }
 
 static int draw_links(tl_ctx *k, const int32_t *ids, int n, double y, double lane_h,
@@ -228,7 +260,8 @@ static int draw_links(tl_ctx *k, const int32_t *ids, int n, double y, double lan
     }
     cs__font(cr, FONT_PX, 1);
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-    cs__text(cr, k->x0, y - 8, 0, 0.5, "link utilisation (0 to 100% of bandwidth), busiest links");
+    cs__text_rec(k->tx, cr, k->x0, y - 8, 0, 0.5,
+                 "link utilisation (0 to 100% of bandwidth), busiest links", -2);
     return 0;
 }
 
@@ -266,11 +299,17 @@ static int map_lanes(tl_ctx *k, cs_err *err)
 
 int cs_plot_timeline(const cs_timeline *tl, const char *path, int w, int h, cs_err *err)
 {
+    return cs_plot_timeline_layout(tl, path, w, h, NULL, err);
+}
+
+int cs_plot_timeline_layout(const cs_timeline *tl, const char *path, int w, int h,
+                            cs_plot_texts *texts, cs_err *err)
+{
     cs__canvas cv;
     tl_ctx k;
     cs_axis_fit fit;
     int32_t ids[16];
-    int n_links = 0, rc;
+    int n_links = 0, rc, two_lines, compact;
     double top, bottom = 50, label_w, links_h = 0, link_lane_h = 0, end_us;
     cs_plot_fmt fmt;
     if ((rc = cs_plot_format(path, &fmt, err)) || (rc = cs__plot_check_size(w, h, err)) ||
@@ -291,7 +330,16 @@ int cs_plot_timeline(const cs_timeline *tl, const char *path, int w, int h, cs_e
         return rc;
     }
     k.cr = cv.cr;
-    top = (tl->title ? 34 : 10) + 24;
+    if (texts) {
+        memset(texts, 0, sizeof *texts);
+        k.tx = texts;
+    }
+    cs__font(cv.cr, FONT_PX, 0);
+    label_w = fmin(0.22 * w, fmax(cs__text_w(cv.cr, "rank 000"), n_links ? 150 : 0));
+    k.x0 = 12 + label_w + 8;
+    k.x1 = w - 16;
+    two_lines = !key_fits_one_line(&k, w, &compact);
+    top = (tl->title ? 34 : 10) + 24 + (two_lines ? 18 : 0);
     if (n_links) {
         link_lane_h = fmin(36, fmax(14, (h - top - bottom) * 0.3 / n_links));
         links_h = n_links * link_lane_h + 22;
@@ -303,10 +351,6 @@ int cs_plot_timeline(const cs_timeline *tl, const char *path, int w, int h, cs_e
         free(k.lane_of_rank);
         return cs_err_set(err, CS_EINVAL, "--height", "%d px is too small for %d rank lanes", h, k.n_lanes);
     }
-    cs__font(cv.cr, FONT_PX, 0);
-    label_w = fmin(0.22 * w, fmax(cs__text_w(cv.cr, "rank 000"), n_links ? 150 : 0));
-    k.x0 = 12 + label_w + 8;
-    k.x1 = w - 16;
     end_us = cs_time_to_us(cs_timeline_end(tl));
     fit.len_px = k.x1 - k.x0;
     fit.gap_px = 14;
@@ -320,13 +364,13 @@ int cs_plot_timeline(const cs_timeline *tl, const char *path, int w, int h, cs_e
     if (!rc && n_links)
         rc = draw_links(&k, ids, n_links, h - bottom - links_h + 22, link_lane_h, k.x0 - 8, err);
     if (!rc) {
-        draw_key(&k, top - 14, w);
+        draw_key(&k, top - 14, w, two_lines, compact);
         if (tl->title) {
             char buf[512];
             cs__font(cv.cr, 15, 1);
             cairo_set_source_rgb(cv.cr, 0.1, 0.1, 0.1);
             cs__text_fit(cv.cr, tl->title, w - 20, buf, sizeof buf);
-            cs__text(cv.cr, w / 2.0, 10, 0.5, 0, buf);
+            cs__text_rec(k.tx, cv.cr, w / 2.0, 10, 0.5, 0, buf, -1);
         }
         rc = cs__canvas_status(&cv, err);
     }

@@ -36,6 +36,7 @@ int cs_plot_validation(const cs_lset *ls, const cs_topo *t, const char *path, cs
             meas->same_style_as = k + 1;
         }
         pm.size_bytes = ps.size_bytes = (double)r->size_bytes;
+        pm.ranks = ps.ranks = r->ranks;
         pm.time_us = r->measured_us;
         ps.time_us = r->simulated_us;
         pm.algbw_GBps = pm.size_bytes / (pm.time_us * 1e3);

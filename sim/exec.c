@@ -23,7 +23,7 @@ struct cs_job {
     uint32_t n_done;          /* operations done */
     int done;                 /* every operation done */
     cs_check *check;          /* data check state, NULL when skipped */
-    uint64_t **snap;          /* per operation in flight: sender's data sets (check only) */
+    cs_check_snap **snap;     /* per operation in flight: sender's data sets (check only) */
     int wrong;                /* #wrong after the run, -1 if unchecked */
 };
 
@@ -97,16 +97,24 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
     return 0;
 }
 
-static void job_free(cs_job *job)
+/* Stop the data check of a job (#wrong N/A): its state outgrew check_max_bytes. */
+static void drop_check(cs_job *job)
 {
     uint32_t i;
-    if (!job)
-        return;
     if (job->snap)
         for (i = 0; i < job->s->n_xfers; i++)
-            free(job->snap[i]);
+            cs__check_snap_free(job->snap[i]);
     free(job->snap);
+    job->snap = NULL;
     cs__check_free(job->check);
+    job->check = NULL;
+}
+
+static void job_free(cs_job *job)
+{
+    if (!job)
+        return;
+    drop_check(job);
     free(job->map);
     free(job->pending);
     free(job->succ_off);
@@ -252,7 +260,8 @@ static void post(cs_job *job, uint32_t i)
         cs_engine_at(sim->eng, t0, compute_begin, job, i);
         return;
     }
-    if (job->check && !(job->snap[i] = cs__check_snapshot(job->check, i))) {
+    if (job->check &&
+        !(job->snap[i] = cs__check_snapshot(job->check, x, cs_sched_chunks(job->s, i)))) {
         cs_engine_fail(sim->eng, CS_ENOMEM, NULL, "out of memory");
         return;
     }
@@ -268,8 +277,14 @@ static void complete(cs_job *job, uint32_t i)
     const cs_sched *s = job->s;
     uint32_t k;
     if (job->check && s->xfers[i].op != CS_OP_COMPUTE) {
-        cs__check_apply(job->check, i, job->snap[i]);
+        int rc = cs__check_apply(job->check, &s->xfers[i], cs_sched_chunks(s, i), job->snap[i]);
         job->snap[i] = NULL;
+        if (rc < 0) {
+            cs_engine_fail(job->sim->eng, rc, NULL, "out of memory");
+            return;
+        }
+        if (cs__check_bytes(job->check) > job->sim->opts.check_max_bytes)
+            drop_check(job);
     }
     for (k = job->succ_off[i]; k < job->succ_off[i + 1]; k++) {
         uint32_t j = job->succ[k];

@@ -76,8 +76,9 @@ typedef struct cs_sim_costs {
 /* Options of a simulation. */
 typedef struct cs_sim_opts {
     int check_data;           /* run the symbolic data check (#wrong); 0 = skip (N/A) */
-    uint64_t check_max_bytes; /* skip the check for a job whose state would exceed this
-                                 many bytes (0 = default 256 MiB) */
+    uint64_t check_max_bytes; /* stop the check of a job (#wrong -1, N/A) whose state
+                                 starts or grows above this many bytes (0 = default
+                                 256 MiB) */
     const cs_sim_costs *costs;/* extra costs (copied by cs_sim_new), NULL = none */
 } cs_sim_opts;
 

@@ -3,6 +3,8 @@
 #include "sim/report.h"
 
 #include <jansson.h>
+#include <math.h>
+#include "sim/size.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,14 +74,18 @@ int cs_report_text(FILE *f, const cs_sweep *sw)
     if (sw->bottleneck)
         fprintf(f, "# bottleneck: %s\n", sw->bottleneck);
     if (sw->n_links > 0) {
-        fprintf(f, "# busiest links at %llu B (bytes carried, utilisation, time busy, peak flows):\n",
-                (unsigned long long)sw->links_size_bytes);
+        char human[32];
+        fprintf(f, "# busiest links at %llu B (%s) (bytes carried, utilisation, time busy, "
+                "peak flows):\n", (unsigned long long)sw->links_size_bytes,
+                cs_format_bytes(sw->links_size_bytes, human, sizeof human));
         for (i = 0; i < sw->n_links; i++) {
             const cs_link_report *l = &sw->links[i];
-            char name[160];
+            char name[160], hb[32];
+            uint64_t bytes = (uint64_t)llround(l->bytes);
             snprintf(name, sizeof name, "%s->%s", l->from, l->to);
-            fprintf(f, "#   %-24s %-8s %8g GB/s  %12.6g B  %5.1f%% utilised  %5.1f%% busy  peak %d flows\n",
-                    name, l->cls, l->bw_GBps, l->bytes, 100 * l->utilisation,
+            fprintf(f, "#   %-24s %-8s %8g GB/s  %12llu B (%9s)  %5.1f%% utilised  %5.1f%% busy  "
+                    "peak %d flows\n", name, l->cls, l->bw_GBps, (unsigned long long)bytes,
+                    cs_format_bytes(bytes, hb, sizeof hb), 100 * l->utilisation,
                     100 * l->busy_fraction, l->peak_flows);
         }
     }
@@ -136,14 +142,15 @@ int cs_report_text(FILE *f, const cs_sweep *sw)
     return ferror(f) ? CS_EIO : 0;
 }
 
-int cs_report_json(FILE *f, const cs_sweep *sw)
+/* One sweep as a JSON object (DESIGN §7 keys), NULL when memory ran out. */
+static json_t *sweep_json(const cs_sweep *sw)
 {
     json_t *root = json_object(), *rows = json_array();
-    int i, rc;
+    int i;
     if (!root || !rows) {
         json_decref(root);
         json_decref(rows);
-        return CS_ENOMEM;
+        return NULL;
     }
     json_object_set_new(root, "collective", json_string(cs_coll_name(sw->coll)));
     json_object_set_new(root, "algorithm", json_string(sw->algorithm));
@@ -165,7 +172,7 @@ int cs_report_json(FILE *f, const cs_sweep *sw)
             json_object_set_new(o, "to", json_string(l->to));
             json_object_set_new(o, "class", json_string(l->cls));
             json_object_set_new(o, "bandwidth_GBps", json_real(l->bw_GBps));
-            json_object_set_new(o, "bytes", json_real(l->bytes));
+            json_object_set_new(o, "bytes", json_integer((json_int_t)llround(l->bytes)));
             json_object_set_new(o, "busy_fraction", json_real(l->busy_fraction));
             json_object_set_new(o, "utilisation", json_real(l->utilisation));
             json_object_set_new(o, "peak_flows", json_integer(l->peak_flows));
@@ -188,18 +195,49 @@ int cs_report_json(FILE *f, const cs_sweep *sw)
             json_object_set_new(o, "protocol", json_string(r->protocol));
         if (r->channels > 0)
             json_object_set_new(o, "channels", json_integer(r->channels));
+        if (r->has_closed_form)
+            json_object_set_new(o, "closed_form_us", json_real(r->closed_form_us));
         json_array_append_new(rows, o);
     }
     json_object_set_new(root, "results", rows);
     json_object_set_new(root, "avg_busbw_GBps", json_real(cs_sweep_avg_busbw(sw)));
+    return root;
+}
+
+/* Dump root (stolen) with full precision. */
+static int dump_json(FILE *f, json_t *root)
+{
+    int rc;
+    if (!root)
+        return CS_ENOMEM;
     rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     fputc('\n', f);
     json_decref(root);
     return rc || ferror(f) ? CS_EIO : 0;
 }
 
-/* The CSV rows of a sweep, without the header. */
-static int csv_rows(FILE *f, const cs_sweep *sw)
+int cs_report_json(FILE *f, const cs_sweep *sw)
+{
+    return dump_json(f, sweep_json(sw));
+}
+
+static int any_closed_form(const cs_sweep *sw, int n)
+{
+    int k, i;
+    for (k = 0; k < n; k++)
+        for (i = 0; i < sw[k].n_rows; i++)
+            if (sw[k].rows[i].has_closed_form)
+                return 1;
+    return 0;
+}
+
+static void csv_header(FILE *f, int closed)
+{
+    fprintf(f, "collective,algorithm,ranks,topology,datatype,size_bytes,count,time_us,"
+            "algbw_GBps,busbw_GBps,wrong%s\n", closed ? ",closed_form_us" : "");
+}
+
+static void csv_rows(FILE *f, const cs_sweep *sw, int closed)
 {
     int i;
     for (i = 0; i < sw->n_rows; i++) {
@@ -208,38 +246,52 @@ static int csv_rows(FILE *f, const cs_sweep *sw)
                 r->algorithm ? r->algorithm : sw->algorithm, sw->ranks, sw->topology,
                 sw->datatype, (unsigned long long)r->size_bytes, (unsigned long long)r->count,
                 r->time_us, r->algbw_GBps, r->busbw_GBps);
-        if (r->wrong < 0)
-            fprintf(f, "\n");
-        else
-            fprintf(f, "%d\n", r->wrong);
+        if (r->wrong >= 0)
+            fprintf(f, "%d", r->wrong);
+        if (closed && r->has_closed_form)
+            fprintf(f, ",%.17g", r->closed_form_us);
+        else if (closed)
+            fprintf(f, ",");
+        fprintf(f, "\n");
     }
-    return ferror(f) ? CS_EIO : 0;
 }
 
 int cs_report_csv(FILE *f, const cs_sweep *sw)
 {
-    fprintf(f, "collective,algorithm,ranks,topology,datatype,size_bytes,count,time_us,"
-            "algbw_GBps,busbw_GBps,wrong\n");
-    return csv_rows(f, sw);
+    int closed = any_closed_form(sw, 1);
+    csv_header(f, closed);
+    csv_rows(f, sw, closed);
+    return ferror(f) ? CS_EIO : 0;
 }
 
-int cs_report_sweeps(FILE *f, const char *format, const cs_sweep *sw, int n, int as_array)
+int cs_report_many(FILE *f, const char *format, const cs_sweep *sw, int n)
 {
-    int k, rc = 0, json = !strcmp(format, "json"), csv = !strcmp(format, "csv");
-    if (json && as_array)
-        fputs("[\n", f);
-    for (k = 0; k < n && rc == 0; k++) {
-        if (json) {
-            rc = cs_report_json(f, &sw[k]);
-            if (as_array)
-                fputs(k < n - 1 ? ",\n" : "]\n", f);
-        } else if (csv) {
-            rc = k ? csv_rows(f, &sw[k]) : cs_report_csv(f, &sw[k]);
-        } else {
-            rc = cs_report_text(f, &sw[k]);
+    int k, rc = 0;
+    if (!strcmp(format, "json")) {
+        json_t *arr;
+        if (n == 1)
+            return cs_report_json(f, sw);
+        if (!(arr = json_array()))
+            return CS_ENOMEM;
+        for (k = 0; k < n; k++) {
+            json_t *o = sweep_json(&sw[k]);
+            if (!o || json_array_append_new(arr, o) < 0) {
+                json_decref(arr);
+                return CS_ENOMEM;
+            }
         }
+        return dump_json(f, arr);
     }
-    return rc < 0 ? rc : ferror(f) ? CS_EIO : 0;
+    if (!strcmp(format, "csv")) {
+        int closed = any_closed_form(sw, n);
+        csv_header(f, closed);
+        for (k = 0; k < n; k++)
+            csv_rows(f, &sw[k], closed);
+        return ferror(f) ? CS_EIO : 0;
+    }
+    for (k = 0; k < n && rc == 0; k++)
+        rc = cs_report_text(f, &sw[k]);
+    return rc;
 }
 
 static const cs_dtype dtypes[] = {

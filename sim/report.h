@@ -19,6 +19,9 @@ typedef struct cs_row {
     const char *algorithm;   /* algorithm that ran at this size (static string) */
     const char *protocol;    /* protocol in NCCL mode, NULL otherwise (static string) */
     int channels;            /* channels used in NCCL mode, 0 otherwise */
+    int has_closed_form;     /* 1: closed_form_us holds the algorithm's exact closed form */
+    double closed_form_us;   /* the closed form on the alpha_beta fabric, microseconds (bare
+                                fabric only, and only where the formula is exact) */
 } cs_row;
 
 /* One busy directed link of a --links report. */
@@ -63,14 +66,15 @@ double cs_sweep_avg_busbw(const cs_sweep *sw);
 /* Fill algbw/busbw of a row from coll, ranks, size and time. */
 void cs_row_bandwidths(cs_row *row, cs_coll coll, int ranks);
 
-/* Printers. They return 0 or CS_EIO if writing failed. */
+/* Printers. They return 0 or CS_EIO if writing failed. JSON and CSV rows carry
+ * "closed_form_us" where a row has one (CSV: a last column when any row has one). */
 int cs_report_text(FILE *f, const cs_sweep *sw);
 int cs_report_json(FILE *f, const cs_sweep *sw);
 int cs_report_csv(FILE *f, const cs_sweep *sw);
-/* Several sweeps in one output (`collsim run all`): format "text" prints their tables one
- * after another, "csv" one header above all rows, "json" an array of the objects when
- * as_array is set (else the objects one after another). 0 or CS_EIO / CS_ENOMEM. */
-int cs_report_sweeps(FILE *f, const char *format, const cs_sweep *sw, int n, int as_array);
+/* Several sweeps (a sweep over rank counts or algorithms), by format "text", "json" or
+ * "csv": text tables one after another; JSON the single-sweep object when n == 1, else an
+ * array of them (each has its "ranks"); CSV one header, then every sweep's rows. */
+int cs_report_many(FILE *f, const char *format, const cs_sweep *sw, int n);
 
 /* Data types as nccl-tests names them: name and element size in bytes. */
 typedef struct cs_dtype { const char *name; int bytes; } cs_dtype;

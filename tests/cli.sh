@@ -56,7 +56,7 @@ check output-csv $? "csv header"
 # --links names the shared 10 GB/s link as the bottleneck of the contended sendrecv
 # (two flows per direction: 2 x 1 GiB carried, 100% utilised); JSON gets a links array.
 "$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links >"$work/l" 2>&1
-grep -q '^# bottleneck: sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2.14748e+09 B, peak 2 flows$' "$work/l"
+grep -q '^# bottleneck: sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2147483648 B (2 GiB), peak 2 flows$' "$work/l"
 check links-bottleneck $? "$(grep bottleneck "$work/l")"
 "$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links --format json >"$work/l" 2>&1
 grep -q '"links": \[' "$work/l"; check links-json $? "no links array"

@@ -175,6 +175,92 @@ static void t_same_number(void)
     }
 }
 
+/* Twin channels: channels c and c + 8 run the same ring, so 8 of 16 (half the bytes, half
+ * every bandwidth) give the time of simulating all
+ * 16 (dgx-h100: one node; dgx-h100-x2: the rings cross two nodes by 8 rails), for the three
+ * protocols and allreduce, allgather, reducescatter. */
+static void t_symmetric_channels(void)
+{
+    static const char *const specs[] = {"dgx-h100", "dgx-h100-x2"};
+    static const cs_coll colls[] = {CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER,
+                                    CS_COLL_REDUCESCATTER};
+    size_t i, c;
+    int pr;
+    for (i = 0; i < 2; i++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        cs_nccl_params np;
+        const cs_algo *ring;
+        int on;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(specs[i], &t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(specs[i], NULL, 0, &np, &on, &err), 0);
+        CU_ASSERT_EQUAL(np.channels, 16);
+        CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+        for (c = 0; c < 3; c++)
+            for (pr = 0; pr < CS_PROTO_COUNT; pr++) {
+                cs_coll_req req;
+                cs_nccl_pick full, rep;
+                cs_coll_req_init(&req, colls[c], t->n_ranks, 64u << 20);
+                req.topo = t;
+                np.force_proto = pr;
+                np.all_channels = 1;
+                CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &full, &err), 0);
+                np.all_channels = 0;
+                CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 1, &rep, &err), 0);
+                CU_ASSERT_EQUAL(full.channels, rep.channels);
+                CU_ASSERT_EQUAL(rep.wrong, 0);
+                CS_ASSERT_REL(rep.time_us, full.time_us, 1e-9);
+            }
+        cs_topo_free(t);
+    }
+}
+
+/* Rings over direct links: on dgx1-v100 every hop of the 3 rings is an NVLink pair (g0-g5
+ * is not one: it was a hop of the rank-order ring), the rings are edge-disjoint counting a
+ * doubled pair twice, and 6 channels give ring allreduce busbw close to 6 x 20 GB/s; on
+ * the mi300x mesh the 3 rings use 24 of the 28 links, each at most once. */
+static void t_ring_search(void)
+{
+    static const struct { const char *spec; int n_cyc; } cases[] = {
+        {"dgx1-v100", 3}, {"mi300x", 3}};
+    size_t i;
+    for (i = 0; i < 2; i++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        cs_coll_req req;
+        cs_ring_plan pl;
+        int k, q, use[8][8];
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(cases[i].spec, &t, &err), 0);
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, 1u << 20);
+        req.topo = t;
+        req.channels = 6;
+        cs_ring_plan_init(&pl, &req);
+        CU_ASSERT_EQUAL(pl.n_cyc, cases[i].n_cyc);
+        memset(use, 0, sizeof use);
+        for (k = 0; k < pl.n_cyc; k++)
+            for (q = 0; q < 8; q++) {
+                int a = cs_ring_plan_rank(&pl, 2 * k, q), b = cs_ring_plan_rank(&pl, 2 * k, q + 1);
+                int l, units = 0;
+                /* Backward channel: the same cycle reversed. */
+                CU_ASSERT_EQUAL(cs_ring_plan_rank(&pl, 2 * k + 1, q + 1),
+                                cs_ring_plan_rank(&pl, 2 * k, 8 - q - 1));
+                for (l = 0; l < t->n_links; l++) {
+                    int u = t->links[l].a, v = t->links[l].b;
+                    if ((u == t->ranks[a] && v == t->ranks[b]) ||
+                        (u == t->ranks[b] && v == t->ranks[a]))
+                        units += (int)(t->links[l].bw_GBps / 20.0 + 1e-9) > 1 &&
+                                 !strcmp(cases[i].spec, "dgx1-v100") ? 2 : 1;
+                }
+                CU_ASSERT(units >= 1);          /* a direct link */
+                use[a][b]++;
+                use[b][a]++;
+                CU_ASSERT(use[a][b] <= units);  /* edge-disjoint */
+            }
+        cs_ring_plan_fini(&pl);
+        cs_topo_free(t);
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case hw[] = {
@@ -182,6 +268,8 @@ int cs_test_register(void)
         {"nccl nvls claim refused", t_nvls_claim_refused},
         {"nccl mode by default on hardware", t_nccl_default_on},
         {"run, explain and validate print the same number", t_same_number},
+        {"rings over direct links", t_ring_search},
+        {"twin channels merged: same time as all 16", t_symmetric_channels},
         {NULL, NULL}};
     return cs_test_add_suite("defaults", hw) ? -1 : 0;
 }

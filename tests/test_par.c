@@ -174,9 +174,9 @@ static void test_sweeps(void)
     cs_run_header(&one, CS_COLL_ALLREDUCE, "auto", t, "float", "sum", 16, 0, 1, "m");
     CU_ASSERT_STRING_EQUAL(b.redop, "none");
     CU_ASSERT_EQUAL(b.root, -1);
-    cs_run_task_set(&tk[0], &a, sizes, 3, 1, bn[0], sizeof bn[0]);
-    cs_run_task_set(&tk[1], &b, sizes, 3, 0, bn[1], sizeof bn[1]);
-    CU_ASSERT_EQUAL(cs_run_sweeps(&cfg, t, 16, 4, tk, 2, &err), 0);
+    tk[0] = (cs_run_task){&cfg, t, 16, 4, &a, sizes, 3, 1, bn[0], sizeof bn[0]};
+    tk[1] = (cs_run_task){&cfg, t, 16, 4, &b, sizes, 3, 0, bn[1], sizeof bn[1]};
+    CU_ASSERT_EQUAL(cs_run_sweeps(tk, 2, &err), 0);
     CU_ASSERT_EQUAL(cs_run_sweep(&cfg, t, 16, 4, sizes, 3, 1, &one, bn1, sizeof bn1, &err), 0);
     CU_ASSERT_EQUAL_FATAL(a.n_rows, 3);
     CU_ASSERT_EQUAL_FATAL(one.n_rows, 3);

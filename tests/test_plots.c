@@ -194,7 +194,7 @@ static void test_chart_png(void)
 {
     cs_series s[4];
     cs_point pts[4 * 31];
-    cs_chart c = {"busbw against size", CS_METRIC_BUSBW, 0, s, 4};
+    cs_chart c = {"busbw against size", CS_METRIC_BUSBW, 0, s, 4, CS_CHART_X_SIZE};
     cs_chart_layout lay;
     cs_err err;
     int w = 0, h = 0, i;
@@ -234,7 +234,7 @@ static void test_chart_svg_pdf(void)
 {
     cs_series s[3];
     cs_point pts[3 * 20];
-    cs_chart c = {"determinism", CS_METRIC_BUSBW, 0, s, 3};
+    cs_chart c = {"determinism", CS_METRIC_BUSBW, 0, s, 3, CS_CHART_X_SIZE};
     cs_err err;
     int w = 0, h = 0;
     const char *a = tmp_path("a.svg"), *b = tmp_path("b.svg"), *pdf = tmp_path("c.pdf");
@@ -256,14 +256,14 @@ static void test_chart_errors(void)
 {
     cs_series_set set = {NULL, 0, 0};
     cs_series *m, *sim;
-    cs_chart c = {"validate", CS_METRIC_BUSBW, 0, NULL, 0};
+    cs_chart c = {"validate", CS_METRIC_BUSBW, 0, NULL, 0, CS_CHART_X_SIZE};
     cs_chart_layout lay;
     cs_err err;
     unsigned char rgb[3];
     int j, w, h;
     CU_ASSERT_PTR_NOT_NULL_FATAL(sim = cs_series_add(&set, "simulated", 0));
     for (j = 0; j < 20; j++) {
-        cs_point p = {8.0 * (1 << j), 0, 0, 0};
+        cs_point p = {8.0 * (1 << j), 0, 0, 0, 0};
         p.time_us = 5 + p.size_bytes / 1e5;
         p.algbw_GBps = p.size_bytes / (p.time_us * 1e3);
         p.busbw_GBps = p.algbw_GBps;
@@ -298,7 +298,7 @@ static void test_chart_many(void)
 {
     cs_series s[32];
     cs_point *pts = malloc(32 * 31 * sizeof *pts);
-    cs_chart c = {"32 series", CS_METRIC_BUSBW, 0, s, 32};
+    cs_chart c = {"32 series", CS_METRIC_BUSBW, 0, s, 32, CS_CHART_X_SIZE};
     cs_chart_layout lay;
     cs_err err;
     int w, h;
@@ -314,7 +314,7 @@ static void test_chart_bad(void)
 {
     cs_series s[1];
     cs_point pts[4];
-    cs_chart c = {NULL, CS_METRIC_TIME, 0, s, 1};
+    cs_chart c = {NULL, CS_METRIC_TIME, 0, s, 1, CS_CHART_X_SIZE};
     cs_err err;
     int j;
     make_series(s, pts, 1, 4);

@@ -149,6 +149,65 @@ static void test_json_csv(void)
     cs_sweep_fini(&sw);
 }
 
+/* Several sweeps: JSON keeps the single-sweep object for one and is an array for two (each
+ * with its ranks); CSV has one header, every sweep's rows, and closed_form_us last when a
+ * row carries one (4000 us here; the 8-byte row has none: an empty field). Text is the
+ * tables one after another. */
+static void test_many(void)
+{
+    cs_sweep sw[2];
+    char *buf = NULL, *p;
+    size_t len = 0;
+    FILE *f;
+    json_error_t e;
+    json_t *root;
+    int n = 0;
+    sw[0] = sample();
+    sw[1] = sample();
+    sw[1].ranks = 16;
+    sw[1].rows[0].has_closed_form = 1;
+    sw[1].rows[0].closed_form_us = 4000;
+    f = open_memstream(&buf, &len);
+    CU_ASSERT_EQUAL(cs_report_many(f, "json", sw, 1), 0);
+    fclose(f);
+    root = json_loads(buf, 0, &e);
+    CU_ASSERT(json_is_object(root));
+    json_decref(root);
+    free(buf);
+    f = open_memstream(&buf, &len);
+    CU_ASSERT_EQUAL(cs_report_many(f, "json", sw, 2), 0);
+    fclose(f);
+    root = json_loads(buf, 0, &e);
+    CU_ASSERT_FATAL(json_is_array(root) && json_array_size(root) == 2);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(root, 1), "ranks")), 16);
+    CU_ASSERT_EQUAL(json_real_value(json_object_get(json_array_get(json_object_get(
+        json_array_get(root, 1), "results"), 0), "closed_form_us")), 4000);
+    CU_ASSERT_PTR_NULL(json_object_get(json_array_get(json_object_get(
+        json_array_get(root, 0), "results"), 0), "closed_form_us"));
+    json_decref(root);
+    free(buf);
+    f = open_memstream(&buf, &len);
+    CU_ASSERT_EQUAL(cs_report_many(f, "csv", sw, 2), 0);
+    fclose(f);
+    CU_ASSERT_EQUAL(strncmp(buf, "collective,algorithm,ranks,topology,datatype,size_bytes,count,"
+                                 "time_us,algbw_GBps,busbw_GBps,wrong,closed_form_us\n", 111), 0);
+    for (p = buf; (p = strchr(p, '\n')); p++)
+        n++;
+    CU_ASSERT_EQUAL(n, 5);   /* a header and 2 x 2 rows */
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "allreduce,ring,16,t,float,1073741824,268435456,4000,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",0,4000\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",0,\n"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    CU_ASSERT_EQUAL(cs_report_many(f, "text", sw, 2), 0);
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "# collsim: allreduce, 8 ranks"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "# collsim: allreduce, 16 ranks"));
+    free(buf);
+    cs_sweep_fini(&sw[0]);
+    cs_sweep_fini(&sw[1]);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -157,6 +216,7 @@ int cs_test_register(void)
         {"size parsing", test_parse_size},
         {"text table", test_text},
         {"json and csv", test_json_csv},
+        {"several sweeps", test_many},
         {NULL, NULL},
     };
     return cs_test_add_suite("report", cases);

@@ -87,12 +87,131 @@ static void test_schedule(void)
     cs_topo_free(t);
 }
 
+/* The forms of -g: 2:64 doubles (2, 4, 8, 16, 32, 64), 2:8:+2 adds (2, 4, 6, 8), 3:30:*3
+ * multiplies (3, 9, 27), a list keeps its order; bad forms are usage errors on -g. */
+static void test_rank_forms(void)
+{
+    static const char *const bad[] = {"0", "8:2", "2:8:-1", "a", "2:8:*1", "2,,4", "2:4,8", ""};
+    int *v = NULL, n = 0;
+    size_t i;
+    cs_err err;
+    CU_ASSERT_EQUAL(cs_run_parse_ranks("2:64", &v, &n, &err), 0);
+    CU_ASSERT_EQUAL(n, 6);
+    if (n == 6)
+        CU_ASSERT(v[0] == 2 && v[1] == 4 && v[5] == 64);
+    free(v);
+    CU_ASSERT_EQUAL(cs_run_parse_ranks("2:8:+2", &v, &n, &err), 0);
+    CU_ASSERT(n == 4 && v[3] == 8 && v[1] == 4);
+    free(v);
+    CU_ASSERT_EQUAL(cs_run_parse_ranks("3:30:*3", &v, &n, &err), 0);
+    CU_ASSERT(n == 3 && v[2] == 27);
+    free(v);
+    CU_ASSERT_EQUAL(cs_run_parse_ranks("8,2,3", &v, &n, &err), 0);
+    CU_ASSERT(n == 3 && v[0] == 8 && v[2] == 3);
+    free(v);
+    CU_ASSERT_EQUAL(cs_run_parse_ranks("16", &v, &n, &err), 0);
+    CU_ASSERT(n == 1 && v[0] == 16);
+    free(v);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CU_ASSERT_EQUAL(cs_run_parse_ranks(bad[i], &v, &n, &err), CS_EUSAGE);
+        CU_ASSERT_STRING_EQUAL(err.where, "-g");
+    }
+}
+
+/* ring and parameter_server allreduce of S = 64 MiB = 67108864 B on ab-any.json (no rank
+ * count; a = 1 us, b = 1/(100 GB/s) = 1e-5 us/B) for p = 2 .. 64: every sweep's time is
+ * the textbook form, ring 2(p-1)(a + S/p b) and one server 2(p-1)(a + S b). p = 2: ring
+ * 2(1 + 335.54432) = 673.08864 us, server 2(1 + 671.08864) = 1344.17728 us; p = 64: ring
+ * 126(1 + 10.48576) = 1447.20576 us, server 126 x 672.08864 = 84683.16864 us. */
+static void test_grid_closed_forms(void)
+{
+    static const char *const algos[] = {"ring", "parameter_server"};
+    const double a = 1, b = 1e-5, S = 67108864;
+    uint64_t size = 64ull << 20;
+    int ranks[] = {2, 4, 8, 16, 32, 64}, i;
+    cs_run_grid_req rq;
+    cs_run_grid g;
+    cs_err err;
+    memset(&rq, 0, sizeof rq);
+    rq.topo = cs_test_data("ok/ab-any.json");
+    rq.ranks = ranks;
+    rq.n_ranks = 6;
+    rq.algos = algos;
+    rq.n_algos = 2;
+    rq.coll = CS_COLL_ALLREDUCE;
+    rq.dtype = "float";
+    rq.elt = 4;
+    rq.redop = "sum";
+    rq.sizes = &size;
+    rq.n_sizes = 1;
+    cs_run_cfg_init(&rq.cfg);
+    CU_ASSERT_EQUAL_FATAL(cs_run_grid_run(&rq, &g, &err), 0);
+    CU_ASSERT_EQUAL(g.n, 12);
+    for (i = 0; i < g.n; i++) {
+        const cs_sweep *sw = &g.sweeps[i];
+        double p = ranks[i / 2];
+        double want = i % 2 ? 2 * (p - 1) * (a + S * b) : 2 * (p - 1) * (a + S / p * b);
+        CU_ASSERT_EQUAL(sw->ranks, ranks[i / 2]);
+        CU_ASSERT_STRING_EQUAL(sw->algorithm, algos[i % 2]);
+        CU_ASSERT_EQUAL(sw->n_rows, 1);
+        CU_ASSERT(cs_close_rel(sw->rows[0].time_us, want, 1e-6));
+        CU_ASSERT(sw->rows[0].has_closed_form && cs_close_rel(sw->rows[0].closed_form_us, want, 1e-6));
+        CU_ASSERT_EQUAL(sw->rows[0].wrong, 0);
+    }
+    CU_ASSERT(cs_close_rel(g.sweeps[0].rows[0].time_us, 673.08864, 1e-9));
+    CU_ASSERT(cs_close_rel(g.sweeps[11].rows[0].time_us, 84683.16864, 1e-9));
+    cs_run_grid_fini(&g);
+}
+
+/* A file that gives "ranks" fixes the count: algo-ab4.json (4 ranks) runs -g 2,4 but
+ * refuses 8 with run's error; a file without it (ab-any.json) builds any count. */
+static void test_grid_fixed_ranks(void)
+{
+    static const char *const algos[] = {"ring"};
+    uint64_t size = 1024;
+    int ok[] = {2, 4}, too_many[] = {2, 8};
+    cs_run_grid_req rq;
+    cs_run_grid g;
+    cs_topo *t = NULL;
+    cs_err err;
+    memset(&rq, 0, sizeof rq);
+    rq.topo = cs_test_data("ok/algo-ab4.json");
+    rq.ranks = ok;
+    rq.n_ranks = 2;
+    rq.algos = algos;
+    rq.n_algos = 1;
+    rq.coll = CS_COLL_ALLREDUCE;
+    rq.dtype = "float";
+    rq.elt = 4;
+    rq.redop = "sum";
+    rq.sizes = &size;
+    rq.n_sizes = 1;
+    cs_run_cfg_init(&rq.cfg);
+    CU_ASSERT_EQUAL(cs_run_grid_run(&rq, &g, &err), 0);
+    CU_ASSERT_EQUAL(g.n, 2);
+    cs_run_grid_fini(&g);
+    rq.ranks = too_many;
+    CU_ASSERT_EQUAL(cs_run_grid_run(&rq, &g, &err), CS_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err.where, "-g");
+    CU_ASSERT(strstr(err.msg, "8 ranks requested but topology") != NULL);
+    CU_ASSERT(strstr(err.msg, "has 4") != NULL);
+    CU_ASSERT_EQUAL(cs_topo_open_ranks(cs_test_data("ok/ab-any.json"), 1000, &t, &err), 0);
+    CU_ASSERT(t && t->n_ranks == 1000);
+    cs_topo_free(t);
+    /* without a count from the caller the file says what is missing */
+    CU_ASSERT(cs_topo_open(cs_test_data("ok/ab-any.json"), &t, &err) < 0);
+    CU_ASSERT(strstr(err.msg, "-g") != NULL);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
         {"size loop", test_sizes},
         {"sweep with a shared bottleneck and its link report", test_sweep_links},
         {"schedule of one size", test_schedule},
+        {"rank forms of -g", test_rank_forms},
+        {"ring and parameter server over 2..64 ranks equal their closed forms", test_grid_closed_forms},
+        {"a file that gives ranks fixes the count", test_grid_fixed_ranks},
         {NULL, NULL},
     };
     return cs_test_add_suite("run", cases);

@@ -120,11 +120,39 @@ static void t_nccl_channels(void)
     cs_topo_free(t);
 }
 
+/* The data check at scale: a ring allreduce of 1024 ranks (1024 chunks) is checked (0
+ * wrong; its sets are a few runs per chunk, where bitsets needed 128 MiB), and a check
+ * whose state outgrows its limit (here 64 KiB) stops: #wrong -1, N/A. */
+static void t_check_scale(void)
+{
+    char buf[160];
+    cs_topo *t = NULL;
+    const cs_algo *ring;
+    cs_coll_req req;
+    cs_sched s;
+    cs_err err;
+    cs_sim_opts small = {1, 64 << 10, NULL};
+    int wrong = -2;
+    snprintf(buf, sizeof buf, "{\"kind\":\"alpha_beta\",\"ranks\":1024,\"link\":"
+             "{\"bandwidth_GBps\":100,\"latency_us\":1}}");
+    CU_ASSERT_EQUAL_FATAL(cs_topo_load_string(buf, "ab", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, &err), 0);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 1024, 1u << 30);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ring, &req, &s, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, NULL, &wrong, &err), 0);
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &small, NULL, &wrong, &err), 0);
+    CU_ASSERT_EQUAL(wrong, -1);
+    cs_sched_fini(&s);
+    cs_topo_free(t);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
         {"ring allreduce link visits 256 -> 512 ranks <= 4.5x", t_ring_visits},
         {"NCCL 16 channels <= 16x one channel's link visits", t_nccl_channels},
+        {"data check of 1024 ranks; stopped past its limit", t_check_scale},
         {NULL, NULL},
     };
     return cs_test_add_suite("scale", cases);

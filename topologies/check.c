@@ -42,6 +42,11 @@ static int check_root(json_t *root, const char *name, const cs_topo_section *con
         if ((obj = json_object_get(root, (*sections)->key)) && json_is_object(obj) &&
             (*sections)->check(obj, err) < 0 && (rc = note(probs, err)) < 0)
             return rc;
+    /* A kind that takes its rank count from the command is checked at 2 ranks when the
+     * file leaves "ranks" out (any count the command gives builds the same way). */
+    if (kind->ranks_from_caller && !json_object_get(root, "ranks") &&
+        json_object_set_new(root, "ranks", json_integer(2)) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if ((rc = cs_topo_new(&t)) < 0)
         return cs_err_set(err, rc, NULL, "out of memory");
     cs_err_clear(err);
@@ -87,7 +92,7 @@ int cs_topo_check(const char *spec, const cs_topo_section *const *sections,
     /* Whatever the collecting pass could not see (cs_topo_finish's checks) shows here. */
     if (probs->n == 0) {
         cs_topo *t;
-        if (cs_topo_open(spec, &t, err) < 0) {
+        if (cs_topo_open_ranks(spec, 2, &t, err) < 0) {
             if (err->code == CS_ENOMEM || note(probs, err) < 0)
                 return CS_ENOMEM;
         } else {

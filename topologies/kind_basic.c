@@ -1,6 +1,7 @@
 /* kind_basic.c: the uniform kinds alpha_beta, ring, fully_connected and switch (topologies
  * layer). All take {"ranks": N, "link": {"bandwidth_GBps", "latency_us", "class"}} (DESIGN
- * §4); ranks are nodes r0..r(N-1) of type gpu. Only the four ops tables are exported. */
+ * §4); ranks are nodes r0..r(N-1) of type gpu. A file may leave "ranks" out and take the
+ * count from the command (cs_topo_open_ranks). Only the four ops tables are exported. */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,9 @@ static int basic_parse(json_t *root, cs_topo *t, cs__linkspec *ls, cs_err *err)
     int rc;
     if ((rc = cs__json_check_keys(root, "", t->kind && !strcmp(t->kind, "switch") ? sw_keys : keys,
                                   cs__topo_common_keys, err)) < 0 ||
+        (!json_object_get(root, "ranks") &&
+         (rc = cs_err_set(err, CS_EINVAL, "ranks", "missing: give the rank count here or "
+                          "with -g (this kind takes it from the command)")) < 0) ||
         (rc = cs__json_int(root, "", "ranks", 1, 1, MAX_RANKS, &n, err)) < 0 ||
         (rc = cs__json_object(root, "", "link", 1, &link, err)) < 0 ||
         (rc = cs__linkspec_parse(link, "link", NULL, NULL, ls, err)) < 0)
@@ -93,14 +97,14 @@ static int build_switch(json_t *root, cs_topo *t, cs_err *err)
 
 const cs_topo_kind cs_topo_kind_alpha_beta = {
     "alpha_beta", "textbook a + b*l model: any pair talks directly, one message in and out "
-    "per rank at a time", build_alpha_beta, NULL,
+    "per rank at a time", build_alpha_beta, NULL, 1,
 };
 const cs_topo_kind cs_topo_kind_ring = {
-    "ring", "ranks on a bidirectional ring, rank i linked to rank i+1", build_ring, NULL,
+    "ring", "ranks on a bidirectional ring, rank i linked to rank i+1", build_ring, NULL, 1,
 };
 const cs_topo_kind cs_topo_kind_fully_connected = {
-    "fully_connected", "a direct link between every pair of ranks", build_fully_connected, NULL,
+    "fully_connected", "a direct link between every pair of ranks", build_fully_connected, NULL, 1,
 };
 const cs_topo_kind cs_topo_kind_switch = {
-    "switch", "every rank linked to one non-blocking switch", build_switch, NULL,
+    "switch", "every rank linked to one non-blocking switch", build_switch, NULL, 1,
 };

@@ -353,5 +353,5 @@ out:
 
 const cs_topo_kind cs_topo_kind_cluster = {
     "cluster", "N copies of a node joined by a fabric: one switch, a fat tree, or rails",
-    build_cluster, NULL,
+    build_cluster, NULL, 0,
 };

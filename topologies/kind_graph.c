@@ -395,5 +395,5 @@ static int check_graph(json_t *root, cs_topo *t, cs_topo_problems *probs)
 }
 
 const cs_topo_kind cs_topo_kind_graph = {
-    "graph", "explicit nodes, links, ranks and optional routes", build_graph, check_graph,
+    "graph", "explicit nodes, links, ranks and optional routes", build_graph, check_graph, 0,
 };

@@ -201,13 +201,13 @@ static int build_hypercube(json_t *root, cs_topo *t, cs_err *err)
 
 const cs_topo_kind cs_topo_kind_torus = {
     "torus", "n-dimensional torus (\"dims\"), wrap-around links, dimension-order routing",
-    build_torus, NULL,
+    build_torus, NULL, 0,
 };
 const cs_topo_kind cs_topo_kind_mesh = {
     "mesh", "n-dimensional mesh (\"dims\"), no wrap-around, dimension-order routing",
-    build_mesh, NULL,
+    build_mesh, NULL, 0,
 };
 const cs_topo_kind cs_topo_kind_hypercube = {
     "hypercube", "2^d ranks, links between addresses one bit apart, e-cube routing",
-    build_hypercube, NULL,
+    build_hypercube, NULL, 0,
 };

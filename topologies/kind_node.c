@@ -192,5 +192,5 @@ static int build_node(json_t *root, cs_topo *t, cs_err *err)
 
 const cs_topo_kind cs_topo_kind_node = {
     "node", "one server: GPUs/NPUs on an NVSwitch or NVLink/HCCS mesh, NICs, PCIe, CPUs",
-    build_node, NULL,
+    build_node, NULL, 0,
 };

@@ -178,5 +178,5 @@ static int build_pcie(json_t *root, cs_topo *t, cs_err *err)
 
 const cs_topo_kind cs_topo_kind_pcie = {
     "pcie", "CPU sockets, PCIe switches, GPUs and NICs; \"p2p\": false stages copies through "
-    "the CPU", build_pcie, NULL,
+    "the CPU", build_pcie, NULL, 0,
 };

@@ -178,9 +178,9 @@ static int build_fat_tree(json_t *root, cs_topo *t, cs_err *err)
 }
 
 const cs_topo_kind cs_topo_kind_tree = {
-    "tree", "k-ary tree of switches, ranks at the leaves (one path per pair)", build_tree, NULL,
+    "tree", "k-ary tree of switches, ranks at the leaves (one path per pair)", build_tree, NULL, 0,
 };
 const cs_topo_kind cs_topo_kind_fat_tree = {
     "fat_tree", "leaf/spine Clos or k-ary n-tree with an oversubscription ratio, ECMP routes",
-    build_fat_tree, NULL,
+    build_fat_tree, NULL, 0,
 };

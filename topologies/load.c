@@ -78,8 +78,9 @@ int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs
     return 0;
 }
 
-/* Build a topology from a parsed root object. name goes into t->name. */
-static int load_root(json_t *root, const char *name, cs_topo **out, cs_err *err)
+/* Build a topology from a parsed root object. name goes into t->name. ranks > 0: the
+ * caller's rank count for a kind that takes it, used when the file gives none. */
+static int load_root(json_t *root, const char *name, int ranks, cs_topo **out, cs_err *err)
 {
     const cs_topo_kind *kind;
     const char *kind_name;
@@ -96,6 +97,9 @@ static int load_root(json_t *root, const char *name, cs_topo **out, cs_err *err)
         return rc;
     if ((rc = cs__topo_common(root, &reduce_GBps, NULL, err)) < 0)
         return rc;
+    if (ranks > 0 && kind->ranks_from_caller && !json_object_get(root, "ranks") &&
+        json_object_set_new(root, "ranks", json_integer(ranks)) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
 
     if ((rc = cs_topo_new(&t)) < 0)
         return cs_err_set(err, rc, NULL, "out of memory");
@@ -115,8 +119,8 @@ fail:
 }
 
 /* Parse text of len bytes; where names the source in syntax errors (file:line:column). */
-static int load_buffer(const char *text, size_t len, const char *name, cs_topo **out,
-                       cs_err *err)
+static int load_buffer(const char *text, size_t len, const char *name, int ranks,
+                       cs_topo **out, cs_err *err)
 {
     json_error_t jerr;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -126,7 +130,7 @@ static int load_buffer(const char *text, size_t len, const char *name, cs_topo *
         snprintf(where, sizeof where, "%s:%d:%d", name, jerr.line, jerr.column);
         return cs_err_set(err, CS_EPARSE, where, "%s", jerr.text);
     }
-    rc = load_root(root, name, out, err);
+    rc = load_root(root, name, ranks, out, err);
     json_decref(root);
     return rc;
 }
@@ -135,7 +139,7 @@ int cs_topo_load_string(const char *json, const char *name, cs_topo **out, cs_er
 {
     *out = NULL;
     cs_err_clear(err);
-    return load_buffer(json, strlen(json), name ? name : "<string>", out, err);
+    return load_buffer(json, strlen(json), name ? name : "<string>", 0, out, err);
 }
 
 int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err)
@@ -179,7 +183,7 @@ int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err)
     return 0;
 }
 
-int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err)
+static int load_file_ranks(const char *path, int ranks, cs_topo **out, cs_err *err)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -188,20 +192,30 @@ int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err)
     cs_err_clear(err);
     if ((rc = cs__topo_read_file(path, &buf, &len, err)) < 0)
         return rc;
-    rc = load_buffer(buf, len, path, out, err);
+    rc = load_buffer(buf, len, path, ranks, out, err);
     free(buf);
     return rc;
 }
 
+int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err)
+{
+    return load_file_ranks(path, 0, out, err);
+}
+
 int cs_topo_open(const char *spec, cs_topo **out, cs_err *err)
+{
+    return cs_topo_open_ranks(spec, 0, out, err);
+}
+
+int cs_topo_open_ranks(const char *spec, int ranks, cs_topo **out, cs_err *err)
 {
     const cs_preset *p = cs_preset_find(spec);
     int rc;
     *out = NULL;
     cs_err_clear(err);
     if (p)
-        return load_buffer(p->json, strlen(p->json), p->name, out, err);
-    rc = cs_topo_load_file(spec, out, err);
+        return load_buffer(p->json, strlen(p->json), p->name, ranks, out, err);
+    rc = load_file_ranks(spec, ranks, out, err);
     /* A bare word that is neither a preset nor a file was most likely a mistyped preset. */
     if (rc == CS_EIO && !strchr(spec, '/') && !strchr(spec, '.')) {
         char known[1024] = "";

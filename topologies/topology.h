@@ -26,6 +26,9 @@ typedef struct cs_topo_kind {
      * on where it can, instead of stopping at the first. Returns 0 (problems or not) or
      * CS_ENOMEM. NULL: check runs build and records its one error. */
     int (*check)(struct json_t *root, cs_topo *t, struct cs_topo_problems *probs);
+    /* 1: a file may leave "ranks" out and take the rank count from the command (-g, a rank
+     * sweep) through cs_topo_open_ranks; a file that gives "ranks" fixes the count. */
+    int ranks_from_caller;
 } cs_topo_kind;
 
 /* A top-level section of a topology file that a higher layer reads (NCCL mode's "nccl"
@@ -69,6 +72,11 @@ int cs_topo_load_string(const char *json, const char *name, cs_topo **out, cs_er
 int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err);
 /* A preset name or a file path: presets first (see cs_preset_*), then the file. */
 int cs_topo_open(const char *spec, cs_topo **out, cs_err *err);
+/* The same, for a rank count the caller chose: when the kind takes its rank count from the
+ * caller (alpha_beta, ring, switch, fully_connected) and the file leaves "ranks" out, the
+ * topology is built with `ranks` ranks. A file (or preset) that gives "ranks" keeps its
+ * count, so a caller asking for more refuses as before. ranks <= 0 = cs_topo_open. */
+int cs_topo_open_ranks(const char *spec, int ranks, cs_topo **out, cs_err *err);
 
 /* The object under key in the JSON of a preset or file (a new reference: json_decref it),
  * or *out = NULL when the topology has no such key. Syntax errors say file:line:column. */

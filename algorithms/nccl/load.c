@@ -161,7 +161,9 @@ int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
     cs_topo *t = NULL;
     if ((rc = cs_nccl_open(topo_spec, np, &present, err)) < 0)
         return rc;
-    if ((rc = cs_topo_open(topo_spec, &t, err)) < 0)
+    /* The kind and its switches do not depend on the rank count: a file that takes its
+     * count from the command is read at 2 ranks. */
+    if ((rc = cs_topo_open_ranks(topo_spec, 2, &t, err)) < 0)
         return rc;
     hw = is_hw_kind(t->kind);
     can_reduce = has_reducing_switch(t);

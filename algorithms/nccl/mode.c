@@ -6,7 +6,9 @@
 #include "sim/exec.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern const cs_algo cs_algo_ring;    /* the one family that builds a ring per channel */
@@ -83,6 +85,51 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
     return 0;
 }
 
+/* Twin channels. NCCL's rings are rotations of one another; with more channels than
+ * distinct rotations (16 channels on 8 GPUs a node) channel c + m repeats channel c's ring
+ * exactly. Twins share every link they cross equally (max-min fairness gives equal flows
+ * equal shares), so m channels carrying m/C of the bytes on a fabric whose links all have
+ * m/C of their bandwidth move every flow at the same rate: the same time, exactly, at m/C
+ * of the cost. Returns the smallest such period m (an even divisor of C), or C if none. */
+static int twin_period(const cs_coll_req *req)
+{
+    int p = req->n_ranks, C = req->channels, m, c, q;
+    cs_ring_plan pl;
+    cs_ring_plan_init(&pl, req);
+    for (m = 2; m < C; m += 2) {
+        int same = C % m == 0;
+        for (c = 0; same && c + m < C; c++)
+            for (q = 0; q < p && same; q++)
+                same = cs_ring_plan_rank(&pl, c, q) == cs_ring_plan_rank(&pl, c + m, q);
+        if (same)
+            break;
+    }
+    cs_ring_plan_fini(&pl);
+    return m < C ? m : C;
+}
+
+/* Simulate s on t with every link's bandwidth times scale, then restore them. The
+ * topology is borrowed read-only by contract; its figures are put back before returning,
+ * and the engine copies capacities when a simulation starts. */
+static int sim_scaled(const cs_topo *t, double scale, const cs_sched *s,
+                      const cs_sim_opts *so, cs_time *t_ps, int *wrong, cs_err *err)
+{
+    cs_link *links = (cs_link *)(uintptr_t)t->links;
+    double *saved = malloc((size_t)t->n_links * sizeof *saved);
+    int i, rc;
+    if (!saved)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (i = 0; i < t->n_links; i++) {
+        saved[i] = links[i].bw_GBps;
+        links[i].bw_GBps *= scale;
+    }
+    rc = cs_sim_once(t, s, NULL, so, t_ps, wrong, err);
+    for (i = 0; i < t->n_links; i++)
+        links[i].bw_GBps = saved[i];
+    free(saved);
+    return rc;
+}
+
 /* One candidate: build, run, return the time. */
 static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
                    const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
@@ -93,19 +140,37 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     cs_sim_opts so = {check, 0, &costs};
     cs_sched s;
     cs_time t_ps;
-    int wrong = -1, rc, ring = ops == &cs_algo_ring;
+    int wrong = -1, rc, ring = ops == &cs_algo_ring, channels, m = 0;
+    uint64_t rep_bytes = 0;
+    int c;
     if ((rc = prepare(base, ops, np, pr, &req, &costs, NULL)) < 0)
         return rc;
+    channels = req.channels;
+    if (ring && !np->all_channels && channels > 2 && topo->model == CS_MODEL_FLUID &&
+        req.n_ranks > 1 && (m = twin_period(&req)) < channels) {
+        for (c = 0; c < m; c++)
+            rep_bytes += cs_split(base->bytes, (uint64_t)channels, (uint64_t)c);
+        /* Equal slices only: the twins must carry the same bytes. */
+        if (base->bytes % (uint64_t)channels == 0) {
+            req.bytes = rep_bytes;
+            req.channels = m;
+        } else {
+            m = channels;
+        }
+    } else {
+        m = channels;
+    }
     if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
         return rc;
-    rc = cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
+    rc = m < channels ? sim_scaled(topo, (double)m / channels, &s, &so, &t_ps, &wrong, err)
+                      : cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
     cs_sched_fini(&s);
     if (rc < 0)
         return rc;
     out->algo = ops;
     out->proto = pr;
     out->chunks = req.chunks;
-    out->channels = ring ? req.channels : cs_nccl_channels(np, pr, base->bytes, 1);
+    out->channels = ring ? channels : cs_nccl_channels(np, pr, base->bytes, 1);
     out->time_us = cs_time_to_us(t_ps);
     out->wrong = wrong;
     return 0;

@@ -54,6 +54,9 @@ typedef struct cs_nccl_params {
     double nvls_lat_us;      /* NVLS latency per collective, in place of a protocol's base
                                 and per-transfer latencies, us (NCCL: 25 on NVLink) */
     int force_proto;         /* a cs_proto to always use, or -1 to select by time */
+    int all_channels;        /* 1: simulate every ring channel; 0 (default): where the
+                                channels load the links alike, two of them stand for all
+                                (mode.c; equal times, C/2 times cheaper) - not in JSON */
     cs_nccl_proto proto[CS_PROTO_COUNT];
 } cs_nccl_params;
 

@@ -41,6 +41,7 @@ static void fill(cs_nccl_params *p, size_t k)
     p->channels = 1;
     p->max_chunks = 8;
     p->force_proto = -1;
+    p->all_channels = 0;
     p->nvls = -1;
     p->nvls_eff = 0.85;
     p->nvls_lat_us = 25.0;

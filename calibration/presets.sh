@@ -1,0 +1,54 @@
+#!/bin/sh
+# presets.sh: every real log in tests/data/real against its matching built-in preset,
+# uncalibrated (issue 11's acceptance table in ACCURACY.md section 0). Prints a Markdown
+# table; the per-log validate output goes to calibration/out/presets/.
+# usage: calibration/presets.sh [COLLSIM]   (run from the repository root)
+set -eu
+C=${1:-build/collsim}
+R=tests/data/real
+O=calibration/out/presets
+mkdir -p "$O"
+echo "| log | preset (options) | rows >= 1 MiB | median abs error | mean | max | time s |"
+echo "|---|---|---|---|---|---|---|"
+# log | preset | extra validate options ("-" = none). Logs of degraded paths (untuned
+# stacks, a disabled CXI hook) or of machines with no preset are listed at the end.
+while IFS='|' read -r log preset extra; do
+    case "$log" in ''|'#'*) continue ;; esac
+    [ "$extra" = "-" ] && extra=""
+    out="$O/${log%.log}.txt"
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    if "$C" validate "$R/$log" --topo "$preset" $extra > "$out" 2>&1; then
+        t1=$(date +%s.%N)
+        line=$(grep '^# sizes >= 1 MiB' "$out" || true)
+        n=$(echo "$line" | sed -n 's/.*: \([0-9]*\) rows.*/\1/p')
+        med=$(echo "$line" | sed -n 's/.*median \([0-9.]*\)%.*/\1/p')
+        mean=$(echo "$line" | sed -n 's/.*mean \([0-9.]*\)%.*/\1/p')
+        max=$(echo "$line" | sed -n 's/.*max \([0-9.]*\)%.*/\1/p')
+        printf '| %s | `%s` %s | %s | %s%% | %s%% | %s%% | %.1f |\n' "${log%.log}" "$preset" \
+            "$extra" "${n:-0}" "${med:--}" "${mean:--}" "${max:--}" "$(echo "$t1 - $t0" | bc)"
+    else
+        printf '| %s | `%s` %s | failed: %s | | | | |\n' "${log%.log}" "$preset" "$extra" \
+            "$(tail -1 "$out")"
+    fi
+done <<'MAP'
+nccl-a100-oci-1n8-allreduce-10G-nvswitch.log|dgx-a100|-
+nccl-h100-1n8-allreduce-nvswitch-256M-2G.log|dgx-h100|-
+nccl-h100-2n16-allreduce-ib-256M-8G.log|dgx-h100-x2|-
+nccl-h100-oci-2n16-allreduce-roce.log|dgx-h100-x2|-
+nccl-h100-p5-2n16-allreduce-efa.log|dgx-h100-x2|--coll allreduce
+nccl-h100-p5-2n16-allreduce-efa-eks.log|dgx-h100-x2|--coll allreduce
+nccl-h100-2n16-allreduce-gcp-a3mega.log|dgx-h100-x2|-
+nccl-h100-128n1024-allreduce-ring-ll128-ib.log|dgx-h100-x128|--algo ring --proto LL128
+nccl-rtx4090-1n8-allreduce-pcie-nop2p.log|pcie-rtx4090x8|-
+rccl-mi300x-1n8-allreduce.log|mi300x|-
+rccl-mi300xvf-1n8-allreduce-azure.log|mi300x|--coll allreduce
+rccl-mi325x-1-8node-allreduce-ring-large.log|mi325x|--coll allreduce --algo ring --keep-ranks 8
+rccl-mi350x-1n8-allreduce-amddoc.log|mi350x|--coll allreduce
+MAP
+# No matching preset (yet): nccl-a100-oci-2n16-allreduce-10G-roce, nccl-a100-p4de-2n16-allreduce-efa,
+# nccl-b200-gcp-a4-2n16-allgather-roce, nccl-gh200-2n8-allreduce-slingshot,
+# nccl-rtx2080ti-1n2-*, nccl-rtx5090-1n8-allreduce-pcie5-p2p-patched, nccl-rtx6000d-2n16-*,
+# rccl-mi250x-4n32-allreduce-ss11, rccl-mi325x 2-8 nodes. Degraded paths, not presets:
+# nccl-a100-oci-2n16-allreduce-10G-ubuntu-untuned, nccl-gh200-2n8-allreduce-slingshot-nocxihook,
+# nccl-rtx4090-1n2-allreduce-pcie-{docker,k8s} (2 GPUs of unknown placement, 2-4 GB/s).

@@ -1,0 +1,591 @@
+/* comm.c: collective times on a plan's rank groups (scenarios layer). Every group of one
+ * kind (the 8 DP groups of a TP-8 node, all TP groups, every stage boundary) runs its
+ * collective at once in one cs_sim on the real topology: the same schedule is added once
+ * per group with a rank map, so groups that share NICs or uplinks contend. Schedules are
+ * topology-agnostic (ring, double binary tree, direct, one send): topology-aware
+ * algorithms and cs_nccl_simulate assume ranks 0..n-1, which a strided group is not. In
+ * NCCL mode each candidate (algorithm, protocol) runs with its protocol's costs and
+ * chunking (cs_nccl_build) and the fastest is kept, as NCCL picks by predicted time.
+ * Results are memoised by (collective, group shape, bytes). */
+#include "scenarios/plan.h"
+#include "algorithms/coll.h"
+#include "algorithms/nccl/mode.h"
+#include "sim/exec.h"
+#include "topologies/topology.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One memoised time. */
+typedef struct memo_ent {
+    uint64_t key[6];         /* collective, group kind shape, bytes (see key_of) */
+    double t_s;              /* its time, s */
+} memo_ent;
+
+struct cs_plan_ctx {
+    cs_topo *topo;           /* the system's fabric (owned) */
+    cs_nccl_params np;       /* NCCL-mode parameters */
+    int nccl_on;             /* NCCL mode */
+    memo_ent *memo;          /* open-addressing table, cap a power of two */
+    long n_memo, cap_memo;
+    long sims;               /* simulations run */
+};
+
+int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
+{
+    cs_plan_ctx *c = calloc(1, sizeof *c);
+    int rc;
+    *out = NULL;
+    if (!c)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    cs_nccl_params_default(&c->np);
+    if (p->topo_json) {
+        json_t *root = json_loads(p->topo_json, 0, NULL), *n;
+        const char *kind = root ? json_string_value(json_object_get(root, "kind")) : NULL;
+        rc = cs_topo_load_string(p->topo_json, "system.topo", &c->topo, err);
+        /* as cs_nccl_setup for files: NCCL mode for hardware kinds or an "nccl" object */
+        c->nccl_on = kind && (!strcmp(kind, "node") || !strcmp(kind, "cluster") ||
+                              !strcmp(kind, "pcie"));
+        if (rc == 0 && root && (n = json_object_get(root, "nccl"))) {
+            rc = cs_nccl_params_from_json(n, &c->np, err);
+            c->nccl_on = 1;
+        }
+        json_decref(root);
+    } else {
+        rc = cs_topo_open(p->topo_spec, &c->topo, err);
+        if (rc == 0)
+            rc = cs_nccl_setup(p->topo_spec, NULL, 0, &c->np, &c->nccl_on, err);
+    }
+    if (rc < 0) {
+        cs_err_prefix(err, "system.topo");
+        cs_plan_ctx_free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+void cs_plan_ctx_free(cs_plan_ctx *c)
+{
+    if (!c)
+        return;
+    cs_topo_free(c->topo);
+    free(c->memo);
+    free(c);
+}
+
+const cs_topo *cs_plan_ctx_topo(const cs_plan_ctx *c) { return c->topo; }
+int cs_plan_ctx_ranks(const cs_plan_ctx *c) { return c->topo->n_ranks; }
+int cs_plan_ctx_nccl(const cs_plan_ctx *c) { return c->nccl_on; }
+long cs_plan_ctx_sims(const cs_plan_ctx *c) { return c->sims; }
+
+/* Sizes and strides of the five coordinates (tp, cp, ep, dp/ep, pp) under p->order. */
+static void layout(const cs_plan *p, int size[CS_DIM_COUNT], long stride[CS_DIM_COUNT])
+{
+    long s = 1;
+    int i;
+    size[CS_DIM_TP] = p->tp;
+    size[CS_DIM_CP] = p->cp;
+    size[CS_DIM_EP] = p->ep;
+    size[CS_DIM_DP] = p->dp / p->ep;
+    size[CS_DIM_PP] = p->pp;
+    for (i = 0; i < CS_DIM_COUNT; i++) {
+        stride[p->order[i]] = s;
+        s *= size[p->order[i]];
+    }
+}
+
+int cs_plan_rank(const cs_plan *p, const int coord[CS_DIM_COUNT])
+{
+    int size[CS_DIM_COUNT], i;
+    long stride[CS_DIM_COUNT], r = 0;
+    layout(p, size, stride);
+    for (i = 0; i < CS_DIM_COUNT; i++)
+        r += coord[i] * stride[i];
+    return (int)r;
+}
+
+/* The coordinates a group kind spans (a bit per dimension). */
+static unsigned dims_of(cs_group g)
+{
+    switch (g) {
+    case CS_G_TP: return 1u << CS_DIM_TP;
+    case CS_G_CP: return 1u << CS_DIM_CP;
+    case CS_G_EP: return 1u << CS_DIM_EP;
+    case CS_G_DP: return (1u << CS_DIM_EP) | (1u << CS_DIM_DP);
+    case CS_G_EDP: return 1u << CS_DIM_DP;
+    default: return 1u << CS_DIM_PP;
+    }
+}
+
+/* Memo key: the group's spanned sizes and strides fix the set of groups (the other
+ * coordinates fill the rest of the GPUs), so plans with other degrees share entries. */
+static void key_of(const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes, uint64_t key[6])
+{
+    int size[CS_DIM_COUNT], d, k = 0;
+    long stride[CS_DIM_COUNT];
+    uint64_t sh[2] = {0, 0};
+    layout(p, size, stride);
+    for (d = 0; d < CS_DIM_COUNT; d++)
+        if (dims_of(g) >> d & 1u) {
+            sh[k] = (uint64_t)size[d] << 32 | (uint64_t)stride[d];
+            k++;
+        }
+    key[0] = (uint64_t)coll << 8 | (uint64_t)(g == CS_G_PP) << 4 | (uint64_t)p->dp_mode;
+    key[1] = (uint64_t)p->tp * p->pp * p->dp * p->cp;
+    key[2] = sh[0];
+    key[3] = sh[1];
+    key[4] = bytes;
+    key[5] = 0x9e3779b97f4a7c15ull;
+}
+
+static uint64_t hash_key(const uint64_t key[6])
+{
+    uint64_t h = 1469598103934665603ull;
+    int i;
+    for (i = 0; i < 6; i++) {
+        h ^= key[i];
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static memo_ent *memo_find(cs_plan_ctx *c, const uint64_t key[6], int *found)
+{
+    long i, mask;
+    if (c->n_memo * 2 >= c->cap_memo) {
+        long cap = c->cap_memo ? c->cap_memo * 2 : 256, j;
+        memo_ent *m = calloc((size_t)cap, sizeof *m);
+        if (!m)
+            return NULL;
+        for (j = 0; j < c->cap_memo; j++)
+            if (c->memo[j].key[5]) {
+                long k = (long)(hash_key(c->memo[j].key) & (uint64_t)(cap - 1));
+                while (m[k].key[5])
+                    k = (k + 1) & (cap - 1);
+                m[k] = c->memo[j];
+            }
+        free(c->memo);
+        c->memo = m;
+        c->cap_memo = cap;
+    }
+    mask = c->cap_memo - 1;
+    i = (long)(hash_key(key) & (uint64_t)mask);
+    while (c->memo[i].key[5]) {
+        if (!memcmp(c->memo[i].key, key, sizeof c->memo[i].key)) {
+            *found = 1;
+            return &c->memo[i];
+        }
+        i = (i + 1) & mask;
+    }
+    *found = 0;
+    return &c->memo[i];
+}
+
+/* Member ranks of every group of kind g: *n_groups groups of *gsize ranks, group-major.
+ * For CS_G_PP, pairs (r, r + stride of pp) for every rank not on the last stage. */
+static int groups_of(const cs_plan *p, cs_group g, int **out, int *n_groups, int *gsize)
+{
+    int size[CS_DIM_COUNT], d, n = p->tp * p->pp * p->dp * p->cp, r, k = 0;
+    long stride[CS_DIM_COUNT];
+    unsigned span = dims_of(g);
+    int gs = 1, *m;
+    layout(p, size, stride);
+    if (g == CS_G_PP) {
+        int pairs = n / p->pp * (p->pp - 1);
+        if (!(m = malloc(sizeof *m * (size_t)(2 * pairs + 1))))
+            return CS_ENOMEM;
+        for (r = 0; r < n; r++)
+            if ((r / stride[CS_DIM_PP]) % p->pp < p->pp - 1) {
+                m[k++] = r;
+                m[k++] = r + (int)stride[CS_DIM_PP];
+            }
+        *out = m;
+        *n_groups = pairs;
+        *gsize = 2;
+        return 0;
+    }
+    for (d = 0; d < CS_DIM_COUNT; d++)
+        if (span >> d & 1u)
+            gs *= size[d];
+    if (!(m = malloc(sizeof *m * (size_t)n)))
+        return CS_ENOMEM;
+    for (r = 0; r < n; r++) {
+        int base = 1, i;
+        for (d = 0; d < CS_DIM_COUNT; d++)
+            if ((span >> d & 1u) && (r / stride[d]) % size[d])
+                base = 0;
+        if (!base)
+            continue;
+        /* members in coordinate order, the first spanned dimension innermost */
+        for (i = 0; i < gs; i++) {
+            int rem = i, rr = r;
+            for (d = 0; d < CS_DIM_COUNT; d++)
+                if (span >> d & 1u) {
+                    rr += (int)((rem % size[d]) * stride[d]);
+                    rem /= size[d];
+                }
+            m[k++] = rr;
+        }
+    }
+    *out = m;
+    *n_groups = n / gs;
+    *gsize = gs;
+    return 0;
+}
+
+/* Union-find over groups. */
+static int uf_find(int *par, int x)
+{
+    while (par[x] != x)
+        x = par[x] = par[par[x]];
+    return x;
+}
+
+/* Multi-node fabrics (every rank's node knows its server): the groups that touch a server
+ * of group 0, then those that touch a server of theirs (two rounds), stand for all - they
+ * hold every group sharing a NIC, PCIe switch or NVSwitch with group 0 and its partners;
+ * on clusters of equal servers the rest repeat the same pattern elsewhere. Costs
+ * O(ranks), no routes. */
+static int reduce_by_server(const cs_topo *t, int *members, int *n_groups, int gsize,
+                            cs_err *err)
+{
+    int ng = *n_groups, g, i, round, k = 0, n_srv = 0, rc = 0;
+    unsigned char *in = NULL, *keep = NULL;
+    for (i = 0; i < t->n_nodes; i++)
+        if (t->nodes[i].group + 1 > n_srv)
+            n_srv = t->nodes[i].group + 1;
+    in = calloc((size_t)n_srv + 1, 1);
+    keep = calloc((size_t)ng, 1);
+    if (!in || !keep) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto done;
+    }
+    keep[0] = 1;
+    for (round = 0; round < 2; round++) {
+        for (g = 0; g < ng; g++)             /* servers of the groups kept so far */
+            if (keep[g])
+                for (i = 0; i < gsize; i++) {
+                    int sv = t->nodes[t->ranks[members[(size_t)g * gsize + i]]].group;
+                    if (sv >= 0)
+                        in[sv] = 1;
+                }
+        for (g = 0; g < ng; g++)             /* groups touching them */
+            for (i = 0; i < gsize && !keep[g]; i++) {
+                int sv = t->nodes[t->ranks[members[(size_t)g * gsize + i]]].group;
+                if (sv >= 0 && in[sv])
+                    keep[g] = 1;
+            }
+    }
+    for (g = 0; g < ng; g++)
+        if (keep[g]) {
+            if (k != g)
+                memmove(members + (size_t)k * gsize, members + (size_t)g * gsize,
+                        sizeof *members * (size_t)gsize);
+            k++;
+        }
+    *n_groups = k;
+done:
+    free(in);
+    free(keep);
+    return rc;
+}
+
+/* Keep only the groups that matter for the slowest time: groups that share a directed
+ * link (on the routes between ring neighbours, both ways, or between every pair for
+ * all-to-all) can slow each other and form a component; components that share nothing run
+ * independently. On the homogeneous fabrics collsim builds (clusters of equal nodes) equal
+ * components take equal time, so the component of group 0 and the largest one stand for
+ * all: their groups are moved to the front and *n_groups shrinks. Routes come from the
+ * topology (its cache), so this costs one route per neighbour pair. */
+static int reduce_groups(cs_plan_ctx *c, cs_coll coll, int *members, int *n_groups, int gsize,
+                         cs_err *err)
+{
+    const cs_topo *t = c->topo;
+    int ng = *n_groups, g, i, j, rc = 0, *par = NULL, *size = NULL, *owner = NULL, big = 0;
+    int all_pairs = coll == CS_COLL_ALLTOALL && gsize <= 64, k = 0;
+    long n_dl = 2L * t->n_links;
+    if (ng <= 1)
+        return 0;
+    if (t->model != CS_MODEL_FLUID) {          /* single ports: distinct ranks never meet */
+        *n_groups = 1;
+        return 0;
+    }
+    if (ng > 2 && t->nodes[t->ranks[0]].group >= 0)
+        return reduce_by_server(t, members, n_groups, gsize, err);
+    if (ng <= 2)
+        return 0;
+    par = malloc(sizeof *par * (size_t)ng);
+    size = calloc((size_t)ng, sizeof *size);
+    owner = malloc(sizeof *owner * (size_t)(n_dl > 0 ? n_dl : 1));
+    if (!par || !size || !owner) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto done;
+    }
+    for (g = 0; g < ng; g++)
+        par[g] = g;
+    for (i = 0; i < n_dl; i++)
+        owner[i] = -1;
+    for (g = 0; g < ng; g++) {
+        const int *m = members + (size_t)g * gsize;
+        for (i = 0; i < gsize; i++)
+            for (j = 0; j < gsize; j++) {
+                const int32_t *dl;
+                int n, d;
+                if (i == j || (!all_pairs && j != (i + 1) % gsize && i != (j + 1) % gsize))
+                    continue;
+                if ((n = cs_topo_route(t, t->ranks[m[i]], t->ranks[m[j]], &dl, err)) < 0) {
+                    rc = n;
+                    goto done;
+                }
+                for (d = 0; d < n; d++) {
+                    if (owner[dl[d]] < 0)
+                        owner[dl[d]] = g;
+                    else {
+                        int a = uf_find(par, owner[dl[d]]), b = uf_find(par, g);
+                        if (a != b)
+                            par[a < b ? b : a] = a < b ? a : b;
+                    }
+                }
+            }
+    }
+    for (g = 0; g < ng; g++)
+        size[uf_find(par, g)]++;
+    for (g = 0; g < ng; g++)
+        if (size[g] > size[big])
+            big = g;
+    /* compact: groups of component 0 and of the largest, in group order */
+    for (g = 0; g < ng; g++) {
+        int r = uf_find(par, g);
+        if (r == 0 || r == big) {
+            if (k != g)
+                memmove(members + (size_t)k * gsize, members + (size_t)g * gsize,
+                        sizeof *members * (size_t)gsize);
+            k++;
+        }
+    }
+    *n_groups = k;
+done:
+    free(par);
+    free(size);
+    free(owner);
+    return rc;
+}
+
+/* Run schedule s on every group at once with costs; the slowest group's time. */
+static int run_all(cs_plan_ctx *c, const cs_sched *s, const cs_sim_costs *costs,
+                   const int *members, int n_groups, int gsize, double *t_s, cs_err *err)
+{
+    cs_sim_opts so = {0, 0, costs};
+    cs_sim *sim = NULL;
+    cs_job **jobs = malloc(sizeof *jobs * (size_t)n_groups);
+    int rc, i;
+    cs_time end = 0;
+    if (!jobs)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    if ((rc = cs_sim_new(&sim, c->topo, &so, err)) < 0)
+        goto done;
+    for (i = 0; i < n_groups; i++)
+        if ((rc = cs_sim_add(sim, s, members + (size_t)i * gsize, 0, &jobs[i], err)) < 0)
+            goto done;
+    if ((rc = cs_sim_run(sim, err)) < 0)
+        goto done;
+    for (i = 0; i < n_groups; i++)
+        if (cs_job_end(jobs[i]) > end)
+            end = cs_job_end(jobs[i]);
+    *t_s = cs_time_to_s(end);
+    c->sims++;
+done:
+    cs_sim_free(sim);
+    free(jobs);
+    return rc;
+}
+
+/* Rings longer than this run one step, not in full (see long_ring). */
+#define CS_RING_FULL_MAX 16
+
+/* A ring collective on many ranks: 2(n-1) (allreduce) or n-1 (all-gather, reduce-scatter)
+ * identical steps in which every rank sends its S/n block to the next one. One such step
+ * (a sendrecv shift of the block, every group at once) is simulated and multiplied by the
+ * step count; the launch and base latency are paid once (NCCL's own ring model, tuning.cc).
+ * This keeps a 1024-rank ring at n transfers instead of 2 n^2. */
+static int long_ring(cs_plan_ctx *c, cs_coll coll, int n, uint64_t bytes, cs_proto pr,
+                     const int *members, int n_groups, double *t_s, cs_err *err)
+{
+    const cs_algo *shift;
+    cs_coll_req req;
+    cs_sched s;
+    cs_sim_costs costs = {0, 0, 0, 0};
+    double launch_s = 0, step;
+    uint64_t block = bytes / (uint64_t)n > 0 ? bytes / (uint64_t)n : 1;
+    int rc, steps = coll == CS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+    if ((rc = cs_algo_lookup("ring", CS_COLL_SENDRECV, &shift, err)) < 0)
+        return rc;
+    if (c->nccl_on) {
+        cs_nccl_costs(&c->np, pr, 0, &costs);
+        launch_s = costs.launch_us * 1e-6;
+        costs.launch_us = 0;
+        costs.chan_GBps *= cs_nccl_channels(&c->np, pr, bytes, n);
+    }
+    cs_coll_req_init(&req, CS_COLL_SENDRECV, n, block);
+    req.elt_bytes = 2;
+    if ((rc = cs_algo_build(shift, &req, &s, err)) < 0)
+        return rc;
+    rc = run_all(c, &s, &costs, members, n_groups, n, &step, err);
+    cs_sched_fini(&s);
+    *t_s = launch_s + steps * step;
+    return rc;
+}
+
+/* The algorithm the plan's dp_mode uses for DP allreduce (NULL = NCCL's candidates). */
+static const char *dp_algo(const cs_plan *p, cs_group g, cs_coll coll)
+{
+    if (coll != CS_COLL_ALLREDUCE || (g != CS_G_DP && g != CS_G_EDP))
+        return NULL;
+    if (p->dp_mode == CS_DPM_PS)
+        return "parameter_server";
+    if (p->dp_mode == CS_DPM_DATAPARALLEL)
+        return "reduce_broadcast";
+    return NULL;
+}
+
+/* One sendrecv transfer 0 -> 1 of bytes. */
+static int p2p_sched(cs_sched *s, uint64_t bytes, cs_err *err)
+{
+    int64_t ch;
+    uint32_t id;
+    if (cs_sched_init(s, CS_COLL_SENDRECV, 2, 0, bytes) < 0 ||
+        (ch = cs_sched_chunk(s, bytes, 0, 1)) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    id = (uint32_t)ch;
+    s->algo = "send";
+    if (cs_sched_xfer(s, 0, 1, CS_OP_COPY, &id, 1, NULL, 0, 0) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    return 0;
+}
+
+static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
+                    uint64_t bytes, double *t_s, cs_err *err)
+{
+    int *members = NULL, n_groups, gsize, rc, a, pr, n_cand, found = 0;
+    const cs_algo *cand[8];
+    const char *force = dp_algo(p, g, coll);
+    double best = 0;
+    if ((rc = groups_of(p, g, &members, &n_groups, &gsize)) < 0)
+        return cs_err_set(err, rc, NULL, "out of memory");
+    if (gsize < 2 || n_groups == 0 || bytes == 0) {
+        free(members);
+        *t_s = 0;
+        return 0;
+    }
+    if ((rc = reduce_groups(c, coll, members, &n_groups, gsize, err)) < 0) {
+        free(members);
+        return rc;
+    }
+    if (g == CS_G_PP) {
+        cs_sched s;
+        cs_sim_costs costs = {0, 0, 0, 0};
+        if (c->nccl_on)
+            cs_nccl_costs(&c->np, CS_PROTO_SIMPLE, 0, &costs);
+        if ((rc = p2p_sched(&s, bytes, err)) == 0)
+            rc = run_all(c, &s, &costs, members, n_groups, gsize, t_s, err);
+        cs_sched_fini(&s);
+        free(members);
+        return rc;
+    }
+    if (force) {
+        if ((rc = cs_algo_lookup(force, coll, &cand[0], err)) < 0)
+            goto done;
+        n_cand = 1;
+    } else if (c->nccl_on) {
+        n_cand = cs_nccl_algos(coll, 0, cand, 8);
+    } else {
+        const char *nm = coll == CS_COLL_ALLTOALL ? "direct" : "ring";
+        if ((rc = cs_algo_lookup(nm, coll, &cand[0], err)) < 0)
+            goto done;
+        n_cand = 1;
+    }
+    for (a = 0; a < n_cand; a++)
+        for (pr = 0; pr < (c->nccl_on ? CS_PROTO_COUNT : 1); pr++) {
+            cs_coll_req req;
+            cs_sched s;
+            cs_sim_costs costs = {0, 0, 0, 0};
+            double t;
+            cs_coll_req_init(&req, coll, gsize, bytes);
+            req.elt_bytes = 2;
+            if (gsize > CS_RING_FULL_MAX) {
+                if (strcmp(cand[a]->name, "ring") || (coll != CS_COLL_ALLREDUCE &&
+                    coll != CS_COLL_ALLGATHER && coll != CS_COLL_REDUCESCATTER))
+                    continue;
+                if (c->nccl_on && (c->np.force_proto >= 0 ? pr != c->np.force_proto
+                                                         : !c->np.proto[pr].enabled))
+                    continue;
+                if ((rc = long_ring(c, coll, gsize, bytes, (cs_proto)pr, members, n_groups,
+                                    &t, err)) < 0)
+                    goto done;
+                if (!found || t < best)
+                    best = t;
+                found = 1;
+                continue;
+            }
+            if (c->nccl_on) {
+                cs_nccl_pick pick;
+                if (c->np.force_proto >= 0 ? pr != c->np.force_proto : !c->np.proto[pr].enabled)
+                    continue;
+                memset(&pick, 0, sizeof pick);
+                pick.algo = cand[a];
+                pick.proto = (cs_proto)pr;
+                rc = cs_nccl_build(&req, &c->np, &pick, &s, &costs, NULL, NULL);
+            } else {
+                rc = cs_algo_build(cand[a], &req, &s, NULL);
+            }
+            if (rc == CS_EUNSUPP || rc == CS_EINVAL)
+                continue;
+            if (rc < 0) {
+                rc = cs_err_set(err, rc, NULL, "cannot build %s for %d ranks",
+                                cs_coll_name(coll), gsize);
+                goto done;
+            }
+            rc = run_all(c, &s, &costs, members, n_groups, gsize, &t, err);
+            cs_sched_fini(&s);
+            if (rc < 0)
+                goto done;
+            if (!found || t < best)
+                best = t;
+            found = 1;
+        }
+    if (!found) {
+        rc = cs_err_set(err, CS_EUNSUPP, NULL, "no algorithm runs %s on groups of %d ranks",
+                        cs_coll_name(coll), gsize);
+        goto done;
+    }
+    *t_s = best;
+    rc = 0;
+done:
+    free(members);
+    return rc;
+}
+
+int cs_plan_comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
+                 double *t_s, cs_err *err)
+{
+    uint64_t key[6];
+    int found, rc;
+    memo_ent *e;
+    key_of(p, g, coll, bytes, key);
+    if (!(e = memo_find(c, key, &found)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    if (found) {
+        *t_s = e->t_s;
+        return 0;
+    }
+    if ((rc = simulate(c, p, g, coll, bytes, t_s, err)) < 0)
+        return rc;
+    /* the table may not have grown in between: simulate does not touch it */
+    memcpy(e->key, key, sizeof key);
+    e->t_s = *t_s;
+    c->n_memo++;
+    return 0;
+}

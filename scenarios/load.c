@@ -1,0 +1,488 @@
+/* load.c: reading and checking training plans (scenarios layer): the plan JSON of
+ * DESIGN §6, Megatron-LM arguments, DeepSpeed configs, and every rule a layout must meet
+ * (divisibility, sizes, the topology's ranks), each failing with its key path. */
+#include "scenarios/plan.h"
+#include "scenarios/model-private.h"
+#include "scenarios/jread.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const dim_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
+
+void cs_plan_init(cs_plan *p)
+{
+    int i;
+    memset(p, 0, sizeof *p);
+    p->micro_batch = 1;
+    p->dtype = CS_DT_BF16;
+    p->recompute = CS_RC_NONE;
+    p->grad_compression = 1.0;
+    p->tp = p->pp = p->dp = p->cp = p->ep = p->vp = 1;
+    p->schedule = CS_PS_1F1B;
+    for (i = 0; i < CS_DIM_COUNT; i++)
+        p->order[i] = i;
+    p->bucket_MB = 25;
+    p->overlap_grad_reduce = 1;
+    p->overlap_param_gather = 1;
+    p->dp_mode = CS_DPM_DDP;
+}
+
+void cs_plan_fini(cs_plan *p)
+{
+    if (!p)
+        return;
+    free(p->topo_json);
+    p->topo_json = NULL;
+}
+
+int cs_plan_copy(cs_plan *dst, const cs_plan *src)
+{
+    *dst = *src;
+    if (src->topo_json && !(dst->topo_json = strdup(src->topo_json)))
+        return CS_ENOMEM;
+    return 0;
+}
+
+static int parse_order(const char *s, int order[CS_DIM_COUNT], cs_err *err)
+{
+    char buf[64], *tok, *save = NULL;
+    int n = 0, seen = 0, i;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (tok = strtok_r(buf, "-", &save); tok; tok = strtok_r(NULL, "-", &save)) {
+        for (i = 0; dim_names[i] && strcmp(dim_names[i], tok); i++)
+            ;
+        if (!dim_names[i] || (seen >> i & 1) || n >= CS_DIM_COUNT)
+            break;
+        seen |= 1 << i;
+        order[n++] = i;
+    }
+    if (tok || n != CS_DIM_COUNT)
+        return cs_err_set(err, CS_EINVAL, "parallel.order", "must name tp, cp, ep, dp and pp "
+                          "once each, innermost first (e.g. \"tp-cp-ep-dp-pp\"), got \"%s\"", s);
+    return 0;
+}
+
+static int parse_model(json_t *v, const char *dir, cs_plan *p, cs_err *err)
+{
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        size_t n = strlen(s);
+        if (n > 5 && !strcmp(s + n - 5, ".json")) {   /* a Hugging Face config.json */
+            char path[1024];
+            int rc;
+            if (s[0] != '/' && dir)
+                snprintf(path, sizeof path, "%s/%s", dir, s);
+            else
+                snprintf(path, sizeof path, "%s", s);
+            if ((rc = cs_model_load_hf(path, &p->model, err)) < 0)
+                cs_err_prefix(err, "model");
+            return rc;
+        }
+        return cs_model_preset(s, &p->model, err);
+    }
+    return cs__model_from_json(v, "model", "custom", &p->model, err);
+}
+
+static int parse_train(json_t *t, cs_plan *p, cs_err *err)
+{
+    static const char *const keys[] = {"global_batch", "micro_batch", "dtype", "optimizer",
+        "recompute", "grad_compression", "offload", "flash_attention", NULL};
+    static const char *const opts[] = {"adam", "sgd", NULL};
+    static const char *const rcs[] = {"none", "selective", "full", NULL};
+    static const char *const offl[] = {"none", "optimizer", NULL};
+    int rc, dt = (int)p->dtype, opt = p->optimizer_sgd, rec = (int)p->recompute;
+    if (!json_is_object(t))
+        return cs_err_set(err, CS_EINVAL, "train", "expected an object");
+    if ((rc = cs__jr_keys(t, "train", keys, err)) < 0 ||
+        (rc = cs__jr_need(t, "train", "global_batch", err)) < 0 ||
+        (rc = cs__jr_int(t, "train", "global_batch", 1, 1L << 40, &p->global_batch, err)) < 0 ||
+        (rc = cs__jr_intv(t, "train", "micro_batch", 1, 1 << 20, &p->micro_batch, err)) < 0 ||
+        (rc = cs__jr_enum(t, "train", "dtype", cs__dtype_names(), &dt, err)) < 0 ||
+        (rc = cs__jr_enum(t, "train", "optimizer", opts, &opt, err)) < 0 ||
+        (rc = cs__jr_enum(t, "train", "recompute", rcs, &rec, err)) < 0 ||
+        (rc = cs__jr_num(t, "train", "grad_compression", 0, &p->grad_compression, err)) < 0 ||
+        (rc = cs__jr_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0 ||
+        (rc = cs__jr_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0)
+        return rc;
+    if (p->grad_compression > 1)
+        return cs_err_set(err, CS_EINVAL, "train.grad_compression", "must be in (0, 1], got %g",
+                          p->grad_compression);
+    p->dtype = (cs_pdtype)dt;
+    p->optimizer_sgd = opt;
+    p->recompute = (cs_recompute)rec;
+    return 0;
+}
+
+static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
+{
+    static const char *const keys[] = {"tp", "pp", "dp", "cp", "ep", "vp", "sequence_parallel",
+        "zero", "schedule", "order", "bucket_MB", "overlap_grad_reduce", "overlap_param_gather",
+        "dp_mode", NULL};
+    static const char *const scheds[] = {"1f1b", "gpipe", "interleaved", NULL};
+    static const char *const modes[] = {"ddp", "parameter_server", "dataparallel", NULL};
+    const long big = 1L << 24;
+    int rc, sc = (int)p->schedule, md = (int)p->dp_mode;
+    json_t *ord;
+    if (!json_is_object(o))
+        return cs_err_set(err, CS_EINVAL, "parallel", "expected an object");
+    if ((rc = cs__jr_keys(o, "parallel", keys, err)) < 0 ||
+        (rc = cs__jr_intv(o, "parallel", "tp", 1, big, &p->tp, err)) < 0 ||
+        (rc = cs__jr_intv(o, "parallel", "pp", 1, big, &p->pp, err)) < 0 ||
+        (rc = cs__jr_intv(o, "parallel", "dp", 1, big, &p->dp, err)) < 0 ||
+        (rc = cs__jr_intv(o, "parallel", "cp", 1, big, &p->cp, err)) < 0 ||
+        (rc = cs__jr_intv(o, "parallel", "ep", 1, big, &p->ep, err)) < 0 ||
+        (rc = cs__jr_intv(o, "parallel", "vp", 1, big, &p->vp, err)) < 0 ||
+        (rc = cs__jr_bool(o, "parallel", "sequence_parallel", &p->sp, err)) < 0 ||
+        (rc = cs__jr_intv(o, "parallel", "zero", 0, 3, &p->zero, err)) < 0 ||
+        (rc = cs__jr_enum(o, "parallel", "schedule", scheds, &sc, err)) < 0 ||
+        (rc = cs__jr_num(o, "parallel", "bucket_MB", 0, &p->bucket_MB, err)) < 0 ||
+        (rc = cs__jr_bool(o, "parallel", "overlap_grad_reduce", &p->overlap_grad_reduce, err)) < 0 ||
+        (rc = cs__jr_bool(o, "parallel", "overlap_param_gather", &p->overlap_param_gather, err)) < 0 ||
+        (rc = cs__jr_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0)
+        return rc;
+    p->schedule = (cs_sched_kind)sc;
+    p->dp_mode = (cs_dp_mode)md;
+    if ((ord = json_object_get(o, "order"))) {
+        if (!json_is_string(ord))
+            return cs_err_set(err, CS_EINVAL, "parallel.order", "expected a string such as "
+                              "\"tp-cp-ep-dp-pp\"");
+        if ((rc = parse_order(json_string_value(ord), p->order, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int parse_system(json_t *o, cs_plan *p, cs_err *err)
+{
+    static const char *const keys[] = {"topo", "gpu", NULL};
+    json_t *v;
+    int rc;
+    if (!json_is_object(o))
+        return cs_err_set(err, CS_EINVAL, "system", "expected an object");
+    if ((rc = cs__jr_keys(o, "system", keys, err)) < 0)
+        return rc;
+    if ((v = json_object_get(o, "topo"))) {
+        if (json_is_string(v)) {
+            snprintf(p->topo_spec, sizeof p->topo_spec, "%s", json_string_value(v));
+        } else if (json_is_object(v)) {
+            if (!(p->topo_json = json_dumps(v, JSON_COMPACT)))
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        } else {
+            return cs_err_set(err, CS_EINVAL, "system.topo", "expected a preset name, a file "
+                              "or a topology object");
+        }
+    }
+    if ((v = json_object_get(o, "gpu"))) {
+        if (json_is_string(v))
+            rc = cs_gpu_preset(json_string_value(v), &p->gpu, err);
+        else
+            rc = cs__gpu_from_json(v, "system.gpu", "custom", &p->gpu, err);
+        if (rc < 0) {
+            if (json_is_string(v))
+                snprintf(err->where, sizeof err->where, "system.gpu");
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static int parse_root(json_t *root, const char *dir, cs_plan *p, cs_err *err)
+{
+    static const char *const keys[] = {"model", "train", "parallel", "system", "description",
+        NULL};
+    json_t *v;
+    int rc;
+    if (!json_is_object(root))
+        return cs_err_set(err, CS_EINVAL, "", "a plan is a JSON object");
+    if ((rc = cs__jr_keys(root, "", keys, err)) < 0)
+        return rc;
+    if ((v = json_object_get(root, "model")) && (rc = parse_model(v, dir, p, err)) < 0)
+        return rc;
+    if ((v = json_object_get(root, "train")) && (rc = parse_train(v, p, err)) < 0)
+        return rc;
+    if ((v = json_object_get(root, "parallel")) && (rc = parse_parallel(v, p, err)) < 0)
+        return rc;
+    if ((v = json_object_get(root, "system")) && (rc = parse_system(v, p, err)) < 0)
+        return rc;
+    return 0;
+}
+
+int cs_plan_parse(const char *json, const char *name, cs_plan *p, cs_err *err)
+{
+    json_error_t je;
+    json_t *root = json_loads(json, 0, &je);
+    int rc;
+    if (!root) {
+        char where[300];
+        snprintf(where, sizeof where, "%s:%d:%d", name, je.line, je.column);
+        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
+    }
+    rc = parse_root(root, NULL, p, err);
+    json_decref(root);
+    return rc;
+}
+
+int cs_plan_load(const char *path, cs_plan *p, cs_err *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    char dir[1024], where[1600];
+    const char *slash = strrchr(path, '/');
+    int rc;
+    if (!root) {
+        if (je.line < 0 || access(path, R_OK) != 0)
+            return cs_err_set(err, CS_EIO, path, "cannot read the plan: %s", je.text);
+        snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
+        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
+    }
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    rc = parse_root(root, dir, p, err);
+    json_decref(root);
+    /* a relative topology file is looked up beside the plan first */
+    if (rc == 0 && p->topo_spec[0] && p->topo_spec[0] != '/' && strchr(p->topo_spec, '.')) {
+        snprintf(where, sizeof where, "%s/%s", dir, p->topo_spec);
+        if (access(where, R_OK) == 0 && strlen(where) < sizeof p->topo_spec)
+            snprintf(p->topo_spec, sizeof p->topo_spec, "%s", where);
+    }
+    return rc;
+}
+
+int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
+{
+    const cs_llm *m = &p->model;
+    long gpus = (long)p->tp * p->pp * p->dp * p->cp, per;
+    if (m->layers == 0)
+        return cs_err_set(err, CS_EINVAL, "model", "missing (give \"model\" in the plan or "
+                          "--model)");
+    if (p->gpu.hbm_GB == 0)
+        return cs_err_set(err, CS_EINVAL, "system.gpu", "missing (give \"system.gpu\" in the "
+                          "plan or --gpu)");
+    if (!p->topo_spec[0] && !p->topo_json)
+        return cs_err_set(err, CS_EINVAL, "system.topo", "missing (give \"system.topo\" in the "
+                          "plan or --topo)");
+    if (p->global_batch < 1)
+        return cs_err_set(err, CS_EINVAL, "train.global_batch", "missing or not >= 1 (give "
+                          "it in the plan or --gbs)");
+    if (p->gpu.peak_tflops[p->dtype] <= 0)
+        return cs_err_set(err, CS_EINVAL, "train.dtype", "gpu '%s' has no %s peak",
+                          p->gpu.name, cs_pdtype_name(p->dtype));
+    if (m->heads % p->tp)
+        return cs_err_set(err, CS_EINVAL, "parallel.tp", "must divide heads (%d), got %d",
+                          m->heads, p->tp);
+    if (m->kv_heads % p->tp && p->tp % m->kv_heads)
+        return cs_err_set(err, CS_EINVAL, "parallel.tp", "must divide kv_heads (%d) or be a "
+                          "multiple of it, got %d", m->kv_heads, p->tp);
+    if (p->schedule == CS_PS_GPIPE && p->vp > 1)
+        return cs_err_set(err, CS_EINVAL, "parallel.vp", "gpipe has no virtual stages, got "
+                          "vp %d (use schedule interleaved)", p->vp);
+    if (m->layers % (p->pp * p->vp))
+        return cs_err_set(err, CS_EINVAL, "parallel.pp", "layers (%d) must be divisible by "
+                          "pp x vp (%d x %d)", m->layers, p->pp, p->vp);
+    if (m->seq_len % p->cp)
+        return cs_err_set(err, CS_EINVAL, "parallel.cp", "must divide seq_len (%d), got %d",
+                          m->seq_len, p->cp);
+    if (p->ep > 1 && m->experts == 0)
+        return cs_err_set(err, CS_EINVAL, "parallel.ep", "the model has no experts, got ep %d",
+                          p->ep);
+    if (p->ep > 1 && m->experts % p->ep)
+        return cs_err_set(err, CS_EINVAL, "parallel.ep", "must divide experts (%d), got %d",
+                          m->experts, p->ep);
+    if (p->dp % p->ep)
+        return cs_err_set(err, CS_EINVAL, "parallel.ep", "must divide dp (%d), got %d", p->dp,
+                          p->ep);
+    if (p->global_batch % p->dp)
+        return cs_err_set(err, CS_EINVAL, "train.global_batch", "must be divisible by dp (%d), "
+                          "got %ld", p->dp, p->global_batch);
+    per = p->global_batch / p->dp;
+    if (per % p->micro_batch)
+        return cs_err_set(err, CS_EINVAL, "train.micro_batch", "must divide global_batch / dp "
+                          "(%ld / %d = %ld), got %d", p->global_batch, p->dp, per,
+                          p->micro_batch);
+    if (p->vp > 1 && (per / p->micro_batch) % p->pp)
+        return cs_err_set(err, CS_EINVAL, "train.global_batch", "interleaving needs the "
+                          "microbatches per replica (%ld) to be a multiple of pp (%d)",
+                          per / p->micro_batch, p->pp);
+    if (p->zero > 0 && p->dp_mode != CS_DPM_DDP)
+        return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO needs dp_mode ddp, got zero %d",
+                          p->zero);
+    if (n_topo_ranks > 0 && gpus > n_topo_ranks)
+        return cs_err_set(err, CS_EINVAL, "parallel", "tp x pp x dp x cp = %d x %d x %d x %d = "
+                          "%ld GPUs, the topology has %d ranks", p->tp, p->pp, p->dp, p->cp,
+                          gpus, n_topo_ranks);
+    return 0;
+}
+
+/* --- Megatron-LM arguments --- */
+
+static int set_int(const char *flag, const char *val, int *out, cs_err *err)
+{
+    char *end;
+    long v;
+    if (!val)
+        return cs_err_set(err, CS_EINVAL, flag, "missing value");
+    v = strtol(val, &end, 10);
+    if (*end || v < 1 || v > (1L << 30))
+        return cs_err_set(err, CS_EINVAL, flag, "expected a positive integer, got '%s'", val);
+    *out = (int)v;
+    return 0;
+}
+
+int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignored, cs_err *err)
+{
+    /* flags with an integer value and where it goes */
+    struct { const char *flag; int *dst; } ints[] = {
+        {"--num-layers", &p->model.layers}, {"--hidden-size", &p->model.hidden},
+        {"--num-attention-heads", &p->model.heads}, {"--num-query-groups", &p->model.kv_heads},
+        {"--ffn-hidden-size", &p->model.ffn_hidden}, {"--seq-length", &p->model.seq_len},
+        {"--padded-vocab-size", &p->model.vocab}, {"--vocab-size", &p->model.vocab},
+        {"--micro-batch-size", &p->micro_batch},
+        {"--tensor-model-parallel-size", &p->tp}, {"--pipeline-model-parallel-size", &p->pp},
+        {"--context-parallel-size", &p->cp}, {"--expert-model-parallel-size", &p->ep},
+        {"--num-experts", &p->model.experts}, {"--moe-router-topk", &p->model.top_k},
+        {"--moe-ffn-hidden-size", &p->model.moe_ffn_hidden},
+    };
+    char *buf = strdup(args), *tok, *save = NULL, *next;
+    int rc = 0, vls = 0, ffn_set = 0, kv_set = 0, gbs = 0;
+    size_t i;
+    if (!buf)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    if (ignored && n_ignored)
+        ignored[0] = '\0';
+    if (!p->model.name[0] || !p->model.layers) {
+        memset(&p->model, 0, sizeof p->model);
+        snprintf(p->model.name, sizeof p->model.name, "megatron");
+        p->model.vocab = 51200;       /* GPT-2 BPE padded to a multiple of 128 x 8 */
+    }
+    for (tok = strtok_r(buf, " \t\n", &save); tok && rc == 0; tok = next) {
+        next = strtok_r(NULL, " \t\n", &save);
+        for (i = 0; i < sizeof ints / sizeof ints[0]; i++)
+            if (!strcmp(tok, ints[i].flag))
+                break;
+        if (i < sizeof ints / sizeof ints[0]) {
+            rc = set_int(tok, next, ints[i].dst, err);
+            ffn_set |= ints[i].dst == &p->model.ffn_hidden;
+            kv_set |= ints[i].dst == &p->model.kv_heads;
+            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;
+        } else if (!strcmp(tok, "--global-batch-size")) {
+            rc = set_int(tok, next, &gbs, err);
+            p->global_batch = gbs;
+            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;
+        } else if (!strcmp(tok, "--num-layers-per-virtual-pipeline-stage")) {
+            rc = set_int(tok, next, &vls, err);
+            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;
+        } else if (!strcmp(tok, "--recompute-granularity")) {
+            if (next && !strcmp(next, "full"))
+                p->recompute = CS_RC_FULL;
+            else if (next && !strcmp(next, "selective"))
+                p->recompute = CS_RC_SELECTIVE;
+            else
+                rc = cs_err_set(err, CS_EINVAL, tok, "expected full or selective, got '%s'",
+                                next ? next : "");
+            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;
+        } else if (!strcmp(tok, "--recompute-method") || !strcmp(tok, "--recompute-num-layers")) {
+            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;   /* granularity decides */
+        } else if (!strcmp(tok, "--recompute-activations")) {
+            p->recompute = CS_RC_SELECTIVE;
+        } else if (!strcmp(tok, "--sequence-parallel")) {
+            p->sp = 1;
+        } else if (!strcmp(tok, "--bf16")) {
+            p->dtype = CS_DT_BF16;
+        } else if (!strcmp(tok, "--fp16")) {
+            p->dtype = CS_DT_FP16;
+        } else if (!strcmp(tok, "--swiglu")) {
+            p->model.gated_mlp = 1;
+        } else if (!strcmp(tok, "--use-distributed-optimizer")) {
+            if (p->zero < 1)
+                p->zero = 1;
+        } else if (!strcmp(tok, "--overlap-grad-reduce")) {
+            p->overlap_grad_reduce = 1;
+        } else if (!strcmp(tok, "--overlap-param-gather")) {
+            p->overlap_param_gather = 1;
+        } else if (!strcmp(tok, "--group-query-attention")) {
+            /* --num-query-groups gives the count */
+        } else if (!strncmp(tok, "--", 2)) {
+            if (ignored && strlen(ignored) + strlen(tok) + 3 < n_ignored) {
+                if (ignored[0])
+                    strcat(ignored, ", ");
+                strcat(ignored, tok);
+            }
+            while (next && strncmp(next, "--", 2))       /* its values */
+                next = strtok_r(NULL, " \t\n", &save);
+        } else {
+            rc = cs_err_set(err, CS_EINVAL, "--megatron", "unexpected argument '%s'", tok);
+        }
+    }
+    free(buf);
+    if (rc < 0)
+        return rc;
+    if (!kv_set && p->model.heads && (p->model.kv_heads == 0 || p->model.kv_heads > p->model.heads))
+        p->model.kv_heads = p->model.heads;
+    if (!ffn_set && p->model.hidden && !p->model.ffn_hidden)
+        p->model.ffn_hidden = 4 * p->model.hidden;
+    if (p->model.experts && !p->model.moe_ffn_hidden)
+        p->model.moe_ffn_hidden = p->model.ffn_hidden;
+    if (p->model.experts && !p->model.top_k)
+        p->model.top_k = 2;                          /* Megatron's default --moe-router-topk */
+    if (vls) {
+        if (!p->model.layers || p->model.layers % (p->pp * vls))
+            return cs_err_set(err, CS_EINVAL, "--num-layers-per-virtual-pipeline-stage", "layers "
+                              "(%d) must be divisible by pp x %d", p->model.layers, vls);
+        p->vp = p->model.layers / (p->pp * vls);
+        if (p->vp > 1)
+            p->schedule = CS_PS_INTERLEAVED;
+    }
+    if (!p->model.layers || !p->model.hidden || !p->model.heads || !p->model.seq_len)
+        return cs_err_set(err, CS_EINVAL, "--megatron", "needs --num-layers, --hidden-size, "
+                          "--num-attention-heads and --seq-length");
+    if (p->model.hidden % p->model.heads)
+        return cs_err_set(err, CS_EINVAL, "--num-attention-heads", "must divide hidden (%d), "
+                          "got %d", p->model.hidden, p->model.heads);
+    return 0;
+}
+
+/* --- DeepSpeed config --- */
+
+int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je), *z, *v, *o;
+    char where[1100];
+    if (!root) {
+        if (je.line < 0 || access(path, R_OK) != 0)
+            return cs_err_set(err, CS_EIO, path, "cannot read: %s", je.text);
+        snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
+        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
+    }
+    if ((v = json_object_get(root, "train_batch_size")) && json_is_integer(v))
+        p->global_batch = (long)json_integer_value(v);
+    if ((v = json_object_get(root, "train_micro_batch_size_per_gpu")) && json_is_integer(v))
+        p->micro_batch = (int)json_integer_value(v);
+    if ((z = json_object_get(root, "zero_optimization")) && json_is_object(z)) {
+        if ((v = json_object_get(z, "stage")) && json_is_integer(v)) {
+            long st = (long)json_integer_value(v);
+            if (st < 0 || st > 3) {
+                json_decref(root);
+                return cs_err_set(err, CS_EINVAL, "zero_optimization.stage", "must be 0..3, "
+                                  "got %ld", st);
+            }
+            p->zero = (int)st;
+        }
+        if ((o = json_object_get(z, "offload_optimizer")) && json_is_object(o) &&
+            (v = json_object_get(o, "device")) && json_is_string(v) &&
+            strcmp(json_string_value(v), "none"))
+            p->offload_optimizer = 1;
+    }
+    if ((o = json_object_get(root, "bf16")) && json_is_true(json_object_get(o, "enabled")))
+        p->dtype = CS_DT_BF16;
+    else if ((o = json_object_get(root, "fp16")) && json_is_true(json_object_get(o, "enabled")))
+        p->dtype = CS_DT_FP16;
+    json_decref(root);
+    if (p->global_batch < 1 || p->micro_batch < 1)
+        return cs_err_set(err, CS_EINVAL, path, "train_batch_size and "
+                          "train_micro_batch_size_per_gpu must be positive integers");
+    return 0;
+}

@@ -1,0 +1,357 @@
+/* plan.c: evaluating a training plan (scenarios layer): per-layer compute from its
+ * operations (GEMMs and elementwise kernels, roofline with a GEMM-size efficiency curve),
+ * the collectives each parallel dimension issues (times from cs_plan_comm on the real rank
+ * groups), memory per GPU (ZeRO paper model states, Korthikanti activations times the
+ * microbatches in flight of the schedule), and one step simulated by cs_plan_step. */
+#include "scenarios/plan.h"
+#include "scenarios/step-private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const cs_plan_breakdown_names[10] = {"forward", "backward", "recompute",
+    "optimizer", "pipeline_bubble", "tp_exposed", "cp_exposed", "ep_exposed", "pp_exposed",
+    "dp_exposed"};
+
+/* Bytes of an activation element on the wire and in memory (fp8 keeps 16-bit
+ * activations between layers). */
+static int act_bytes(const cs_plan *p) { return p->dtype == CS_DT_FP32 ? 4 : 2; }
+/* Bytes per parameter of weights and of gradients. */
+static int wbytes(const cs_plan *p) { return p->dtype == CS_DT_FP32 ? 4 : 2; }
+
+/* Roofline time of one kernel: flops at the GEMM-size efficiency, bytes at HBM speed. */
+static double kernel_s(const cs_plan *p, double flops, double bytes)
+{
+    const cs_gpu *g = &p->gpu;
+    double peak = g->peak_tflops[p->dtype] * 1e12;
+    double gf = flops / 1e9, eff = g->gemm_eff_max * gf / (gf + g->gemm_half_GFLOP);
+    double tf = flops > 0 ? flops / (peak * eff) : 0;
+    double tm = bytes / (g->hbm_GBps * 1e9 * g->mem_eff);
+    return tf > tm ? tf : tm;
+}
+
+/* A GEMM (m x k) x (k x n): 2mkn FLOPs, reads both operands and writes the result. */
+static double gemm_s(const cs_plan *p, double m, double k, double n)
+{
+    double q = cs_pdtype_bytes(p->dtype);
+    return kernel_s(p, 2 * m * k * n, q * (m * k + k * n + m * n));
+}
+
+/* Per-layer forward times on one GPU for one microbatch, s: all, attention core only. */
+static void layer_fwd_s(const cs_plan *p, double *all, double *core)
+{
+    const cs_llm *M = &p->model;
+    double t = p->tp, T = (double)p->micro_batch * M->seq_len / p->cp, h = M->hidden;
+    double dh = h / M->heads, kv = M->kv_heads * dh, f = M->ffn_hidden, q = act_bytes(p);
+    double heads = M->heads / t, sk = M->seq_len, x = 0, fe;
+    int gem = M->gated_mlp ? 3 : 2, i;
+    double attn;
+    x += gemm_s(p, T, h, (h + 2 * kv) / t);                         /* QKV */
+    /* scores Q K^T and softmax x V: per head (s/cp x dh) x (dh x s) and back, batched */
+    attn = kernel_s(p, 4 * p->micro_batch * heads * (T / p->micro_batch) * sk * dh,
+                    q * (2 * T * h / t + 2 * p->micro_batch * sk * kv / t));
+    /* without flash attention the b (a/t) (s/cp) s scores go through memory: written by
+     * Q K^T, read and written by the fused scale-mask-softmax and by dropout (plus its
+     * 1-byte mask), read by the V GEMM - 13 bytes per score */
+    if (!p->flash_attention)
+        attn += kernel_s(p, 0, 13.0 * p->micro_batch * heads * (T / p->micro_batch) * sk);
+    x += attn;
+    x += gemm_s(p, T, h / t, h);                                    /* projection */
+    if (M->experts > 0) {
+        double per_expert = T * M->top_k * p->ep / M->experts;      /* tokens per expert */
+        fe = M->moe_ffn_hidden;
+        x += gemm_s(p, T, h, M->experts);                           /* router */
+        for (i = 0; i < gem; i++)
+            x += (M->experts / p->ep) * gemm_s(p, per_expert, i == gem - 1 ? fe / t : h,
+                                               i == gem - 1 ? h : fe / t);
+        fe *= M->top_k;
+    } else {
+        fe = f;
+        for (i = 0; i < gem; i++)
+            x += gemm_s(p, T, i == gem - 1 ? f / t : h, i == gem - 1 ? h : f / t);
+    }
+    /* elementwise: two norms, two dropout+residual (read/write s b h each), the MLP
+     * activation (reads and writes the f-wide tensor); sequence parallel splits the
+     * norm/dropout regions over tp */
+    x += kernel_s(p, 0, q * T * h * 12 / (p->sp ? t : 1) + q * T * fe / t * 4);
+    *all = x;
+    *core = attn;
+}
+
+double cs_plan_layer_act_bytes(const cs_plan *p)
+{
+    const cs_llm *M = &p->model;
+    double s = (double)M->seq_len / p->cp, b = p->micro_batch, h = M->hidden, a = M->heads;
+    double t = p->tp, sbh = s * b * h, scale = act_bytes(p) / 2.0;
+    /* Korthikanti Table 2 with the 24 sbh of the MLP/attention parts that TP splits
+     * generalised to 8 + 4 f/h (Megatron's theoretical_memory_usage.py), f = ffn_hidden
+     * (k x moe_ffn_hidden for MoE) */
+    double f = M->experts > 0 ? (double)M->top_k * M->moe_ffn_hidden : M->ffn_hidden;
+    double split = 8 + 4 * f / h, core = p->flash_attention ? 0 : 5 * a * s / (h * t);
+    int sp = p->sp && p->tp > 1;
+    switch (p->recompute) {
+    case CS_RC_FULL:
+        return 2 * sbh * scale;
+    case CS_RC_SELECTIVE:
+        return (sp ? sbh * (10 + split) / t : sbh * (10 + split / t)) * scale;
+    default:
+        return (sp ? sbh * ((10 + split) / t + core) : sbh * (10 + split / t + core)) * scale;
+    }
+}
+
+/* Parameters held by stage st (before ZeRO sharding), split into dense (replicated over
+ * dp) and expert (over dp/ep) parts, per GPU (divided by tp, experts also by ep). */
+static void stage_params(const cs_plan *p, int st, double *dense, double *expert)
+{
+    const cs_llm *M = &p->model;
+    double d, e, Ls = (double)M->layers / p->pp, V = M->vocab, h = M->hidden;
+    cs_model_layer_params(M, &d, &e);
+    *dense = Ls * d / p->tp;
+    *expert = Ls * e / p->tp / p->ep;
+    if (st == 0)
+        *dense += (V * h + (M->gated_mlp ? 0 : (double)M->seq_len * h)) / p->tp;
+    if (st == p->pp - 1)
+        *dense += (p->pp > 1 || M->gated_mlp ? V * h / p->tp : 0) + 2 * h;
+}
+
+void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m)
+{
+    double d, e, best = -1;
+    int st;
+    for (st = 0; st < p->pp; st++) {
+        double K, w, g, o, dd, ee, edp = (double)p->dp / p->ep;
+        int mixed = p->dtype != CS_DT_FP32;
+        stage_params(p, st, &dd, &ee);
+        /* ZeRO paper: K = 12 for mixed-precision Adam (fp32 master, momentum, variance);
+         * fp32 Adam keeps momentum and variance (8); SGD momentum (+ master) 8 or 4 */
+        K = p->optimizer_sgd ? (mixed ? 8 : 4) : (mixed ? 12 : 8);
+        w = wbytes(p) * (dd / (p->zero >= 3 ? p->dp : 1) + ee / (p->zero >= 3 ? edp : 1));
+        g = wbytes(p) * (dd / (p->zero >= 2 ? p->dp : 1) + ee / (p->zero >= 2 ? edp : 1));
+        o = K * (dd / (p->zero >= 1 ? p->dp : 1) + ee / (p->zero >= 1 ? edp : 1));
+        if (p->offload_optimizer)
+            o = 0;
+        if (w + g + o > best) {
+            best = w + g + o;
+            m->weights = w;
+            m->gradients = g;
+            m->optimizer = o;
+        }
+    }
+    (void)d;
+    (void)e;
+}
+
+void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m)
+{
+    const cs_llm *M = &p->model;
+    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp;
+    double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
+    double dd, ee, chunk_params;
+    int peak = cs__step_peak(p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
+                             : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B, p->pp, v,
+                             (int)(p->global_batch / p->dp / p->micro_batch), 0);
+    memset(m, 0, sizeof *m);
+    cs_plan_model_states(p, m);
+    m->activations = peak * Lc * cs_plan_layer_act_bytes(p);
+    /* stage 0 also stashes the embedding output of each microbatch in flight */
+    m->activations += peak * T * M->hidden * act_bytes(p) / (p->sp ? p->tp : 1) / v;
+    stage_params(p, 0, &dd, &ee);
+    chunk_params = (dd + ee) / v;
+    /* buffers: DDP/ZeRO-1/2 gradient buckets (two in flight), ZeRO-3 gathered chunk
+     * (current and prefetched), fp32 logits of one microbatch on the last stage */
+    if (p->dp > 1 && p->zero < 3)
+        m->other += 2 * p->bucket_MB * 1048576.0;
+    if (p->zero >= 3 && p->dp > 1)
+        m->other += 2 * chunk_params / Lc * wbytes(p);
+    if (p->pp == 1)
+        m->other += 4.0 * T * M->vocab / p->tp;
+    m->total = m->weights + m->gradients + m->optimizer + m->activations + m->other;
+}
+
+void cs_plan_result_fini(cs_plan_result *r)
+{
+    if (r)
+        cs_step_result_fini(&r->step);
+}
+
+/* Time of coll on group g; adds the ring volume sent per GPU to *vol when vol != NULL. */
+static int comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, double bytes,
+                double *t, double *vol, cs_err *err)
+{
+    int n = g == CS_G_TP ? p->tp : g == CS_G_CP ? p->cp : g == CS_G_EP ? p->ep
+          : g == CS_G_DP ? p->dp : g == CS_G_EDP ? p->dp / p->ep : 2;
+    uint64_t b = (uint64_t)llround(bytes);
+    *t = 0;
+    if (n < 2 || b == 0)
+        return 0;
+    if (vol)
+        *vol += (coll == CS_COLL_ALLREDUCE ? 2.0 : 1.0) * (n - 1) / n * (double)b;
+    return cs_plan_comm(c, p, g, coll, b, t, err);
+}
+
+int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *r,
+                 cs_err *err)
+{
+    const cs_llm *M = &p->model;
+    cs_step_costs *sc = &r->costs;
+    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, rc, tpsp = p->sp && p->tp > 1;
+    double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
+    double h = M->hidden, q = act_bytes(p), t_all, t_core, x, y, dd, ee, peak;
+    double act = T * h * q, dense_share, grad_bytes, bucket, nb;
+    long m = p->global_batch / p->dp / p->micro_batch;
+    memset(r, 0, sizeof *r);
+    r->gpus = p->tp * p->pp * p->dp * p->cp;
+    r->params = cs_model_params(M);
+    r->microbatches = (int)m;
+    memset(sc, 0, sizeof *sc);
+    sc->pp = p->pp;
+    sc->vp = v;
+    sc->m = (int)m;
+    sc->schedule = p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
+                 : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
+    /* compute: backward = 2 x forward; recompute replays the forward (full) or the
+     * attention core (selective) before the backward */
+    layer_fwd_s(p, &t_all, &t_core);
+    sc->t_fwd = Lc * t_all;
+    sc->t_bwd = 2 * sc->t_fwd;
+    sc->t_recomp = p->recompute == CS_RC_FULL ? sc->t_fwd
+                 : p->recompute == CS_RC_SELECTIVE ? Lc * t_core : 0;
+    sc->t_first_extra = kernel_s(p, 0, 2 * act);                        /* embedding */
+    sc->t_last_extra = gemm_s(p, T, h, (double)M->vocab / p->tp) +       /* logits, loss */
+                       kernel_s(p, 0, 3 * 4.0 * T * M->vocab / p->tp);
+    /* TP: 2 allreduces of the b s h activation per layer each way (Shoeybi et al.), or
+     * with sequence parallelism 2 all-gathers + 2 reduce-scatters (Korthikanti et al.) */
+    if (p->tp > 1) {
+        if (tpsp) {
+            if ((rc = comm(ctx, p, CS_G_TP, CS_COLL_ALLGATHER, act, &x, NULL, err)) < 0 ||
+                (rc = comm(ctx, p, CS_G_TP, CS_COLL_REDUCESCATTER, act, &y, NULL, err)) < 0)
+                return rc;
+            sc->t_tp_fwd = Lc * 2 * (x + y);
+        } else {
+            if ((rc = comm(ctx, p, CS_G_TP, CS_COLL_ALLREDUCE, act, &x, NULL, err)) < 0)
+                return rc;
+            sc->t_tp_fwd = Lc * 2 * x;
+        }
+        sc->t_tp_bwd = sc->t_tp_fwd * (p->recompute == CS_RC_FULL ? 2 : 1);
+    }
+    /* CP: ring attention passes K and V around the cp ranks (an all-gather of them),
+     * overlapped with the attention core; backward also reduce-scatters dK, dV */
+    if (p->cp > 1) {
+        double kvb = T * 2.0 * M->kv_heads * (h / M->heads) * q / (M->kv_heads >= p->tp ?
+                     p->tp : M->kv_heads) * p->cp;
+        if ((rc = comm(ctx, p, CS_G_CP, CS_COLL_ALLGATHER, kvb, &x, NULL, err)) < 0 ||
+            (rc = comm(ctx, p, CS_G_CP, CS_COLL_REDUCESCATTER, kvb, &y, NULL, err)) < 0)
+            return rc;
+        sc->t_cp_fwd = Lc * fmax(0, x - t_core);
+        sc->t_cp_bwd = Lc * fmax(0, x + y - 2 * t_core);
+    }
+    /* EP: dispatch and combine all-to-alls of the routed tokens, 2 each way per layer */
+    if (p->ep > 1) {
+        double a2a = T * M->top_k * h * q / (tpsp ? p->tp : 1);
+        if ((rc = comm(ctx, p, CS_G_EP, CS_COLL_ALLTOALL, a2a, &x, NULL, err)) < 0)
+            return rc;
+        sc->t_ep_fwd = Lc * 2 * x;
+        sc->t_ep_bwd = Lc * 2 * x;
+    }
+    /* PP: one activation (forward) or gradient (backward) per microbatch per boundary,
+     * split over the tp ranks (Megatron's scatter/gather) */
+    if (p->pp > 1 && (rc = comm(ctx, p, CS_G_PP, CS_COLL_SENDRECV, act / p->tp, &sc->t_pp,
+                                NULL, err)) < 0)
+        return rc;
+    /* DP: gradients of each chunk in equal buckets of at most bucket_MB; ZeRO 0 allreduces
+     * them, ZeRO 1/2 reduce-scatter and all-gather the updated parameters after the
+     * optimizer, ZeRO 3 gathers each chunk's parameters before every forward and backward
+     * and reduce-scatters the gradients of every microbatch */
+    stage_params(p, 0, &dd, &ee);
+    if (p->pp > 1) {
+        double d2, e2;
+        stage_params(p, p->pp - 1, &d2, &e2);
+        if (d2 + e2 > dd + ee)
+            dd = d2, ee = e2;
+    }
+    dense_share = dd + ee > 0 ? dd / (dd + ee) : 1;
+    grad_bytes = (dd + ee) / v * wbytes(p) * p->grad_compression;
+    if (p->dp > 1 && grad_bytes > 0) {
+        double tb_d = 0, tb_e = 0, vol = 0, vole = 0, reps;
+        cs_coll gc = p->zero == 0 ? CS_COLL_ALLREDUCE : CS_COLL_REDUCESCATTER;
+        /* ZeRO-3 reduce-scatters layer by layer, the others fill buckets */
+        nb = p->zero >= 3 ? Lc : ceil(grad_bytes / (p->bucket_MB * 1048576.0));
+        bucket = grad_bytes / nb;
+        if ((rc = comm(ctx, p, CS_G_DP, gc, bucket, &tb_d, &vol, err)) < 0)
+            return rc;
+        if (ee > 0 && p->dp / p->ep > 1 &&
+            (rc = comm(ctx, p, CS_G_EDP, gc, bucket, &tb_e, &vole, err)) < 0)
+            return rc;
+        sc->n_buckets = (int)nb;
+        sc->t_bucket = dense_share * tb_d + (1 - dense_share) * tb_e;
+        reps = (p->zero >= 3 ? m : 1) * nb * v;
+        r->dp_bytes_per_gpu = reps * (dense_share * vol + (1 - dense_share) * vole);
+        r->dp_coll_bytes = reps * bucket;
+        if (p->zero == 1 || p->zero == 2) {
+            double pb = (dd + ee) * wbytes(p), vg = 0;
+            if ((rc = comm(ctx, p, CS_G_DP, CS_COLL_ALLGATHER, pb, &sc->t_dp_tail, &vg, err)) < 0)
+                return rc;
+            r->dp_bytes_per_gpu += vg;
+            r->dp_coll_bytes += pb;
+        }
+        if (p->zero >= 3) {
+            double pb = (dd + ee) / v / Lc * wbytes(p), vg = 0;
+            if ((rc = comm(ctx, p, CS_G_DP, CS_COLL_ALLGATHER, pb, &sc->t_gather, &vg, err)) < 0)
+                return rc;
+            sc->n_pieces = (int)Lc;
+            r->dp_bytes_per_gpu += 2.0 * m * v * Lc * vg;
+            r->dp_coll_bytes += 2.0 * m * v * Lc * pb;
+        }
+    }
+    sc->overlap_grad = p->overlap_grad_reduce;
+    sc->overlap_gather = p->overlap_param_gather;
+    /* optimizer: Adam reads fp32 master, momentum, variance and the gradient and writes
+     * the first three and the 16-bit weights (28 B/param; SGD 20), on the shard this GPU
+     * owns; offloaded, the shard's gradients go down and weights up over PCIe (25 GB/s)
+     * and the host updates at 100 GB/s */
+    {
+        double shard = (dd + ee) / (p->zero >= 1 ? p->dp : 1), per = p->optimizer_sgd ? 20 : 28;
+        if (p->offload_optimizer)
+            sc->t_opt = shard * 2 * wbytes(p) / 25e9 + shard * per / 100e9;
+        else
+            sc->t_opt = kernel_s(p, 0, shard * per);
+    }
+    if ((rc = cs_plan_step(sc, keep_tasks, &r->step, err)) < 0)
+        return rc;
+    /* results */
+    r->step_time_s = r->step.step_s;
+    r->tokens_per_s = (double)p->global_batch * M->seq_len / r->step_time_s;
+    r->model_tflops_per_gpu = cs_model_flops_step(M, p->global_batch) / r->step_time_s /
+                              r->gpus / 1e12;
+    r->hw_tflops_per_gpu = cs_model_hw_flops_step(M, p->global_batch, p->recompute) /
+                           r->step_time_s / r->gpus / 1e12;
+    peak = p->gpu.peak_tflops[p->dtype];
+    r->mfu_pct = 100 * r->model_tflops_per_gpu / peak;
+    r->hfu_pct = 100 * r->hw_tflops_per_gpu / peak;
+    {
+        double mv = (double)m * v, *b = r->breakdown_s, best = 0;
+        int i;
+        b[0] = mv * sc->t_fwd + m * sc->t_first_extra + (p->pp == 1 ? m * sc->t_last_extra : 0);
+        b[1] = mv * sc->t_bwd + 2.0 * m * sc->t_first_extra +
+               (p->pp == 1 ? 2.0 * m * sc->t_last_extra : 0);
+        b[2] = mv * sc->t_recomp;
+        b[3] = sc->t_opt;
+        b[4] = r->step.bubble_s;
+        b[5] = mv * (sc->t_tp_fwd + sc->t_tp_bwd);
+        b[6] = mv * (sc->t_cp_fwd + sc->t_cp_bwd);
+        b[7] = mv * (sc->t_ep_fwd + sc->t_ep_bwd);
+        b[8] = r->step.pp_exposed_s;
+        b[9] = r->step.dp_exposed_s;
+        r->bottleneck = "compute";
+        for (i = 4; i < 10; i++)
+            if (b[i] > best && b[i] > 0.05 * r->step_time_s) {
+                best = b[i];
+                r->bottleneck = cs_plan_breakdown_names[i];
+            }
+    }
+    cs_plan_memory_of(p, &r->mem);
+    r->capacity_bytes = p->gpu.hbm_GB * 1e9;
+    r->fits = r->mem.total <= r->capacity_bytes;
+    return 0;
+}

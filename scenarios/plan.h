@@ -1,0 +1,343 @@
+/* plan.h: training plans (scenarios layer). A plan names a model, a training setup and a
+ * parallel layout (tp, pp, dp, cp, ep, vp, ZeRO) on a system (topology + GPU). This layer
+ * resolves it, checks it, counts parameters, FLOPs and memory, times every collective the
+ * layout issues on its real rank groups (cs_plan_comm), runs one training step as a
+ * discrete-event simulation over the pipeline stages (cs_plan_step) and reports step time,
+ * breakdown, MFU/HFU and memory (DESIGN §6; formulas: reference/models.md §6). */
+#ifndef CS_PLAN_H
+#define CS_PLAN_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "sim/err.h"
+#include "sim/sched.h"
+#include "sim/topo.h"
+
+/* Element types of a plan's weights and activations ("dtype"). */
+typedef enum cs_pdtype { CS_DT_BF16, CS_DT_FP16, CS_DT_FP32, CS_DT_FP8, CS_DT_COUNT } cs_pdtype;
+const char *cs_pdtype_name(cs_pdtype d);
+/* Bytes per element of weights/activations (fp8: activations and GEMM inputs 1 byte). */
+int cs_pdtype_bytes(cs_pdtype d);
+
+/* A transformer model (DESIGN §6 "model"). GPT-style (gated_mlp false): biases, learned
+ * position embeddings, output layer tied to the input embedding (Megatron SC'21 eq. 2).
+ * LLaMA-style (gated_mlp true): no biases, rotary positions, untied output layer. With
+ * experts > 0 every layer's MLP is a mixture of experts_ of moe_ffn_hidden each, top_k
+ * routed per token (shared experts and dense first layers are not modelled). */
+typedef struct cs_llm {
+    char name[64];           /* preset name or "custom" */
+    int layers;              /* L, transformer layers */
+    int hidden;              /* h, model width */
+    int heads;               /* a, attention heads */
+    int kv_heads;            /* key/value heads (GQA; = heads for multi-head attention) */
+    int ffn_hidden;          /* f, MLP inner width (dense layers) */
+    int gated_mlp;           /* 1: SwiGLU-style gated MLP (3 matrices), 0: 2 matrices */
+    int seq_len;             /* s, tokens per sequence */
+    int vocab;               /* V, vocabulary size */
+    int experts;             /* E, experts per MoE layer (0 = dense model) */
+    int top_k;               /* k, experts per token */
+    int moe_ffn_hidden;      /* inner width of one expert */
+} cs_llm;
+
+/* A GPU (DESIGN §6 "gpu"). Compute time of an operation is the roofline
+ * max(flops / (peak x eff(flops)), bytes / (hbm x mem_eff)), where the GEMM efficiency
+ * grows with the GEMM's size: eff(F) = gemm_eff_max x F / (F + gemm_half_GFLOP). */
+typedef struct cs_gpu {
+    char name[64];                    /* preset name or "custom" */
+    double peak_tflops[CS_DT_COUNT];  /* dense peak per dtype, TFLOP/s (0 = unsupported) */
+    double hbm_GB;                    /* memory capacity, GB (1e9 bytes) */
+    double hbm_GBps;                  /* memory bandwidth, GB/s */
+    double gemm_eff_max;              /* fraction of peak reached by very large GEMMs */
+    double gemm_half_GFLOP;           /* GEMM size at which eff is half of gemm_eff_max, GFLOP */
+    double mem_eff;                   /* fraction of hbm_GBps elementwise kernels reach */
+} cs_gpu;
+
+typedef enum cs_recompute { CS_RC_NONE, CS_RC_SELECTIVE, CS_RC_FULL } cs_recompute;
+typedef enum cs_sched_kind { CS_PS_1F1B, CS_PS_GPIPE, CS_PS_INTERLEAVED } cs_sched_kind;
+typedef enum cs_dp_mode { CS_DPM_DDP, CS_DPM_PS, CS_DPM_DATAPARALLEL } cs_dp_mode;
+
+/* Parallel dimensions in the "order" string. */
+enum { CS_DIM_TP, CS_DIM_CP, CS_DIM_EP, CS_DIM_DP, CS_DIM_PP, CS_DIM_COUNT };
+
+/* A training setup and layout (DESIGN §6 "train" and "parallel"). */
+typedef struct cs_plan {
+    cs_llm model;           /* the model */
+    cs_gpu gpu;               /* the GPU of every rank */
+    char topo_spec[512];      /* topology preset or file; "" when topo_json is set */
+    char *topo_json;          /* inline topology object as JSON text (owned), or NULL */
+    /* train */
+    long global_batch;        /* B, sequences per step */
+    int micro_batch;          /* b, sequences per microbatch */
+    cs_pdtype dtype;           /* weights/activations type */
+    int optimizer_sgd;        /* 0: Adam, 1: SGD with momentum */
+    cs_recompute recompute;   /* activation recomputation */
+    double grad_compression;  /* DP gradient bytes are multiplied by this, (0, 1] */
+    int offload_optimizer;    /* optimizer states live in host memory */
+    int flash_attention;      /* attention never writes the s x s scores to memory (Dao et
+                                 al. 2022): no score traffic, no 5as/h activation term */
+    /* parallel */
+    int tp, pp, dp, cp, ep, vp; /* degrees; GPUs = tp x pp x dp x cp; ep divides dp */
+    int sp;                   /* sequence parallel (needs tp > 1 to matter) */
+    int zero;                 /* ZeRO stage 0..3 */
+    cs_sched_kind schedule;   /* pipeline schedule */
+    int order[CS_DIM_COUNT];  /* dimensions innermost first (default tp, cp, ep, dp, pp) */
+    double bucket_MB;         /* DP gradient bucket, MiB (PyTorch's bucket_cap_mb) */
+    int overlap_grad_reduce;  /* DP reduction overlaps backward */
+    int overlap_param_gather; /* ZeRO-3 parameter gathers are prefetched */
+    cs_dp_mode dp_mode;       /* how DP reduces: ring allreduce, parameter server, or
+                                 torch DataParallel (gather to rank 0 and broadcast) */
+} cs_plan;
+
+/* Defaults of every optional key (DESIGN §6); model/gpu/topo empty. */
+void cs_plan_init(cs_plan *p);
+void cs_plan_fini(cs_plan *p);
+/* Deep copy (topo_json duplicated). Returns 0 or CS_ENOMEM. */
+int cs_plan_copy(cs_plan *dst, const cs_plan *src);
+
+/* Presets. Names in display order; lookup fills *out or CS_ENOENT listing the known. */
+const char *const *cs_model_names(int *n);
+const char *const *cs_gpu_names(int *n);
+int cs_model_preset(const char *name, cs_llm *out, cs_err *err);
+int cs_gpu_preset(const char *name, cs_gpu *out, cs_err *err);
+/* A preset's "description" and "source" (static strings; "" if none). */
+const char *cs_model_about(const char *name);
+const char *cs_gpu_about(const char *name);
+
+/* Readers. All errors name the JSON path or the flag. */
+/* A plan JSON text (DESIGN §6); base_dir resolves a relative system.topo file. */
+int cs_plan_parse(const char *json, const char *name, cs_plan *out, cs_err *err);
+int cs_plan_load(const char *path, cs_plan *out, cs_err *err);
+/* A Hugging Face config.json as a model. */
+int cs_model_load_hf(const char *path, cs_llm *out, cs_err *err);
+/* Megatron-LM command-line arguments ("--num-layers 24 --hidden-size 2304 ...") into p;
+ * flags it does not know are listed in ignored (comma-separated, may be truncated). */
+int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignored,
+                     cs_err *err);
+/* A DeepSpeed ds_config.json into p (batch sizes, ZeRO stage, offload, dtype). */
+int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err);
+
+/* Counting (numbers a test can derive by hand). */
+/* Parameters of the whole model (Ψ). */
+double cs_model_params(const cs_llm *m);
+/* Parameters of one transformer layer: dense part (attention, norms, router) and the
+ * expert part (all experts). */
+void cs_model_layer_params(const cs_llm *m, double *dense, double *experts);
+/* Embedding (+ untied output layer) parameters. */
+double cs_model_embed_params(const cs_llm *m);
+/* Forward FLOPs of one layer for one sequence of s tokens (whole layer, no parallelism):
+ * QKV, attention scores and values, projection, MLP or the k routed experts + router. */
+double cs_model_layer_fwd_flops(const cs_llm *m);
+/* Attention-core forward FLOPs of one layer for one sequence (scores + values). */
+double cs_model_attn_core_flops(const cs_llm *m);
+/* Logits forward FLOPs for one sequence: 2 s h V. */
+double cs_model_logit_flops(const cs_llm *m);
+/* Model FLOPs per step for B sequences (3 x forward, no recompute; Korthikanti eq. 7
+ * generalised), and hardware FLOPs (recompute counted: + 1 forward of the layers for full,
+ * + the attention core for selective). */
+double cs_model_flops_step(const cs_llm *m, long batch);
+double cs_model_hw_flops_step(const cs_llm *m, long batch, cs_recompute rc);
+
+/* Memory. */
+typedef struct cs_plan_memory {
+    double weights;          /* bytes of parameters on the GPU */
+    double gradients;        /* bytes of gradients */
+    double optimizer;        /* bytes of optimizer states (0 when offloaded) */
+    double activations;      /* bytes of stashed activations at the peak */
+    double other;            /* bytes of buffers: DP buckets, ZeRO-3 gathers, fp32 logits */
+    double total;            /* sum, bytes */
+} cs_plan_memory;
+/* Activation bytes of one transformer layer for one microbatch on one GPU (Korthikanti
+ * Table 2 for the plan's tp, sp and recompute; s divided by cp; 16-bit activations). */
+double cs_plan_layer_act_bytes(const cs_plan *p);
+/* Model states per GPU (ZeRO paper: 2Ψ weights, 2Ψ gradients, KΨ optimizer with K = 12
+ * for mixed-precision Adam, sharded over dp by the ZeRO stage), Ψ = parameters of the
+ * most loaded stage divided by tp (experts by ep). */
+void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m);
+
+/* Resolved rank groups: group g of a dimension set holds ranks members[g*size + i]. */
+int cs_plan_rank(const cs_plan *p, const int coord[CS_DIM_COUNT]);
+
+/* Check the plan against itself and the topology size (n_topo_ranks; 0 = skip): every
+ * divisibility rule, positive sizes, known names. Errors say the key path, e.g.
+ * "parallel.tp: must divide heads (96), got 7". */
+int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err);
+
+/* --- Collective times on the plan's rank groups (comm.c) --- */
+typedef struct cs_plan_ctx cs_plan_ctx;
+/* A context owns the topology (opened from the plan's system.topo), its NCCL parameters and
+ * the memo of collective times; reuse it across plans on the same system (search). */
+int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err);
+void cs_plan_ctx_free(cs_plan_ctx *c);
+const cs_topo *cs_plan_ctx_topo(const cs_plan_ctx *c);
+/* Ranks of the topology. */
+int cs_plan_ctx_ranks(const cs_plan_ctx *c);
+/* Is NCCL mode on for this system? */
+int cs_plan_ctx_nccl(const cs_plan_ctx *c);
+/* Collectives simulated (not memoised) so far. */
+long cs_plan_ctx_sims(const cs_plan_ctx *c);
+
+/* Rank-group kinds a plan issues collectives on. */
+typedef enum cs_group {
+    CS_G_TP,        /* tensor parallel */
+    CS_G_CP,        /* context parallel (ring of K/V exchanges) */
+    CS_G_EP,        /* expert parallel (all-to-all) */
+    CS_G_DP,        /* data parallel of the dense parameters (ep x dp/ep ranks) */
+    CS_G_EDP,       /* data parallel of the expert parameters (dp/ep ranks) */
+    CS_G_PP,        /* pipeline neighbours: stage i -> i+1 of the same coordinates */
+    CS_G_COUNT
+} cs_group;
+/* Time of collective coll of bytes (DESIGN §3 meaning of S) on every group of kind g of
+ * plan p at once, seconds (the slowest group). All groups of the kind run together in
+ * one simulation on the topology (rank maps), so groups that share NICs contend.
+ * For CS_G_PP, coll is CS_COLL_SENDRECV and bytes go from each rank of stage i to the
+ * same rank of stage i+1, for all i at once. Memoised by (coll, group shape, bytes). */
+int cs_plan_comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
+                 double *t_s, cs_err *err);
+
+/* --- One step (step.c) --- */
+/* Kinds of tasks of the step simulation, for breakdowns and pictures. */
+typedef enum cs_task_kind {
+    CS_T_FWD, CS_T_BWD, CS_T_RECOMP, CS_T_OPT,       /* compute */
+    CS_T_TP, CS_T_CP, CS_T_EP,                        /* blocking comm on the compute stream */
+    CS_T_PP, CS_T_DP,                                 /* comm on their own streams */
+    CS_T_COUNT
+} cs_task_kind;
+const char *cs_task_kind_name(cs_task_kind k);
+
+/* A task of the step simulation as it ran (for pictures and traces). */
+typedef struct cs_step_task {
+    int stage;               /* pipeline stage */
+    int8_t kind;             /* cs_task_kind */
+    int8_t stream;           /* 0 compute, 1 pipeline sends, 2 data-parallel comm */
+    int16_t chunk;           /* virtual stage (model chunk) 0..vp-1, -1 if none */
+    int32_t mb;              /* microbatch, -1 if none */
+    double start_s, end_s;   /* when it ran, seconds from the start of the step */
+} cs_step_task;
+
+/* Per-stage compute and comm costs the step simulation schedules (seconds). */
+typedef struct cs_step_costs {
+    int pp, vp, m;           /* stages, chunks per stage, microbatches */
+    cs_sched_kind schedule;  /* 1F1B, GPipe or interleaved */
+    double t_fwd;            /* forward of one chunk for one microbatch (compute only), s */
+    double t_bwd;            /* backward of one chunk, s */
+    double t_recomp;         /* recompute of one chunk before its backward, s */
+    double t_tp_fwd, t_tp_bwd; /* TP comm per chunk per microbatch, fwd/bwd, s */
+    double t_cp_fwd, t_cp_bwd; /* exposed CP comm per chunk per microbatch, s */
+    double t_ep_fwd, t_ep_bwd; /* EP all-to-all per chunk per microbatch, s */
+    double t_first_extra;    /* extra forward on stage 0 (embedding), s (bwd: 2x) */
+    double t_last_extra;     /* extra forward on the last stage (logits + loss), s (bwd 2x) */
+    double t_pp;             /* one activation/gradient send between stages, s */
+    double t_opt;            /* optimizer step, s */
+    /* DP: gradient reduction of each chunk's parameters in n_buckets buckets issued as the
+     * last microbatch's backward of that chunk produces them; ZeRO-3 instead gathers each
+     * layer's parameters before its forward and backward of every microbatch (prefetched
+     * when overlapped) and reduce-scatters each layer's gradients after its backward. */
+    int n_buckets;           /* buckets per chunk (>= 0) */
+    double t_bucket;         /* reduction of one bucket, s */
+    double t_dp_tail;        /* after the last bucket: ZeRO-1/2 parameter all-gather, s */
+    double t_gather;         /* ZeRO-3 parameter all-gather of one layer, s (0 = none) */
+    int n_pieces;            /* ZeRO-3: layers per chunk; each op runs layer by layer, a
+                                gather before each layer, a gradient bucket after each
+                                layer's backward (n_buckets = n_pieces, t_bucket per layer) */
+    int overlap_grad;        /* buckets overlap backward (else they start after it) */
+    int overlap_gather;      /* gathers are prefetched on the DP stream */
+} cs_step_costs;
+
+/* Result of the step simulation. */
+typedef struct cs_step_result {
+    double step_s;                   /* makespan, s */
+    double busy_s[CS_T_COUNT];       /* time of each task kind on the reported stage, s */
+    double bubble_s;                 /* reported stage: compute idle not waiting on comm, s */
+    double pp_exposed_s;             /* reported stage: idle waiting on pipeline sends, s */
+    double dp_exposed_s;             /* reported stage: idle waiting on DP comm, s */
+    int report_stage;                /* the stage the breakdown describes (stage 0) */
+    int peak_inflight;               /* most microbatch-chunks with forward done and
+                                        backward not started on any stage */
+    int peak_stage;                  /* the stage with that peak */
+    cs_step_task *tasks;             /* every task (owned; NULL unless asked), in order */
+    long n_tasks;
+} cs_step_result;
+
+/* Simulate one step. keep_tasks asks for the task list (for pictures). Returns 0 or a
+ * negative code (CS_ENOMEM, CS_EINVAL on inconsistent costs). */
+int cs_plan_step(const cs_step_costs *sc, int keep_tasks, cs_step_result *out, cs_err *err);
+void cs_step_result_fini(cs_step_result *r);
+
+/* --- The whole plan (plan.c) --- */
+typedef struct cs_plan_result {
+    int gpus;                 /* tp x pp x dp x cp */
+    double params;            /* Ψ */
+    double step_time_s;       /* simulated step */
+    double tokens_per_s;      /* B s / step */
+    double model_tflops_per_gpu;  /* model FLOPs / step / gpus, TFLOP/s */
+    double hw_tflops_per_gpu;     /* hardware FLOPs (recompute counted) / step / gpus */
+    double mfu_pct, hfu_pct;  /* the above over the dtype's dense peak, % */
+    double breakdown_s[10];   /* forward, backward, recompute, optimizer, pipeline_bubble,
+                                 tp_exposed, cp_exposed, ep_exposed, pp_exposed, dp_exposed */
+    cs_plan_memory mem;       /* per GPU, most loaded stage */
+    double capacity_bytes;    /* the GPU's memory */
+    int fits;                 /* total <= capacity */
+    int microbatches;         /* m per DP replica */
+    double dp_bytes_per_gpu;  /* bytes one GPU sends+receives... sent in DP collectives per
+                                 step (ring volume factor applied), bytes */
+    double dp_coll_bytes;     /* bytes of DP collective buffers issued per step per GPU
+                                 (S summed over collectives: 2Ψq-equivalent) */
+    const char *bottleneck;   /* largest non-compute breakdown entry, or "compute" */
+    cs_step_costs costs;      /* what the step simulation ran */
+    cs_step_result step;      /* the step (tasks kept when asked) */
+} cs_plan_result;
+extern const char *const cs_plan_breakdown_names[10];
+
+/* Evaluate a checked plan on ctx's system. keep_tasks keeps the step's tasks. With
+ * memory_only, stop after memory (no timing). Returns 0 or a negative code. */
+int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *out,
+                 cs_err *err);
+/* Memory only (no topology needed). */
+void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m);
+void cs_plan_result_fini(cs_plan_result *r);
+
+/* Printers (to a FILE the caller opened). */
+void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r);
+int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r);
+/* Perfetto trace of the step's tasks (needs keep_tasks). */
+int cs_plan_print_trace(FILE *f, const cs_plan *p, const cs_plan_result *r);
+
+/* --- Search (search.c) --- */
+/* One candidate layout. */
+typedef struct cs_plan_cand {
+    int tp, pp, dp, cp, ep, vp, mbs, zero, sp;
+    cs_recompute recompute;
+} cs_plan_cand;
+/* A candidate's outcome. */
+typedef struct cs_plan_cand_result {
+    cs_plan_cand c;          /* the layout */
+    int ok;                  /* evaluated (0: dropped, see why) */
+    int fits;                /* memory fits */
+    double step_time_s, tokens_per_s, mfu_pct, mem_bytes;
+    char why[96];            /* reason it was dropped */
+} cs_plan_cand_result;
+/* Enumerate candidate layouts for gpus GPUs around base (model, train, system fixed):
+ * tp (divides heads, <= 8 and GPUs per node), pp (divides layers), cp, ep (divides experts
+ * and dp), vp (interleaving when layers/pp allows), micro batch (powers of two dividing
+ * B/dp), ZeRO 0-3, recompute, sp. Only layouts whose degrees divide go in. Deterministic
+ * order. *out is malloc'd. */
+int cs_plan_search_enum(const cs_plan *base, int gpus, cs_plan_cand **out, long *n,
+                        cs_err *err);
+/* Evaluate candidates [lo, hi) (independent items: any split over processes gives the same
+ * results); cb is called after each with its index (may be NULL). results[i - lo]. */
+typedef void (*cs_plan_search_cb)(void *ctx, long index, const cs_plan_cand_result *r);
+int cs_plan_search_eval(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *cands,
+                        long lo, long hi, cs_plan_cand_result *results,
+                        cs_plan_search_cb cb, void *cb_ctx, cs_err *err);
+/* Sort results: fitting ones first by step time, then dropped ones; ties by index. */
+void cs_plan_search_rank(cs_plan_cand_result *r, long n);
+/* JSON of every result (ranked): {"model", "gpus", "candidates": [...]}. */
+int cs_plan_search_print_json(FILE *f, const cs_plan *p, int gpus,
+                              const cs_plan_cand_result *r, long n);
+/* Text (the top K that fit) or CSV (all) of ranked results. */
+int cs_plan_search_print_table(FILE *f, const cs_plan *p, int gpus, int top, int csv,
+                               const cs_plan_cand_result *r, long n);
+/* Apply a candidate to a plan. */
+void cs_plan_apply(cs_plan *p, const cs_plan_cand *c);
+
+#endif

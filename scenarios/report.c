@@ -1,0 +1,162 @@
+/* report.c: printing a plan's result (scenarios layer): the text report, the JSON of
+ * DESIGN §6 (contract keys) and a Perfetto trace of the step's tasks. Printers write to a
+ * FILE the caller opened (the command writes a temporary file and renames it). */
+#include "scenarios/plan.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *sched_name(cs_sched_kind k)
+{
+    return k == CS_PS_GPIPE ? "gpipe" : k == CS_PS_INTERLEAVED ? "interleaved" : "1f1b";
+}
+
+static const char *rc_name(cs_recompute r)
+{
+    return r == CS_RC_FULL ? "full" : r == CS_RC_SELECTIVE ? "selective" : "none";
+}
+
+static const char *dpm_name(cs_dp_mode m)
+{
+    return m == CS_DPM_PS ? "parameter_server" : m == CS_DPM_DATAPARALLEL ? "dataparallel"
+                                                                          : "ddp";
+}
+
+static void order_str(const cs_plan *p, char *buf, size_t n)
+{
+    static const char *const names[] = {"tp", "cp", "ep", "dp", "pp"};
+    int i;
+    buf[0] = '\0';
+    for (i = 0; i < CS_DIM_COUNT; i++) {
+        if (i)
+            strncat(buf, "-", n - strlen(buf) - 1);
+        strncat(buf, names[p->order[i]], n - strlen(buf) - 1);
+    }
+}
+
+static const char *topo_name(const cs_plan *p)
+{
+    return p->topo_json ? "(inline topology)" : p->topo_spec;
+}
+
+void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
+{
+    const cs_plan_memory *m = &r->mem;
+    char ord[64];
+    int i;
+    double tot = 0;
+    order_str(p, ord, sizeof ord);
+    fprintf(f, "# plan: %s (%.3g B parameters) on %d x %s, topology %s\n", p->model.name,
+            r->params / 1e9, r->gpus, p->gpu.name, topo_name(p));
+    fprintf(f, "# layout: tp %d, pp %d, dp %d, cp %d, ep %d, vp %d, sp %s, zero %d, schedule "
+            "%s, order %s\n", p->tp, p->pp, p->dp, p->cp, p->ep, p->vp, p->sp ? "on" : "off",
+            p->zero, sched_name(r->costs.schedule), ord);
+    fprintf(f, "# train: global batch %ld, micro batch %d (%d microbatches per replica), %s, "
+            "%s, recompute %s\n", p->global_batch, p->micro_batch, r->microbatches,
+            cs_pdtype_name(p->dtype), p->optimizer_sgd ? "sgd" : "adam", rc_name(p->recompute));
+    fprintf(f, "\nstep time            %10.4f s\n", r->step_time_s);
+    fprintf(f, "tokens/s             %10.0f\n", r->tokens_per_s);
+    fprintf(f, "model TFLOP/s/GPU    %10.1f   (MFU %.1f%%)\n", r->model_tflops_per_gpu,
+            r->mfu_pct);
+    fprintf(f, "hardware TFLOP/s/GPU %10.1f   (HFU %.1f%%)\n", r->hw_tflops_per_gpu, r->hfu_pct);
+    fprintf(f, "bottleneck           %s\n", r->bottleneck);
+    fprintf(f, "\n# breakdown of stage %d (s, %% of step)\n", r->step.report_stage);
+    for (i = 0; i < 10; i++) {
+        fprintf(f, "%-20s %10.4f %6.1f%%\n", cs_plan_breakdown_names[i], r->breakdown_s[i],
+                100 * r->breakdown_s[i] / r->step_time_s);
+        tot += r->breakdown_s[i];
+    }
+    fprintf(f, "%-20s %10.4f %6.1f%%\n", "total", tot, 100 * tot / r->step_time_s);
+    fprintf(f, "\n# memory per GPU (GB = 1e9 bytes)\n");
+    fprintf(f, "%-20s %10.2f\n%-20s %10.2f\n%-20s %10.2f\n%-20s %10.2f\n%-20s %10.2f\n"
+            "%-20s %10.2f\n", "weights", m->weights / 1e9, "gradients", m->gradients / 1e9,
+            "optimizer", m->optimizer / 1e9, "activations", m->activations / 1e9,
+            "other", m->other / 1e9, "total", m->total / 1e9);
+    fprintf(f, "%-20s %10.2f\n", "capacity", r->capacity_bytes / 1e9);
+    if (r->fits)
+        fprintf(f, "fits: yes (%.2f GB free)\n", (r->capacity_bytes - m->total) / 1e9);
+    else
+        fprintf(f, "fits: no (over by %.2f GB, %.0f%% of capacity)\n",
+                (m->total - r->capacity_bytes) / 1e9, 100 * m->total / r->capacity_bytes);
+}
+
+int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
+{
+    json_t *root = json_object(), *par = json_object(), *bd = json_object(),
+           *mem = json_object();
+    char ord[64];
+    int i, rc;
+    order_str(p, ord, sizeof ord);
+    json_object_set_new(par, "tp", json_integer(p->tp));
+    json_object_set_new(par, "pp", json_integer(p->pp));
+    json_object_set_new(par, "dp", json_integer(p->dp));
+    json_object_set_new(par, "cp", json_integer(p->cp));
+    json_object_set_new(par, "ep", json_integer(p->ep));
+    json_object_set_new(par, "vp", json_integer(p->vp));
+    json_object_set_new(par, "sequence_parallel", json_boolean(p->sp));
+    json_object_set_new(par, "zero", json_integer(p->zero));
+    json_object_set_new(par, "schedule", json_string(sched_name(r->costs.schedule)));
+    json_object_set_new(par, "order", json_string(ord));
+    json_object_set_new(par, "bucket_MB", json_real(p->bucket_MB));
+    json_object_set_new(par, "overlap_grad_reduce", json_boolean(p->overlap_grad_reduce));
+    json_object_set_new(par, "overlap_param_gather", json_boolean(p->overlap_param_gather));
+    json_object_set_new(par, "dp_mode", json_string(dpm_name(p->dp_mode)));
+    json_object_set_new(par, "micro_batch", json_integer(p->micro_batch));
+    json_object_set_new(par, "recompute", json_string(rc_name(p->recompute)));
+    for (i = 0; i < 10; i++)
+        json_object_set_new(bd, cs_plan_breakdown_names[i], json_real(r->breakdown_s[i]));
+    json_object_set_new(mem, "weights", json_real(r->mem.weights));
+    json_object_set_new(mem, "gradients", json_real(r->mem.gradients));
+    json_object_set_new(mem, "optimizer", json_real(r->mem.optimizer));
+    json_object_set_new(mem, "activations", json_real(r->mem.activations));
+    json_object_set_new(mem, "other", json_real(r->mem.other));
+    json_object_set_new(mem, "total", json_real(r->mem.total));
+    json_object_set_new(root, "model", json_string(p->model.name));
+    json_object_set_new(root, "gpus", json_integer(r->gpus));
+    json_object_set_new(root, "parallel", par);
+    json_object_set_new(root, "step_time_s", json_real(r->step_time_s));
+    json_object_set_new(root, "tokens_per_s", json_real(r->tokens_per_s));
+    json_object_set_new(root, "model_tflops_per_gpu", json_real(r->model_tflops_per_gpu));
+    json_object_set_new(root, "hw_tflops_per_gpu", json_real(r->hw_tflops_per_gpu));
+    json_object_set_new(root, "mfu_pct", json_real(r->mfu_pct));
+    json_object_set_new(root, "hfu_pct", json_real(r->hfu_pct));
+    json_object_set_new(root, "breakdown_s", bd);
+    json_object_set_new(root, "memory_bytes", mem);
+    json_object_set_new(root, "memory_capacity_bytes", json_real(r->capacity_bytes));
+    json_object_set_new(root, "fits", json_boolean(r->fits));
+    rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    fputc('\n', f);
+    json_decref(root);
+    return rc < 0 ? CS_EIO : 0;
+}
+
+int cs_plan_print_trace(FILE *f, const cs_plan *p, const cs_plan_result *r)
+{
+    static const char *const streams[] = {"compute", "pipeline sends", "dp comm"};
+    long i;
+    int s, k;
+    (void)p;
+    fprintf(f, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+    for (s = 0; s < r->costs.pp; s++) {
+        fprintf(f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, \"args\": "
+                "{\"name\": \"stage %d\"}},\n", s, s);
+        for (k = 0; k < 3; k++)
+            fprintf(f, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, "
+                    "\"args\": {\"name\": \"%s\"}},\n", s, k, streams[k]);
+    }
+    for (i = 0; i < r->step.n_tasks; i++) {
+        const cs_step_task *t = &r->step.tasks[i];
+        fprintf(f, "{\"name\": \"%s", cs_task_kind_name((cs_task_kind)t->kind));
+        if (t->mb >= 0)
+            fprintf(f, " mb%d", t->mb);
+        if (t->chunk >= 0 && r->costs.vp > 1)
+            fprintf(f, " c%d", t->chunk);
+        fprintf(f, "\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, "
+                "\"ts\": %.3f, \"dur\": %.3f}%s\n", cs_task_kind_name((cs_task_kind)t->kind),
+                t->stage, t->stream, t->start_s * 1e6, (t->end_s - t->start_s) * 1e6,
+                i + 1 < r->step.n_tasks ? "," : "");
+    }
+    fprintf(f, "]}\n");
+    return ferror(f) ? CS_EIO : 0;
+}

@@ -1,0 +1,432 @@
+/* test_plan.c: training plans (scenarios/plan.h). Every expected number is derived by hand
+ * in a comment: parameter and FLOP counts (Megatron SC'21 eq. 2/3), ZeRO model states
+ * (Rajbhandari et al. Fig. 1), activation memory (Korthikanti Table 2), pipeline schedules
+ * with free communication ((m + p - 1)(t_f + t_b), interleaved (p - 1)(t_f + t_b)/v),
+ * DP overlap on alpha_beta, ZeRO-3 volume, readers, search splits, the JSON contract. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "tests/testutil.h"
+#include "scenarios/plan.h"
+
+#define FREE_TOPO "{\"kind\": \"alpha_beta\", \"ranks\": 64, " \
+                  "\"link\": {\"bandwidth_GBps\": 1e12, \"latency_us\": 0}}"
+
+/* A plan on an inline topology (JSON text), model and gpu presets. */
+static void plan_on(cs_plan *p, const char *model, const char *gpu, const char *topo)
+{
+    cs_err err;
+    cs_plan_init(p);
+    CU_ASSERT_EQUAL(cs_model_preset(model, &p->model, &err), 0);
+    CU_ASSERT_EQUAL(cs_gpu_preset(gpu, &p->gpu, &err), 0);
+    p->topo_json = strdup(topo);
+}
+
+static int eval(cs_plan *p, cs_plan_result *r)
+{
+    cs_plan_ctx *ctx = NULL;
+    cs_err err;
+    int rc;
+    memset(r, 0, sizeof *r);
+    if ((rc = cs_plan_check(p, 0, &err)) < 0 || (rc = cs_plan_ctx_new(&ctx, p, &err)) < 0 ||
+        (rc = cs_plan_eval(ctx, p, 0, r, &err)) < 0)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    cs_plan_ctx_free(ctx);
+    return rc;
+}
+
+/* The 7.5B model of the ZeRO paper: h 4096, 36 layers, 32 heads (V 51200, s 2048).
+ * Psi = 12 l h^2 + 13 l h + (V + s) h + 2h = 7,247,757,312 + 1,916,928 + 218,103,808 + 8192
+ *     = 7,467,786,240. Pure DP over 64 GPUs, Adam mixed precision (K = 12):
+ * 16 Psi = 119.48 GB, 4 Psi + 12 Psi/64 = 31.27, 2 Psi + 14 Psi/64 = 16.57,
+ * 16 Psi/64 = 1.867 - the paper's 120, 31.4, 16.6, 1.9 GB within 2%. */
+static void t_zero_memory(void)
+{
+    cs_plan p;
+    cs_plan_memory m;
+    double psi, want[4], paper[4] = {120e9, 31.4e9, 16.6e9, 1.9e9};
+    int z;
+    plan_on(&p, "gpt-7.5b", "a100-80gb", FREE_TOPO);
+    p.dp = 64;
+    p.global_batch = 64;
+    psi = cs_model_params(&p.model);
+    CU_ASSERT_EQUAL(psi, 7467786240.0);
+    want[0] = 16 * psi;
+    want[1] = 4 * psi + 12 * psi / 64;
+    want[2] = 2 * psi + 14 * psi / 64;
+    want[3] = 16 * psi / 64;
+    for (z = 0; z < 4; z++) {
+        p.zero = z;
+        memset(&m, 0, sizeof m);
+        cs_plan_model_states(&p, &m);
+        CS_ASSERT_REL(m.weights + m.gradients + m.optimizer, want[z], 1e-12);
+        CS_ASSERT_REL(m.weights + m.gradients + m.optimizer, paper[z], 0.02);
+    }
+    cs_plan_fini(&p);
+}
+
+/* Megatron eq. 3: with full recomputation F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)); without,
+ * 72 B s l h^2 (1 + s/(6h) + V/(12 l h)) (Korthikanti eq. 7); selective recomputation replays
+ * the attention core's forward, 4 B s^2 h per layer (Korthikanti's eq. 8 as printed counts
+ * s/(3h) in place of s/(6h), three such passes; collsim counts the one replay it runs). For
+ * GPT-1T and B = 3072, eq. 3 gives the 51,390.5 PFLOP per iteration of reference/plans.md. */
+static void t_flops(void)
+{
+    cs_llm m;
+    cs_err err;
+    double B = 3072, s, l, h, V;
+    CU_ASSERT_EQUAL_FATAL(cs_model_preset("gpt-1t", &m, &err), 0);
+    s = m.seq_len, l = m.layers, h = m.hidden, V = m.vocab;
+    CS_ASSERT_REL(cs_model_hw_flops_step(&m, 3072, CS_RC_FULL),
+                  96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)), 1e-12);
+    CS_ASSERT_REL(cs_model_hw_flops_step(&m, 3072, CS_RC_FULL), 51390.5e15, 1e-5);
+    CS_ASSERT_REL(cs_model_flops_step(&m, 3072),
+                  72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h)), 1e-12);
+    CS_ASSERT_REL(cs_model_hw_flops_step(&m, 3072, CS_RC_SELECTIVE),
+                  72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h)) +
+                  4 * B * s * s * h * l, 1e-12);
+}
+
+/* Korthikanti Table 2 for GPT-3 (s 2048, h 12288, a 96), b = 1, t = 8: sbh = 25,165,824 and
+ * 5as/(ht) = 10. No SP: sbh (10 + 24/8 + 10) = 23 sbh = 578,813,952 B; SP: sbh (34/8 + 10)
+ * = 358,612,992; selective: 13 sbh = 327,155,712; SP + selective: 4.25 sbh = 106,954,752;
+ * full: 2 sbh = 50,331,648. */
+static void t_activations(void)
+{
+    cs_plan p;
+    plan_on(&p, "gpt3-175b", "a100-80gb", FREE_TOPO);
+    p.tp = 8;
+    CU_ASSERT_EQUAL(cs_plan_layer_act_bytes(&p), 578813952.0);
+    p.sp = 1;
+    CU_ASSERT_EQUAL(cs_plan_layer_act_bytes(&p), 358612992.0);
+    p.recompute = CS_RC_SELECTIVE;
+    CU_ASSERT_EQUAL(cs_plan_layer_act_bytes(&p), 106954752.0);
+    p.sp = 0;
+    CU_ASSERT_EQUAL(cs_plan_layer_act_bytes(&p), 327155712.0);
+    p.recompute = CS_RC_FULL;
+    CU_ASSERT_EQUAL(cs_plan_layer_act_bytes(&p), 50331648.0);
+    cs_plan_fini(&p);
+}
+
+/* Schedules with free communication, t_f = 1, t_b = 2 per stage, p = 4, m = 8:
+ * GPipe and 1F1B take (m + p - 1)(t_f + t_b) = 33; stage 0 is busy m (t_f + t_b) = 24 and
+ * idles (p - 1)(t_f + t_b) = 9 (bubble). Peak in flight: GPipe m = 8, 1F1B p = 4.
+ * Interleaved with v = 2 (chunks of t_f 0.5, t_b 1): m (t_f + t_b) + (p - 1)(t_f + t_b)/v
+ * = 24 + 4.5 = 28.5, and (p - 1) 2 + (v - 1) p + 1 = 11 chunks in flight on stage 0. */
+static void t_schedules(void)
+{
+    cs_step_costs c;
+    cs_step_result r;
+    cs_err err;
+    memset(&c, 0, sizeof c);
+    c.pp = 4, c.vp = 1, c.m = 8, c.t_fwd = 1, c.t_bwd = 2;
+    c.schedule = CS_PS_GPIPE;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 33, 1e-12);
+    CS_ASSERT_REL(r.bubble_s, 9, 1e-12);
+    CU_ASSERT_EQUAL(r.peak_inflight, 8);
+    c.schedule = CS_PS_1F1B;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 33, 1e-12);
+    CS_ASSERT_REL(r.bubble_s, 9, 1e-12);
+    CU_ASSERT_EQUAL(r.peak_inflight, 4);
+    CU_ASSERT_EQUAL(r.peak_stage, 0);
+    c.schedule = CS_PS_INTERLEAVED, c.vp = 2, c.t_fwd = 0.5, c.t_bwd = 1;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 28.5, 1e-12);
+    CS_ASSERT_REL(r.bubble_s, 4.5, 1e-12);
+    CU_ASSERT_EQUAL(r.peak_inflight, 11);
+    /* with a pipeline send of 0.25 per boundary GPipe's critical path gains 2 (p - 1)
+     * sends: the last forward reaches stage 3 at 3 x 1.25 + 8 = 11.75, its backwards end
+     * at 27.75, each stage below starts 0.25 + 2 later: 27.75 + 3 x 2.25 = 34.5. 1F1B waits
+     * for round trips in its steady state too, so it is no faster. */
+    c.schedule = CS_PS_GPIPE, c.vp = 1, c.t_fwd = 1, c.t_bwd = 2, c.t_pp = 0.25;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 34.5, 1e-12);
+    c.schedule = CS_PS_1F1B;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CU_ASSERT(r.step_s >= 34.5);
+}
+
+/* The same through whole plans on a fabric where communication is free: the step is
+ * (m + p - 1)(t_f + t_b) of the plan's own per-stage times (+ the optimizer), GPipe peaks
+ * at m microbatches in flight, 1F1B at p, and memory follows. */
+static void t_plan_free_comm(void)
+{
+    cs_plan p;
+    cs_plan_result r;
+    double tf, tb, m = 8, pp = 4, act1, act2;
+    plan_on(&p, "gpt-1.7b", "a100-80gb", FREE_TOPO);
+    p.pp = 4, p.global_batch = 8;
+    p.schedule = CS_PS_GPIPE;
+    CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+    /* stages are uneven only by the embedding (stage 0) and logits (last stage): the
+     * critical path crosses the last stage's slower forward and backward */
+    tf = r.costs.t_fwd, tb = r.costs.t_bwd;
+    CU_ASSERT(r.costs.t_pp < 1e-9);
+    CU_ASSERT(r.step_time_s >= (m + pp - 1) * (tf + tb));
+    CU_ASSERT(r.step_time_s <= (m + pp - 1) * (tf + tb) + m * 3 * (r.costs.t_last_extra +
+              r.costs.t_first_extra) + r.costs.t_opt + 1e-6);
+    CU_ASSERT_EQUAL(r.step.peak_inflight, 8);
+    act1 = r.mem.activations;
+    cs_plan_result_fini(&r);
+    p.schedule = CS_PS_1F1B;
+    CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+    CU_ASSERT_EQUAL(r.step.peak_inflight, 4);
+    act2 = r.mem.activations;
+    CS_ASSERT_REL(act1 / act2, 2.0, 1e-12);      /* m / p = 8 / 4 */
+    cs_plan_result_fini(&r);
+    cs_plan_fini(&p);
+}
+
+/* DP overlap (step level, p = 1, m = 1): t_f = 1, t_b = 2 split into 4 bucket pieces of 0.5.
+ * Fast network, buckets of 0.25: bucket j is ready at 1 + 0.5 (j + 1) and done 0.25 later;
+ * only the last one's 0.25 shows (step 3.25). Slow network, buckets of 1: they queue from
+ * 1.5 and end at 5.5, exposed 5.5 - 3 = 2.5 = 4 x 1 - (2 - 0.5), exactly the excess of
+ * the reduction over the backward after the first bucket. Without overlap the 4 buckets
+ * follow the backward: 4 x 0.25 = 1 exposed. */
+static void t_overlap_step(void)
+{
+    cs_step_costs c;
+    cs_step_result r;
+    cs_err err;
+    memset(&c, 0, sizeof c);
+    c.pp = 1, c.vp = 1, c.m = 1, c.t_fwd = 1, c.t_bwd = 2, c.schedule = CS_PS_1F1B;
+    c.n_buckets = 4, c.t_bucket = 0.25, c.overlap_grad = 1;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 3.25, 1e-12);
+    CS_ASSERT_REL(r.dp_exposed_s, 0.25, 1e-12);
+    c.t_bucket = 1;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 5.5, 1e-12);
+    CS_ASSERT_REL(r.dp_exposed_s, 2.5, 1e-12);
+    c.t_bucket = 0.25, c.overlap_grad = 0;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.dp_exposed_s, 1.0, 1e-12);
+}
+
+/* DP overlap in a whole plan on alpha_beta (a = 10 us, 1 GB/s vs 1e6 GB/s), dp = 2, one
+ * microbatch: a bucket of S bytes is a 2-rank ring allreduce, 2 (a + (S/2) b). The exposed
+ * DP time is the last bucket when the network keeps up, else n t_bucket - (t_B - t_B/n)
+ * where t_B is the whole backward. */
+static void t_overlap_plan(void)
+{
+    static const char *const topo[2] = {
+        "{\"kind\": \"alpha_beta\", \"ranks\": 2, \"link\": {\"bandwidth_GBps\": 1e6, "
+        "\"latency_us\": 10}}",
+        "{\"kind\": \"alpha_beta\", \"ranks\": 2, \"link\": {\"bandwidth_GBps\": 1, "
+        "\"latency_us\": 10}}"};
+    int k;
+    for (k = 0; k < 2; k++) {
+        cs_plan p;
+        cs_plan_result r;
+        double S, n, tb, want_bucket, tB;
+        plan_on(&p, "gpt-1.7b", "a100-80gb", topo[k]);
+        p.dp = 2, p.global_batch = 2;
+        CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+        n = r.costs.n_buckets;
+        S = r.dp_coll_bytes / n;
+        tb = r.costs.t_bucket;
+        want_bucket = 2 * (10e-6 + S / 2 / (k ? 1e9 : 1e15));
+        CS_ASSERT_REL(tb, want_bucket, 1e-6);
+        CS_ASSERT_REL(S, cs_model_params(&p.model) * 2 / n, 1e-12);   /* 2 Psi bytes */
+        tB = r.costs.t_bwd + 2 * r.costs.t_first_extra + 2 * r.costs.t_last_extra;
+        if (k == 0)
+            CS_ASSERT_REL(r.breakdown_s[9], tb, 1e-6);
+        else
+            CS_ASSERT_REL(r.breakdown_s[9], n * tb - (tB - tB / n), 1e-6);
+        cs_plan_result_fini(&r);
+        cs_plan_fini(&p);
+    }
+}
+
+/* ZeRO-3 moves 1.5 x the DP bytes of DDP: per GPU a ring allreduce sends 2 (n-1)/n Psi q,
+ * ZeRO-3 an all-gather in forward, one in backward and a reduce-scatter, 3 (n-1)/n Psi q
+ * (one microbatch). ZeRO-1 (reduce-scatter + all-gather) moves the same as DDP. */
+static void t_zero3_volume(void)
+{
+    cs_plan p;
+    cs_plan_result r;
+    double ddp, n = 8, psi;
+    int z;
+    plan_on(&p, "gpt-1.7b", "a100-80gb", FREE_TOPO);
+    p.dp = 8, p.global_batch = 8;
+    psi = cs_model_params(&p.model);
+    for (z = 0; z <= 3; z += 1) {
+        p.zero = z;
+        CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+        if (z == 0) {
+            ddp = r.dp_bytes_per_gpu;
+            CS_ASSERT_REL(ddp, 2 * (n - 1) / n * psi * 2, 1e-6);   /* whole bytes per bucket */
+        } else {
+            CS_ASSERT_REL(r.dp_bytes_per_gpu / ddp, z == 3 ? 1.5 : 1.0, 1e-6);
+        }
+        cs_plan_result_fini(&r);
+    }
+    cs_plan_fini(&p);
+}
+
+/* Rank layout "tp-cp-ep-dp-pp", tp innermost: tp 2, dp 2, pp 2 -> rank = tp + 2 dp + 4 pp;
+ * with order "pp-dp-tp-cp-ep": rank = pp + 2 dp + 4 tp. */
+static void t_ranks(void)
+{
+    cs_plan p;
+    int c[CS_DIM_COUNT] = {1, 0, 0, 1, 1};
+    cs_err err;
+    cs_plan_init(&p);
+    p.tp = 2, p.dp = 2, p.pp = 2;
+    CU_ASSERT_EQUAL(cs_plan_rank(&p, c), 1 + 2 + 4);
+    c[CS_DIM_PP] = 0;
+    CU_ASSERT_EQUAL(cs_plan_rank(&p, c), 3);
+    CU_ASSERT_EQUAL(cs_plan_parse("{\"parallel\": {\"order\": \"pp-dp-tp-cp-ep\", \"tp\": 2, "
+                                  "\"dp\": 2, \"pp\": 2}}", "t", &p, &err), 0);
+    c[CS_DIM_PP] = 1;
+    CU_ASSERT_EQUAL(cs_plan_rank(&p, c), 1 + 2 + 4);
+    c[CS_DIM_TP] = 0;
+    CU_ASSERT_EQUAL(cs_plan_rank(&p, c), 1 + 2);
+    cs_plan_fini(&p);
+}
+
+/* Readers. Llama-2-7b config.json: 32 x (4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096)
+ * + 2 x 32000 x 4096 + 4096 = 6,738,415,616 parameters (the published count). The
+ * Megatron GPT-3 175B example arguments and a DeepSpeed ZeRO-3 offload config. */
+static void t_readers(void)
+{
+    cs_llm m;
+    cs_plan p;
+    cs_err err;
+    char ignored[512];
+    CU_ASSERT_EQUAL_FATAL(cs_model_load_hf(cs_test_data("ok/plan-llama-2-7b-config.json"), &m,
+                                           &err), 0);
+    CU_ASSERT_EQUAL(cs_model_params(&m), 6738415616.0);
+    CU_ASSERT(m.gated_mlp && m.seq_len == 4096 && m.kv_heads == 32);
+    cs_plan_init(&p);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_megatron(
+        "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 --num-layers 96 "
+        "--hidden-size 12288 --num-attention-heads 96 --seq-length 2048 "
+        "--max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size 1536 "
+        "--rampup-batch-size 16 16 5859375 --train-samples 146484375 --lr 6.0e-5 "
+        "--min-lr 6.0e-6 --lr-decay-style cosine --clip-grad 1.0 --weight-decay 0.1 "
+        "--adam-beta1 0.9 --adam-beta2 0.95 --init-method-std 0.006 --fp16 "
+        "--sequence-parallel --recompute-granularity full --recompute-method uniform "
+        "--use-distributed-optimizer --num-layers-per-virtual-pipeline-stage 3",
+        &p, ignored, sizeof ignored, &err), 0);
+    CU_ASSERT(p.tp == 8 && p.pp == 16 && p.model.layers == 96 && p.model.hidden == 12288);
+    CU_ASSERT(p.global_batch == 1536 && p.micro_batch == 1 && p.dtype == CS_DT_FP16);
+    CU_ASSERT(p.sp && p.recompute == CS_RC_FULL && p.zero == 1);
+    CU_ASSERT(p.vp == 2 && p.schedule == CS_PS_INTERLEAVED);     /* 96 / (16 x 3) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(ignored, "--rampup-batch-size"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ignored, "--lr-decay-style"));
+    CU_ASSERT_EQUAL_FATAL(cs_plan_deepspeed(cs_test_data("ok/plan-ds-zero3.json"), &p, &err), 0);
+    CU_ASSERT(p.global_batch == 512 && p.micro_batch == 8 && p.zero == 3);
+    CU_ASSERT(p.offload_optimizer && p.dtype == CS_DT_BF16);
+    cs_plan_fini(&p);
+}
+
+/* Search: the enumeration is deterministic, and evaluating [0, n) at once or in two halves
+ * gives the same results (the MPI split of issue 13). */
+static void t_search(void)
+{
+    cs_plan p;
+    cs_plan_ctx *ctx = NULL;
+    cs_plan_cand *c = NULL, *c2 = NULL;
+    cs_plan_cand_result *a, *b;
+    long n, n2, h;
+    cs_err err;
+    plan_on(&p, "gpt-1.7b", "a100-80gb",
+            "{\"kind\": \"alpha_beta\", \"ranks\": 8, \"link\": {\"bandwidth_GBps\": 25, "
+            "\"latency_us\": 5}}");
+    p.global_batch = 16;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_search_enum(&p, 8, &c, &n, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_search_enum(&p, 8, &c2, &n2, &err), 0);
+    CU_ASSERT(n == n2 && n > 50 && !memcmp(c, c2, sizeof *c * (size_t)n));
+    a = calloc((size_t)n, sizeof *a);
+    b = calloc((size_t)n, sizeof *b);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+    h = n / 2;
+    CU_ASSERT_EQUAL(cs_plan_search_eval(ctx, &p, c, 0, n, a, NULL, NULL, &err), 0);
+    cs_plan_ctx_free(ctx);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+    CU_ASSERT_EQUAL(cs_plan_search_eval(ctx, &p, c, h, n, b + h, NULL, NULL, &err), 0);
+    CU_ASSERT_EQUAL(cs_plan_search_eval(ctx, &p, c, 0, h, b, NULL, NULL, &err), 0);
+    CU_ASSERT(!memcmp(a, b, sizeof *a * (size_t)n));
+    cs_plan_search_rank(a, n);
+    CU_ASSERT(a[0].ok && a[0].fits && a[0].step_time_s > 0);
+    CU_ASSERT(a[1].step_time_s >= a[0].step_time_s);
+    cs_plan_ctx_free(ctx);
+    free(a);
+    free(b);
+    free(c);
+    free(c2);
+    cs_plan_fini(&p);
+}
+
+/* The JSON output has exactly DESIGN §6's keys, the breakdown sums to the step, and two
+ * runs print the same bytes. */
+static void t_json_contract(void)
+{
+    static const char *const top[] = {"model", "gpus", "parallel", "step_time_s",
+        "tokens_per_s", "model_tflops_per_gpu", "hw_tflops_per_gpu", "mfu_pct", "hfu_pct",
+        "breakdown_s", "memory_bytes", "memory_capacity_bytes", "fits", NULL};
+    static const char *const mem[] = {"weights", "gradients", "optimizer", "activations",
+                                      "other", "total", NULL};
+    char cmd[2048], *out = NULL, *out2 = NULL;
+    json_t *root, *bd;
+    double sum = 0;
+    int i;
+    snprintf(cmd, sizeof cmd, "%s plan %s --format json", CS_COLLSIM,
+             cs_test_data("ok/plan-small.json"));
+    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out2), 0);
+    CU_ASSERT_STRING_EQUAL(out, out2);
+    root = json_loads(out, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    CU_ASSERT_EQUAL(json_object_size(root), 13);
+    for (i = 0; top[i]; i++)
+        CU_ASSERT_PTR_NOT_NULL(json_object_get(root, top[i]));
+    bd = json_object_get(root, "breakdown_s");
+    CU_ASSERT_EQUAL(json_object_size(bd), 10);
+    for (i = 0; i < 10; i++) {
+        CU_ASSERT_PTR_NOT_NULL(json_object_get(bd, cs_plan_breakdown_names[i]));
+        sum += json_number_value(json_object_get(bd, cs_plan_breakdown_names[i]));
+    }
+    CS_ASSERT_REL(sum, json_number_value(json_object_get(root, "step_time_s")), 1e-9);
+    CU_ASSERT_EQUAL(json_object_size(json_object_get(root, "memory_bytes")), 6);
+    for (i = 0; mem[i]; i++)
+        CU_ASSERT_PTR_NOT_NULL(json_object_get(json_object_get(root, "memory_bytes"), mem[i]));
+    CU_ASSERT(json_is_true(json_object_get(root, "fits")));
+    json_decref(root);
+    free(out);
+    free(out2);
+}
+
+/* A plan that does not fit is a report (exit 0, fits false) saying by how much:
+ * GPT-3 175B on 8 GPUs, pure DP, needs 16 Psi = 2.8 TB per GPU. */
+static void t_no_fit(void)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s plan --model gpt3-175b --gpu a100-80gb --topo dgx-a100 "
+             "--dp 8 --gbs 8", CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "fits: no (over by "));
+    free(out);
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case counts[] = {
+        {"zero_memory", t_zero_memory}, {"flops", t_flops}, {"activations", t_activations},
+        {"ranks", t_ranks}, {"readers", t_readers}, {NULL, NULL}};
+    static const cs_test_case step[] = {
+        {"schedules", t_schedules}, {"plan_free_comm", t_plan_free_comm},
+        {"overlap_step", t_overlap_step}, {"overlap_plan", t_overlap_plan},
+        {"zero3_volume", t_zero3_volume}, {NULL, NULL}};
+    static const cs_test_case cli[] = {
+        {"search", t_search}, {"json_contract", t_json_contract}, {"no_fit", t_no_fit},
+        {NULL, NULL}};
+    return cs_test_add_suite("plan_counts", counts) || cs_test_add_suite("plan_step", step) ||
+           cs_test_add_suite("plan_cli", cli);
+}
