@@ -1,7 +1,7 @@
 #!/bin/sh
 # mpi.sh: the commands spread over MPI (sim/par.h) print the same bytes under
 # `mpirun -np 2` as in one process -- validate, run (one collective, `all`, JSON, CSV,
-# --links, --output), calibrate (fitted topology bit for bit) -- a failing work item on
+# --links, --output), calibrate (fitted topology bit for bit), plan search -- a failing work item on
 # rank 1 ends the whole run promptly with exit 1 and its message, and the commands that are
 # not spread print once. Registered by meson only when collsim is built with MPI.
 # usage: mpi.sh COLLSIM TESTS_DIR [MPIRUN]
@@ -54,6 +54,12 @@ same run-all-json run all -b 1K -e 16M --format json
 same run-all-csv run all -b 1K -e 16M --format csv --topo dgx-h100-x2
 same run-links run sendrecv --topo "$tests/data/ok/two-switches.json" -b 1M -e 1G --links
 same run-bare run alltoall --proto none -b 8 -e 64M -f 4 --topo dgx-h100-x2
+
+# plan search: every candidate layout a work item (1,404 layouts of GPT-3 175B on 1,024
+# GPUs), ranked the same; one plan is rank 0's alone
+same plan-search plan search "$tests/data/ok/plan-gpt3-1024.json" --gpus 1024 --format csv
+same plan-search-top plan search "$tests/data/ok/plan-gpt3-1024.json" --gpus 1024 --top 20
+same plan-one plan "$tests/data/ok/plan-gpt3-1024.json" --format json
 
 # --output: written once, by rank 0, the same file
 "$collsim" run all -b 1M -e 4M --output "$work/a.json" >/dev/null 2>&1
