@@ -6,14 +6,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Processes an MPI launcher started, from the variables Open MPI's mpirun and PMI process
+ * managers set in each process (not Slurm's allocation variables, which a plain shell in
+ * an allocation has too); 1 when none is set. */
+static long launched_size(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    size_t i;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atol(v) > 1)
+            return atol(v);
+    }
+    return 1;
+}
+
 int cs__par_start(int *argc, char ***argv, int *rank, int *size, cs_err *err)
 {
     const char *e = getenv("COLLSIM_MPI");
+    long n = launched_size();
     *rank = 0;
     *size = 1;
+    if (e && !strcmp(e, "0"))
+        return 0;
+    if (n > 1)
+        return cs_err_set(err, CS_EUNSUPP, NULL, "this collsim was built without MPI, so %ld "
+                          "processes would each do all the work (build with meson setup "
+                          "-Dmpi=enabled, or set COLLSIM_MPI=0 to run them anyway)", n);
     if (e && !strcmp(e, "1"))
         return cs_err_set(err, CS_EUNSUPP, "COLLSIM_MPI", "this collsim was built without "
-                          "MPI (meson setup -Dmpi=enabled to build it with)");
+                          "MPI (build with meson setup -Dmpi=enabled)");
     return 0;
 }
 
