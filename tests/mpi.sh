@@ -19,6 +19,11 @@ check() {   # check NAME CONDITION-RESULT MESSAGE
     if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: $3"; fi
 }
 
+# Under AddressSanitizer, Open MPI's own allocations at MPI_Init are suppressed by module
+# (tests/lsan.supp): full stacks and named components make that possible.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:fast_unwind_on_malloc=0"
+export OMPI_MCA_mca_base_component_disable_dlclose=1
+
 # Open MPI: more ranks than cores is fine here, and CI runs as root.
 np2="$mpirun -np 2"
 if "$mpirun" --version 2>/dev/null | grep -q "Open MPI"; then
