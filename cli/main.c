@@ -2,6 +2,7 @@
  * a static table; `collsim` alone runs the default allreduce sweep. */
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <gsl/gsl_errno.h>
 
@@ -27,12 +28,15 @@ static const cs_cmd commands[] = {
 
 static int cmd_help(int argc, char **argv)
 {
+    char eng[160];
     size_t i;
     printf("usage: collsim [COMMAND] [options]\n\ncommands:\n");
     for (i = 0; i < N_COMMANDS; i++)
         printf("  %-10s %s\n", commands[i].name, commands[i].summary);
     printf("\n`collsim` alone runs `collsim run`: an allreduce sweep on the default preset.\n"
-           "`collsim COMMAND --help` describes a command.\n");
+           "`collsim COMMAND --help` describes a command.\n"
+           "Work distribution (mpirun -np N collsim run|validate|calibrate|plan search): %s.\n",
+           cs_par_describe(eng, sizeof eng));
     return CS_EXIT_OK;
 }
 
@@ -57,7 +61,10 @@ int main(int argc, char **argv)
     cs_err_clear(&err);
     if (cs_par_init(&argc, &argv, &err) < 0)
         return cs_cli_fail(&err);
-    if (isatty(STDERR_FILENO))
+    /* Progress when stderr is a terminal; under mpirun the ranks' stderr is a pipe, so
+     * COLLSIM_PROGRESS=1 asks for it there (and 0 turns it off anywhere). */
+    if (getenv("COLLSIM_PROGRESS") ? !strcmp(getenv("COLLSIM_PROGRESS"), "1")
+                                   : isatty(STDERR_FILENO))
         cs_par_set_progress(cs_cli_progress);
     if (argc < 2 || argv[1][0] == '-')
         return dispatch(&commands[0], argc, argv);  /* `collsim -b 8` is `collsim run -b 8` */

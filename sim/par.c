@@ -50,13 +50,7 @@ int cs_par_size(void) { return g_size; }
 
 const char *cs_par_describe(char *buf, size_t n)
 {
-    char eng[160];
-    cs__par_engine(eng, sizeof eng);
-    if (g_size > 1)
-        snprintf(buf, n, "%s, %d processes", eng, g_size);
-    else
-        snprintf(buf, n, "%s, one process", eng);
-    return buf;
+    return cs__par_engine(buf, n);
 }
 
 void cs_par_set_progress(cs_par_progress_fn fn) { g_progress = fn; }

@@ -27,7 +27,7 @@ void cs_par_fini(void);
 
 int cs_par_rank(void);         /* this process, 0..size-1 (0 without MPI) */
 int cs_par_size(void);         /* processes in the group (1 without MPI) */
-/* "Open MPI v4.1.4, 2 processes", or "one process (built without MPI)", ... */
+/* The MPI library the build uses ("Open MPI v4.1.4"), or "built without MPI". */
 const char *cs_par_describe(char *buf, size_t n);
 
 /* One item: compute item i into out (out_bytes of zeroes on entry; plain data only, no
