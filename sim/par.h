@@ -6,10 +6,11 @@
  * results come back in item order, so the output is the same bytes either way.
  *
  * Distribution (DESIGN §9): rank 0 is the manager. It orders the items by estimated cost,
- * largest first, and keeps every other rank two items ahead (one running, one queued):
- * a worker that returns a result gets the next largest item (dynamic load balancing).
- * Between answering workers rank 0 runs items itself, taken from the cheap end of the same
- * list, so it is never long away from its mailbox and a 2-process run uses both cores. */
+ * largest first, and hands every other rank a chunk from the front -- about 1 / (4 x
+ * processes) of the work left, at least one item -- and the next chunk when half of it has
+ * come back (dynamic load balancing; the chunks shrink towards the end). A second thread
+ * of rank 0 runs items from the cheap end of the same list meanwhile, so a 2-process run
+ * uses both cores while rank 0's main thread answers at once. */
 #ifndef CS_PAR_H
 #define CS_PAR_H
 
