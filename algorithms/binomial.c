@@ -86,8 +86,8 @@ static const char *formula(const cs_coll_req *req)
     case CS_COLL_BROADCAST: return "L(a + S*b)";
     case CS_COLL_REDUCE:
         /* With gamma the smaller subtrees of p != 2^k finish their reductions early. */
-        return !cs__is_pow2(req->n_ranks) && cs__has_gamma(req) ? "~L(a + S*b + S*g)"
-                                                                : "L(a + S*b + S*g)";
+        return !cs__is_pow2(req->n_ranks) && cs__has_gamma(req) ? "~L(a + S*b + S*γ)"
+                                                                : "L(a + S*b + S*γ)";
     default: return "L*a + (p-1)/p*S*b";
     }
 }

@@ -85,7 +85,7 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 static const char *formula(const cs_coll_req *req)
 {
     return req->coll == CS_COLL_BROADCAST ? "(p-2+k)(a + S/k*b)"
-                                          : "(p-2+k)(a + S/k*b) + (p-1)*S/k*g";
+                                          : "(p-2+k)(a + S/k*b) + (p-1)*S/k*γ";
 }
 
 const cs_algo cs_algo_chain = {

@@ -62,6 +62,8 @@ int cs_algo_lookup(const char *name, cs_coll coll, const cs_algo **out, cs_err *
 /* Check and build: cs_sched_init + ops->build, with s->algo set to ops->name. On failure s
  * is left finalised (nothing to free). */
 int cs_algo_build(const cs_algo *ops, const cs_coll_req *req, cs_sched *s, cs_err *err);
+/* Does ops run c on the rings of cs_ring_plan (one per channel)? */
+int cs_algo_uses_rings(const cs_algo *ops, cs_coll c);
 /* Does ops implement coll? */
 static inline int cs_algo_has(const cs_algo *ops, cs_coll c) { return (ops->colls >> c) & 1u; }
 
@@ -101,7 +103,9 @@ int cs_ring_channel_rank(int c, int p, int g, int q);
  * of ranks joined by direct links (xGMI/NVLink meshes, the DGX-1 cube-mesh) up to
  * CS_RING_MAX_CYCLES edge-disjoint Hamiltonian cycles over those links (depth-first, lowest
  * rank first, like NCCL's search.cc), channel pair c/2 on cycle (c/2) mod n_cyc, odd channels
- * backwards. Identity order where nothing better is found. */
+ * backwards; on one server of PCIe switches and CPU sockets without direct links, one cycle
+ * that follows the PCIe tree (nearest rank next: each switch uplink and CPU link crossed
+ * once each way). Identity order where nothing better is found. */
 #define CS_RING_MAX_CYCLES 8
 #define CS_RING_MESH_MAX 64
 typedef struct cs_ring_plan {

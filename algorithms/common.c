@@ -1,6 +1,7 @@
 /* common.c: shared helpers of the algorithms layer: request defaults, building through an
  * ops table, alpha-beta parameters of a topology, integer logarithms. */
 #include "algorithms/coll.h"
+#include "sim/limits.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -41,7 +42,13 @@ int cs_algo_build(const cs_algo *ops, const cs_coll_req *req, cs_sched *s, cs_er
     s->algo = ops->name;
     rc = ops->build(req, s, err);
     if (rc < 0) {
-        if (!err || !err->code)
+        if ((!err || !err->code) && rc == CS_ELIMIT)
+            cs_budget_check(UINT64_MAX, ops->name, "the schedule with its simulation state", err);
+        else if ((!err || !err->code) && rc == CS_ENOMEM)
+            cs_err_set(err, rc, ops->name, "out of memory building the schedule for %d ranks "
+                       "(the system refused an allocation; --max-memory SIZE refuses such "
+                       "runs up front)", req->n_ranks);
+        else if (!err || !err->code)
             cs_err_set(err, rc, ops->name, "building the schedule failed (%s)", cs_err_name(rc));
         cs_sched_fini(s);
         return rc;
@@ -168,6 +175,70 @@ static int ham_greedy(int p, unsigned char *adj, unsigned char *used, int step, 
     return k;
 }
 
+/* A host of PCIe switches and CPU sockets (a topology with CPU nodes, ranks of one server
+ * with no direct links between them): the ring NCCL's search finds there. From rank 0, always on to the nearest rank
+ * not yet on the ring (fewest links, ties to the lowest rank): every rank under a PCIe
+ * switch before the next switch, every switch under a socket before the CPU link, so each
+ * switch uplink and each CPU link is crossed once each way - the fewest a ring can.
+ * Returns 1 with the order in cyc[0..p), 0 when t is no such host, or CS_ENOMEM. */
+static int pcie_ring(const cs_topo *t, int p, int *cyc)
+{
+    int *dist = NULL, *queue = NULL, *on = NULL, i, q, has_cpu = 0, rc = CS_ENOMEM;
+    for (i = 0; i < t->n_nodes; i++)
+        has_cpu |= t->nodes[i].type == CS_NODE_CPU;
+    for (i = 1; i < p; i++)          /* one server: nodes of a cluster keep their rotations */
+        if (t->nodes[t->ranks[i]].group != t->nodes[t->ranks[0]].group)
+            return 0;
+    if (!has_cpu || !t->adj_off)
+        return 0;
+    dist = malloc((size_t)p * (size_t)t->n_nodes * sizeof *dist);
+    queue = malloc((size_t)t->n_nodes * sizeof *queue);
+    on = calloc((size_t)p, sizeof *on);
+    if (!dist || !queue || !on)
+        goto out;
+    /* Hops from every rank to every node (breadth-first over all links). */
+    for (i = 0; i < p; i++) {
+        int *d = dist + (size_t)i * t->n_nodes, head = 0, tail = 0, v, k;
+        for (v = 0; v < t->n_nodes; v++)
+            d[v] = -1;
+        d[t->ranks[i]] = 0;
+        queue[tail++] = t->ranks[i];
+        while (head < tail) {
+            v = queue[head++];
+            for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++) {
+                int w = cs_dlink_to(t, t->adj[k]);
+                if (d[w] < 0) {
+                    d[w] = d[v] + 1;
+                    queue[tail++] = w;
+                }
+            }
+        }
+    }
+    rc = 1;
+    for (i = 0; i < p && rc == 1; i++)           /* direct links: the mesh search's case */
+        for (q = 0; q < p; q++)
+            if (q != i && dist[(size_t)i * t->n_nodes + t->ranks[q]] == 1)
+                rc = 0;
+    cyc[0] = 0;
+    on[0] = 1;
+    for (q = 1; q < p && rc == 1; q++) {
+        const int *d = dist + (size_t)cyc[q - 1] * t->n_nodes;
+        int best = -1;
+        for (i = 0; i < p; i++)
+            if (!on[i] && d[t->ranks[i]] >= 0 && (best < 0 || d[t->ranks[i]] < d[t->ranks[best]]))
+                best = i;
+        if (best < 0)
+            rc = 0;                              /* a rank out of reach: keep rank order */
+        else
+            on[cyc[q] = best] = 1;
+    }
+out:
+    free(dist);
+    free(queue);
+    free(on);
+    return rc;
+}
+
 void cs_ring_plan_init(cs_ring_plan *pl, const cs_coll_req *req)
 {
     const cs_topo *t = req->topo;
@@ -230,6 +301,9 @@ void cs_ring_plan_init(cs_ring_plan *pl, const cs_coll_req *req)
             memcpy(pl->cyc, tmp, (size_t)n * (size_t)p * sizeof *tmp);
         }
     }
+    /* No cycle over direct links: on a PCIe host, the ring that follows the PCIe tree. */
+    if (pl->n_cyc == 0 && pcie_ring(t, p, pl->cyc) == 1)
+        pl->n_cyc = 1;
 out:
     if (pl->n_cyc == 0) {
         free(pl->cyc);

@@ -84,8 +84,8 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 static const char *formula(const cs_coll_req *req)
 {
     switch (req->coll) {
-    case CS_COLL_ALLREDUCE: return "2(p-1)(a + S/p*b) + (p-1)*S/p*g";
-    case CS_COLL_REDUCESCATTER: return "(p-1)(a + S/p*(b + g))";
+    case CS_COLL_ALLREDUCE: return "2(p-1)(a + S/p*b) + (p-1)*S/p*γ";
+    case CS_COLL_REDUCESCATTER: return "(p-1)(a + S/p*(b + γ))";
     default: return "(p-1)(a + S/p*b)";
     }
 }

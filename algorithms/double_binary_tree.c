@@ -13,9 +13,11 @@
 
 /* One tree: parent and up to two children of every rank (-1 for none). */
 typedef struct dbt_tree {
-    int *up, *down;           /* up[r]; down[2r], down[2r+1] */
+    int *up, *down;           /* up[r]; down[3r .. 3r+2] (-1 for none) */
     int root;
 } dbt_tree;
+
+#define MAXC 3                /* children a rank can have: two nodes' heads and its chain */
 
 /* NCCL's ncclGetBtree for rank r of n. */
 static void btree(int n, int r, int *up, int *d0, int *d1)
@@ -64,8 +66,9 @@ static void make_tree(int n, int t, dbt_tree *tr)
             c[2] = tmp;
         }
         tr->up[r] = c[0];
-        tr->down[2 * r] = c[1];
-        tr->down[2 * r + 1] = c[2];
+        tr->down[MAXC * r] = c[1];
+        tr->down[MAXC * r + 1] = c[2];
+        tr->down[MAXC * r + 2] = -1;
         if (c[0] < 0)
             tr->root = r;
     }
@@ -75,8 +78,8 @@ static void make_tree(int n, int t, dbt_tree *tr)
 static int height(const dbt_tree *tr, int r)
 {
     int h = 0, i;
-    for (i = 0; i < 2; i++) {
-        int c = tr->down[2 * r + i];
+    for (i = 0; i < MAXC; i++) {
+        int c = tr->down[MAXC * r + i];
         if (c >= 0) {
             int hc = height(tr, c) + 1;
             if (hc > h)
@@ -96,18 +99,20 @@ static int depth(const dbt_tree *tr, int r)
     return d;
 }
 
-static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int *hgt, int *dep)
+/* The transfers of the trees tr[0 .. n_tr) (tree i carries chunks i*k .. i*k+k-1). */
+static int build_trees(const cs_coll_req *req, cs_sched *s, const dbt_tree *tr, int n_tr,
+                       int *hgt, int *dep)
 {
     int p = req->n_ranks, k = req->chunks, t, j, r, lvl, max_lvl = 0, rc = 0;
     int ordered = !cs__single_port(req);
     /* Per tree and rank: its reduce into its parent and the broadcast into it, of the
      * latest piece. On link-level fabrics piece j of an edge also waits for piece j-1 of
      * the same edge, or the pieces would share the link, arrive together, not pipeline. */
-    uint32_t *red = malloc(4 * (size_t)p * sizeof *red);
-    uint32_t *bc = red + 2 * (size_t)p;
+    uint32_t *red = malloc(2 * (size_t)n_tr * (size_t)p * sizeof *red);
+    uint32_t *bc = red + (size_t)n_tr * (size_t)p;
     if (!red)
         return CS_ENOMEM;
-    for (t = 0; t < 2; t++)
+    for (t = 0; t < n_tr; t++)
         for (r = 0; r < p; r++) {
             hgt[t * p + r] = height(&tr[t], r);
             dep[t * p + r] = depth(&tr[t], r);
@@ -117,24 +122,27 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int 
                 max_lvl = dep[t * p + r];
         }
     for (j = 0; j < k && rc >= 0; j++)
-        for (t = 0; t < 2 && rc >= 0; t++) {
+        for (t = 0; t < n_tr && rc >= 0; t++) {
             uint32_t chunk = (uint32_t)(t * k + j);
             /* Reduce: leaves first; a rank sends up once its children's pieces are in. */
             for (lvl = 0; lvl <= max_lvl && rc >= 0; lvl++)
                 for (r = 0; r < p && rc >= 0; r++) {
-                    uint32_t deps[3];
+                    uint32_t deps[MAXC + 1];
                     int n = 0, i;
                     int64_t id;
                     if (hgt[t * p + r] != lvl || tr[t].up[r] < 0)
                         continue;
-                    for (i = 0; i < 2; i++)
-                        if (tr[t].down[2 * r + i] >= 0)
-                            deps[n++] = red[t * p + tr[t].down[2 * r + i]];
+                    for (i = 0; i < MAXC; i++)
+                        if (tr[t].down[MAXC * r + i] >= 0)
+                            deps[n++] = red[t * p + tr[t].down[MAXC * r + i]];
                     if (ordered && j > 0)
                         deps[n++] = red[t * p + r];
                     id = cs_sched_xfer_range(s, r, tr[t].up[r], CS_OP_REDUCE, chunk, 1, deps,
                                              (uint32_t)n, lvl);
-                    s->xfers[id < 0 ? 0 : id].pipe = (uint16_t)j;
+                    if (id >= 0) {
+                        s->xfers[id].pipe = (uint16_t)j;
+                        s->xfers[id].channel = (uint8_t)(t / 2);
+                    }
                     rc = cs__ok(id);
                     red[t * p + r] = (uint32_t)id;
                 }
@@ -144,17 +152,17 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int 
                     int i;
                     if (dep[t * p + r] != lvl)
                         continue;
-                    for (i = 0; i < 2 && rc >= 0; i++) {
-                        int c = tr[t].down[2 * r + i], n = 0;
-                        uint32_t deps[3];
+                    for (i = 0; i < MAXC && rc >= 0; i++) {
+                        int c = tr[t].down[MAXC * r + i], n = 0;
+                        uint32_t deps[MAXC + 1];
                         int64_t id;
                         if (c < 0)
                             continue;
                         if (r == tr[t].root) {
                             int i2;
-                            for (i2 = 0; i2 < 2; i2++)
-                                if (tr[t].down[2 * r + i2] >= 0)
-                                    deps[n++] = red[t * p + tr[t].down[2 * r + i2]];
+                            for (i2 = 0; i2 < MAXC; i2++)
+                                if (tr[t].down[MAXC * r + i2] >= 0)
+                                    deps[n++] = red[t * p + tr[t].down[MAXC * r + i2]];
                         } else {
                             deps[n++] = bc[t * p + r];
                         }
@@ -162,7 +170,10 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int 
                             deps[n++] = bc[t * p + c];
                         id = cs_sched_xfer_range(s, r, c, CS_OP_COPY, chunk, 1, deps,
                                                  (uint32_t)n, max_lvl + 1 + lvl);
-                        s->xfers[id < 0 ? 0 : id].pipe = (uint16_t)j;
+                        if (id >= 0) {
+                            s->xfers[id].pipe = (uint16_t)j;
+                            s->xfers[id].channel = (uint8_t)(t / 2);
+                        }
                         rc = cs__ok(id);
                         bc[t * p + c] = (uint32_t)id;
                     }
@@ -172,10 +183,56 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, dbt_tree tr[2], int 
     return rc;
 }
 
-/* Each piece of each half goes up and down p-1 tree edges. */
+/* NCCL's trees across nodes (src/graph/trees.cc ncclGetDtree, connect.cc): g ranks a node,
+ * N nodes. Inside a node a chain from its head; the heads join the binary tree over node
+ * indices (tree 1: its mirror, or shift for odd N), up and down. Channel c's chain starts
+ * at local rank c mod g for tree 0 and (c + g/2) mod g for tree 1, so that channels and
+ * the two trees leave their nodes by different GPUs and NICs, as NCCL's channels do. */
+static void make_node_tree(int g, int N, int c, int t, dbt_tree *tr)
+{
+    int node, i, head = t == 0 ? c % g : (c + g / 2) % g;
+    for (node = 0; node < N; node++) {
+        int q = t == 0 ? node : N % 2 == 0 ? N - 1 - node : (node - 1 + N) % N, u, d0, d1;
+        int nb[3], x;
+        btree(N, q, &u, &d0, &d1);
+        nb[0] = u;
+        nb[1] = d0;
+        nb[2] = d1;
+        for (x = 0; x < 3 && t == 1; x++)
+            if (nb[x] >= 0)
+                nb[x] = N % 2 == 0 ? N - 1 - nb[x] : (nb[x] + 1) % N;
+        for (i = 0; i < g; i++) {
+            int r = node * g + (head + i) % g;
+            tr->down[MAXC * r] = tr->down[MAXC * r + 1] = tr->down[MAXC * r + 2] = -1;
+            if (i > 0)
+                tr->up[r] = node * g + (head + i - 1) % g;
+            if (i + 1 < g)
+                tr->down[MAXC * r] = node * g + (head + i + 1) % g;
+        }
+        {
+            int h = node * g + head;
+            tr->up[h] = nb[0] >= 0 ? nb[0] * g + head : -1;
+            if (nb[0] < 0)
+                tr->root = h;
+            tr->down[MAXC * h + 1] = nb[1] >= 0 ? nb[1] * g + head : -1;
+            tr->down[MAXC * h + 2] = nb[2] >= 0 ? nb[2] * g + head : -1;
+        }
+    }
+}
+
+/* Trees per request: two, or on several nodes (NCCL mode's channels) two per channel. */
+static int n_trees(const cs_coll_req *req, int *g)
+{
+    *g = req->n_ranks > 1 ? cs_node_size(req) : 0;
+    return *g > 0 ? 2 * req->channels : 2;
+}
+
+/* Each piece of each tree's part goes up and down p-1 tree edges. */
 static int check(const cs_coll_req *req, cs_err *err)
 {
-    uint64_t n = 4 * (uint64_t)(req->n_ranks - 1) * (uint64_t)req->chunks;
+    int g;
+    uint64_t n = 2 * (uint64_t)n_trees(req, &g) * (uint64_t)(req->n_ranks - 1) *
+                 (uint64_t)req->chunks;
     if (n > CS__MAX_XFERS)
         return cs_err_set(err, CS_EUNSUPP, "--chunks", "double_binary_tree with %d chunks on %d "
                           "ranks needs %llu transfers, more than %u", req->chunks, req->n_ranks,
@@ -185,27 +242,38 @@ static int check(const cs_coll_req *req, cs_err *err)
 
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
-    int p = req->n_ranks, k = req->chunks, t, j, rc;
+    int p = req->n_ranks, k = req->chunks, t, j, rc, g, nt = n_trees(req, &g);
     int *mem;
-    dbt_tree tr[2];
+    dbt_tree *tr;
     (void)err;
-    for (t = 0; t < 2; t++)
+    /* Tree t carries part t of 2C: channel t/2's half t%2. */
+    for (t = 0; t < nt; t++)
         for (j = 0; j < k; j++) {
-            uint64_t half = cs_split(req->bytes, 2, (uint64_t)t);
-            if (cs_sched_chunk(s, cs_split(half, (uint64_t)k, (uint64_t)j), -1, -1) < 0)
+            uint64_t part = cs_split(req->bytes, (uint64_t)nt, (uint64_t)t);
+            if (cs_sched_chunk(s, cs_split(part, (uint64_t)k, (uint64_t)j), -1, -1) < 0)
                 return CS_ENOMEM;
         }
     if (p == 1)
         return 0;
-    if (!(mem = malloc(10 * (size_t)p * sizeof *mem)))
+    mem = malloc((size_t)nt * (MAXC + 3) * (size_t)p * sizeof *mem);
+    tr = malloc((size_t)nt * sizeof *tr);
+    if (!mem || !tr) {
+        free(mem);
+        free(tr);
         return CS_ENOMEM;
-    for (t = 0; t < 2; t++) {
-        tr[t].up = mem + (size_t)t * 3 * p;
-        tr[t].down = tr[t].up + p;
-        make_tree(p, t, &tr[t]);
     }
-    rc = build_trees(req, s, tr, mem + 6 * (size_t)p, mem + 8 * (size_t)p);
+    for (t = 0; t < nt; t++) {
+        tr[t].up = mem + (size_t)t * (MAXC + 1) * p;
+        tr[t].down = tr[t].up + p;
+        if (g > 0)
+            make_node_tree(g, p / g, t / 2, t % 2, &tr[t]);
+        else
+            make_tree(p, t, &tr[t]);
+    }
+    rc = build_trees(req, s, tr, nt, mem + (size_t)nt * (MAXC + 1) * p,
+                     mem + (size_t)nt * (MAXC + 2) * p);
     free(mem);
+    free(tr);
     return rc;
 }
 
@@ -229,9 +297,9 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 static const char *formula(const cs_coll_req *req)
 {
     if (req->chunks > 1)
-        return "~(4*log2(p) - 2 + 4(k-1))(a + S/(2k)*b) + log2(p)*S/(2k)*g";
-    return cs__is_pow2(req->n_ranks) ? "(4*log2(p) - 2)(a + S/2*b) + log2(p)*S/2*g"
-                                     : "~(4L - 2)(a + S/2*b) + L*S/2*g";
+        return "~(4*log2(p) - 2 + 4(k-1))(a + S/(2k)*b) + log2(p)*S/(2k)*γ";
+    return cs__is_pow2(req->n_ranks) ? "(4*log2(p) - 2)(a + S/2*b) + log2(p)*S/2*γ"
+                                     : "~(4L - 2)(a + S/2*b) + L*S/2*γ";
 }
 
 const cs_algo cs_algo_double_binary_tree = {

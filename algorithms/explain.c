@@ -3,7 +3,6 @@
  * per rank, and the algorithm's closed form with the numbers put in. */
 #include "algorithms/explain.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,84 +132,70 @@ void cs_explain_timeline(FILE *f, const cs_sched *s, const cs_explain_times *tm,
     free(row);
 }
 
-/* Put the numbers into a closed form: identifiers p, p', L, S, a, b, g, k, K, C become
- * their values (a in us, b and g in us per byte, S in bytes); log2, floor stay. */
-void cs_formula_substitute(const char *f, const cs_coll_req *req, const cs_ab *ab, char *out,
-                           size_t n)
+void cs_explain_rings(FILE *f, const cs_coll_req *req, int max_channels)
 {
-    size_t o = 0;
-    int p = req->n_ranks;
-    while (*f && o + 32 < n) {
-        if (isalpha((unsigned char)*f)) {
-            char tok[32], val[40];
-            size_t t = 0;
-            while ((isalnum((unsigned char)*f) || *f == '_') && t + 1 < sizeof tok)
-                tok[t++] = *f++;
-            tok[t] = '\0';
-            val[0] = '\0';
-            if (!strcmp(tok, "p") && *f == '\'') {
-                f++;
-                snprintf(val, sizeof val, "%d", 1 << cs_floor_log2(p));
-            } else if (!strcmp(tok, "p")) {
-                snprintf(val, sizeof val, "%d", p);
-            } else if (!strcmp(tok, "L")) {
-                snprintf(val, sizeof val, "%d", cs_ceil_log2(p));
-            } else if (!strcmp(tok, "S")) {
-                snprintf(val, sizeof val, "%llu", (unsigned long long)req->bytes);
-            } else if (!strcmp(tok, "a")) {
-                snprintf(val, sizeof val, "%.6g", ab->a_s * 1e6);
-            } else if (!strcmp(tok, "b")) {
-                snprintf(val, sizeof val, "%.6g", ab->b_s_per_B * 1e6);
-            } else if (!strcmp(tok, "g")) {
-                snprintf(val, sizeof val, "%.6g", ab->g_s_per_B * 1e6);
-            } else if (!strcmp(tok, "k")) {
-                snprintf(val, sizeof val, "%d", req->chunks);
-            } else if (!strcmp(tok, "K")) {
-                snprintf(val, sizeof val, "%d", req->servers);
-            } else if (!strcmp(tok, "C")) {
-                snprintf(val, sizeof val, "%d", req->channels);
-            } else {
-                snprintf(val, sizeof val, "%s", tok);
+    const cs_topo *t = req->topo;
+    int C = req->channels, p = req->n_ranks, c, q, shown;
+    cs_ring_plan pl;
+    cs_ring_plan_init(&pl, req);
+    shown = max_channels > 0 && max_channels < C ? max_channels : C;
+    fprintf(f, "rings (%d channel%s; each line the ranks in ring order, back to the first):\n",
+            C, C == 1 ? "" : "s");
+    for (c = 0; c < shown; c++) {
+        fprintf(f, "  channel %-3d", c);
+        for (q = 0; q < p; q++) {
+            int r = cs_ring_plan_rank(&pl, c, q);
+            if (p > 16 && q == 12) {
+                fprintf(f, " ... (%d more)", p - 14);
+                q = p - 2;
+                r = cs_ring_plan_rank(&pl, c, q);
             }
-            o += (size_t)snprintf(out + o, n - o, "%s", val);
-        } else {
-            out[o++] = *f++;
+            if (t && r < t->n_ranks)
+                fprintf(f, " %s", t->nodes[t->ranks[r]].name);
+            else
+                fprintf(f, " %d", r);
         }
+        fprintf(f, "\n");
     }
-    out[o] = '\0';
+    if (shown < C)
+        fprintf(f, "  ... %d more channels\n", C - shown);
+    cs_ring_plan_fini(&pl);
 }
 
 void cs_explain_closed_form(FILE *out, const cs_algo *ops, const cs_coll_req *req, const cs_topo *t,
                               cs_time sim_end)
 {
     cs_ab ab;
-    const char *f = ops->formula ? ops->formula(req) : NULL;
-    double cf;
-    char put[1024];
-    int estimate = f && f[0] == '~';
+    cs_formula_text ft;
+    cs_err err;
+    const char *v;
+    double sim_us = cs_time_to_us(sim_end);
     cs_ab_from_topo(t, &ab);
-    cf = ops->cost ? ops->cost(req, &ab) : NAN;
-    fprintf(out, "closed form (a = %.6g us, b = %.6g us/B = 1/(%.6g GB/s), g = %.6g us/B; S in bytes):\n",
-           ab.a_s * 1e6, ab.b_s_per_B * 1e6, ab.b_s_per_B > 0 ? 1e-9 / ab.b_s_per_B : 0,
-           ab.g_s_per_B * 1e6);
-    if (!f || isnan(cf)) {
-        fprintf(out, "  %s has no closed form for this request\n", ops->name);
+    fprintf(out, "closed form of %s on the single-port alpha_beta fabric:\n", ops->name);
+    if (cs_formula_render(ops, req, &ab, &ft, &err) < 0) {
+        fprintf(out, "  %s: %s\n", err.where, err.msg);
     } else {
-        if (estimate)
-            f++;
-        cs_formula_substitute(f, req, &ab, put, sizeof put);
-        fprintf(out, "  %s\n  = %s\n  = %.3f us%s\n", f, put, cf * 1e6,
-               estimate ? "  (an estimate for this request: the textbook form assumes a power"
-                          " of two, no pipelining)" : "");
+        for (v = ft.vars; *v; ) {
+            size_t len = strcspn(v, "\n");
+            fprintf(out, "  %.*s\n", (int)len, v);
+            v += len + (v[len] == '\n');
+        }
+        fprintf(out, "  t = %s\n    = %s\n", ft.form, ft.put);
+        if (isnan(ft.total_s))
+            fprintf(out, "  (no exact total for this request: the form is a sketch)\n");
+        else
+            fprintf(out, "    = %.3f \xc2\xb5s%s\n", ft.total_s * 1e6, ft.is_estimate ?
+                    "  (an estimate for this request: the textbook form assumes a power of two,"
+                    " no pipelining)" : "");
     }
     if (t->model != CS_MODEL_ALPHA_BETA)
         fprintf(out, "  (an estimate: the form is for the single-port alpha_beta fabric; a and b are\n"
                "  the route rank 0 -> rank 1 of this %s topology, which has real links)\n",
                t->kind);
-    fprintf(out, "simulated: %.3f us", cs_time_to_us(sim_end));
-    if (f && !isnan(cf) && cf > 0)
-        fprintf(out, "  (closed form %+.3f%%)", 100.0 * (cf * 1e6 - cs_time_to_us(sim_end)) /
-               fmax(cs_time_to_us(sim_end), 1e-12));
+    fprintf(out, "simulated: %.3f us", sim_us);
+    if (!isnan(ft.total_s) && ft.total_s > 0)
+        fprintf(out, "  (closed form %+.3f%%)", 100.0 * (ft.total_s * 1e6 - sim_us) /
+               fmax(sim_us, 1e-12));
     fprintf(out, "\n");
 }
 
@@ -218,11 +203,13 @@ void cs_explain_ranks_row(FILE *out, int header, const cs_algo *ops, const cs_co
                           const cs_topo *t, const cs_sched *s, const cs_explain_times *tm)
 {
     cs_ab ab;
-    const char *f = ops->formula ? ops->formula(req) : NULL;
-    double cf, sim = cs_time_to_us(tm->end_ps);
-    char put[1024] = "", cfs[32] = "-";
+    cs_formula_text ft;
+    cs_err err;
+    double sim = cs_time_to_us(tm->end_ps);
+    char cfs[32] = "-";
+    int has_form;
     cs_ab_from_topo(t, &ab);
-    cf = ops->cost ? ops->cost(req, &ab) : NAN;
+    has_form = cs_formula_render(ops, req, &ab, &ft, &err) == 0 && isfinite(ft.total_s);
     if (header && t->model != CS_MODEL_ALPHA_BETA)
         fprintf(out, "# closed forms are estimates here: they are for the single-port alpha_beta "
                 "fabric (a, b of the route rank 0 -> rank 1)\n");
@@ -230,13 +217,11 @@ void cs_explain_ranks_row(FILE *out, int header, const cs_algo *ops, const cs_co
         fprintf(out, "%6s %-20s %6s %10s %14s %14s %6s  %s\n", "ranks", "algorithm", "steps",
                 "transfers", "simulated_us", "closed_us", "#wrong", "closed form, then with the "
                 "numbers put in ('~': an estimate)");
-    if (f && isfinite(cf)) {
-        cs_formula_substitute(f[0] == '~' ? f + 1 : f, req, &ab, put, sizeof put);
-        snprintf(cfs, sizeof cfs, "%s%.3f", f[0] == '~' ? "~" : "", cf * 1e6);
-    }
+    if (has_form)
+        snprintf(cfs, sizeof cfs, "%s%.3f", ft.is_estimate ? "~" : "", ft.total_s * 1e6);
     fprintf(out, "%6d %-20s %6d %10u %14.3f %14s %6d  %s%s%s\n", req->n_ranks, ops->name,
-            s->n_steps, s->n_xfers, sim, cfs, tm->wrong, put[0] ? (f[0] == '~' ? f + 1 : f) : "",
-            put[0] ? " = " : "", put[0] ? put : "(none)");
+            s->n_steps, s->n_xfers, sim, cfs, tm->wrong, has_form ? ft.form : "",
+            has_form ? " = " : "", has_form ? ft.put : "(none)");
 }
 
 int cs_explain_run(const cs_topo *t, const cs_sched *s, const cs_sim_costs *costs,

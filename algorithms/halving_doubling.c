@@ -34,9 +34,9 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 static const char *formula(const cs_coll_req *req)
 {
     /* p != 2^k: MPICH's folded form (p' = 2^floor(log2 p)). */
-    return cs__is_pow2(req->n_ranks) ? "2*log2(p)*a + 2(p-1)/p*S*b + (p-1)/p*S*g"
+    return cs__is_pow2(req->n_ranks) ? "2*log2(p)*a + 2(p-1)/p*S*b + (p-1)/p*S*γ"
                                      : "~(2*floor(log2(p)) + 2)*a + (2(p'-1)/p' + 2)*S*b"
-                                       " + ((p'-1)/p' + 1)*S*g";
+                                       " + ((p'-1)/p' + 1)*S*γ";
 }
 
 const cs_algo cs_algo_halving_doubling = {

@@ -56,10 +56,14 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
     return cs__levels_cost(req, ab, dims, 2);
 }
 
+/* As cs__levels_cost with dims {g, N}: the node level on S/g, the network level on
+ * S/(gN) = S/p. */
 static const char *formula(const cs_coll_req *req)
 {
     switch (req->coll) {
-    case CS_COLL_ALLREDUCE: return "2(g-1)(a + S/g*b) + 2(N-1)(a + S/(gN)*b)";
+    case CS_COLL_ALLREDUCE:
+        return "2(g-1)(a + S/g*b) + (g-1)*S/g*γ + 2(N-1)(a + S/(gN)*b) + (N-1)*S/(gN)*γ";
+    case CS_COLL_REDUCESCATTER: return "(g-1)(a + S/g*(b + γ)) + (N-1)(a + S/(gN)*(b + γ))";
     default: return "(g-1)(a + S/g*b) + (N-1)(a + S/(gN)*b)";
     }
 }

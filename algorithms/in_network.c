@@ -100,7 +100,8 @@ static double cost(const cs_coll_req *req, const cs_ab *ab) { return NAN; }
 
 static const char *formula(const cs_coll_req *req)
 {
-    return "(K+1) pieces of S/K each way on one link: ~ (1 + 1/K) S*b + 2(K+1)a";
+    /* k pieces of S/k follow each other up and down one link: a sketch, no exact total. */
+    return "~(1 + 1/k)*S*b + 2(k+1)*a";
 }
 
 const cs_algo cs_algo_in_network = {

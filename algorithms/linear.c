@@ -70,7 +70,7 @@ static const char *formula(const cs_coll_req *req)
 {
     switch (req->coll) {
     case CS_COLL_BROADCAST: return "(p-1)(a + S*b)";
-    case CS_COLL_REDUCE: return "(p-1)(a + S*b) + S*g";
+    case CS_COLL_REDUCE: return "(p-1)(a + S*b) + S*γ";
     default: return "(p-1)(a + S/p*b)";
     }
 }

@@ -194,7 +194,9 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 static const char *formula(const cs_coll_req *req)
 {
     (void)req;
-    return "~ max(NVLink: (1 + 1/g) S*b_nvl, NIC: S/g*b_net) once pipelined, plus latencies";
+    /* Once pipelined the busier of a GPU's NVLink, (1 + 1/g) S, and its NIC, S/g (b is the
+     * route's; NVLink's for the first term, the NIC's for the second): a sketch. */
+    return "~max((1 + 1/g)*S*b, S/g*b)";
 }
 
 const cs_algo cs_algo_nvls = {

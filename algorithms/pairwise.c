@@ -55,7 +55,7 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 
 static const char *formula(const cs_coll_req *req)
 {
-    return req->coll == CS_COLL_ALLTOALL ? "(p-1)(a + S/p*b)" : "(p-1)(a + S/p*(b + g))";
+    return req->coll == CS_COLL_ALLTOALL ? "(p-1)(a + S/p*b)" : "(p-1)(a + S/p*(b + γ))";
 }
 
 const cs_algo cs_algo_pairwise = {

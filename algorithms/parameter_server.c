@@ -77,8 +77,8 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 static const char *formula(const cs_coll_req *req)
 {
     if (req->servers <= 1)
-        return "2(p-1)(a + S*b) + S*g";
-    return cs__has_gamma(req) ? "~2(p-1)(a + S/K*b) + S/K*g" : "2(p-1)(a + S/K*b)";
+        return "2(p-1)(a + S*b) + S*γ";
+    return cs__has_gamma(req) ? "~2(p-1)(a + S/K*b) + S/K*γ" : "2(p-1)(a + S/K*b)";
 }
 
 const cs_algo cs_algo_parameter_server = {

@@ -111,8 +111,8 @@ static const char *formula(const cs_coll_req *req)
 {
     int pow2 = cs__is_pow2(req->n_ranks);
     if (req->coll == CS_COLL_ALLREDUCE)
-        return pow2 ? "log2(p)*(a + S*b + S*g)"
-                    : "(floor(log2(p)) + 2)(a + S*b) + (floor(log2(p)) + 1)*S*g";
+        return pow2 ? "log2(p)*(a + S*b + S*γ)"
+                    : "(floor(log2(p)) + 2)(a + S*b) + (floor(log2(p)) + 1)*S*γ";
     return pow2 ? "log2(p)*a + (p-1)/p*S*b" : "~(floor(log2(p)) + 2)*a + (1 + 2(p-1))/p*S*b";
 }
 

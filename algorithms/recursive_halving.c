@@ -58,8 +58,8 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 
 static const char *formula(const cs_coll_req *req)
 {
-    return cs__is_pow2(req->n_ranks) ? "log2(p)*a + (p-1)/p*S*(b + g)"
-                                     : "~(floor(log2(p)) + 2)*a + (1 + (p'-1)/p')*S*(b + g)"
+    return cs__is_pow2(req->n_ranks) ? "log2(p)*a + (p-1)/p*S*(b + γ)"
+                                     : "~(floor(log2(p)) + 2)*a + (1 + (p'-1)/p')*S*(b + γ)"
                                        " + S/p*b";
 }
 

@@ -31,8 +31,8 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
 
 static const char *formula(const cs_coll_req *req)
 {
-    return !cs__is_pow2(req->n_ranks) && cs__has_gamma(req) ? "~2L(a + S*b) + L*S*g"
-                                                             : "2L(a + S*b) + L*S*g";
+    return !cs__is_pow2(req->n_ranks) && cs__has_gamma(req) ? "~2L(a + S*b) + L*S*γ"
+                                                             : "2L(a + S*b) + L*S*γ";
 }
 
 const cs_algo cs_algo_reduce_broadcast = {

@@ -85,3 +85,8 @@ int cs_algo_lookup(const char *name, cs_coll coll, const cs_algo **out, cs_err *
     return cs_err_set(err, CS_ENOENT, "--algo", "unknown %s algorithm '%s' (known: %s)",
                       cs_coll_name(coll), name, known);
 }
+
+int cs_algo_uses_rings(const cs_algo *ops, cs_coll c)
+{
+    return ops == &cs_algo_ring && cs_algo_has(ops, c);
+}

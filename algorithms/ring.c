@@ -141,13 +141,13 @@ static const char *formula(const cs_coll_req *req)
      * the form is an estimate there ('~': auto simulates instead). */
     if (req->chunks > 1)
         switch (req->coll) {
-        case CS_COLL_ALLREDUCE: return "~2(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";
-        case CS_COLL_REDUCESCATTER: return "~(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";
+        case CS_COLL_ALLREDUCE: return "~2(p-1)(C*k*a + S/p*b) + (p-1)/p*S*γ";
+        case CS_COLL_REDUCESCATTER: return "~(p-1)(C*k*a + S/p*b) + (p-1)/p*S*γ";
         default: break;
         }
     switch (req->coll) {
-    case CS_COLL_ALLREDUCE: return "2(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";
-    case CS_COLL_REDUCESCATTER: return "(p-1)(C*k*a + S/p*b) + (p-1)/p*S*g";
+    case CS_COLL_ALLREDUCE: return "2(p-1)(C*k*a + S/p*b) + (p-1)/p*S*γ";
+    case CS_COLL_REDUCESCATTER: return "(p-1)(C*k*a + S/p*b) + (p-1)/p*S*γ";
     default: return "(p-1)(C*k*a + S/p*b)";
     }
 }

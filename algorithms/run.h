@@ -128,17 +128,17 @@ typedef struct cs_run_grid_req {
                                      count from the command may leave "ranks" out */
     const int *ranks;             /* rank counts (borrowed); NULL/0 = every rank of the
                                      topology */
-    int n_ranks;
-    const char *const *algos;     /* algorithm names or "auto" (borrowed), >= 1 */
-    int n_algos;
+    int n_ranks;                  /* entries in ranks */
+    const char *const *algos;     /* algorithm names or "auto" (borrowed) */
+    int n_algos;                  /* entries in algos, >= 1 */
     cs_coll coll;                 /* collective (when n_colls is 0) */
     const cs_coll *colls;         /* or several, one sweep each (`run all`; borrowed) */
-    int n_colls;
+    int n_colls;                  /* entries in colls, 0 = coll alone */
     const char *dtype;            /* datatype name for the reports (borrowed) */
     int elt;                      /* its element size, bytes */
     const char *redop;            /* reduction name (borrowed) */
     const uint64_t *sizes;        /* sizes as nccl-tests' -b loop gives them (borrowed) */
-    int n_sizes;
+    int n_sizes;                  /* entries in sizes */
     int links;                    /* report the busiest links of the largest size */
     const char *proto;            /* --proto (NCCL mode, cs_nccl_setup), NULL if not given */
     cs_run_cfg cfg;               /* everything else (its algo is replaced per sweep; its
@@ -150,13 +150,18 @@ struct cs_run_grid_keep;
 /* The sweeps of a grid, with the topologies and strings their reports borrow. */
 typedef struct cs_run_grid {
     cs_sweep *sweeps;             /* n sweeps, rank counts outermost (owned) */
-    int n;
+    int n;                        /* sweeps run */
     struct cs_run_grid_keep *keep;/* per sweep: model and bottleneck lines (owned) */
     cs_topo **topos;              /* one topology per rank count (owned) */
-    int n_topos;
+    int n_topos;                  /* topologies opened */
     cs_nccl_params nccl;          /* NCCL mode's table when nccl_on */
     int nccl_on;                  /* the sweeps ran in NCCL mode */
 } cs_run_grid;
+
+/* COLL of `collsim run` into rq: a collective (nccl-tests program names too) or "all",
+ * every collective of cs_run_all_colls (rq->coll then allreduce, for -o). CS_EUSAGE for an
+ * unknown name. */
+int cs_run_grid_colls(cs_run_grid_req *rq, const char *name, cs_err *err);
 
 /* Run the grid, every size of every sweep one work item (cs_run_sweeps). Errors: as
  * cs_run_sweep, and CS_EUSAGE for a rank count above what a

@@ -217,6 +217,21 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_ru
     return 0;
 }
 
+int cs_run_grid_colls(cs_run_grid_req *rq, const char *name, cs_err *err)
+{
+    int rc;
+    rq->colls = NULL;
+    rq->n_colls = 0;
+    if (!strcmp(name, "all")) {          /* every collective, as nccl-tests' scripts */
+        rq->colls = cs_run_all_colls(&rq->n_colls);
+        rq->coll = CS_COLL_ALLREDUCE;
+        return 0;
+    }
+    if ((rc = cs_coll_lookup_program(name, &rq->coll, err)) < 0)
+        err->code = CS_EUSAGE;
+    return rc < 0 ? CS_EUSAGE : 0;
+}
+
 int cs_run_grid_run(const cs_run_grid_req *rq, cs_run_grid *g, cs_err *err)
 {
     int n_counts = rq->n_ranks > 0 ? rq->n_ranks : 1, i, rc = 0;

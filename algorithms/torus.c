@@ -34,12 +34,24 @@ static double cost(const cs_coll_req *req, const cs_ab *ab)
     return cs__levels_cost(req, ab, req->topo->dims, req->topo->n_dims);
 }
 
+/* As cs__levels_cost: level d of the grid moves S/(X..d) per step. */
 static const char *formula(const cs_coll_req *req)
 {
-    switch (req->coll) {
-    case CS_COLL_ALLREDUCE: return "2(X-1)(a + S/X*b) + 2(Y-1)(a + S/(XY)*b) [+ Z level]";
-    default: return "(X-1)(a + S/X*b) + (Y-1)(a + S/(XY)*b) [+ Z level]";
-    }
+    static const char *const forms[3][3] = {
+        {"2(X-1)(a + S/X*b) + (X-1)*S/X*γ",
+         "2(X-1)(a + S/X*b) + (X-1)*S/X*γ + 2(Y-1)(a + S/(XY)*b) + (Y-1)*S/(XY)*γ",
+         "2(X-1)(a + S/X*b) + (X-1)*S/X*γ + 2(Y-1)(a + S/(XY)*b) + (Y-1)*S/(XY)*γ"
+         " + 2(Z-1)(a + S/(XYZ)*b) + (Z-1)*S/(XYZ)*γ"},
+        {"(X-1)(a + S/X*(b + γ))",
+         "(X-1)(a + S/X*(b + γ)) + (Y-1)(a + S/(XY)*(b + γ))",
+         "(X-1)(a + S/X*(b + γ)) + (Y-1)(a + S/(XY)*(b + γ)) + (Z-1)(a + S/(XYZ)*(b + γ))"},
+        {"(X-1)(a + S/X*b)",
+         "(X-1)(a + S/X*b) + (Y-1)(a + S/(XY)*b)",
+         "(X-1)(a + S/X*b) + (Y-1)(a + S/(XY)*b) + (Z-1)(a + S/(XYZ)*b)"},
+    };
+    int dims = req->topo && req->topo->n_dims >= 1 ? req->topo->n_dims : 2;
+    int row = req->coll == CS_COLL_ALLREDUCE ? 0 : req->coll == CS_COLL_REDUCESCATTER ? 1 : 2;
+    return forms[row][(dims > 3 ? 3 : dims) - 1];
 }
 
 const cs_algo cs_algo_torus = {

@@ -100,6 +100,15 @@ static json_t *graph_of(const cs_topo *t, const json_t *orig)
         json_object_set_new(n, "type", json_string(cs_node_type_name(t->nodes[i].type)));
         if (t->nodes[i].group >= 0)
             json_object_set_new(n, "group", json_integer(t->nodes[i].group));
+        if (t->nodes[i].can_reduce) {
+            /* A switch that reduces says so, or NCCL mode refuses the file's "nvls": NVLink
+             * SHARP when its links are NVLink, InfiniBand SHARP otherwise. */
+            int nv = 0;
+            for (j = 0; j < t->n_links && !nv; j++)
+                nv = (t->links[j].a == i || t->links[j].b == i) &&
+                     !strncmp(t->links[j].cls, "nvlink", 6);
+            json_object_set_new(n, nv ? "nvls" : "sharp", json_true());
+        }
         json_array_append_new(nodes, n);
     }
     for (i = 0; i < t->n_links; i++) {

@@ -2,8 +2,9 @@
  * latency of every link class the logs' ranks use, the launch cost, the protocols'
  * per-transfer latencies and bandwidth efficiencies (and reduce_GBps, channel_GBps,
  * nvls_eff where the start sets them), by least squares on log time with the simulator in
- * the loop (calibration/fit.h): a common-factor pre-fit, the full fit, and parameters the
- * logs cannot identify put back to their start. `collsim calibrate` prints and writes the
+ * the loop (calibration/fit.h): a common-factor pre-fit, the full fit; parameters the logs
+ * do not determine (relative uncertainty over 50%) are held at their start value and the
+ * fit is run again from the start, so that holding them is the same as --fix. `collsim calibrate` prints and writes the
  * result. */
 #ifndef CS_CALIBRATE_H
 #define CS_CALIBRATE_H
@@ -26,6 +27,23 @@ typedef struct cs_calib_class {
     int p_bw, p_lat;          /* parameter indices */
 } cs_calib_class;
 
+/* Why a parameter is held at its start value. */
+typedef enum cs_calib_held {
+    CS_CALIB_FREE = 0,             /* fitted */
+    CS_CALIB_HELD_FIX,             /* --fix */
+    CS_CALIB_HELD_UNDETERMINED     /* not determined by these logs: the fit could not tell it
+                                      apart, no time depends on it, or its relative
+                                      uncertainty exceeds 50% */
+} cs_calib_held;
+
+#define CS_CALIB_MAX_ROUNDS 4     /* refits after the first, each trying to hold what the
+                                     last one did not determine */
+
+#define CS_CALIB_FULL_EVERY 8     /* a fit's model simulates every candidate (algorithm,
+                                     protocol) of a row every 8th call ... */
+#define CS_CALIB_KEEP 1.5         /* ... and in between only those within 1.5x of the
+                                     fastest then */
+
 /* A calibration in progress: the topology and table being fitted (borrowed), the rows,
  * and the parameters. */
 typedef struct cs_calib {
@@ -36,7 +54,15 @@ typedef struct cs_calib {
     cs_calib_class *cls;     /* link classes being fitted (owned) */
     int n_cls;                /* entries in cls */
     cs_fit_param par[64];     /* parameters, fitted values after cs_calib_run */
-    double start[64];         /* their start values */
+    double start[64];         /* their values in the start topology (held ones keep them) */
+    double fit_start[64];     /* where a fit starts them: start within the bounds (a zero
+                                 latency starts at 0.05 us, a zero launch cost at 1 us) */
+    cs_calib_held held[64];   /* held at the start value, and why */
+    int n_rounds;             /* fits run (1 + CS_CALIB_MAX_ROUNDS at most) */
+    long n_evals;             /* simulations of every row with every candidate */
+    long n_pinned;            /* simulations of every row with its kept candidate only */
+    int uncertain[64];        /* fitted, relative uncertainty over 50%, but the logs reject
+                                 its start value (holding it there worsens the fit) */
     int n_par;                /* entries in par */
     cs_fit_result fr;         /* the least-squares result */
     int p_launch, p_hop[CS_PROTO_COUNT], p_eff[CS_PROTO_COUNT];   /* -1: not fitted */
@@ -63,6 +89,9 @@ typedef struct cs_calib_opts {
 int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
                  const cs_calib_opts *o, cs_err *err);
 void cs_calib_fini(cs_calib *c);
+
+/* Which extra measurement would determine parameter i (a sentence, static storage). */
+const char *cs_calib_hint(const cs_calib *c, int i);
 
 /* A fitted value pinned at a bound: -1 lower, 1 upper, 0 inside (or held). */
 int cs_calib_at_bound(const cs_fit_param *p);

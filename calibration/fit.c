@@ -28,11 +28,16 @@ typedef struct fit_ctx {
     int n_obs;
     double *pred;            /* scratch: model output */
     cs_fit_model_fn fn;
+    cs_fit_model_fn jac_fn;  /* for the Jacobian's columns (fn if none) */
     void *ctx;
     cs_err *err;
     int rc;                  /* first model failure, 0 if none */
+    double *last_x;          /* coordinates of the last evaluation with fn (n_free) */
+    double *last_f;          /* its residuals (n_obs) */
+    int has_last;            /* last_x/last_f valid and fn's choices still those of it */
     const gsl_vector *jx;    /* resid_df: the point of the Jacobian */
     gsl_vector *xx;          /* resid_df: scratch point */
+    long n_jac;              /* Jacobian columns evaluated (on whichever rank) */
 } fit_ctx;
 
 static double logistic(double x) { return 1.0 / (1.0 + exp(-x)); }
@@ -59,13 +64,14 @@ static double dtheta_dx(const cs_fit_param *p, double x)
     return to_theta(p, x) * (log(p->hi) - log(p->lo)) * s * (1 - s);
 }
 
-/* Residuals log(pred) - log(obs) at x (fitted coordinates). */
-static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+/* Residuals log(pred) - log(obs) at x (fitted coordinates), with model fn. */
+static int eval_with(fit_ctx *c, cs_fit_model_fn fn, const gsl_vector *x, gsl_vector *f)
 {
     int i, rc;
     for (i = 0; i < c->n_free; i++)
         c->theta[c->free_idx[i]] = to_theta(&c->params[c->free_idx[i]], gsl_vector_get(x, i));
-    if ((rc = c->fn(c->ctx, c->theta, c->pred, c->err)) < 0) {
+    c->has_last = 0;
+    if ((rc = fn(c->ctx, c->theta, c->pred, c->err)) < 0) {
         if (!c->rc)
             c->rc = rc;
         return GSL_EBADFUNC;
@@ -74,7 +80,36 @@ static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
         double p = c->pred[i] > 1e-300 ? c->pred[i] : 1e-300;
         gsl_vector_set(f, i, log(p) - log(c->obs[i]));
     }
+    if (fn == c->fn && c->last_x && c->last_f && (int)x->size == c->n_free) {
+        for (i = 0; i < c->n_free; i++)
+            c->last_x[i] = gsl_vector_get(x, (size_t)i);
+        for (i = 0; i < c->n_obs; i++)
+            c->last_f[i] = gsl_vector_get(f, (size_t)i);
+        c->has_last = 1;
+    }
     return GSL_SUCCESS;
+}
+
+/* The model at x, from the last evaluation when that was at x (GSL asks for the Jacobian
+ * at the point it has just evaluated: no need to run the simulator again). */
+static int eval_base(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+{
+    int i;
+    if (c->has_last && (int)x->size == c->n_free) {
+        for (i = 0; i < c->n_free && c->last_x[i] == gsl_vector_get(x, (size_t)i); i++)
+            ;
+        if (i == c->n_free) {
+            for (i = 0; i < c->n_obs; i++)
+                gsl_vector_set(f, (size_t)i, c->last_f[i]);
+            return GSL_SUCCESS;
+        }
+    }
+    return eval_with(c, c->fn, x, f);
+}
+
+static int eval(fit_ctx *c, const gsl_vector *x, gsl_vector *f)
+{
+    return eval_with(c, c->fn, x, f);
 }
 
 static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
@@ -82,65 +117,75 @@ static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
     return eval(params, x, f);
 }
 
-/* One evaluation of the Jacobian: item 0 the residuals at x, item j + 1 at x plus the step
- * in coordinate j; out: n_obs doubles. */
-static int jac_item(void *ctx, int item, void *out, cs_err *err)
+/* Column j of the Jacobian: the Jacobian model at x plus the step in coordinate j; out:
+ * n_obs residuals. */
+static int jac_item(void *ctx, int j, void *out, cs_err *err)
 {
     fit_ctx *c = ctx;
     gsl_vector_view f = gsl_vector_view_array(out, (size_t)c->n_obs);
     cs_err *keep = c->err;
     int st;
     gsl_vector_memcpy(c->xx, c->jx);
-    if (item > 0)
-        gsl_vector_set(c->xx, (size_t)item - 1, gsl_vector_get(c->jx, (size_t)item - 1) + FD_STEP);
+    gsl_vector_set(c->xx, (size_t)j, gsl_vector_get(c->jx, (size_t)j) + FD_STEP);
     c->err = err;
-    st = eval(c, c->xx, &f.vector);
+    st = eval_with(c, c->jac_fn, c->xx, &f.vector);
     c->err = keep;
     return st == GSL_SUCCESS ? 0 : c->rc ? c->rc : CS_ESTATE;
 }
 
-/* Forward differences with a fixed step. The n + 1 evaluations are independent work items
- * (sim/par.h): under MPI they are spread over the ranks and every rank gets them all, so
- * every rank's solver takes the same steps. J is formed from the same doubles in the same
- * order as one process would, so the fit is bit for bit the same. */
+/* Forward differences with a fixed step: the model at x, then the Jacobian model at each
+ * step (the base point's discrete choices kept: the derivative of the fastest candidate's
+ * time is that candidate's). The columns are independent work items (sim/par.h): under
+ * MPI they are spread over the ranks and every rank gets them all -- the base point ran
+ * on every rank, so each holds the choices the columns keep -- and every rank's solver
+ * takes the same steps. J is formed from the same doubles as one process forms it, so the
+ * fit is bit for bit the same. */
 static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
 {
     fit_ctx *c = params;
     size_t n = (size_t)c->n_obs;
+    gsl_vector *f0 = gsl_vector_alloc(n);
     double *f = malloc((x->size + 1) * n * sizeof *f);
     cs_par_job job;
-    int j, i, rc;
+    int j, i, st = GSL_SUCCESS, rc;
     c->xx = gsl_vector_alloc(x->size);
-    if (!f || !c->xx) {
-        free(f);
-        gsl_vector_free(c->xx);
-        c->xx = NULL;
-        return GSL_ENOMEM;
+    if (!f0 || !f || !c->xx) {
+        st = GSL_ENOMEM;
+        goto out;
     }
+    if ((st = eval_base(c, x, f0)) != GSL_SUCCESS)
+        goto out;
     c->jx = x;
     memset(&job, 0, sizeof job);
-    job.n_items = (int)x->size + 1;
+    job.n_items = (int)x->size;
     job.out_bytes = n * sizeof *f;
     job.run = jac_item;
     job.ctx = c;
     job.to_all = 1;
     job.label = "jacobian";
     rc = cs_par_map(&job, f, c->err);
-    gsl_vector_free(c->xx);
-    c->xx = NULL;
-    c->jx = NULL;
+    if (x->size > 0)         /* as after the columns of one process: the last evaluation
+                                was the Jacobian model's, on every rank */
+        c->has_last = 0;
+    c->n_jac += (long)x->size;
     if (rc < 0) {
         if (!c->rc)
             c->rc = rc;
-        free(f);
-        return GSL_EBADFUNC;
+        st = GSL_EBADFUNC;
+        goto out;
     }
     for (j = 0; j < (int)x->size; j++)
         for (i = 0; i < c->n_obs; i++)
             gsl_matrix_set(J, (size_t)i, (size_t)j,
-                           (f[(size_t)(j + 1) * n + (size_t)i] - f[i]) / FD_STEP);
+                           (f[(size_t)j * n + (size_t)i] - gsl_vector_get(f0, (size_t)i)) /
+                               FD_STEP);
+out:
+    gsl_vector_free(f0);
+    gsl_vector_free(c->xx);
+    c->xx = NULL;
+    c->jx = NULL;
     free(f);
-    return GSL_SUCCESS;
+    return st;
 }
 
 /* Hold parameters whose Jacobian column at the start is (nearly) a combination of the
@@ -237,7 +282,8 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
     memset(&c, 0, sizeof c);
     for (i = 0; i < n_params; i++) {
         cs_fit_param *p = &params[i];
-        if (!(p->lo > 0) || !(p->hi > p->lo) || !(p->value >= p->lo) || !(p->value <= p->hi))
+        if (!p->is_fixed && (!(p->lo > 0) || !(p->hi > p->lo) || !(p->value >= p->lo) ||
+                             !(p->value <= p->hi)))
             return cs_err_set(err, CS_EINVAL, p->name, "bounds must satisfy 0 < lo <= value "
                               "<= hi, got %g <= %g <= %g", p->lo, p->value, p->hi);
         p->sigma = 0;
@@ -252,12 +298,15 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
     c.obs = obs;
     c.n_obs = n_obs;
     c.fn = fn;
+    c.jac_fn = opts && opts->jac_fn ? opts->jac_fn : fn;
     c.ctx = ctx;
     c.err = err;
     c.free_idx = malloc(((size_t)n_params + 1) * sizeof *c.free_idx);
+    c.last_x = malloc(((size_t)n_params + 1) * sizeof *c.last_x);
+    c.last_f = malloc(((size_t)n_obs + 1) * sizeof *c.last_f);
     c.theta = malloc(((size_t)n_params + 1) * sizeof *c.theta);
     c.pred = malloc(((size_t)n_obs + 1) * sizeof *c.pred);
-    if (!c.free_idx || !c.theta || !c.pred) {
+    if (!c.free_idx || !c.theta || !c.pred || !c.last_x || !c.last_f) {
         rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         goto out;
     }
@@ -355,12 +404,15 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
             c.theta[c.free_idx[i]] = params[c.free_idx[i]].value;
     }
 out:
+    res->n_jac_evals = c.n_jac;
     if (w)
         gsl_multifit_nlinear_free(w);
     gsl_vector_free(x);
     gsl_vector_free(f0);
     gsl_matrix_free(cov);
     free(c.free_idx);
+    free(c.last_x);
+    free(c.last_f);
     free(c.theta);
     free(c.pred);
     return rc;

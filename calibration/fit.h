@@ -14,7 +14,8 @@
 /* One parameter. */
 typedef struct cs_fit_param {
     char name[64];           /* for reports, e.g. "pcie3.bandwidth_GBps" */
-    double value;            /* start value in (within [lo, hi]), fitted value out */
+    double value;            /* start value in (within [lo, hi] unless held), fitted value
+                                out */
     double lo, hi;           /* bounds, 0 < lo < hi */
     int is_fixed;            /* in: 1 = hold at value; out: also set for parameters held
                                 because the data do not identify them */
@@ -33,6 +34,10 @@ typedef struct cs_fit_opts {
     double ident_tol;        /* a parameter whose Jacobian column keeps less than this
                                 fraction of its norm after projecting out the columns of
                                 the parameters before it is unidentified (0 = 1e-3) */
+    cs_fit_model_fn jac_fn;  /* the model for the Jacobian's columns, called only right
+                                after the model at their base point: it may keep that
+                                point's discrete choices (which candidate is fastest) and
+                                so be cheaper; NULL = the model itself */
 } cs_fit_opts;
 
 typedef struct cs_fit_result {
@@ -41,6 +46,8 @@ typedef struct cs_fit_result {
     int converged;           /* 1 if a tolerance was met, 0 if the iteration limit hit */
     double cost0, cost;      /* sum of squared log residuals before and after */
     double rms_log;          /* sqrt(cost / n_obs) after: typical relative error */
+    long n_jac_evals;        /* evaluations of the Jacobian model (its columns), counted
+                                once over all processes of an MPI run (sim/par.h) */
 } cs_fit_result;
 
 /* Fit params[0..n_params) to obs[0..n_obs) (times > 0). Parameters are examined in the

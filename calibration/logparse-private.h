@@ -43,12 +43,15 @@ void cs__log_meta_reset(cs__log_meta *m);
 int cs__log_meta_device(cs__log_meta *m, int rank, const char *host, const char *model);
 /* Read a (joined) command line: the program name gives the collective, launcher options
  * before it the processes and nodes, test options after it -g and -t (or hccl_test's -d,
- * -o, -p). Returns 1 if it named a test program, 0 if it is not a command line. */
+ * -o, -p). Returns 1 if it named a test program, 0 if it is not a command line, CS_ENOMEM. */
 int cs__log_meta_command(cs__log_meta *m, const char *line);
 
 /* Split s (modified in place) at whitespace and at any character of extra_seps (may be
  * NULL); returns the token count (at most max). */
 int cs__log_split(char *s, const char *extra_seps, char **tok, int max);
+
+/* Tokens cs__log_split would find in s, without a cap and without changing s. */
+int cs__log_count(const char *s, const char *extra_seps);
 
 /* Numbers of a row: strict decimal integer / real, or "N/A" (returns 1 with NAN / -1). */
 int cs__log_uint(const char *s, uint64_t *out);

@@ -4,6 +4,7 @@
  * The front door (reading, format detection, the reader registry) is logparse_read.c. */
 #include "calibration/logparse.h"
 #include "calibration/logparse-private.h"
+#include "sim/limits.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -106,6 +107,18 @@ int cs__log_split(char *s, const char *extra_seps, char **tok, int max)
             s++;
     }
     return n < max ? n : max;
+}
+
+int cs__log_count(const char *s, const char *extra_seps)
+{
+    int n = 0, in_tok = 0;
+    for (; *s; s++) {
+        int sep = isspace((unsigned char)*s) || (extra_seps && strchr(extra_seps, *s));
+        if (!sep && !in_tok && n < INT_MAX)
+            n++;
+        in_tok = !sep;
+    }
+    return n;
 }
 
 int cs__log_uint(const char *s, uint64_t *out)
@@ -312,6 +325,8 @@ void cs__log_meta_reset(cs__log_meta *m)
 int cs__log_meta_device(cs__log_meta *m, int rank, const char *host, const char *model)
 {
     int i;
+    if (rank < 0 || rank >= CS_LIMIT_MAX_RANKS)
+        return 0;                    /* not a rank collsim can simulate: ignored */
     m->dev_lines++;
     if (rank + 1 > m->dev_ranks)
         m->dev_ranks = rank + 1;
@@ -379,23 +394,34 @@ static const char *opt_value(char **tok, int n, int i, const char *name, int att
     return attach && isdigit((unsigned char)tok[i][l]) ? tok[i] + l : NULL;
 }
 
+/* A positive count from a command line; values beyond INT_MAX are kept as INT_MAX so that
+ * the rank count derived from them is refused as too large rather than ignored. */
 static int pos_int(const char *s)
 {
     long v;
-    return s && cs__log_int(s, &v) && v > 0 && v < INT_MAX ? (int)v : 0;
+    if (!s || !cs__log_int(s, &v) || v <= 0)
+        return 0;
+    return v < INT_MAX ? (int)v : INT_MAX;
 }
 
 /* -H/--host list "a:8,b:8" or "a,b": host count, slots per host if uniform, slot total. */
 static void host_list(cs__log_meta *m, const char *list)
 {
-    int hosts = 0, slots = 0, ppn = -1;
+    int hosts = 0, ppn = -1;
+    int64_t slots = 0;
     const char *p = list;
     while (*p) {
         const char *e = p + strcspn(p, ",");
         const char *colon = memchr(p, ':', (size_t)(e - p));
-        int k = colon ? atoi(colon + 1) : 1;
-        hosts++;
-        slots += k;
+        char num[24] = "1";
+        int k;
+        if (colon)
+            snprintf(num, sizeof num, "%.*s", (int)(e - colon - 1 < 23 ? e - colon - 1 : 23),
+                     colon + 1);
+        k = pos_int(num);
+        if (hosts < INT_MAX)
+            hosts++;
+        slots = cs_add_sat(slots, k);
         ppn = (ppn < 0 || ppn == k) ? k : 0;
         p = *e ? e + 1 : e;
     }
@@ -403,16 +429,24 @@ static void host_list(cs__log_meta *m, const char *list)
     if (ppn > 0)
         m->cmd_ppn = ppn;
     if (!m->np)
-        m->np = slots;
+        m->np = slots < INT_MAX ? (int)slots : INT_MAX;
 }
 
 int cs__log_meta_command(cs__log_meta *m, const char *line)
 {
-    char buf[4096], *tok[CS__LOG_MAX_TOKENS * 4];
+    /* The whole line, however long (launchers may carry hundreds of -x flags): a token
+     * starts after a blank, so a line of L bytes has at most L/2 + 1 of them. */
+    size_t len = strlen(line);
+    char *buf = malloc(len + 1), **tok = malloc((len / 2 + 2) * sizeof *tok);
     int n, i, prog = -1, launcher = -1, is_srun = 0, is_hccl, used;
     cs_coll coll;
-    snprintf(buf, sizeof buf, "%s", line);
-    n = cs__log_split(buf, NULL, tok, (int)(sizeof tok / sizeof tok[0]));
+    if (!buf || !tok || len / 2 + 2 > INT_MAX) {
+        free(buf);
+        free(tok);
+        return CS_ENOMEM;
+    }
+    memcpy(buf, line, len + 1);
+    n = cs__log_split(buf, NULL, tok, (int)(len / 2 + 2));
     for (i = 0; i < n && prog < 0; i++) {
         if (launcher < 0 && is_launcher(tok[i])) {
             launcher = i;
@@ -421,8 +455,11 @@ int cs__log_meta_command(cs__log_meta *m, const char *line)
             prog = i;
         }
     }
-    if (prog < 0)
+    if (prog < 0) {
+        free(buf);
+        free(tok);
         return 0;
+    }
     is_hccl = strstr(tok[prog], "_test") != NULL;
     m->has_cmd = 1;
     m->has_coll = 1;
@@ -484,6 +521,8 @@ int cs__log_meta_command(cs__log_meta *m, const char *line)
         }
         i += used;
     }
+    free(buf);
+    free(tok);
     return 1;
 }
 
@@ -491,9 +530,12 @@ int cs__log_meta_command(cs__log_meta *m, const char *line)
 
 void cs__log_table_finish(cs_log_table *t, const cs__log_meta *m, const cs_log_opts *opts)
 {
-    int gpus = m->gpus > 0 ? m->gpus : (m->hdr_gpus > 0 ? m->hdr_gpus : 1);
-    int threads = m->threads > 0 ? m->threads : (m->hdr_threads > 0 ? m->hdr_threads : 1);
-    int per_proc = gpus * threads, strong = 0, weak = 0, busbw, ppn = 0, i;
+    int64_t gpus = m->gpus > 0 ? m->gpus : (m->hdr_gpus > 0 ? m->hdr_gpus : 1);
+    int64_t threads = m->threads > 0 ? m->threads : (m->hdr_threads > 0 ? m->hdr_threads : 1);
+    /* Products of command-line counts in 64 bits, saturated: beyond CS_LIMIT_MAX_RANKS the
+     * claim is recorded and the parse fails (cs_log_parse_mem), never wraps. */
+    int64_t per_proc = cs_mul_sat(gpus, threads), strong = 0, weak = 0;
+    int busbw, ppn = 0, i;
     if (m->has_coll) {
         t->coll = m->coll;
         t->coll_from_log = 1;
@@ -505,30 +547,34 @@ void cs__log_table_finish(cs_log_table *t, const cs__log_meta *m, const cs_log_o
      * evidence: the launcher part may simply not have been published. */
     if (m->has_launcher) {
         if (m->np > 0)
-            strong = m->np * per_proc;
+            strong = cs_mul_sat(m->np, per_proc);
         else if (m->cmd_nodes > 0 && m->cmd_ppn > 0)
-            strong = m->cmd_nodes * m->cmd_ppn * per_proc;
+            strong = cs_mul_sat(cs_mul_sat(m->cmd_nodes, m->cmd_ppn), per_proc);
     } else if (m->has_cmd) {
         strong = per_proc;
     }
     if (m->hdr_gpus > 0)
         weak = per_proc;
+    if (strong > CS_LIMIT_MAX_RANKS || weak > CS_LIMIT_MAX_RANKS) {
+        t->ranks_claimed = strong > weak ? strong : weak;
+        strong = weak = 0;
+    }
     busbw = cs_log_ranks_from_busbw(t->coll, t->rows, t->n_rows);
 
     if (m->dev_ranks > 0 && strong > m->dev_ranks) {
-        t->ranks = strong;               /* a device list cut short */
+        t->ranks = (int)strong;          /* a device list cut short */
         t->ranks_src = CS_LOG_SRC_CMDLINE;
     } else if (m->dev_ranks > 0) {
         t->ranks = m->dev_ranks;
         t->ranks_src = CS_LOG_SRC_DEVICES;
     } else if (strong > 0 && (busbw == 0 || busbw == strong)) {
-        t->ranks = strong;
+        t->ranks = (int)strong;
         t->ranks_src = CS_LOG_SRC_CMDLINE;
     } else if (busbw > 0) {
         t->ranks = busbw;                /* measured numbers beat a partial command line */
         t->ranks_src = CS_LOG_SRC_BUSBW;
     } else if (weak > 0) {
-        t->ranks = weak;
+        t->ranks = (int)weak;
         t->ranks_src = CS_LOG_SRC_CMDLINE;
     } else if (opts->default_ranks > 0) {
         t->ranks = opts->default_ranks;
@@ -549,8 +595,8 @@ void cs__log_table_finish(cs_log_table *t, const cs__log_meta *m, const cs_log_o
     } else if (m->cmd_nodes > 0) {
         t->nodes = m->cmd_nodes;
         t->nodes_src = CS_LOG_SRC_CMDLINE;
-    } else if (m->cmd_ppn > 0 && t->ranks > 0 && t->ranks % (m->cmd_ppn * per_proc) == 0) {
-        t->nodes = t->ranks / (m->cmd_ppn * per_proc);
+    } else if (m->cmd_ppn > 0 && t->ranks > 0 && t->ranks % cs_mul_sat(m->cmd_ppn, per_proc) == 0) {
+        t->nodes = (int)(t->ranks / cs_mul_sat(m->cmd_ppn, per_proc));
         t->nodes_src = CS_LOG_SRC_CMDLINE;
     } else if (m->has_cmd && !m->has_launcher && strong > 0) {
         t->nodes = 1;                    /* a single process runs on one host */

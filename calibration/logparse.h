@@ -61,6 +61,8 @@ typedef struct cs_log_table {
     char device[96];         /* device model of rank 0 ("NVIDIA H100 80GB HBM3"), "" if
                                 unknown */
     int first_line;          /* 1-based line of the table's first row (0 for JSON) */
+    int64_t ranks_claimed;   /* ranks the command line or header claims when that is more
+                                than CS_LIMIT_MAX_RANKS (the parse then fails), else 0 */
     cs_log_row *rows;        /* rows in file order (owned) */
     int n_rows, cap_rows;
 } cs_log_table;

@@ -13,6 +13,7 @@
  * null or "N/A". collsim's own --format json output reads back the same way. */
 #include "calibration/logparse.h"
 #include "calibration/logparse-private.h"
+#include "sim/limits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -100,6 +101,13 @@ static int read_result(cs_log *log, json_t *res, const char *path, cs_log_row *r
         snprintf(p, sizeof p, "%s.size", path);
         return json_err(err, log->name, p, "expected a whole number of bytes");
     }
+    if ((uint64_t)json_integer_value(v) > CS_LIMIT_MAX_BYTES) {
+        char msg[160];
+        snprintf(p, sizeof p, "%s.size", path);
+        snprintf(msg, sizeof msg, "must be at most %llu bytes (1 PiB), got %lld",
+                 (unsigned long long)CS_LIMIT_MAX_BYTES, (long long)json_integer_value(v));
+        return json_err(err, log->name, p, msg);
+    }
     row->size_bytes = (uint64_t)json_integer_value(v);
     if ((v = json_object_get(res, "count")) && json_is_integer(v) && json_integer_value(v) >= 0)
         row->count = (uint64_t)json_integer_value(v);
@@ -114,6 +122,12 @@ static int read_result(cs_log *log, json_t *res, const char *path, cs_log_row *r
         snprintf(p, sizeof p, "%s", path);
         return json_err(err, log->name, p, "time, algbw and busbw must be numbers >= 0, "
                         "null or \"N/A\"");
+    }
+    if (row->oop_time_us > CS_LIMIT_TIME_MAX_US || row->ip_time_us > CS_LIMIT_TIME_MAX_US) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "time must be at most %g us, got %g", CS_LIMIT_TIME_MAX_US,
+                 row->oop_time_us > CS_LIMIT_TIME_MAX_US ? row->oop_time_us : row->ip_time_us);
+        return json_err(err, log->name, path, msg);
     }
     row->time_us = isfinite(row->oop_time_us) ? row->oop_time_us : row->ip_time_us;
     if (!isfinite(row->time_us))
@@ -155,6 +169,14 @@ static int read_run(cs_log *log, json_t *run, const char *path, const cs_log_opt
         }
     }
     if ((v = get_any(run, k_ranks)) && json_is_integer(v) && json_integer_value(v) > 0) {
+        if (json_integer_value(v) > CS_LIMIT_MAX_RANKS) {
+            char msg[160];
+            snprintf(p, sizeof p, "%s%snranks", path, *path ? "." : "");
+            snprintf(msg, sizeof msg, "must be between 1 and %ld, got %lld", CS_LIMIT_MAX_RANKS,
+                     (long long)json_integer_value(v));
+            cs__log_meta_fini(&m);
+            return json_err(err, log->name, p, msg);
+        }
         m.has_launcher = 1;
         m.np = (int)json_integer_value(v);
     }
@@ -164,6 +186,15 @@ static int read_run(cs_log *log, json_t *run, const char *path, const cs_log_opt
         char host[128] = "", model[96] = "";
         if (!json_is_object(d))
             continue;
+        if (rk && json_is_integer(rk) &&
+            (json_integer_value(rk) < 0 || json_integer_value(rk) >= CS_LIMIT_MAX_RANKS)) {
+            char msg[160];
+            snprintf(p, sizeof p, "%s%sdevices[%zu].rank", path, *path ? "." : "", i);
+            snprintf(msg, sizeof msg, "must be between 0 and %ld, got %lld",
+                     CS_LIMIT_MAX_RANKS - 1, (long long)json_integer_value(rk));
+            cs__log_meta_fini(&m);
+            return json_err(err, log->name, p, msg);
+        }
         get_str(d, k_host, host, sizeof host);
         get_str(d, k_model, model, sizeof model);
         if (cs__log_meta_device(&m, rk && json_is_integer(rk) ? (int)json_integer_value(rk)

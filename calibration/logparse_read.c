@@ -4,6 +4,7 @@
  * table below. */
 #include "calibration/logparse.h"
 #include "calibration/logparse-private.h"
+#include "sim/limits.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -89,7 +90,7 @@ int cs_log_parse_mem(const char *name, const char *buf, size_t len, const cs_log
     const log_reader *r;
     cs_log *log;
     char *text;
-    int rc;
+    int rc, i;
     *out = NULL;
     if (!opts) {
         cs_log_opts_init(&defaults);
@@ -97,6 +98,10 @@ int cs_log_parse_mem(const char *name, const char *buf, size_t len, const cs_log
     }
     if (!name)
         name = "log";
+    if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) {
+        buf += 3;                    /* a UTF-8 byte order mark */
+        len -= 3;
+    }
     if ((rc = check_text(name, buf, len, err)) < 0)
         return rc;
     log = calloc(1, sizeof *log);
@@ -113,6 +118,16 @@ int cs_log_parse_mem(const char *name, const char *buf, size_t len, const cs_log
     log->format = r->format;
     rc = r->read(log, text, len, opts, err);
     free(text);
+    for (i = 0; rc == 0 && i < log->n_tables; i++) {
+        const cs_log_table *t = &log->tables[i];
+        char where[320];
+        if (!t->ranks_claimed)
+            continue;
+        snprintf(where, sizeof where, "%s:%d", name, t->first_line);
+        rc = cs_err_set(err, CS_ELIMIT, t->first_line ? where : name, "the log's command line "
+                        "or header gives %lld ranks (processes x GPUs x threads), more than "
+                        "the limit of %ld", (long long)t->ranks_claimed, CS_LIMIT_MAX_RANKS);
+    }
     if (rc == 0 && cs_log_n_rows(log) == 0)
         rc = cs_err_set(err, CS_EPARSE, name,
                         "no result rows found, expected a table of size, count, type, redop, "

@@ -4,8 +4,10 @@
  * each other. A row whose columns do not fit stops the parse with "name:line: why". */
 #include "calibration/logparse.h"
 #include "calibration/logparse-private.h"
+#include "sim/limits.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -96,6 +98,16 @@ static char *skip_ws(char *s)
     return s;
 }
 
+/* A count from a header ("nGpus 8"): 0 if not a positive integer, INT_MAX if larger (the
+ * rank count is then refused as too large, never wrapped). */
+static int count_of(const char *s)
+{
+    long v;
+    if (!cs__log_int(s, &v) || v <= 0)
+        return 0;
+    return v < INT_MAX ? (int)v : INT_MAX;
+}
+
 /* Close the table being filled: infer its collective, ranks and nodes. hccl_test prints
  * no busbw: derive it as nccl-tests would, algbw x factor(collective, ranks). */
 static void close_table(reader *r)
@@ -127,12 +139,18 @@ static void new_run(reader *r)
 /* Does a line name a test program (so it is a command line)? */
 static int names_program(const char *s)
 {
-    char buf[4096], *tok[256];
-    int n, i;
+    size_t len = strlen(s);
+    char *buf = malloc(len + 1), **tok = malloc((len / 2 + 2) * sizeof *tok);
+    int n, i, found = 0;
     cs_coll c;
-    snprintf(buf, sizeof buf, "%s", s);
-    n = cs__log_split(buf, NULL, tok, 256);
-    for (i = 0; i < n; i++) {
+    if (!buf || !tok || len / 2 + 2 > INT_MAX) {
+        free(buf);
+        free(tok);
+        return 0;
+    }
+    memcpy(buf, s, len + 1);
+    n = cs__log_split(buf, NULL, tok, (int)(len / 2 + 2));
+    for (i = 0; i < n && !found; i++) {
         const char *slash = strrchr(tok[i], '/');
         const char *b = slash ? slash + 1 : tok[i];
         size_t l = strlen(b);
@@ -142,9 +160,11 @@ static int names_program(const char *s)
         if (((l > 5 && (!strcmp(b + l - 5, "_perf") || !strcmp(b + l - 5, "_test"))) ||
              strchr(b, '_') || !strcmp(b, "alltoall")) &&
             cs_log_coll_from_program(tok[i], &c) == 0)
-            return 1;
+            found = 1;
     }
-    return 0;
+    free(buf);
+    free(tok);
+    return found;
 }
 
 static int command(reader *r, const char *s)
@@ -174,7 +194,7 @@ static int device_line(reader *r, char *body)
     q = host + strcspn(host, " \t");
     save = *q;
     *q = '\0';
-    model = strstr(q + 1, "device");
+    model = save ? strstr(q + 1, "device") : NULL;   /* the host may end the line */
     if (save && model) {
         model = skip_ws(model + 6);
         while (isdigit((unsigned char)*model))
@@ -248,10 +268,30 @@ static int col_real(reader *r, char **tok, int idx, const char *what, double *ou
     *out = NAN;
     if (idx < 0)
         return 0;
-    if (cs__log_real(tok[idx], out) && !(*out < 0))
+    if (cs__log_real(tok[idx], out) && !(*out < 0)) {
+        /* a time beyond the limit is a unit mistake and would make every error "inf%" */
+        if (!strcmp(what, "time") || !strcmp(what, "aveg_time"))
+            if (*out > CS_LIMIT_TIME_MAX_US)
+                return row_err(r, "column %d (%s): must be at most %g us, got '%s'", idx + 1,
+                               what, CS_LIMIT_TIME_MAX_US, tok[idx]);
         return 0;
+    }
     return row_err(r, "column %d (%s): expected a number >= 0 or N/A, got '%s'", idx + 1,
                    what, tok[idx]);
+}
+
+/* The size column: a whole number of bytes up to CS_LIMIT_MAX_BYTES. */
+static int col_size(reader *r, char **tok, int idx, const char *what, uint64_t *out)
+{
+    if (!cs__log_uint(tok[idx], out) && tok[idx][strspn(tok[idx], "0123456789")] != '\0')
+        return row_err(r, "column %d (%s): expected a whole number of bytes, got '%s'",
+                       idx + 1, what, tok[idx]);
+    if (tok[idx][strspn(tok[idx], "0123456789")] == '\0' && strlen(tok[idx]) > 16)
+        *out = UINT64_MAX;           /* all digits but beyond 2^64: too large, not "bad" */
+    if (*out > CS_LIMIT_MAX_BYTES)
+        return row_err(r, "column %d (%s): must be at most %llu bytes (1 PiB), got '%s'",
+                       idx + 1, what, (unsigned long long)CS_LIMIT_MAX_BYTES, tok[idx]);
+    return 0;
 }
 
 static int col_wrong(const char *s, int *out)
@@ -303,16 +343,17 @@ static int nccl_row(reader *r, char *s)
     const layout *l = &r->lay;
     cs_log_row row;
     long root;
-    int n = cs__log_split(s, NULL, tok, 64), g, rc;
+    int n_all = cs__log_count(s, NULL), n = cs__log_split(s, NULL, tok, 64), g, rc;
     if (!r->has_layout) {
         layout_nccl(&def, n != 12);
         l = &def;
     }
-    if (n != l->ncols)
-        return column_count_error(r, l->ncols, n);
+    if (n_all != l->ncols)
+        return column_count_error(r, l->ncols, n_all);
     cs__log_row_init(&row);
     row.line = r->line;
-    cs__log_uint(tok[l->size], &row.size_bytes);
+    if ((rc = col_size(r, tok, l->size, "size", &row.size_bytes)) < 0)
+        return rc;
     if (l->count >= 0 && !cs__log_uint(tok[l->count], &row.count))
         return row_err(r, "column %d (count): expected a whole number of elements, got '%s'",
                        l->count + 1, tok[l->count]);
@@ -354,8 +395,11 @@ static void banner(reader *r, const char *s)
         const char *q = p;
         while (q > s && isdigit((unsigned char)q[-1]))
             q--;
-        if (q < p)
-            r->meta.banner_nodes = atoi(q);
+        if (q < p) {
+            char num[24];
+            snprintf(num, sizeof num, "%.*s", (int)(p - q < 23 ? p - q : 23), q);
+            r->meta.banner_nodes = count_of(num);
+        }
     }
 }
 
@@ -377,9 +421,9 @@ static int comment_line(reader *r, char *body)
         n = cs__log_split(buf, NULL, tok, 32);
         for (i = 0; i + 1 < n; i++) {
             if (!strcmp(tok[i], "nThread"))
-                r->meta.hdr_threads = atoi(tok[i + 1]);
+                r->meta.hdr_threads = count_of(tok[i + 1]);
             else if (!strcmp(tok[i], "nGpus"))
-                r->meta.hdr_gpus = atoi(tok[i + 1]);
+                r->meta.hdr_gpus = count_of(tok[i + 1]);
         }
         return 0;
     }
@@ -395,9 +439,9 @@ static int comment_line(reader *r, char *body)
             r->meta.has_coll = 1;
             r->meta.coll = c;
         }
-        if (n >= 3 && !strcmp(tok[2], "ranks") && atoi(tok[1]) > 0) {
+        if (n >= 3 && !strcmp(tok[2], "ranks") && count_of(tok[1]) > 0) {
             r->meta.has_launcher = 1;      /* the rank count is stated outright */
-            r->meta.np = atoi(tok[1]);
+            r->meta.np = count_of(tok[1]);
         }
         return 0;
     }
@@ -468,7 +512,8 @@ static int hccl_row(reader *r, char *s)
     layout def;
     const layout *l = &r->lay;
     cs_log_row row;
-    int n = cs__log_split(s, "|", tok, 32), rc, elt;
+    int n_all = cs__log_count(s, "|"), n = cs__log_split(s, "|", tok, 32), rc, elt;
+    (void)n;
     if (!r->has_layout) {
         layout_clear(&def);
         def.ncols = 4;
@@ -478,11 +523,12 @@ static int hccl_row(reader *r, char *s)
         def.wrong[0] = 3;
         l = &def;
     }
-    if (n != l->ncols)
-        return column_count_error(r, l->ncols, n);
+    if (n_all != l->ncols)
+        return column_count_error(r, l->ncols, n_all);
     cs__log_row_init(&row);
     row.line = r->line;
-    cs__log_uint(tok[l->size], &row.size_bytes);
+    if ((rc = col_size(r, tok, l->size, "data_size", &row.size_bytes)) < 0)
+        return rc;
     if ((rc = col_real(r, tok, l->time[0], "aveg_time", &row.oop_time_us)) < 0 ||
         (rc = col_real(r, tok, l->algbw[0], "alg_bandwidth", &row.oop_algbw_GBps)) < 0)
         return rc;

@@ -166,8 +166,8 @@ int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opt
     if (ls->n_rows == 0) {
         cs_lset_fini(ls);
         return cs_err_set(err, CS_EINVAL, n_paths == 1 ? paths[0] : "logs",
-                          "no rows left to compare (sizes 0 and sizes outside --min-bytes / "
-                          "--max-bytes are skipped)");
+                          "no rows left to compare (rows of size 0, of time 0, and sizes "
+                          "outside --min-bytes / --max-bytes are skipped)");
     }
     return 0;
 }
@@ -192,31 +192,18 @@ static int simulate_row(void *ctx, int i, void *out, cs_err *err)
     const cs_lrow *r = &li->ls->rows[i];
     const cs_algo *const *all;
     lrow_out *o = out;
-    cs_coll_req req;
-    cs_nccl_pick pick;
-    const cs_algo *ops = NULL;
     int rc, n, a;
-    cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-    req.root = r->root;
-    req.elt_bytes = r->elt_bytes;
-    req.topo = li->t;
-    /* the same name may be a different ops table per collective */
-    if (li->algo && strcmp(li->algo, "auto") &&
-        (rc = cs_algo_lookup(li->algo, r->coll, &ops, err)) < 0)
+    if ((rc = cs_lset_simulate_rows(li->ls, i, i + 1, li->t, li->np, li->algo, err)) < 0)
         return rc;
-    if ((rc = cs_nccl_simulate(&req, li->t, ops, li->np, 0, &pick, err)) < 0) {
-        cs_err_prefix(err, r->log);
-        return rc;
-    }
     all = cs_algo_all(&n);
-    for (a = 0; a < n && all[a] != pick.algo; a++)
+    for (a = 0; a < n && all[a] != r->algo_ops; a++)
         ;
     if (a == n)
         return cs_err_set(err, CS_ESTATE, r->log, "algorithm '%s' is not in the registry",
-                          pick.algo->name);
-    o->simulated_us = pick.time_us;
+                          r->algo);
+    o->simulated_us = r->simulated_us;
     o->algo = a;
-    o->proto = (int32_t)pick.proto;
+    o->proto = (int32_t)r->proto;
     return 0;
 }
 
@@ -250,6 +237,7 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
         all = cs_algo_all(&n);
         for (i = 0; i < ls->n_rows; i++) {
             ls->rows[i].simulated_us = res[i].simulated_us;
+            ls->rows[i].algo_ops = all[res[i].algo];
             ls->rows[i].algo = all[res[i].algo]->name;
             ls->rows[i].proto = (cs_proto)res[i].proto;
         }
@@ -257,6 +245,158 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
     free(res);
     free(cost);
     return rc;
+}
+
+int cs_lset_simulate_rows(cs_lset *ls, int from, int to, const cs_topo *t,
+                          const cs_nccl_params *np, const char *algo, cs_err *err)
+{
+    int i, rc;
+    for (i = from; i < to; i++) {
+        cs_lrow *r = &ls->rows[i];
+        cs_coll_req req;
+        cs_nccl_pick pick;
+        const cs_algo *ops = NULL;
+        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+        req.root = r->root;
+        req.elt_bytes = r->elt_bytes;
+        req.topo = t;
+        /* the same name may be a different ops table per collective */
+        if (algo && strcmp(algo, "auto") && (rc = cs_algo_lookup(algo, r->coll, &ops, err)) < 0)
+            return rc;
+        if ((rc = cs_nccl_simulate(&req, t, ops, np, 0, &pick, err)) < 0) {
+            cs_err_prefix(err, r->log);
+            return rc;
+        }
+        r->simulated_us = pick.time_us;
+        r->algo = pick.algo->name;
+        r->algo_ops = pick.algo;
+        r->proto = pick.proto;
+    }
+    return 0;
+}
+
+/* One candidate of row r: its time, or CS_EUNSUPP. */
+static int sim_cand(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
+                    const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err)
+{
+    cs_nccl_params one = *np;
+    cs_coll_req req;
+    cs_nccl_pick pick;
+    int rc;
+    cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+    req.root = r->root;
+    req.elt_bytes = r->elt_bytes;
+    req.topo = t;
+    one.force_proto = (int)pr;
+    if ((rc = cs_nccl_simulate(&req, t, ops, &one, 0, &pick, NULL)) < 0) {
+        if (rc == CS_EUNSUPP)
+            return rc;
+        /* run it again for the message */
+        rc = cs_nccl_simulate(&req, t, ops, &one, 0, &pick, err);
+        cs_err_prefix(err, r->log);
+        return rc < 0 ? rc : CS_ESTATE;
+    }
+    *time_us = pick.time_us;
+    return 0;
+}
+
+int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                            const char *algo, int all, double keep, cs_err *err)
+{
+    int i, a, p, k, rc;
+    for (i = 0; i < ls->n_rows; i++) {
+        cs_lrow *r = &ls->rows[i];
+        const cs_algo *cand[8];
+        const cs_algo *c_algo[CS_LROW_MAX_CAND];
+        cs_proto c_proto[CS_LROW_MAX_CAND];
+        double c_time[CS_LROW_MAX_CAND], best = INFINITY;
+        int n_cand = 0, n = 0, ib = -1;
+        if (!all && r->n_viable > 0) {
+            for (k = 0; k < r->n_viable; k++) {
+                double tk;
+                if ((rc = sim_cand(r, t, np, r->viable_algo[k], r->viable_proto[k], &tk,
+                                   err)) < 0)
+                    return rc;
+                if (tk < best) {    /* ties: the earlier candidate, as NCCL mode */
+                    best = tk;
+                    ib = k;
+                }
+            }
+            r->simulated_us = best;
+            r->algo_ops = r->viable_algo[ib];
+            r->algo = r->algo_ops->name;
+            r->proto = r->viable_proto[ib];
+            continue;
+        }
+        if (algo && strcmp(algo, "auto")) {
+            if ((rc = cs_algo_lookup(algo, r->coll, &cand[0], err)) < 0)
+                return rc;
+            n_cand = 1;
+        } else {
+            n_cand = cs_nccl_algos(r->coll, np->nvls, cand, 8);
+        }
+        for (a = 0; a < n_cand; a++)
+            for (p = 0; p < CS_PROTO_COUNT && n < CS_LROW_MAX_CAND; p++) {
+                double tk;
+                if (np->force_proto >= 0 ? p != np->force_proto : !np->proto[p].enabled)
+                    continue;
+                rc = sim_cand(r, t, np, cand[a], (cs_proto)p, &tk, err);
+                if (rc == CS_EUNSUPP)
+                    continue;
+                if (rc < 0)
+                    return rc;
+                c_algo[n] = cand[a];
+                c_proto[n] = (cs_proto)p;
+                c_time[n] = tk;
+                if (tk < best) {
+                    best = tk;
+                    ib = n;
+                }
+                n++;
+            }
+        if (n == 0) {
+            /* no NCCL candidate here: the full selection says what runs, or why not */
+            r->n_viable = 0;
+            if ((rc = cs_lset_simulate_rows(ls, i, i + 1, t, np, algo, err)) < 0)
+                return rc;
+            continue;
+        }
+        r->simulated_us = best;
+        r->algo_ops = c_algo[ib];
+        r->algo = r->algo_ops->name;
+        r->proto = c_proto[ib];
+        for (k = 0, r->n_viable = 0; k < n; k++)
+            if (c_time[k] <= keep * best) {
+                r->viable_algo[r->n_viable] = c_algo[k];
+                r->viable_proto[r->n_viable++] = c_proto[k];
+            }
+    }
+    return 0;
+}
+
+int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                            cs_err *err)
+{
+    cs_nccl_params one = *np;
+    int i, rc;
+    for (i = 0; i < ls->n_rows; i++) {
+        cs_lrow *r = &ls->rows[i];
+        cs_coll_req req;
+        cs_nccl_pick pick;
+        if (!r->algo_ops)
+            return cs_err_set(err, CS_ESTATE, r->log, "row pinned before it was simulated");
+        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+        req.root = r->root;
+        req.elt_bytes = r->elt_bytes;
+        req.topo = t;
+        one.force_proto = (int)r->proto;
+        if ((rc = cs_nccl_simulate(&req, t, r->algo_ops, &one, 0, &pick, err)) < 0) {
+            cs_err_prefix(err, r->log);
+            return rc;
+        }
+        r->simulated_us = pick.time_us;
+    }
+    return 0;
 }
 
 double cs_lrow_error_pct(const cs_lrow *r)
@@ -346,11 +486,11 @@ int cs_lset_write_json(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nc
         json_object_set_new(o, "collective", json_string(cs_coll_name(r->coll)));
         json_object_set_new(o, "ranks", json_integer(r->ranks));
         json_object_set_new(o, "size_bytes", json_integer((json_int_t)r->size_bytes));
-        json_object_set_new(o, "measured_time_us", json_real(r->measured_us));
-        json_object_set_new(o, "simulated_time_us", json_real(r->simulated_us));
-        json_object_set_new(o, "error_pct", json_real(cs_lrow_error_pct(r)));
-        json_object_set_new(o, "measured_busbw_GBps", json_real(r->measured_busbw_GBps));
-        json_object_set_new(o, "simulated_busbw_GBps", json_real(cs_lrow_sim_busbw(r)));
+        json_object_set_new(o, "measured_time_us", cs_json_num(r->measured_us));
+        json_object_set_new(o, "simulated_time_us", cs_json_num(r->simulated_us));
+        json_object_set_new(o, "error_pct", cs_json_num(cs_lrow_error_pct(r)));
+        json_object_set_new(o, "measured_busbw_GBps", cs_json_num(r->measured_busbw_GBps));
+        json_object_set_new(o, "simulated_busbw_GBps", cs_json_num(cs_lrow_sim_busbw(r)));
         json_object_set_new(o, "algorithm", json_string(r->algo));
         json_object_set_new(o, "protocol", json_string(cs_proto_name(r->proto)));
         json_array_append_new(rows, o);
@@ -359,9 +499,9 @@ int cs_lset_write_json(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nc
     json_object_set_new(root, "nccl_table", json_string(np->version));
     json_object_set_new(root, "rows", rows);
     cs_lset_stats(ls, 0, &med, &mean, &max);
-    json_object_set_new(root, "median_abs_error_pct", json_real(med));
-    json_object_set_new(root, "mean_abs_error_pct", json_real(mean));
-    json_object_set_new(root, "max_abs_error_pct", json_real(max));
+    json_object_set_new(root, "median_abs_error_pct", cs_json_num(med));
+    json_object_set_new(root, "mean_abs_error_pct", cs_json_num(mean));
+    json_object_set_new(root, "max_abs_error_pct", cs_json_num(max));
     rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(root);
     fputc('\n', f);

@@ -13,6 +13,8 @@
 #include "algorithms/coll.h"
 
 /* One measured row. */
+#define CS_LROW_MAX_CAND 24    /* (algorithm, protocol) candidates of a row, at most */
+
 typedef struct cs_lrow {
     const char *log;          /* path of its log (borrowed from the set) */
     int table;                /* table index in that log */
@@ -26,6 +28,10 @@ typedef struct cs_lrow {
     double simulated_us;      /* simulated time, us (after cs_lset_simulate) */
     const char *algo;         /* algorithm that ran (static string) */
     cs_proto proto;           /* protocol that ran */
+    const cs_algo *algo_ops;  /* that algorithm's ops table (after cs_lset_simulate) */
+    int n_viable;             /* candidates kept by cs_lset_simulate_viable (0 = all) */
+    const cs_algo *viable_algo[CS_LROW_MAX_CAND];   /* their algorithms */
+    cs_proto viable_proto[CS_LROW_MAX_CAND];        /* and protocols */
 } cs_lrow;
 
 /* The rows of several logs. */
@@ -77,6 +83,22 @@ void cs_lset_fini(cs_lset *ls);
  * simulated time. Collective: every rank calls it with the same arguments. */
 int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                      const char *algo, cs_err *err);
+/* The same for rows [from, to) only. */
+int cs_lset_simulate_rows(cs_lset *ls, int from, int to, const cs_topo *t,
+                          const cs_nccl_params *np, const char *algo, cs_err *err);
+/* Simulate every row with the algorithm and protocol that the last cs_lset_simulate picked
+ * for it, no other candidate: the time of the same choice at other parameter values (the
+ * fit's finite differences, where the fastest candidate does not change). */
+int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                            cs_err *err);
+
+/* Simulate every row with NCCL's choice, like cs_lset_simulate, but only among the
+ * candidates (algorithm, protocol) within a factor keep of the fastest at the last call
+ * with all = 1, which simulates every candidate and sets that list (keep >= 1; a row with
+ * no list is simulated in full). The fit's trial points, where the fastest candidate
+ * changes only among near ones; the times of the candidates simulated are exact. */
+int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                            const char *algo, int all, double keep, cs_err *err);
 
 /* |simulated / measured - 1| in percent over the rows with size >= min_bytes: median, mean,
  * max. Returns the number of rows counted (0: all outputs 0). */

@@ -33,22 +33,27 @@ while IFS='|' read -r log preset extra; do
     fi
 done <<'MAP'
 nccl-a100-oci-1n8-allreduce-10G-nvswitch.log|dgx-a100|-
+nccl-a100-oci-2n16-allreduce-10G-roce.log|oci-a100-x2|-
+nccl-a100-p4de-2n16-allreduce-efa.log|p4de-a100-x2|--coll allreduce
 nccl-h100-1n8-allreduce-nvswitch-256M-2G.log|dgx-h100|-
 nccl-h100-2n16-allreduce-ib-256M-8G.log|dgx-h100-x2|-
-nccl-h100-oci-2n16-allreduce-roce.log|dgx-h100-x2|-
-nccl-h100-p5-2n16-allreduce-efa.log|dgx-h100-x2|--coll allreduce
-nccl-h100-p5-2n16-allreduce-efa-eks.log|dgx-h100-x2|--coll allreduce
-nccl-h100-2n16-allreduce-gcp-a3mega.log|dgx-h100-x2|-
+nccl-h100-oci-2n16-allreduce-roce.log|oci-h100-x2|-
+nccl-h100-p5-2n16-allreduce-efa.log|p5-h100-x2|--coll allreduce
+nccl-h100-p5-2n16-allreduce-efa-eks.log|p5-h100-x2|--coll allreduce
+nccl-h100-2n16-allreduce-gcp-a3mega.log|a3mega-h100-x2|-
 nccl-h100-128n1024-allreduce-ring-ll128-ib.log|dgx-h100-x128|--algo ring --proto LL128
+nccl-b200-gcp-a4-2n16-allgather-roce.log|a4-b200-x2|-
+nccl-gh200-2n8-allreduce-slingshot.log|gh200-x2|-
 nccl-rtx4090-1n8-allreduce-pcie-nop2p.log|pcie-rtx4090x8|-
+nccl-rtx4090-1n2-allreduce-pcie-docker.log|pcie-rtx4090x8|--coll allreduce
+nccl-rtx4090-1n2-allreduce-pcie-k8s.log|pcie-rtx4090x8|--coll allreduce
 rccl-mi300x-1n8-allreduce.log|mi300x|-
 rccl-mi300xvf-1n8-allreduce-azure.log|mi300x|--coll allreduce
 rccl-mi325x-1-8node-allreduce-ring-large.log|mi325x|--coll allreduce --algo ring --keep-ranks 8
 rccl-mi350x-1n8-allreduce-amddoc.log|mi350x|--coll allreduce
 MAP
-# No matching preset (yet): nccl-a100-oci-2n16-allreduce-10G-roce, nccl-a100-p4de-2n16-allreduce-efa,
-# nccl-b200-gcp-a4-2n16-allgather-roce, nccl-gh200-2n8-allreduce-slingshot,
-# nccl-rtx2080ti-1n2-*, nccl-rtx5090-1n8-allreduce-pcie5-p2p-patched, nccl-rtx6000d-2n16-*,
-# rccl-mi250x-4n32-allreduce-ss11, rccl-mi325x 2-8 nodes. Degraded paths, not presets:
-# nccl-a100-oci-2n16-allreduce-10G-ubuntu-untuned, nccl-gh200-2n8-allreduce-slingshot-nocxihook,
-# nccl-rtx4090-1n2-allreduce-pcie-{docker,k8s} (2 GPUs of unknown placement, 2-4 GB/s).
+# No matching preset (yet): nccl-rtx2080ti-1n2-*, nccl-rtx5090-1n8-allreduce-pcie5-p2p-patched,
+# nccl-rtx6000d-2n16-*, rccl-mi250x-4n32-allreduce-ss11, rccl-mi325x 2-8 nodes. Degraded paths,
+# not presets: nccl-a100-oci-2n16-allreduce-10G-ubuntu-untuned,
+# nccl-gh200-2n8-allreduce-slingshot-nocxihook. The two 2-GPU RTX 4090 logs ran on 2 GPUs of
+# unknown placement (2-4 GB/s): compared with the preset's ranks 0-1 for reference.

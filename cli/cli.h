@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "sim/err.h"
+#include "sim/outfile.h"
 #include "calibration/logsim.h"
 
 /* Exit statuses (DESIGN §8): 0 ok, 1 error, 2 usage. */
@@ -55,12 +56,13 @@ typedef struct cs_opt_spec {
 int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **spec,
                 const char **val, cs_err *err);
 
-/* Atomic output: open a temporary file beside path ("-" or NULL = stdout); commit renames it
- * into place, abort removes it. Where cs_cli_writes() is 0 it is stdout (/dev/null). */
+/* Output to a file (sim/outfile.h: temporary then rename, devices in place) or to stdout
+ * ("-" or NULL); commit makes it final (and reports a failed stdout write), abort removes
+ * the temporary. Where cs_cli_writes() is 0 it is stdout (/dev/null). */
 typedef struct cs_out {
     FILE *f;                 /* where to write */
-    char *path;              /* final path, NULL for stdout */
-    char *tmp;               /* temporary path */
+    int is_file;             /* 1: file is open; 0: stdout */
+    cs_outfile file;         /* the file when is_file */
 } cs_out;
 int cs_out_open(cs_out *o, const char *path, cs_err *err);
 int cs_out_commit(cs_out *o, cs_err *err);
@@ -100,6 +102,14 @@ typedef struct cs_logcmd {
 int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
                     cs_logcmd *o, cs_err *err);
 
+/* Write a report of n sweeps in format ("text", "json", "csv") to path (NULL or "-" =
+ * stdout) through cs_out. 0 or the error. */
+struct cs_sweep;
+int cs_cli_report(const char *path, const char *format, const struct cs_sweep *sw, int n,
+                  cs_err *err);
+/* `collsim run` notes on stderr: sizes whose data check was skipped, a 1-rank run. */
+void cs_cli_run_notes(const struct cs_sweep *sw, int n, int check);
+
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);
 int cs_cmd_validate(int argc, char **argv);
@@ -108,6 +118,12 @@ int cs_cmd_plot(int argc, char **argv);
 int cs_cmd_list(int argc, char **argv);
 int cs_cmd_topo(int argc, char **argv);
 int cs_cmd_topo_draw(int argc, char **argv);   /* `collsim topo draw`, called by cs_cmd_topo */
+/* topo show's additions (cmd_topo_about.c): the description and sources of spec, printed
+ * to f or (json not NULL) set as keys of the JSON object; the ring of each of `channels`
+ * channels on t (0: the topology's NCCL channel count, 1 on the bare fabric). */
+struct json_t;
+void cs_topo_show_about(FILE *f, const char *spec, struct json_t *json);
+int cs_topo_show_rings(FILE *f, const cs_topo *t, const char *spec, long channels, cs_err *err);
 int cs_cmd_explain(int argc, char **argv);
 int cs_cmd_plan(int argc, char **argv);
 

@@ -70,22 +70,32 @@ static void print_report(const cs_calib *c, const copts *o)
     printf("# collsim calibrate: %d log%s, %d rows, topology %s, NCCL table %s\n",
            c->ls->n_logs, c->ls->n_logs == 1 ? "" : "s", c->ls->n_rows, c->t->name,
            c->np->version);
-    printf("# fit: %d of %d parameters free, %d iterations (%s), rms of log(sim/meas) %.4f -> "
-           "%.4f\n#\n", c->fr.n_free, c->n_par, c->fr.n_iter,
-           c->fr.converged ? "converged" : "iteration limit", sqrt(c->fr.cost0 / c->ls->n_rows),
-           c->fr.rms_log);
+    printf("# fit: %d of %d parameters free, %d iterations (%s) in round %d, rms of log(sim/meas) "
+           "%.4f -> %.4f\n", c->fr.n_free, c->n_par, c->fr.n_iter,
+           c->fr.converged ? "converged" : "iteration limit", c->n_rounds,
+           sqrt(c->fr.cost0 / c->ls->n_rows), c->fr.rms_log);
+    printf("# work: %ld model evaluations (all candidates every %dth, those within %gx of the "
+           "fastest between), %ld with the kept candidate only (finite differences)\n#\n",
+           c->n_evals, CS_CALIB_FULL_EVERY, CS_CALIB_KEEP, c->n_pinned);
     printf("# %-26s %12s %12s %12s\n", "parameter", "start", "fitted", "+- 1 sigma");
     for (i = 0; i < c->n_par; i++) {
         const cs_fit_param *p = &c->par[i];
-        if (p->was_unidentified)
-            printf("  %-26s %12.6g %12.6g   held: the logs cannot tell it apart\n", p->name,
-                   c->start[i], p->value);
-        else if (p->is_fixed)
+        if (c->held[i] == CS_CALIB_HELD_UNDETERMINED)
+            printf("  %-26s %12.6g %12.6g   not determined by these logs, held\n"
+                   "  %-26s %12s %12s   (%s)\n", p->name, c->start[i], p->value, "", "", "",
+                   cs_calib_hint(c, i));
+        else if (c->held[i] == CS_CALIB_HELD_FIX)
             printf("  %-26s %12.6g %12.6g   held (--fix)\n", p->name, c->start[i], p->value);
+        else if (p->is_fixed)
+            printf("  %-26s %12.6g %12.6g   not told apart from the others, moved with them "
+                   "(the logs reject its start)\n", p->name, c->start[i], p->value);
         else if (cs_calib_at_bound(p))
             printf("  %-26s %12.6g %12.6g   at its %s bound: the logs push it out of range%s\n",
                    p->name, c->start[i], p->value, cs_calib_at_bound(p) < 0 ? "lower" : "upper",
                    i == c->p_gamma && cs_calib_at_bound(p) > 0 ? " (no reduction cost)" : "");
+        else if (c->uncertain[i])
+            printf("  %-26s %12.6g %12.6g %12.3g   uncertain (> 50%%), but the logs reject its "
+                   "start\n", p->name, c->start[i], p->value, p->sigma);
         else if (!isfinite(p->sigma))
             printf("  %-26s %12.6g %12.6g   undetermined: no time depends on it at the end\n",
                    p->name, c->start[i], p->value);

@@ -57,7 +57,7 @@ static void ex_usage(void)
            "  --chunks N          pipeline chunks (default 1)\n"
            "  -r, --root R        root of rooted collectives (default 0)\n"
            "  --servers K         parameter_server servers (default 1)\n"
-           "  --channels N        parallel rings/trees (default 1)\n"
+           "  --channels N        parallel rings/trees (default 1, or the topology's NCCL table)\n"
            "  -d, --datatype T    element type (default float)\n"
            "      --proto P       NCCL mode as in run: auto, LL, LL128, Simple, or none for\n"
            "                      the bare fabric (default: NCCL mode on GPU/NPU hardware)\n"
@@ -79,7 +79,8 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
     o->topo = CS_DEFAULT_PRESET;
     o->dtype = "float";
     o->size = 1 << 20;
-    o->chunks = o->servers = o->channels = 1;
+    o->chunks = o->servers = 1;
+    o->channels = 0;          /* not given: 1, or the topology's NCCL table */
     while ((rc = cs_opt_next(&sc, ex_specs, &sp, &v, err)) > 0) {
         if (!sp) {
             if (have_coll)
@@ -171,11 +172,13 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
     /* The choice run and validate make: NCCL mode where they use it. */
     if ((rc = cs_nccl_setup(o->topo, o->proto, 0, &np, &on, err)) < 0)
         goto out;
+    if (on && o->channels > 0)
+        np.channels = (int)o->channels;   /* --channels over the table's, as run */
     cs_run_cfg_init(&cfg);
     cfg.algo = o->algo;
     cfg.chunks = (int)o->chunks;
     cfg.servers = (int)o->servers;
-    cfg.channels = (int)o->channels;
+    cfg.channels = o->channels > 0 ? (int)o->channels : 1;
     cfg.root = cs_coll_is_rooted(coll) ? (int)o->root : 0;
     cfg.nccl = on ? &np : NULL;
     if ((rc = cs_run_choose(&cfg, t, coll, p, dt.bytes, coll == CS_COLL_BARRIER ? 0 : o->size,
@@ -205,6 +208,10 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
                costs.xfer_lat_us, costs.bw_eff);
     printf("\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",
            t->name, t->kind, s.n_xfers, s.n_steps, tm.wrong);
+    if (cs_algo_uses_rings(ops, coll)) {
+        cs_explain_rings(stdout, &req, 4);
+        printf("\n");
+    }
     cs_explain_table(stdout, &s, &tm, o->all, t->reduce_GBps > 0);
     printf("\n");
     cs_explain_timeline(stdout, &s, &tm, tm.end_ps, o->all);

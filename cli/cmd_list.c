@@ -70,7 +70,7 @@ static void list_collectives(void)
     }
 }
 
-/* The first sentence of a preset's "description", cut to fit a line. */
+/* The first sentence of a preset's "description", whole: the preset's one-line summary. */
 static void preset_line(const cs_preset *pr, char *buf, size_t n)
 {
     json_t *root = json_loads(pr->json, 0, NULL);
@@ -79,13 +79,13 @@ static void preset_line(const cs_preset *pr, char *buf, size_t n)
     buf[0] = '\0';
     if (d) {
         const char *dot = strstr(d, ". ");
+        while (dot && dot - d >= 3 && (!strncmp(dot - 3, "e.g", 3) || !strncmp(dot - 3, "i.e", 3)))
+            dot = strstr(dot + 2, ". ");      /* "e.g. " does not end the sentence */
         len = dot ? (size_t)(dot - d) : strlen(d);
         if (len > n - 1)
             len = n - 1;
         memcpy(buf, d, len);
         buf[len] = '\0';
-        if (len > 90)
-            strcpy(buf + 87, "...");
     }
     json_decref(root);
 }
@@ -146,9 +146,10 @@ int cs_cmd_list(int argc, char **argv)
         return cs_cli_fail(&err);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        printf("usage: collsim list [algorithms|collectives|topologies]\n\n"
+        printf("usage: collsim list [algorithms|collectives|topologies|models|gpus]\n\n"
                "Print the registered algorithms, collectives or topologies (all three without\n"
-               "an argument) with one-line summaries.\n");
+               "an argument) with one-line summaries; models and gpus are the presets of\n"
+               "collsim plan.\n");
         return CS_EXIT_OK;
     }
     for (i = 0; i < sizeof what / sizeof what[0]; i++)

@@ -1,16 +1,18 @@
-/* cmd_run.c: `collsim run [COLL] [options]` (cli layer). Simulates a size sweep of one
+/* cmd_run.c: `collsim run [COLL|all] [options]` (cli layer). Simulates a size sweep of one
  * collective with nccl-tests' flags and prints nccl-tests' table (or JSON/CSV); with a
- * range or list of rank counts (-g 2:64) or algorithms (--algo a,b), or COLL `all`, one
- * sweep each (algorithms/run.h: cs_run_grid_run, spread over MPI ranks by sim/par.h). */
+ * range or list of rank counts (-g 2:64) or algorithms (--algo a,b), one sweep each
+ * (algorithms/run.h: cs_run_grid_run). */
 #include "cli/cli.h"
 #include "sim/exec.h"
 #include "sim/report.h"
 #include "sim/size.h"
+#include "sim/limits.h"
 #include "algorithms/coll.h"
 #include "topologies/topology.h"
 #include "plots/plot.h"
 #include "plots/timeline.h"
 #include "algorithms/run.h"
+#include "algorithms/run_multi.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,9 @@ typedef struct run_opts {
     uint64_t min_bytes, max_bytes, step_bytes;  /* -b -e -i */
     long step_factor;          /* -f (0 when -i is used) */
     const char *ranks;         /* -g: N, A:B, A:B:+K, A:B:*F or A,B,C; NULL = every rank */
+    const char *total;         /* --ranks: total ranks (overrides -g x -t), NULL if not given */
+    long threads;              /* -t: threads per process (nccl-tests), 0 if not given */
+    const char *json_file;     /* -J FILE: also write collsim's JSON there, NULL if not asked */
     const char *dtype;         /* -d */
     const char *redop;         /* -o */
     long root;                 /* -r */
@@ -41,19 +46,25 @@ typedef struct run_opts {
 enum {
     O_MINB = 1, O_MAXB, O_FACTOR, O_STEPB, O_RANKS, O_DTYPE, O_OP, O_ROOT, O_TOPO, O_ALGO,
     O_CHUNKS, O_SERVERS, O_CHANNELS, O_CHECK, O_FORMAT, O_OUTPUT, O_IGNORED, O_HELP, O_LINKS,
-    O_PROTO, O_PLOT, O_TRACE
+    O_PROTO, O_PLOT, O_TRACE, O_THREADS, O_TOTAL, O_JSON
 };
 
 static const cs_opt_spec run_specs[] = {
     {"minbytes", 'b', 1, O_MINB}, {"maxbytes", 'e', 1, O_MAXB},
     {"stepfactor", 'f', 1, O_FACTOR}, {"stepbytes", 'i', 1, O_STEPB},
-    {"ranks", 'g', 1, O_RANKS}, {"datatype", 'd', 1, O_DTYPE}, {"op", 'o', 1, O_OP},
+    {"ngpus", 'g', 1, O_RANKS}, {"nthreads", 't', 1, O_THREADS}, {"ranks", 0, 1, O_TOTAL},
+    {"datatype", 'd', 1, O_DTYPE}, {"op", 'o', 1, O_OP},
     {"root", 'r', 1, O_ROOT}, {"topo", 0, 1, O_TOPO}, {"algo", 0, 1, O_ALGO},
     {"chunks", 0, 1, O_CHUNKS}, {"servers", 0, 1, O_SERVERS},
     {"channels", 0, 1, O_CHANNELS}, {"check", 'c', 1, O_CHECK}, {"format", 0, 1, O_FORMAT},
     {"output", 0, 1, O_OUTPUT}, {"iters", 'n', 1, O_IGNORED},
     {"warmup_iters", 'w', 1, O_IGNORED}, {"help", 'h', 0, O_HELP}, {"links", 0, 0, O_LINKS},
     {"proto", 0, 1, O_PROTO}, {"plot", 0, 1, O_PLOT}, {"trace", 0, 1, O_TRACE},
+    {"output_file", 'J', 1, O_JSON}, /* then nccl-tests' timing and launch flags: ignored */
+    {"average", 'a', 1, O_IGNORED}, {"blocking", 'z', 1, O_IGNORED}, {"cudagraph", 'G', 1,
+    O_IGNORED}, {"run_cycles", 'N', 1, O_IGNORED}, {"agg_iters", 'm', 1, O_IGNORED},
+    {"parallel_init", 'p', 1, O_IGNORED}, {"report_cputime", 'C', 1, O_IGNORED}, {"timeout",
+    'T', 1, O_IGNORED}, {"stream_null", 'y', 1, O_IGNORED}, {"local_register", 'R', 1, O_IGNORED},
     {NULL, 0, 0, 0},
 };
 
@@ -64,17 +75,22 @@ static void run_usage(void)
            "COLL: allreduce (default), allgather, reducescatter, broadcast, reduce, gather,\n"
            "      scatter, alltoall, sendrecv, barrier (nccl-tests names like all_reduce_perf too),\n"
            "      or all: every one of these in this order, one table each\n\n"
-           "  -b, --minbytes SIZE     smallest size (default 8; K, M, G, T suffixes)\n"
+           "  -b, --minbytes SIZE     smallest size (default 8; K, M, G, T, P suffixes are\n"
+           "                          powers of 1024 as in nccl-tests: 1G = 1GB = 1GiB = 2^30)\n"
            "  -e, --maxbytes SIZE     largest size (default 128M)\n"
            "  -f, --stepfactor F      multiply the size by F each step (default 2)\n"
            "  -i, --stepbytes SIZE    add SIZE each step instead\n"
-           "  -g, --ranks N           ranks (default: every rank of the topology); a sweep:\n"
-           "                          A:B doubling (2:64), A:B:+K, A:B:*F, or A,B,C\n"
-           "  -d, --datatype T        float (default), half, bfloat16, double, int8, ...\n"
-           "  -o, --op OP             sum (default), prod, max, min, avg\n"
+           "  -g, --ngpus N           GPUs per process, as nccl-tests (ranks = -g x -t; default:\n"
+           "                          every rank of the topology); a sweep: A:B doubling (2:64),\n"
+           "                          A:B:+K, A:B:*F, or A,B,C\n"
+           "  -t, --nthreads T        threads per process, as nccl-tests (default 1)\n"
+           "      --ranks N           total ranks, overriding -g x -t (a sweep as for -g)\n"           "  -d, --datatype T        float (default), half, bfloat16, double, int8, ...; all\n"
+           "  -o, --op OP             sum (default), prod, max, min, avg; all\n"
            "  -r, --root R            root of broadcast/reduce/gather/scatter (default 0)\n"
            "  -c, --check 0|1         symbolic data check for #wrong (default 1)\n"
-           "  -n, -w                  accepted for nccl-tests compatibility, ignored\n"
+           "  -n, -w, -m, -a, -z, -G, -N, -p, -C, -T, -y, -R N\n"
+           "                          nccl-tests' timing and launch flags: accepted, ignored\n"
+           "  -J, --output_file FILE  also write collsim's JSON report there (nccl-tests -J)\n"
            "      --topo PRESET|FILE  topology (default %s; `collsim list topologies`)\n"
            "      --algo NAME|auto    algorithm (default auto; `collsim list algorithms`);\n"
            "                          a comma list runs each (ring,parameter_server)\n"
@@ -146,6 +162,9 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
                 rc = cs_err_set(err, CS_EUSAGE, "-i", "must be > 0");
             break;
         case O_RANKS: o->ranks = v; break;
+        case O_THREADS: rc = cs_parse_int(v, "-t", 1, CS_LIMIT_MAX_RANKS, &o->threads, err); break;
+        case O_TOTAL: o->total = v; break;
+        case O_JSON: o->json_file = v; break;
         case O_DTYPE: o->dtype = v; break;
         case O_OP: o->redop = v; break;
         case O_ROOT: rc = cs_parse_int(v, "-r", 0, 1 << 20, &o->root, err); break;
@@ -224,31 +243,26 @@ int cs_cmd_run(int argc, char **argv)
 {
     run_opts o;
     cs_run_grid_req rq;
-    cs_run_grid g;
+    cs_run_multi m;
     cs_err err;
-    cs_dtype dt;
+    cs_dtype one_dt;
+    const cs_dtype *dts = &one_dt;
+    const char *one_op[2] = {NULL, NULL};
+    const char *const *ops = one_op;
     uint64_t *sizes = NULL;
     int *ranks = NULL;
     char **algos = NULL;
-    int n_sizes = 0, n_ranks = 0, n_algos = 0, rc;
-
+    int n_sizes = 0, n_ranks = 0, n_algos = 0, n_dts = 1, n_ops = 1, rc;
     cs_err_clear(&err);
-    memset(&g, 0, sizeof g);
     memset(&rq, 0, sizeof rq);
-    rc = parse_args(argc, argv, &o, &err);
-    if (rc > 0)
-        return CS_EXIT_OK;
-    if (rc < 0)
+    memset(&m, 0, sizeof m);
+    if ((rc = parse_args(argc, argv, &o, &err)) != 0)
+        return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
+    if ((rc = cs_run_grid_colls(&rq, o.coll_name, &err)) < 0)
         return cs_cli_fail(&err);
-    if (!strcmp(o.coll_name, "all"))     /* every collective, as nccl-tests' scripts */
-        rq.colls = cs_run_all_colls(&rq.n_colls);
-    else if ((rc = cs_coll_lookup_program(o.coll_name, &rq.coll, &err)) < 0) {
-        err.code = CS_EUSAGE;
-        return cs_cli_fail(&err);
-    }
-    if (cs_dtype_lookup(o.dtype, &dt, &err) < 0 || cs_redop_lookup(o.redop, &rq.redop, &err) < 0)
-        return cs_cli_fail(&err);
-    if ((o.ranks && (rc = cs_run_parse_ranks(o.ranks, &ranks, &n_ranks, &err)) < 0) ||
+    if ((rc = cs_run_dtypes(o.dtype, &one_dt, &dts, &n_dts, &err)) < 0 ||
+        (rc = cs_run_redops(rq.coll, o.redop, one_op, &ops, &n_ops, &err)) < 0 ||
+        (rc = cs_run_rank_counts(o.total, o.ranks, o.threads, &ranks, &n_ranks, &err)) < 0 ||
         (rc = cs_run_parse_names(o.algo, &algos, &n_algos, &err)) < 0)
         goto fail;
     cs_run_cfg_init(&rq.cfg);
@@ -263,34 +277,24 @@ int cs_cmd_run(int argc, char **argv)
                            &n_sizes, &err)) < 0)
         goto fail;
     rq.topo = o.topo;
-    rq.ranks = ranks;
-    rq.n_ranks = n_ranks;
-    rq.algos = (const char *const *)algos;
-    rq.n_algos = n_algos;
-    rq.dtype = dt.name;
-    rq.elt = dt.bytes;
-    rq.sizes = sizes;
-    rq.n_sizes = n_sizes;
+    rq.ranks = ranks, rq.n_ranks = n_ranks;
+    rq.algos = (const char *const *)algos, rq.n_algos = n_algos;
+    rq.sizes = sizes, rq.n_sizes = n_sizes;
     rq.links = o.links;
     rq.proto = o.proto;
-    if ((rc = cs_run_grid_run(&rq, &g, &err)) < 0)
+    if ((rc = cs_run_multi_run(&rq, dts, n_dts, ops, n_ops, &m, &err)) < 0)
         goto fail;
-    /* Asked for but not run: the executor stopped the check when its state outgrew its
-     * limit (sim/exec.c); the table prints N/A, and this says why. */
-    for (int k = 0; o.check && cs_cli_writes() && k < g.n; k++)
-        for (int i = 0; i < g.sweeps[k].n_rows; i++)
-            if (g.sweeps[k].rows[i].wrong < 0)
-                fprintf(stderr, "collsim run: note: data check skipped at %llu bytes on %d "
-                        "ranks: its state outgrew 256 MiB (#wrong N/A)\n",
-                        (unsigned long long)g.sweeps[k].rows[i].size_bytes, g.sweeps[k].ranks);
+    cs_cli_run_notes(m.sweeps, m.n, (int)o.check);
     if ((o.plot || o.trace) && cs_cli_writes() &&
-        (rc = run_pictures(&o, &rq.cfg, &g, dt.bytes, &err)) < 0)
+        (rc = run_pictures(&o, &rq.cfg, &m.grids[0], dts[0].bytes, &err)) < 0)
         goto fail;
-    rc = cs_cli_write_sweeps(o.output, o.format, g.sweeps, g.n, &err);
+    /* the report, then -J FILE: collsim's JSON beside it, as nccl-tests -J writes its own */
+    if ((rc = cs_cli_report(o.output, o.format, m.sweeps, m.n, &err)) == 0 && o.json_file)
+        rc = cs_cli_report(o.json_file, "json", m.sweeps, m.n, &err);
 fail:
     free(sizes);
     free(ranks);
     cs_run_names_free(algos, n_algos);
-    cs_run_grid_fini(&g);
+    cs_run_multi_fini(&m);
     return rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
 }

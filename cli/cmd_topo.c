@@ -12,15 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_FORMAT = 1, T_OUTPUT, T_HELP, T_RANKS };
+enum { T_FORMAT = 1, T_OUTPUT, T_HELP, T_RANKS, T_RINGS, T_CHANNELS };
 
 static const char usage[] =
     "usage: collsim topo show PRESET|FILE [-g N] [--format text|json] [--output FILE]\n"
+    "                         [--rings [--channels C]]\n"
     "       collsim topo check PRESET|FILE\n"
     "       collsim topo draw PRESET|FILE --output OUT.png|.svg|.pdf [--width W --height H]\n\n"
     "show: nodes by type, links by class (bandwidth and latency per direction), the ranks,\n"
     "and the bisection bandwidth (most that the first half of the ranks can send to the\n"
-    "second half at once, GB/s per direction).\n"
+    "second half at once, GB/s per direction), the description and sources. --rings: the\n"
+    "ring of each channel as NCCL mode and --algo ring run them (C channels; default the\n"
+    "topology's NCCL channel count, 1 on the bare fabric).\n"
     "check: every problem of the topology (syntax, keys, values, unknown or duplicate\n"
     "names, self-links, ranks that are not endpoints or cannot be reached, routes that are\n"
     "not paths), one `where: what` line each on stdout, and exit 1 if there is any.\n"
@@ -144,13 +147,15 @@ static int show_json(FILE *f, const cs_topo *t, const class_row *rows, int n_row
         json_object_set_new(o, "bandwidth_GBps", json_real(t->ab_bw_GBps));
         json_object_set_new(o, "latency_us", json_real(t->ab_lat_us));
     }
+    cs_topo_show_about(NULL, t->name, o);
     rc = json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     fputc('\n', f);
     json_decref(o);
     return rc;
 }
 
-static int topo_show(const char *spec, long ranks, const char *format, const char *output)
+static int topo_show(const char *spec, long ranks, const char *format, const char *output,
+                     int rings, long channels)
 {
     cs_topo *t;
     class_row *rows = NULL;
@@ -178,7 +183,12 @@ static int topo_show(const char *spec, long ranks, const char *format, const cha
         } else {
             if (strcmp(format, "json"))
                 show_text(out.f, t, rows, n_rows, bis);
-            rc = cs_out_commit(&out, &err);
+            if (strcmp(format, "json"))
+                cs_topo_show_about(out.f, spec, NULL);
+            if (rings && (rc = cs_topo_show_rings(out.f, t, spec, channels, &err)) < 0)
+                cs_out_abort(&out);
+            else
+                rc = cs_out_commit(&out, &err);
         }
     }
     free(rows);
@@ -226,14 +236,15 @@ int cs_cmd_topo(int argc, char **argv)
 {
     static const cs_opt_spec specs[] = {
         {"format", 0, 1, T_FORMAT}, {"output", 0, 1, T_OUTPUT}, {"help", 'h', 0, T_HELP},
-        {"ranks", 'g', 1, T_RANKS}, {NULL, 0, 0, 0},
+        {"ranks", 'g', 1, T_RANKS}, {"rings", 0, 0, T_RINGS}, {"channels", 0, 1, T_CHANNELS},
+        {NULL, 0, 0, 0},
     };
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *spec;
     const char *val, *what = NULL, *topo = NULL, *format = "text", *output = NULL;
     cs_err err;
-    long ranks = 0;
-    int rc;
+    long ranks = 0, channels = 0;
+    int rc, rings = 0;
     if (argc > 1 && !strcmp(argv[1], "draw"))
         return cs_cmd_topo_draw(argc - 1, argv + 1);   /* cmd_topo_draw.c */
     while ((rc = cs_opt_next(&sc, specs, &spec, &val, &err)) == 1) {
@@ -251,9 +262,12 @@ int cs_cmd_topo(int argc, char **argv)
             return CS_EXIT_OK;
         } else if (spec->id == T_FORMAT) {
             format = val;
-        } else if (spec->id == T_RANKS) {
-            if (cs_parse_int(val, "-g", 1, 1 << 20, &ranks, &err) < 0)
+        } else if (spec->id == T_RANKS || spec->id == T_CHANNELS) {
+            if (spec->id == T_RANKS ? cs_parse_int(val, "-g", 1, 1 << 20, &ranks, &err) < 0 :
+                cs_parse_int(val, "--channels", 1, 64, &channels, &err) < 0)
                 return cs_cli_fail(&err);
+        } else if (spec->id == T_RINGS) {
+            rings = 1;
         } else {
             output = val;
         }
@@ -270,6 +284,11 @@ int cs_cmd_topo(int argc, char **argv)
         cs_err_set(&err, CS_EUSAGE, NULL, "topo %s: expected a preset name or a file", what);
         return cs_cli_fail(&err);
     }
+    if ((channels && !rings) || (rings && (strcmp(what, "show") || strcmp(format, "text")))) {
+        cs_err_set(&err, CS_EUSAGE, rings ? "--rings" : "--channels", rings ? "only used with "
+                   "show --format text" : "only used with --rings");
+        return cs_cli_fail(&err);
+    }
     if (!strcmp(what, "check")) {
         if (output || strcmp(format, "text")) {
             cs_err_set(&err, CS_EUSAGE, output ? "--output" : "--format", "only used with show");
@@ -277,5 +296,5 @@ int cs_cmd_topo(int argc, char **argv)
         }
         return topo_check(topo);
     }
-    return topo_show(topo, ranks, format, output);
+    return topo_show(topo, ranks, format, output, rings, channels);
 }

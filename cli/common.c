@@ -1,10 +1,11 @@
 /* common.c: shared pieces of the collsim command (cli layer): error printing, the option
  * scanner and atomic output files. */
 #include "cli/cli.h"
+#include "sim/report.h"
 #include "sim/size.h"
+#include "algorithms/nccl/mode.h"
 #include "plots/plot.h"
 #include "sim/par.h"
-#include "sim/report.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +19,12 @@ int cs_cli_fail(const cs_err *err)
      * item's error reaches every rank (sim/par.h): rank 0 says it once for all. */
     if (cs_par_rank() != 0)
         return err->code == CS_EUSAGE ? CS_EXIT_USAGE : CS_EXIT_ERR;
-    if (err->where[0])
+    if (err->code == CS_ENOMEM && !strcmp(err->msg, "out of memory"))
+        /* the bare words say nothing about what to do: say it */
+        fprintf(stderr, "error: %s%sout of memory (the system refused an allocation; a "
+                "smaller run, or --max-memory SIZE to refuse large ones up front with an "
+                "estimate)\n", err->where, err->where[0] ? ": " : "");
+    else if (err->where[0])
         fprintf(stderr, "error: %s: %s\n", err->where, err->msg);
     else
         fprintf(stderr, "error: %s\n", err->msg);
@@ -91,56 +97,30 @@ int cs_out_open(cs_out *o, const char *path, cs_err *err)
         o->f = stdout;
         return 0;
     }
-    o->path = strdup(path);
-    o->tmp = malloc(strlen(path) + 32);
-    if (!o->path || !o->tmp) {
-        cs_out_abort(o);
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    }
-    sprintf(o->tmp, "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "wb");
-    if (!o->f) {
-        int e = errno;
-        cs_out_abort(o);
-        return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(e));
-    }
+    if (cs_outfile_open(&o->file, path, err) < 0)
+        return err->code;
+    o->f = o->file.f;
+    o->is_file = 1;
     return 0;
 }
 
 int cs_out_commit(cs_out *o, cs_err *err)
 {
-    int bad;
-    if (!o->path) {
-        fflush(stdout);
-        return ferror(stdout) ? cs_err_set(err, CS_EIO, "stdout", "write failed") : 0;
+    if (!o->is_file) {
+        if (fflush(stdout) != 0 || ferror(stdout))
+            return cs_err_set(err, CS_EIO, "stdout", "write failed: %s",
+                              strerror(errno ? errno : EIO));
+        return 0;
     }
-    bad = ferror(o->f) != 0;
-    if (fclose(o->f) != 0)
-        bad = 1;
     o->f = NULL;
-    if (bad || rename(o->tmp, o->path) != 0) {
-        int e = errno;
-        remove(o->tmp);
-        cs_err_set(err, CS_EIO, o->path, "cannot write: %s", strerror(e));
-        free(o->path);
-        free(o->tmp);
-        o->path = o->tmp = NULL;
-        return CS_EIO;
-    }
-    free(o->path);
-    free(o->tmp);
-    o->path = o->tmp = NULL;
-    return 0;
+    o->is_file = 0;
+    return cs_outfile_commit(&o->file, err);
 }
 
 void cs_out_abort(cs_out *o)
 {
-    if (o->f && o->f != stdout)
-        fclose(o->f);
-    if (o->tmp)
-        remove(o->tmp);
-    free(o->path);
-    free(o->tmp);
+    if (o->is_file)
+        cs_outfile_abort(&o->file);
     memset(o, 0, sizeof *o);
 }
 
@@ -236,4 +216,38 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
             return rc;
     }
     return rc;
+}
+
+int cs_cli_report(const char *path, const char *format, const cs_sweep *sw, int n, cs_err *err)
+{
+    cs_out out;
+    int rc;
+    if ((rc = cs_out_open(&out, path, err)) < 0)
+        return rc;
+    if ((rc = cs_report_many(out.f, format, sw, n)) < 0) {
+        cs_out_abort(&out);
+        return cs_err_set(err, rc, path ? path : "stdout", "cannot write the report");
+    }
+    return cs_out_commit(&out, err);
+}
+
+void cs_cli_run_notes(const cs_sweep *sw, int n, int check)
+{
+    int k, i, one_rank = 0;
+    /* Asked for, not run (N/A): the executor stopped the check when its state outgrew its
+     * limit (sim/exec.c), or one node stood for all identical ones (a folded ring). */
+    for (k = 0; k < n; k++) {
+        one_rank |= sw[k].ranks == 1;
+        for (i = 0; check && i < sw[k].n_rows; i++)
+            if (sw[k].rows[i].wrong < 0)
+                fprintf(stderr, "collsim run: note: data check skipped at %llu bytes on %d "
+                        "ranks: %s (#wrong N/A)\n",
+                        (unsigned long long)sw[k].rows[i].size_bytes, sw[k].ranks,
+                        sw[k].rows[i].wrong == CS_WRONG_FOLDED ? "one node stood for all "
+                        "identical ones; the whole schedule is too large to check"
+                        : "its state outgrew 256 MiB");
+    }
+    if (one_rank)
+        fprintf(stderr, "collsim run: note: 1 rank: nothing is communicated (times are "
+                "fixed costs only, busbw is 0); give -g N or --ranks N for more ranks\n");
 }

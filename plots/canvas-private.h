@@ -1,6 +1,6 @@
 /* canvas-private.h: what the plots/ files share (plots layer, private). A canvas is a
  * cairo surface and context for one output file in PNG, SVG or PDF, written to a temporary
- * file and renamed on success; helpers for text, colours and the atomic file itself. */
+ * file and renamed on success; helpers for text and colours. */
 #ifndef CS_CANVAS_PRIVATE_H
 #define CS_CANVAS_PRIVATE_H
 
@@ -8,31 +8,18 @@
 #include <cairo.h>
 
 #include "sim/err.h"
+#include "sim/outfile.h"
 #include "plots/plot.h"
 
 #define CS__PI 3.14159265358979323846
-
-/* A temporary file beside path that becomes path on commit. */
-typedef struct cs__afile {
-    FILE *f;                 /* open for writing */
-    char *path;              /* final path (owned) */
-    char *tmp;               /* temporary path (owned) */
-} cs__afile;
-
-/* Create the temporary ("PATH.tmp.XXXXXX", mode 0644). CS_EIO names path and errno. */
-int cs__afile_open(cs__afile *a, const char *path, cs_err *err);
-/* Flush, close and rename into place; on any failure remove the temporary. */
-int cs__afile_commit(cs__afile *a, cs_err *err);
-/* Close and remove the temporary. NULL-safe, idempotent. */
-void cs__afile_abort(cs__afile *a);
 
 /* A drawing surface bound to an output file. */
 typedef struct cs__canvas {
     cairo_surface_t *surface;  /* image (PNG) or vector (SVG, PDF) surface */
     cairo_t *cr;               /* context on it */
     cs_plot_fmt fmt;           /* output format */
-    cs__afile file;            /* where the bytes go */
-    int write_failed;          /* a stream write failed */
+    cs_outfile file;           /* where the bytes go (sim/outfile.h) */
+    int write_failed;          /* errno of a failed stream write, 0 if none */
     unsigned char *svg;        /* SVG bytes held until close, to renumber ids (owned) */
     size_t svg_len, svg_cap;
     int w, h;                  /* size, px (pt for PDF) */

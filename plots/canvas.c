@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cairo-svg.h>
@@ -29,72 +30,21 @@ int cs_plot_format(const char *path, cs_plot_fmt *fmt, cs_err *err)
                       dot && (!slash || dot > slash) ? dot : "");
 }
 
-int cs__afile_open(cs__afile *a, const char *path, cs_err *err)
+/* The PDF creation date: SOURCE_DATE_EPOCH when set (reproducible-builds.org), else
+ * 2000-01-01, so that two runs write the same bytes. */
+static const char *pdf_date(char *buf, size_t n)
 {
-    size_t n = strlen(path);
-    int fd;
-    memset(a, 0, sizeof *a);
-    a->path = strdup(path);
-    a->tmp = malloc(n + 12);
-    if (!a->path || !a->tmp) {
-        cs__afile_abort(a);
-        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
-    }
-    memcpy(a->tmp, path, n);
-    memcpy(a->tmp + n, ".tmp.XXXXXX", 12);
-    fd = mkstemp(a->tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(a->tmp);
-        a->tmp = NULL;
-        cs__afile_abort(a);
-        return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(e));
-    }
-    if (fchmod(fd, 0644) != 0 || !(a->f = fdopen(fd, "wb"))) {
-        int e = errno;
-        close(fd);
-        cs__afile_abort(a);
-        return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(e));
-    }
-    return 0;
-}
-
-int cs__afile_commit(cs__afile *a, cs_err *err)
-{
-    int bad = ferror(a->f) != 0;
-    int e = errno;
-    if (fclose(a->f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    a->f = NULL;
-    if (!bad && rename(a->tmp, a->path) != 0) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        int rc = cs_err_set(err, CS_EIO, a->path, "cannot write: %s", strerror(e));
-        cs__afile_abort(a);
-        return rc;
-    }
-    free(a->tmp);
-    free(a->path);
-    a->tmp = a->path = NULL;
-    return 0;
-}
-
-void cs__afile_abort(cs__afile *a)
-{
-    if (!a)
-        return;
-    if (a->f)
-        fclose(a->f);
-    if (a->tmp)
-        unlink(a->tmp);
-    free(a->tmp);
-    free(a->path);
-    a->f = NULL;
-    a->tmp = a->path = NULL;
+    const char *e = getenv("SOURCE_DATE_EPOCH");
+    char *end;
+    long long v = e ? strtoll(e, &end, 10) : 0;
+    time_t t;
+    struct tm tm;
+    if (!e || !*e || *end || v < 0 || v > 253402300799LL)   /* up to 9999-12-31 */
+        v = 946684800;                                       /* 2000-01-01T00:00:00Z */
+    t = (time_t)v;
+    if (!gmtime_r(&t, &tm) || !strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(buf, n, "2000-01-01T00:00:00Z");
+    return buf;
 }
 
 int cs__plot_check_size(int w, int h, cs_err *err)
@@ -118,7 +68,7 @@ static cairo_status_t canvas_write(void *closure, const unsigned char *data, uns
             while (cap < cv->svg_len + len)
                 cap *= 2;
             if (!(nb = realloc(cv->svg, cap))) {
-                cv->write_failed = 1;
+                cv->write_failed = ENOMEM;
                 return CAIRO_STATUS_NO_MEMORY;
             }
             cv->svg = nb;
@@ -129,7 +79,7 @@ static cairo_status_t canvas_write(void *closure, const unsigned char *data, uns
         return CAIRO_STATUS_SUCCESS;
     }
     if (fwrite(data, 1, len, cv->file.f) != len) {
-        cv->write_failed = 1;
+        cv->write_failed = errno ? errno : EIO;
         return CAIRO_STATUS_WRITE_ERROR;
     }
     return CAIRO_STATUS_SUCCESS;
@@ -140,7 +90,9 @@ static int cairo_fail(cs__canvas *cv, cairo_status_t st, cs_err *err)
     const char *where = cv->file.path ? cv->file.path : "";
     if (st == CAIRO_STATUS_NO_MEMORY)
         return cs_err_set(err, CS_ENOMEM, where, "out of memory while drawing");
-    if (st == CAIRO_STATUS_WRITE_ERROR || cv->write_failed)
+    if (cv->write_failed)            /* the system's reason, not cairo's "no error" */
+        return cs_err_set(err, CS_EIO, where, "cannot write: %s", strerror(cv->write_failed));
+    if (st == CAIRO_STATUS_WRITE_ERROR)
         return cs_err_set(err, CS_EIO, where, "cannot write: %s", cairo_status_to_string(st));
     return cs_err_set(err, CS_EIO, where, "drawing failed: %s", cairo_status_to_string(st));
 }
@@ -159,7 +111,7 @@ int cs__canvas_open(cs__canvas *cv, const char *path, int w, int h, cs_err *err)
     memset(cv, 0, sizeof *cv);
     if ((rc = cs_plot_format(path, &cv->fmt, err)) != 0 || (rc = cs__plot_check_size(w, h, err)) != 0)
         return rc;
-    if ((rc = cs__afile_open(&cv->file, path, err)) != 0)
+    if ((rc = cs_outfile_open(&cv->file, path, err)) != 0)
         return rc;
     cv->w = w;
     cv->h = h;
@@ -174,8 +126,13 @@ int cs__canvas_open(cs__canvas *cv, const char *path, int w, int h, cs_err *err)
         break;
     case CS_PLOT_PDF:
         cv->surface = cairo_pdf_surface_create_for_stream(canvas_write, cv, w, h);
-        if (cairo_surface_status(cv->surface) == CAIRO_STATUS_SUCCESS)
+        if (cairo_surface_status(cv->surface) == CAIRO_STATUS_SUCCESS) {
+            char date[32];
             cairo_pdf_surface_set_metadata(cv->surface, CAIRO_PDF_METADATA_CREATOR, "collsim");
+            /* same input, same bytes: a fixed creation date instead of "now" */
+            cairo_pdf_surface_set_metadata(cv->surface, CAIRO_PDF_METADATA_CREATE_DATE,
+                                           pdf_date(date, sizeof date));
+        }
         break;
     }
     if ((rc = cs__canvas_status(cv, err)) != 0) {
@@ -207,7 +164,7 @@ void cs__canvas_abort(cs__canvas *cv)
     cv->surface = NULL;
     free(cv->svg);
     cv->svg = NULL;
-    cs__afile_abort(&cv->file);
+    cs_outfile_abort(&cv->file);
 }
 
 /* cairo names SVG groups "surface<N>" after a process-wide surface counter, so the same
@@ -267,7 +224,8 @@ int cs__canvas_close(cs__canvas *cv, cs_err *err)
         if (st != CAIRO_STATUS_SUCCESS || cv->write_failed)
             rc = cairo_fail(cv, st, err);
         else if (cv->fmt == CS_PLOT_SVG && svg_flush_renumbered(cv))
-            rc = cs_err_set(err, CS_EIO, cv->file.path, "cannot write");
+            rc = cs_err_set(err, CS_EIO, cv->file.path, "cannot write: %s",
+                            strerror(errno ? errno : EIO));
     }
     if (rc != 0) {
         cs__canvas_abort(cv);
@@ -277,7 +235,7 @@ int cs__canvas_close(cs__canvas *cv, cs_err *err)
     cv->surface = NULL;
     free(cv->svg);
     cv->svg = NULL;
-    return cs__afile_commit(&cv->file, err);
+    return cs_outfile_commit(&cv->file, err);
 }
 
 /* Okabe & Ito (2008), "Color Universal Design": blue, vermillion, bluish green, orange,

@@ -99,9 +99,9 @@ int cs_plot_plan_pipeline(const cs_plan *p, const cs_plan_result *r, const char 
         if (t->stage >= 64)
             continue;
         if (t->stream == 1) {
-            box(cr, xa, xb, y + lane_h * 0.62, lane_h * 0.16, part_rgb(8));
+            box(cr, xa, xb, y + lane_h * 0.62, lane_h * 0.14, part_rgb(8));
         } else if (t->stream == 2) {
-            box(cr, xa, xb, y + lane_h * 0.80, lane_h * 0.16, part_rgb(9));
+            box(cr, xa, xb, y + lane_h * 0.78, lane_h * 0.14, part_rgb(9));
         } else if (t->kind == CS_T_OPT) {
             box(cr, xa, xb, y, hh, part_rgb(3));
         } else {

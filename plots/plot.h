@@ -137,7 +137,7 @@ typedef struct cs_plot_text {
 } cs_plot_text;
 typedef struct cs_plot_texts {
     cs_plot_text items[CS_PLOT_MAX_TEXTS];   /* in drawing order (the first ones kept) */
-    int n;
+    int n;                   /* entries filled */
 } cs_plot_texts;
 
 /* Where a chart put things (for tests and callers that annotate). */

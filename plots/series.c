@@ -305,6 +305,50 @@ static int csv_number(const char *s, double *out)
     return (*end || errno == ERANGE) ? -1 : 0;
 }
 
+/* Read one CSV record of any length (RFC 4180: a quoted field may hold commas, doubled
+ * quotes and line breaks) into *buf, without its line break. *line is the physical line
+ * the record starts on, *next_line the line after it. Returns 1, 0 at the end,
+ * CS_EINVAL when the file ends inside a quoted field, or CS_ENOMEM. A UTF-8 byte order mark at the start of the file is skipped. */
+static int csv_record(FILE *f, char **buf, size_t *cap, int *line, int *next_line)
+{
+    size_t n = 0;
+    int c, quoted = 0, any = 0;
+    *line = *next_line;
+    while ((c = getc(f)) != EOF) {
+        any = 1;
+        if (c == '"')
+            quoted = !quoted;
+        if (c == '\n') {
+            ++*next_line;
+            if (!quoted)
+                break;
+        }
+        if (n + 2 > *cap) {
+            size_t ncap = *cap ? *cap * 2 : 4096;
+            char *nb = realloc(*buf, ncap);
+            if (!nb)
+                return CS_ENOMEM;
+            *buf = nb;
+            *cap = ncap;
+        }
+        (*buf)[n++] = (char)c;
+    }
+    if (!any)
+        return 0;
+    if (quoted)
+        return CS_EINVAL;             /* the file ends inside a quoted field */
+    if (!*buf && !(*buf = malloc(*cap = 1)))
+        return CS_ENOMEM;
+    (*buf)[n] = '\0';
+    if (n > 0 && (*buf)[n - 1] == '\r')
+        (*buf)[n - 1] = '\0';
+    if (*line == 1 && !strncmp(*buf, "\xEF\xBB\xBF", 3))
+        memmove(*buf, *buf + 3, strlen(*buf + 3) + 1);
+    return 1;
+}
+
+#define CSV_MAX_FIELDS 256
+
 /* The sweep being read from a CSV: its points, closed forms, algorithm and topology. */
 typedef struct csv_sweep {
     int si;                  /* index of its series in the set, -1 before the first row */
@@ -374,16 +418,22 @@ static int csv_row(cs_series_set *set, csv_sweep *cs, const cs_point *p, double 
 static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const char *label,
                           int is_measured, cs_err *err)
 {
-    char line[4096], where[600];
-    char *fields[64];
-    int col[N_COLS], lineno = 1, i, n, rc = 0, n0 = set->n;
+    char *line = NULL, where[600];
+    char *fields[CSV_MAX_FIELDS];
+    size_t cap = 0;
+    int col[N_COLS], lineno = 1, next_line = 1, i, n, n_hdr, rc = 0, got, n0 = set->n;
     csv_sweep cs;
     memset(&cs, 0, sizeof cs);
     cs.si = -1;
-    if (!fgets(line, sizeof line, f))
-        return cs_err_set(err, CS_EINVAL, path, "empty file, expected a header row with size_bytes");
-    line[strcspn(line, "\r\n")] = '\0';
-    n = csv_split(line, fields, 64);
+    if ((got = csv_record(f, &line, &cap, &lineno, &next_line)) <= 0) {
+        free(line);
+        if (got == CS_EINVAL)
+            return cs_err_set(err, got, path, "unterminated quoted field in the header");
+        return got < 0 ? cs_err_set(err, got, path, "out of memory")
+                       : cs_err_set(err, CS_EINVAL, path, "empty file, expected a header row "
+                                    "with size_bytes");
+    }
+    n_hdr = n = csv_split(line, fields, CSV_MAX_FIELDS);
     for (i = 0; i < N_COLS; i++) {
         int j;
         col[i] = -1;
@@ -393,24 +443,27 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
     }
     snprintf(where, sizeof where, "%s:1", path);
     if (col[COL_SIZE] < 0)
-        return cs_err_set(err, CS_EINVAL, where, "header has no size_bytes column");
-    if (col[COL_TIME] < 0 && col[COL_ALGBW] < 0 && col[COL_BUSBW] < 0)
-        return cs_err_set(err, CS_EINVAL, where, "header has no time_us, algbw_GBps or busbw_GBps column");
-    while (!rc && fgets(line, sizeof line, f)) {
+        rc = cs_err_set(err, CS_EINVAL, where, "header has no size_bytes column");
+    else if (col[COL_TIME] < 0 && col[COL_ALGBW] < 0 && col[COL_BUSBW] < 0)
+        rc = cs_err_set(err, CS_EINVAL, where, "header has no time_us, algbw_GBps or busbw_GBps column");
+    while (!rc && (got = csv_record(f, &line, &cap, &lineno, &next_line)) > 0) {
         cs_point p;
         double v[N_NUM_COLS];
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
         if (!line[0])
             continue;
-        n = csv_split(line, fields, 64);
+        n = csv_split(line, fields, CSV_MAX_FIELDS);
         snprintf(where, sizeof where, "%s:%d", path, lineno);
+        if (n != n_hdr) {
+            /* RFC 4180: every record has the header's fields; more means an unquoted comma
+             * shifted the columns, fewer a cut row: refuse rather than read the wrong column */
+            rc = cs_err_set(err, CS_EINVAL, where, "expected %d fields as in the header, got "
+                            "%d%s", n_hdr, n, n >= CSV_MAX_FIELDS ? " or more" : "");
+            break;
+        }
         for (i = 0; i < N_NUM_COLS && !rc; i++) {
             v[i] = NAN;
-            if (col[i] >= n && col[i] >= 0 && i < COL_RANKS)
-                rc = cs_err_set(err, CS_EINVAL, where, "expected %d fields, got %d", col[i] + 1, n);
-            else if (col[i] >= 0 && col[i] < n && csv_number(fields[col[i]], &v[i]))
-                rc = cs_err_set(err, CS_EINVAL, where, "%s: expected a number, got '%s'",
+            if (col[i] >= 0 && csv_number(fields[col[i]], &v[i]))
+                rc = cs_err_set(err, CS_EINVAL, where, "%s: expected a number, got '%.100s'",
                                 csv_keys[i], fields[col[i]]);
         }
         if (rc)
@@ -422,9 +475,17 @@ static int load_csv_lines(cs_series_set *set, FILE *f, const char *path, const c
         p.ranks = v[COL_RANKS] >= 1 ? v[COL_RANKS] : 0;
         if (!(rc = check_point(&p, where, err)))
             rc = csv_row(set, &cs, &p, v[COL_CLOSED],
-                         col[COL_ALGO] >= 0 && col[COL_ALGO] < n ? fields[col[COL_ALGO]] : "",
-                         col[COL_TOPO] >= 0 && col[COL_TOPO] < n ? fields[col[COL_TOPO]] : "",
+                         col[COL_ALGO] >= 0 ? fields[col[COL_ALGO]] : "",
+                         col[COL_TOPO] >= 0 ? fields[col[COL_TOPO]] : "",
                          path, label, is_measured, err);
+    }
+    free(line);
+    if (!rc && got == CS_EINVAL) {
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        rc = cs_err_set(err, CS_EINVAL, where, "unterminated quoted field (a '\"' without its "
+                        "closing '\"')");
+    } else if (!rc && got == CS_ENOMEM) {
+        rc = cs_err_set(err, CS_ENOMEM, path, "out of memory");
     }
     if (!rc && ferror(f))
         rc = cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));

@@ -6,6 +6,7 @@
 #include "plots/timeline-private.h"
 #include "plots/canvas-private.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,16 @@ static double us(cs_time t)
     return cs_time_to_us(t);
 }
 
+/* t1 - t0 in us without overflowing int64 (times are bounded by sim/limits.h, but a trace
+ * must never be the place where that assumption turns into undefined behaviour). */
+static double dur_us(cs_time t0, cs_time t1)
+{
+    cs_time d;
+    if (__builtin_sub_overflow(t1, t0, &d))
+        return cs_time_to_us(t1) - cs_time_to_us(t0);
+    return us(d);
+}
+
 /* Write one event (stolen) as a line; returns 0 or CS_EIO/CS_ENOMEM. */
 static int emit(FILE *f, json_t *ev, int *first)
 {
@@ -238,7 +249,7 @@ static json_t *slice_event(const cs_timeline *tl, const slice *sl)
     }
     ev = json_pack("{s:s,s:s,s:s,s:i,s:i,s:f,s:f,s:o}", "name", name, "cat", kind_names[sl->kind],
                    "ph", "X", "pid", sl->pid, "tid", sl->tid, "ts", us(sl->t0),
-                   "dur", us(sl->t1 - sl->t0), "args", args);
+                   "dur", dur_us(sl->t0, sl->t1), "args", args);
     return ev;
 }
 
@@ -310,7 +321,7 @@ int cs_trace_write(const cs_timeline *tl, const char *path, cs_err *err)
 {
     slices s = {NULL, 0, 0};
     track *tr = NULL;
-    cs__afile af;
+    cs_outfile af;
     int n_tr = 0, rc, link_pid = 0, i;
     if ((rc = cs_timeline_check(tl, err)))
         return rc;
@@ -328,16 +339,17 @@ int cs_trace_write(const cs_timeline *tl, const char *path, cs_err *err)
     qsort(s.v, (size_t)s.n, sizeof *s.v, cmp_slice);
     if ((rc = assign_tracks(&s, &tr, &n_tr, err)))
         goto out;
-    if ((rc = cs__afile_open(&af, path, err)))
+    if ((rc = cs_outfile_open(&af, path, err)))
         goto out;
     rc = write_all(af.f, tl, &s, tr, n_tr, link_pid);
     if (rc) {
-        cs__afile_abort(&af);
-        rc = rc == CS_ENOMEM ? cs_err_set(err, rc, path, "out of memory")
-                             : cs_err_set(err, rc, path, "cannot write");
+        cs_outfile_abort(&af);
+        rc = rc == CS_ENOMEM ? cs_err_set(err, rc, path, "out of memory writing the trace")
+                             : cs_err_set(err, rc, path, "cannot write: %s",
+                                          strerror(errno ? errno : EIO));
         goto out;
     }
-    rc = cs__afile_commit(&af, err);
+    rc = cs_outfile_commit(&af, err);
 out:
     free(s.v);
     free(tr);

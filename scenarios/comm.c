@@ -35,7 +35,7 @@ struct cs_plan_ctx {
 int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
 {
     cs_plan_ctx *c = calloc(1, sizeof *c);
-    int rc;
+    int rc, gpus = p->tp * p->pp * p->dp * p->cp;   /* a topology without "ranks" gets these */
     *out = NULL;
     if (!c)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
@@ -43,7 +43,7 @@ int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
     if (p->topo_json) {
         json_t *root = json_loads(p->topo_json, 0, NULL), *n;
         const char *kind = root ? json_string_value(json_object_get(root, "kind")) : NULL;
-        rc = cs_topo_load_string(p->topo_json, "system.topo", &c->topo, err);
+        rc = cs_topo_load_string_ranks(p->topo_json, "system.topo", gpus, &c->topo, err);
         /* as cs_nccl_setup for files: NCCL mode for hardware kinds or an "nccl" object */
         c->nccl_on = kind && (!strcmp(kind, "node") || !strcmp(kind, "cluster") ||
                               !strcmp(kind, "pcie"));
@@ -53,7 +53,7 @@ int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
         }
         json_decref(root);
     } else {
-        rc = cs_topo_open(p->topo_spec, &c->topo, err);
+        rc = cs_topo_open_ranks(p->topo_spec, gpus, &c->topo, err);
         if (rc == 0)
             rc = cs_nccl_setup(p->topo_spec, NULL, 0, &c->np, &c->nccl_on, err);
     }
@@ -417,10 +417,11 @@ static int long_ring(cs_plan_ctx *c, cs_coll coll, int n, uint64_t bytes, cs_pro
     const cs_algo *shift;
     cs_coll_req req;
     cs_sched s;
-    cs_sim_costs costs = {0, 0, 0, 0};
+    cs_sim_costs costs;
     double launch_s = 0, step;
     uint64_t block = bytes / (uint64_t)n > 0 ? bytes / (uint64_t)n : 1;
     int rc, steps = coll == CS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+    memset(&costs, 0, sizeof costs);                  /* no extra costs unless NCCL mode */
     if ((rc = cs_algo_lookup("ring", CS_COLL_SENDRECV, &shift, err)) < 0)
         return rc;
     if (c->nccl_on) {
@@ -486,7 +487,8 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
     }
     if (g == CS_G_PP) {
         cs_sched s;
-        cs_sim_costs costs = {0, 0, 0, 0};
+        cs_sim_costs costs;
+        memset(&costs, 0, sizeof costs);
         if (c->nccl_on)
             cs_nccl_costs(&c->np, CS_PROTO_SIMPLE, 0, &costs);
         if ((rc = p2p_sched(&s, bytes, err)) == 0)
@@ -511,14 +513,17 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
         for (pr = 0; pr < (c->nccl_on ? CS_PROTO_COUNT : 1); pr++) {
             cs_coll_req req;
             cs_sched s;
-            cs_sim_costs costs = {0, 0, 0, 0};
+            cs_sim_costs costs;
             double t;
+            memset(&costs, 0, sizeof costs);
             cs_coll_req_init(&req, coll, gsize, bytes);
             req.elt_bytes = 2;
-            if (gsize > CS_RING_FULL_MAX) {
-                if (strcmp(cand[a]->name, "ring") || (coll != CS_COLL_ALLREDUCE &&
-                    coll != CS_COLL_ALLGATHER && coll != CS_COLL_REDUCESCATTER))
-                    continue;
+            if (gsize > CS_RING_FULL_MAX && !force && strcmp(cand[a]->name, "ring") &&
+                coll == CS_COLL_ALLREDUCE)
+                continue;        /* long groups: the ring (bandwidth-optimal) stands for NCCL */
+            if (gsize > CS_RING_FULL_MAX && !strcmp(cand[a]->name, "ring") &&
+                (coll == CS_COLL_ALLREDUCE || coll == CS_COLL_ALLGATHER ||
+                 coll == CS_COLL_REDUCESCATTER)) {
                 if (c->nccl_on && (c->np.force_proto >= 0 ? pr != c->np.force_proto
                                                          : !c->np.proto[pr].enabled))
                     continue;

@@ -43,7 +43,7 @@ int cs__jr_keys(json_t *obj, const char *parent, const char *const *allowed, cs_
             strncat(known, allowed[i], sizeof known - strlen(known) - 1);
         }
         cs__jr_path(where, sizeof where, parent, k);
-        return cs_err_set(err, CS_EINVAL, where, "unknown key (known: %s)", known);
+        return cs_err_set(err, CS_EINVAL, where, "unknown key '%s' (known: %s)", k, known);
     }
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "scenarios/plan.h"
 #include "scenarios/model-private.h"
 #include "scenarios/jread.h"
+#include "sim/limits.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -121,7 +122,7 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"tp", "pp", "dp", "cp", "ep", "vp", "sequence_parallel",
         "zero", "schedule", "order", "bucket_MB", "overlap_grad_reduce", "overlap_param_gather",
-        "dp_mode", NULL};
+        "dp_mode", "tp_comm_overlap", NULL};
     static const char *const scheds[] = {"1f1b", "gpipe", "interleaved", NULL};
     static const char *const modes[] = {"ddp", "parameter_server", "dataparallel", NULL};
     const long big = 1L << 24;
@@ -142,7 +143,8 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
         (rc = cs__jr_num(o, "parallel", "bucket_MB", 0, &p->bucket_MB, err)) < 0 ||
         (rc = cs__jr_bool(o, "parallel", "overlap_grad_reduce", &p->overlap_grad_reduce, err)) < 0 ||
         (rc = cs__jr_bool(o, "parallel", "overlap_param_gather", &p->overlap_param_gather, err)) < 0 ||
-        (rc = cs__jr_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0)
+        (rc = cs__jr_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0 ||
+        (rc = cs__jr_bool(o, "parallel", "tp_comm_overlap", &p->tp_comm_overlap, err)) < 0)
         return rc;
     p->schedule = (cs_sched_kind)sc;
     p->dp_mode = (cs_dp_mode)md;
@@ -254,10 +256,14 @@ int cs_plan_load(const char *path, cs_plan *p, cs_err *err)
 int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
 {
     const cs_llm *m = &p->model;
-    long gpus = (long)p->tp * p->pp * p->dp * p->cp, per;
+    double gpus_d = (double)p->tp * p->pp * p->dp * p->cp;   /* each degree <= 2^24 */
+    long gpus = gpus_d > CS_LIMIT_MAX_RANKS ? CS_LIMIT_MAX_RANKS + 1L : (long)gpus_d, per;
     if (m->layers == 0)
         return cs_err_set(err, CS_EINVAL, "model", "missing (give \"model\" in the plan or "
                           "--model)");
+    if (gpus > CS_LIMIT_MAX_RANKS)
+        return cs_err_set(err, CS_EINVAL, "parallel", "tp x pp x dp x cp = %.0f GPUs, at most "
+                          "%ld (docs/limits.md)", gpus_d, (long)CS_LIMIT_MAX_RANKS);
     if (p->gpu.hbm_GB == 0)
         return cs_err_set(err, CS_EINVAL, "system.gpu", "missing (give \"system.gpu\" in the "
                           "plan or --gpu)");
@@ -279,7 +285,7 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->schedule == CS_PS_GPIPE && p->vp > 1)
         return cs_err_set(err, CS_EINVAL, "parallel.vp", "gpipe has no virtual stages, got "
                           "vp %d (use schedule interleaved)", p->vp);
-    if (m->layers % (p->pp * p->vp))
+    if (m->layers % ((long)p->pp * p->vp))
         return cs_err_set(err, CS_EINVAL, "parallel.pp", "layers (%d) must be divisible by "
                           "pp x vp (%d x %d)", m->layers, p->pp, p->vp);
     if (m->seq_len % p->cp)
@@ -306,6 +312,16 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
         return cs_err_set(err, CS_EINVAL, "train.global_batch", "interleaving needs the "
                           "microbatches per replica (%ld) to be a multiple of pp (%d)",
                           per / p->micro_batch, p->pp);
+    {
+        /* the step simulation holds a few tasks per (microbatch, chunk, stage) - per layer
+         * with ZeRO-3 - so bound them (docs/limits.md spirit: refuse, do not thrash) */
+        double ops = (double)(per / p->micro_batch) * p->vp * p->pp *
+                     (p->zero >= 3 ? (double)m->layers / (p->pp * p->vp) : 1);
+        if (ops > CS_PLAN_MAX_OPS)
+            return cs_err_set(err, CS_EINVAL, "train.global_batch", "the step would have %.0f "
+                              "pipeline operations (microbatches x vp x pp%s), at most %d",
+                              ops, p->zero >= 3 ? " x layers per chunk" : "", CS_PLAN_MAX_OPS);
+    }
     if (p->zero > 0 && p->dp_mode != CS_DPM_DDP)
         return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO needs dp_mode ddp, got zero %d",
                           p->zero);
@@ -325,7 +341,7 @@ static int set_int(const char *flag, const char *val, int *out, cs_err *err)
     if (!val)
         return cs_err_set(err, CS_EINVAL, flag, "missing value");
     v = strtol(val, &end, 10);
-    if (*end || v < 1 || v > (1L << 30))
+    if (*end || v < 1 || v > (1L << 24))
         return cs_err_set(err, CS_EINVAL, flag, "expected a positive integer, got '%s'", val);
     *out = (int)v;
     return 0;
@@ -334,16 +350,19 @@ static int set_int(const char *flag, const char *val, int *out, cs_err *err)
 int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignored, cs_err *err)
 {
     /* flags with an integer value and where it goes */
-    struct { const char *flag; int *dst; } ints[] = {
-        {"--num-layers", &p->model.layers}, {"--hidden-size", &p->model.hidden},
-        {"--num-attention-heads", &p->model.heads}, {"--num-query-groups", &p->model.kv_heads},
-        {"--ffn-hidden-size", &p->model.ffn_hidden}, {"--seq-length", &p->model.seq_len},
-        {"--padded-vocab-size", &p->model.vocab}, {"--vocab-size", &p->model.vocab},
-        {"--micro-batch-size", &p->micro_batch},
-        {"--tensor-model-parallel-size", &p->tp}, {"--pipeline-model-parallel-size", &p->pp},
-        {"--context-parallel-size", &p->cp}, {"--expert-model-parallel-size", &p->ep},
-        {"--num-experts", &p->model.experts}, {"--moe-router-topk", &p->model.top_k},
-        {"--moe-ffn-hidden-size", &p->model.moe_ffn_hidden},
+    /* flags with an integer value, where it goes, and whether it describes the model */
+    struct { const char *flag; int *dst; int model; } ints[] = {
+        {"--num-layers", &p->model.layers, 1}, {"--hidden-size", &p->model.hidden, 1},
+        {"--num-attention-heads", &p->model.heads, 1},
+        {"--num-query-groups", &p->model.kv_heads, 1},
+        {"--ffn-hidden-size", &p->model.ffn_hidden, 1}, {"--seq-length", &p->model.seq_len, 1},
+        {"--padded-vocab-size", &p->model.vocab, 1}, {"--vocab-size", &p->model.vocab, 1},
+        {"--micro-batch-size", &p->micro_batch, 0},
+        {"--tensor-model-parallel-size", &p->tp, 0},
+        {"--pipeline-model-parallel-size", &p->pp, 0},
+        {"--context-parallel-size", &p->cp, 0}, {"--expert-model-parallel-size", &p->ep, 0},
+        {"--num-experts", &p->model.experts, 1}, {"--moe-router-topk", &p->model.top_k, 1},
+        {"--moe-ffn-hidden-size", &p->model.moe_ffn_hidden, 1},
     };
     char *buf = strdup(args), *tok, *save = NULL, *next;
     int rc = 0, vls = 0, ffn_set = 0, kv_set = 0, gbs = 0;
@@ -352,17 +371,19 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if (ignored && n_ignored)
         ignored[0] = '\0';
-    if (!p->model.name[0] || !p->model.layers) {
-        memset(&p->model, 0, sizeof p->model);
-        snprintf(p->model.name, sizeof p->model.name, "megatron");
-        p->model.vocab = 51200;       /* GPT-2 BPE padded to a multiple of 128 x 8 */
-    }
+    int fresh = !p->model.layers, touched = 0;  /* a model built from the flags */
     for (tok = strtok_r(buf, " \t\n", &save); tok && rc == 0; tok = next) {
         next = strtok_r(NULL, " \t\n", &save);
         for (i = 0; i < sizeof ints / sizeof ints[0]; i++)
             if (!strcmp(tok, ints[i].flag))
                 break;
         if (i < sizeof ints / sizeof ints[0]) {
+            if (ints[i].model && fresh && !touched) {
+                memset(&p->model, 0, sizeof p->model);
+                snprintf(p->model.name, sizeof p->model.name, "megatron");
+                p->model.vocab = 51200;   /* GPT-2 BPE padded to a multiple of 128 x 8 */
+            }
+            touched |= ints[i].model;
             rc = set_int(tok, next, ints[i].dst, err);
             ffn_set |= ints[i].dst == &p->model.ffn_hidden;
             kv_set |= ints[i].dst == &p->model.kv_heads;
@@ -402,6 +423,8 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             p->overlap_grad_reduce = 1;
         } else if (!strcmp(tok, "--overlap-param-gather")) {
             p->overlap_param_gather = 1;
+        } else if (!strcmp(tok, "--tp-comm-overlap")) {
+            p->tp_comm_overlap = 1;
         } else if (!strcmp(tok, "--group-query-attention")) {
             /* --num-query-groups gives the count */
         } else if (!strncmp(tok, "--", 2)) {
@@ -435,6 +458,8 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         if (p->vp > 1)
             p->schedule = CS_PS_INTERLEAVED;
     }
+    if (!touched)
+        return 0;                    /* no model flags: the plan's or --model's model */
     if (!p->model.layers || !p->model.hidden || !p->model.heads || !p->model.seq_len)
         return cs_err_set(err, CS_EINVAL, "--megatron", "needs --num-layers, --hidden-size, "
                           "--num-attention-heads and --seq-length");
@@ -457,10 +482,13 @@ int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err)
         snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
         return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
     }
+    /* "auto" (Hugging Face's integration) and other non-integers keep the plan's values */
     if ((v = json_object_get(root, "train_batch_size")) && json_is_integer(v))
-        p->global_batch = (long)json_integer_value(v);
+        p->global_batch = json_integer_value(v) > 0 && json_integer_value(v) <= (1LL << 40)
+                          ? (long)json_integer_value(v) : -1;
     if ((v = json_object_get(root, "train_micro_batch_size_per_gpu")) && json_is_integer(v))
-        p->micro_batch = (int)json_integer_value(v);
+        p->micro_batch = json_integer_value(v) > 0 && json_integer_value(v) <= (1 << 20)
+                         ? (int)json_integer_value(v) : -1;
     if ((z = json_object_get(root, "zero_optimization")) && json_is_object(z)) {
         if ((v = json_object_get(z, "stage")) && json_is_integer(v)) {
             long st = (long)json_integer_value(v);
@@ -482,7 +510,7 @@ int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err)
         p->dtype = CS_DT_FP16;
     json_decref(root);
     if (p->global_batch < 1 || p->micro_batch < 1)
-        return cs_err_set(err, CS_EINVAL, path, "train_batch_size and "
-                          "train_micro_batch_size_per_gpu must be positive integers");
+        return cs_err_set(err, CS_EINVAL, path, "train_batch_size (1..2^40) and "
+                          "train_micro_batch_size_per_gpu (1..2^20) must be integers in range");
     return 0;
 }

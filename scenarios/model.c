@@ -105,7 +105,8 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
         "gated_mlp", "seq_len", "vocab", "experts", "top_k", "moe_ffn_hidden", "description",
         "sources", NULL};
     static const char *const need[] = {"layers", "hidden", "heads", "seq_len", "vocab", NULL};
-    const long big = 1L << 30;
+    /* bounds keep every count a product of these in range (4 h, s h, ...) */
+    const long L_MAX = 1L << 20, H_MAX = 1L << 24, S_MAX = 1L << 24, V_MAX = 1L << 28;
     int rc, i;
     char w[256];
     if (!json_is_object(o))
@@ -117,22 +118,22 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
     for (i = 0; need[i]; i++)
         if ((rc = cs__jr_need(o, where, need[i], err)) < 0)
             return rc;
-    if ((rc = cs__jr_intv(o, where, "layers", 1, big, &m->layers, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "hidden", 1, big, &m->hidden, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "heads", 1, big, &m->heads, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "seq_len", 1, big, &m->seq_len, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "vocab", 1, big, &m->vocab, err)) < 0)
+    if ((rc = cs__jr_intv(o, where, "layers", 1, L_MAX, &m->layers, err)) < 0 ||
+        (rc = cs__jr_intv(o, where, "hidden", 1, H_MAX, &m->hidden, err)) < 0 ||
+        (rc = cs__jr_intv(o, where, "heads", 1, H_MAX, &m->heads, err)) < 0 ||
+        (rc = cs__jr_intv(o, where, "seq_len", 1, S_MAX, &m->seq_len, err)) < 0 ||
+        (rc = cs__jr_intv(o, where, "vocab", 1, V_MAX, &m->vocab, err)) < 0)
         return rc;
     m->kv_heads = m->heads;
     m->ffn_hidden = 4 * m->hidden;
-    if ((rc = cs__jr_intv(o, where, "kv_heads", 1, big, &m->kv_heads, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "ffn_hidden", 1, big, &m->ffn_hidden, err)) < 0 ||
+    if ((rc = cs__jr_intv(o, where, "kv_heads", 1, H_MAX, &m->kv_heads, err)) < 0 ||
+        (rc = cs__jr_intv(o, where, "ffn_hidden", 1, V_MAX, &m->ffn_hidden, err)) < 0 ||
         (rc = cs__jr_bool(o, where, "gated_mlp", &m->gated_mlp, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "experts", 0, big, &m->experts, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "top_k", 0, big, &m->top_k, err)) < 0)
+        (rc = cs__jr_intv(o, where, "experts", 0, L_MAX, &m->experts, err)) < 0 ||
+        (rc = cs__jr_intv(o, where, "top_k", 0, L_MAX, &m->top_k, err)) < 0)
         return rc;
     m->moe_ffn_hidden = m->ffn_hidden;
-    if ((rc = cs__jr_intv(o, where, "moe_ffn_hidden", 1, big, &m->moe_ffn_hidden, err)) < 0)
+    if ((rc = cs__jr_intv(o, where, "moe_ffn_hidden", 1, V_MAX, &m->moe_ffn_hidden, err)) < 0)
         return rc;
     if (m->hidden % m->heads) {
         cs__jr_path(w, sizeof w, where, "heads");
@@ -241,11 +242,12 @@ int cs_model_load_hf(const char *path, cs_llm *m, cs_err *err)
     snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : path);
 #define HF_INT(key, field, req) do {                                                      \
         v = json_object_get(root, key);                                                   \
-        if (v && json_is_integer(v) && json_integer_value(v) > 0)                         \
+        if (v && json_is_integer(v) && json_integer_value(v) > 0 &&                       \
+            json_integer_value(v) <= (1 << 24))                                           \
             m->field = (int)json_integer_value(v);                                        \
         else if (v || (req)) {                                                            \
             json_decref(root);                                                            \
-            return cs_err_set(err, CS_EINVAL, key, v ? "expected a positive integer"      \
+            return cs_err_set(err, CS_EINVAL, key, v ? "expected an integer in 1..16777216"\
                               : "missing required key (Hugging Face config.json)");       \
         }                                                                                 \
     } while (0)

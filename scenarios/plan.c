@@ -5,6 +5,7 @@
  * microbatches in flight of the schedule), and one step simulated by cs_plan_step. */
 #include "scenarios/plan.h"
 #include "scenarios/step-private.h"
+#include "sim/limits.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,8 +39,9 @@ static double gemm_s(const cs_plan *p, double m, double k, double n)
     return kernel_s(p, 2 * m * k * n, q * (m * k + k * n + m * n));
 }
 
-/* Per-layer forward times on one GPU for one microbatch, s: all, attention core only. */
-static void layer_fwd_s(const cs_plan *p, double *all, double *core)
+/* Per-layer forward times on one GPU for one microbatch, s: all, attention core only, and
+ * the dense GEMMs that TP communication can hide behind (QKV, projection, MLP). */
+static void layer_fwd_s(const cs_plan *p, double *all, double *core, double *tp_gemms)
 {
     const cs_llm *M = &p->model;
     double t = p->tp, T = (double)p->micro_batch * M->seq_len / p->cp, h = M->hidden;
@@ -47,7 +49,9 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core)
     double heads = M->heads / t, sk = M->seq_len, x = 0, fe;
     int gem = M->gated_mlp ? 3 : 2, i;
     double attn;
+    double g0;
     x += gemm_s(p, T, h, (h + 2 * kv) / t);                         /* QKV */
+    g0 = x;
     /* scores Q K^T and softmax x V: per head (s/cp x dh) x (dh x s) and back, batched */
     attn = kernel_s(p, 4 * p->micro_batch * heads * (T / p->micro_batch) * sk * dh,
                     q * (2 * T * h / t + 2 * p->micro_batch * sk * kv / t));
@@ -58,6 +62,7 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core)
         attn += kernel_s(p, 0, 13.0 * p->micro_batch * heads * (T / p->micro_batch) * sk);
     x += attn;
     x += gemm_s(p, T, h / t, h);                                    /* projection */
+    g0 += gemm_s(p, T, h / t, h);
     if (M->experts > 0) {
         double per_expert = T * M->top_k * p->ep / M->experts;      /* tokens per expert */
         fe = M->moe_ffn_hidden;
@@ -68,8 +73,11 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core)
         fe *= M->top_k;
     } else {
         fe = f;
-        for (i = 0; i < gem; i++)
-            x += gemm_s(p, T, i == gem - 1 ? f / t : h, i == gem - 1 ? h : f / t);
+        for (i = 0; i < gem; i++) {
+            double gi = gemm_s(p, T, i == gem - 1 ? f / t : h, i == gem - 1 ? h : f / t);
+            x += gi;
+            g0 += gi;
+        }
     }
     /* elementwise: two norms, two dropout+residual (read/write s b h each), the MLP
      * activation (reads and writes the f-wide tensor); sequence parallel splits the
@@ -77,6 +85,7 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core)
     x += kernel_s(p, 0, q * T * h * 12 / (p->sp ? t : 1) + q * T * fe / t * 4);
     *all = x;
     *core = attn;
+    *tp_gemms = g0;
 }
 
 double cs_plan_layer_act_bytes(const cs_plan *p)
@@ -181,10 +190,15 @@ static int comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, doub
 {
     int n = g == CS_G_TP ? p->tp : g == CS_G_CP ? p->cp : g == CS_G_EP ? p->ep
           : g == CS_G_DP ? p->dp : g == CS_G_EDP ? p->dp / p->ep : 2;
-    uint64_t b = (uint64_t)llround(bytes);
+    uint64_t b;
     *t = 0;
-    if (n < 2 || b == 0)
+    if (n < 2 || bytes < 0.5)
         return 0;
+    if (bytes > (double)CS_LIMIT_MAX_BYTES)
+        return cs_err_set(err, CS_EINVAL, "plan", "a %s of %.4g bytes is over the %llu-byte "
+                          "limit of one collective (docs/limits.md)", cs_coll_name(coll), bytes,
+                          (unsigned long long)CS_LIMIT_MAX_BYTES);
+    b = (uint64_t)llround(bytes);
     if (vol)
         *vol += (coll == CS_COLL_ALLREDUCE ? 2.0 : 1.0) * (n - 1) / n * (double)b;
     return cs_plan_comm(c, p, g, coll, b, t, err);
@@ -197,7 +211,7 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
     cs_step_costs *sc = &r->costs;
     int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, rc, tpsp = p->sp && p->tp > 1;
     double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
-    double h = M->hidden, q = act_bytes(p), t_all, t_core, x, y, dd, ee, peak;
+    double h = M->hidden, q = act_bytes(p), t_all, t_core, t_gem, x, y, dd, ee, peak;
     double act = T * h * q, dense_share, grad_bytes, bucket, nb;
     long m = p->global_batch / p->dp / p->micro_batch;
     memset(r, 0, sizeof *r);
@@ -212,7 +226,7 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
                  : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
     /* compute: backward = 2 x forward; recompute replays the forward (full) or the
      * attention core (selective) before the backward */
-    layer_fwd_s(p, &t_all, &t_core);
+    layer_fwd_s(p, &t_all, &t_core, &t_gem);
     sc->t_fwd = Lc * t_all;
     sc->t_bwd = 2 * sc->t_fwd;
     sc->t_recomp = p->recompute == CS_RC_FULL ? sc->t_fwd
@@ -234,6 +248,14 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
             sc->t_tp_fwd = Lc * 2 * x;
         }
         sc->t_tp_bwd = sc->t_tp_fwd * (p->recompute == CS_RC_FULL ? 2 : 1);
+        /* TP communication overlapped with the GEMMs it feeds or follows (Transformer
+         * Engine's userbuffers, Megatron's --tp-comm-overlap): only the excess shows */
+        if (p->tp_comm_overlap) {
+            double per = sc->t_tp_fwd / Lc;
+            sc->t_tp_fwd = Lc * fmax(0, per - t_gem);
+            sc->t_tp_bwd = Lc * (fmax(0, per - 2 * t_gem) +
+                                 (p->recompute == CS_RC_FULL ? fmax(0, per - t_gem) : 0));
+        }
     }
     /* CP: ring attention passes K and V around the cp ranks (an all-gather of them),
      * overlapped with the attention core; backward also reduce-scatters dK, dV */
@@ -272,6 +294,10 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
     }
     dense_share = dd + ee > 0 ? dd / (dd + ee) : 1;
     grad_bytes = (dd + ee) / v * wbytes(p) * p->grad_compression;
+    if (grad_bytes * v > (double)CS_LIMIT_MAX_BYTES)
+        return cs_err_set(err, CS_EINVAL, "model", "%.4g bytes of gradients per GPU are over "
+                          "the %llu-byte limit (docs/limits.md)", grad_bytes * v,
+                          (unsigned long long)CS_LIMIT_MAX_BYTES);
     if (p->dp > 1 && grad_bytes > 0) {
         double tb_d = 0, tb_e = 0, vol = 0, vole = 0, reps;
         cs_coll gc = p->zero == 0 ? CS_COLL_ALLREDUCE : CS_COLL_REDUCESCATTER;

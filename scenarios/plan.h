@@ -83,7 +83,10 @@ typedef struct cs_plan {
     int order[CS_DIM_COUNT];  /* dimensions innermost first (default tp, cp, ep, dp, pp) */
     double bucket_MB;         /* DP gradient bucket, MiB (PyTorch's bucket_cap_mb) */
     int overlap_grad_reduce;  /* DP reduction overlaps backward */
-    int overlap_param_gather; /* ZeRO-3 parameter gathers are prefetched */
+    int overlap_param_gather; /* ZeRO parameter gathers are prefetched (ZeRO-3) or overlap
+                                 the next step's first forward (ZeRO-1/2) */
+    int tp_comm_overlap;      /* TP collectives overlap the GEMMs they feed (extension
+                                 key "tp_comm_overlap", default false) */
     cs_dp_mode dp_mode;       /* how DP reduces: ring allreduce, parameter server, or
                                  torch DataParallel (gather to rank 0 and broadcast) */
 } cs_plan;
@@ -156,6 +159,10 @@ void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m);
 
 /* Resolved rank groups: group g of a dimension set holds ranks members[g*size + i]. */
 int cs_plan_rank(const cs_plan *p, const int coord[CS_DIM_COUNT]);
+
+/* Most compute operations (microbatches x chunks x stages, x layers per chunk with
+ * ZeRO-3) one step simulation may hold: 2^24. */
+#define CS_PLAN_MAX_OPS (1 << 24)
 
 /* Check the plan against itself and the topology size (n_topo_ranks; 0 = skip): every
  * divisibility rule, positive sizes, known names. Errors say the key path, e.g.
@@ -246,7 +253,6 @@ typedef struct cs_step_costs {
 /* Result of the step simulation. */
 typedef struct cs_step_result {
     double step_s;                   /* makespan, s */
-    double busy_s[CS_T_COUNT];       /* time of each task kind on the reported stage, s */
     double bubble_s;                 /* reported stage: compute idle not waiting on comm, s */
     double pp_exposed_s;             /* reported stage: idle waiting on pipeline sends, s */
     double dp_exposed_s;             /* reported stage: idle waiting on DP comm, s */
@@ -278,18 +284,18 @@ typedef struct cs_plan_result {
     double capacity_bytes;    /* the GPU's memory */
     int fits;                 /* total <= capacity */
     int microbatches;         /* m per DP replica */
-    double dp_bytes_per_gpu;  /* bytes one GPU sends+receives... sent in DP collectives per
-                                 step (ring volume factor applied), bytes */
-    double dp_coll_bytes;     /* bytes of DP collective buffers issued per step per GPU
-                                 (S summed over collectives: 2Ψq-equivalent) */
+    double dp_bytes_per_gpu;  /* bytes one GPU sends in DP collectives per step, ring
+                                 volumes: allreduce 2(n-1)/n S, all-gather and
+                                 reduce-scatter (n-1)/n S */
+    double dp_coll_bytes;     /* DP collective sizes S summed over the step, bytes */
     const char *bottleneck;   /* largest non-compute breakdown entry, or "compute" */
     cs_step_costs costs;      /* what the step simulation ran */
     cs_step_result step;      /* the step (tasks kept when asked) */
 } cs_plan_result;
 extern const char *const cs_plan_breakdown_names[10];
 
-/* Evaluate a checked plan on ctx's system. keep_tasks keeps the step's tasks. With
- * memory_only, stop after memory (no timing). Returns 0 or a negative code. */
+/* Evaluate a checked plan on ctx's system. keep_tasks keeps the step's tasks (pictures,
+ * traces). Returns 0 or a negative code. */
 int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *out,
                  cs_err *err);
 /* Memory only (no topology needed). */
@@ -305,8 +311,11 @@ int cs_plan_print_trace(FILE *f, const cs_plan *p, const cs_plan_result *r);
 /* --- Search (search.c) --- */
 /* One candidate layout. */
 typedef struct cs_plan_cand {
-    int tp, pp, dp, cp, ep, vp, mbs, zero, sp;
-    cs_recompute recompute;
+    int tp, pp, dp, cp, ep, vp; /* parallel degrees (vp > 1: interleaved 1F1B) */
+    int mbs;                 /* micro batch, sequences */
+    int zero;                /* ZeRO stage */
+    int sp;                  /* sequence parallelism */
+    cs_recompute recompute;  /* activation recomputation */
 } cs_plan_cand;
 /* A candidate's outcome. */
 typedef struct cs_plan_cand_result {

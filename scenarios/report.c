@@ -102,6 +102,7 @@ int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
     json_object_set_new(par, "overlap_grad_reduce", json_boolean(p->overlap_grad_reduce));
     json_object_set_new(par, "overlap_param_gather", json_boolean(p->overlap_param_gather));
     json_object_set_new(par, "dp_mode", json_string(dpm_name(p->dp_mode)));
+    json_object_set_new(par, "tp_comm_overlap", json_boolean(p->tp_comm_overlap));
     json_object_set_new(par, "micro_batch", json_integer(p->micro_batch));
     json_object_set_new(par, "recompute", json_string(rc_name(p->recompute)));
     for (i = 0; i < 10; i++)

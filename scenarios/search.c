@@ -25,9 +25,10 @@ void cs_plan_apply(cs_plan *p, const cs_plan_cand *c)
     p->schedule = c->vp > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
 }
 
+/* A growing array of candidates. */
 typedef struct cand_vec {
-    cs_plan_cand *v;
-    long n, cap;
+    cs_plan_cand *v;         /* the candidates (owned until handed out) */
+    long n, cap;             /* used and allocated entries */
 } cand_vec;
 
 static int push(cand_vec *cv, const cs_plan_cand *c)
@@ -135,12 +136,18 @@ int cs_plan_search_eval(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_can
                 snprintf(res->why, sizeof res->why, "needs %.1f GB", mem.total / 1e9);
             } else {
                 cs_plan_result r;
-                if ((rc = cs_plan_eval(ctx, &p, 0, &r, err)) < 0)
-                    return rc;
-                res->step_time_s = r.step_time_s;
-                res->tokens_per_s = r.tokens_per_s;
-                res->mfu_pct = r.mfu_pct;
-                cs_plan_result_fini(&r);
+                if ((rc = cs_plan_eval(ctx, &p, 0, &r, &e2)) < 0) {
+                    if (rc == CS_ENOMEM)
+                        return cs_err_set(err, rc, NULL, "out of memory");
+                    /* a layout the plan cannot run (a limit): dropped, with why */
+                    res->ok = 0;
+                    snprintf(res->why, sizeof res->why, "%.60s: %.30s", e2.where, e2.msg);
+                } else {
+                    res->step_time_s = r.step_time_s;
+                    res->tokens_per_s = r.tokens_per_s;
+                    res->mfu_pct = r.mfu_pct;
+                    cs_plan_result_fini(&r);
+                }
             }
         }
         if (cb)

@@ -189,6 +189,7 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
     int32_t *succ = NULL, *f_send = NULL, *b_send = NULL, *f_task = NULL, *b_first = NULL;
     int32_t *gather_first = NULL, *opt_task = NULL;
     int *is_b = NULL, *chunk = NULL, *mb = NULL, zero3 = c->t_gather > 0;
+    int n_g = c->n_buckets > 0 ? c->n_buckets : 1;    /* ZeRO-1/2 gather buckets per chunk */
     builder b = {0};
     int rc = 0;
     memset(out, 0, sizeof *out);
@@ -217,13 +218,20 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
         long last_comp = -1, next_g = -1;
         for (k = 0; k < ST_N; k++)
             b.last[k] = -1;
-        /* ZeRO-1/2 with overlapped parameter gather: each chunk's updated parameters are
-         * gathered at the start of the step, before that chunk's first forward. */
+        /* ZeRO-1/2 with overlapped parameter gather (Megatron's overlap-param-gather): each
+         * chunk's updated parameters are gathered at the start of the step bucket by bucket,
+         * and the chunk's first forward runs piece by piece behind them. */
         if (c->t_dp_tail > 0 && c->overlap_gather)
-            for (k = 0; k < v; k++)
-                if ((gather_first[k * p + s] = (int32_t)add(&b, s, ST_DP, CS_T_DP, k, -1,
-                                                             c->t_dp_tail / v)) < 0)
-                    goto nomem;
+            for (k = 0; k < v; k++) {
+                int jb;
+                for (jb = 0; jb < n_g; jb++) {
+                    long gt = add(&b, s, ST_DP, CS_T_DP, k, -1, c->t_dp_tail / v / n_g);
+                    if (gt < 0)
+                        goto nomem;
+                    if (jb == 0)
+                        gather_first[k * p + s] = (int32_t)gt;
+                }
+            }
         program(c, s, is_b, chunk, mb);
         for (k = 0; k < n_ops; k++) {
             int vs = chunk[k] * p + s, j, split;
@@ -234,7 +242,8 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
              * stream gets there); a backward is also cut into bucket-producing pieces */
             split = zero3 ? (c->n_pieces > 0 ? c->n_pieces : 1)
                   : is_b[k] && c->n_buckets > 0 && c->overlap_grad && mb[k] == m - 1
-                  ? c->n_buckets : 1;
+                  ? c->n_buckets
+                  : !is_b[k] && mb[k] == 0 && gather_first[vs] >= 0 ? n_g : 1;
             t1 = -1;
             for (j = 0; j < split; j++) {
                 long before = last_comp;
@@ -258,14 +267,16 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
                         goto nomem;
                     dep(&b, next_g, before);
                 }
+                if (!is_b[k] && mb[k] == 0 && gather_first[vs] >= 0)
+                    dep(&b, t0, gather_first[vs] + j);      /* its bucket of parameters */
                 if (j == 0 && !is_b[k]) {
-                    if (mb[k] == 0)
-                        dep(&b, t0, gather_first[vs]);
                     f_task[idx] = (int32_t)t0;
                 } else if (j == 0) {
                     b_first[idx] = (int32_t)t0;
                 }
-                if (is_b[k] && (split > 1 || zero3) && c->n_buckets > 0 && c->overlap_grad) {
+                /* every piece of the last microbatch's backward posts its bucket, also
+                 * when the gradients fit one bucket (one piece) */
+                if (is_b[k] && (zero3 || mb[k] == m - 1) && c->n_buckets > 0 && c->overlap_grad) {
                     long bk = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_bucket);
                     if (bk < 0)
                         goto nomem;

@@ -57,6 +57,7 @@ const char *cs_err_name(int code)
     case CS_EUNSUPP: return "CS_EUNSUPP";
     case CS_EUSAGE: return "CS_EUSAGE";
     case CS_ESTATE: return "CS_ESTATE";
+    case CS_ELIMIT: return "CS_ELIMIT";
     default: return "CS_E?";
     }
 }

@@ -16,7 +16,8 @@ enum {
     CS_ENOENT = -5,   /* unknown name (collective, algorithm, preset, node...) */
     CS_EUNSUPP = -6,  /* valid request this algorithm/topology cannot do */
     CS_EUSAGE = -7,   /* command-line usage error (exit status 2) */
-    CS_ESTATE = -8    /* the simulation reached an impossible state (deadlock, ...) */
+    CS_ESTATE = -8,   /* the simulation reached an impossible state (deadlock, ...) */
+    CS_ELIMIT = -9    /* the request exceeds a limit: memory budget, rank count, size */
 };
 
 /* An error record. where: a location such as "topo.json:3:14", "links[3].bandwidth_GBps"

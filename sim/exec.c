@@ -1,7 +1,10 @@
 /* exec.c: runs schedules on a fabric (core layer). Each job is a DAG: an operation is posted
  * when its dependencies are done; transfers go to the network model, compute tasks hold
  * their rank's compute resource, and with gamma a reduce holds its receiver's reducer for
- * l/gamma after delivery. Jobs share the engine and the network, so they contend. */
+ * l/gamma after delivery (the alpha-beta-gamma model) or, with costs' reduce_in_loop (NCCL
+ * mode), from when it was sent, as the kernels reduce inside the receive loop: then it
+ * costs time only where the reducer, not the link, is the bound. Jobs share the engine and
+ * the network, so they contend. */
 #include "sim/exec.h"
 #include "sim/check-private.h"
 #include "sim/net-private.h"
@@ -25,6 +28,8 @@ struct cs_job {
     cs_check *check;          /* data check state, NULL when skipped */
     cs_check_snap **snap;     /* per operation in flight: sender's data sets (check only) */
     int wrong;                /* #wrong after the run, -1 if unchecked */
+    cs_time *sent_ps;         /* per operation: when it entered the network, ps (owned;
+                                 only with a reduction cost) */
 };
 
 struct cs_sim {
@@ -40,6 +45,7 @@ struct cs_sim {
     cs_time *compute_free;    /* per topology rank: when its compute resource is free, ps */
     cs_time *reduce_free;     /* per topology rank: when its reducer is free, ps */
     double reduce_ps_per_byte;/* 1/gamma in ps per byte, 0 = free */
+    int reduce_in_loop;       /* cs_sim_costs: reduce while receiving (1) or after (0) */
     cs_time launch_ps;        /* cs_sim_costs: added before each job starts, ps */
     cs_time xfer_lat_ps;      /* cs_sim_costs: added before each transfer is sent, ps */
     double bytes_scale;       /* cs_sim_costs: 1 / bw_eff (1 = none) */
@@ -84,6 +90,7 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
             sim->bytes_scale = 1.0 / c->bw_eff;
         /* The cap is on data; on the wire a transfer carries 1/bw_eff bytes per data byte. */
         sim->cap_GBps = c->chan_GBps * sim->bytes_scale;
+        sim->reduce_in_loop = c->reduce_in_loop;
         sim->opts.costs = NULL;   /* copied above; the caller's struct may go away */
     }
     sim->reduce_ps_per_byte = topo->reduce_GBps > 0 ? 1000.0 / topo->reduce_GBps : 0;
@@ -119,6 +126,7 @@ static void job_free(cs_job *job)
     free(job->pending);
     free(job->succ_off);
     free(job->succ);
+    free(job->sent_ps);
     free(job);
 }
 
@@ -232,6 +240,8 @@ static void send(cs_job *job, uint32_t i)
     chan_key = sim->cap_GBps <= 0 || rank_of(job, x->src) < 0 ? -1
              : (x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks + rank_of(job, x->src);
     sim->n_sent++;
+    if (job->sent_ps)
+        job->sent_ps[i] = cs_engine_now(sim->eng);
     if (++sim->n_in_net > sim->peak_in_net)
         sim->peak_in_net = sim->n_in_net;
     rc = sim->nops->send(sim->net, node_of(job, x->src), node_of(job, x->dst), bytes,
@@ -321,12 +331,19 @@ static void net_done(void *ctx, uint64_t token)
     sim->n_in_net--;
     observe(job, CS_OBS_XFER_DONE, i);
     if (x->op == CS_OP_REDUCE && sim->reduce_ps_per_byte > 0 && x->dst < job->s->n_ranks) {
+        /* The receiver reduces for l/gamma from delivery (alpha-beta-gamma), or, in the
+         * receive loop (NCCL's recvReduce* primitives), from when the transfer was sent or
+         * its reducer is free: done when both the last byte and the reduction are. */
         int r = job->map[x->dst];
-        cs_time now = cs_engine_now(sim->eng);
-        cs_time t0 = sim->reduce_free[r] > now ? sim->reduce_free[r] : now;
+        cs_time now = cs_engine_now(sim->eng), t0 = job->sent_ps ? job->sent_ps[i] : now;
+        if (sim->reduce_free[r] > t0)
+            t0 = sim->reduce_free[r];
         sim->reduce_free[r] = t0 + (cs_time)llround((double)x->bytes * sim->reduce_ps_per_byte);
-        cs_engine_at(sim->eng, sim->reduce_free[r], reduce_done, job, i);
-        return;
+        if (sim->reduce_free[r] > now) {
+            cs_engine_at(sim->eng, sim->reduce_free[r], reduce_done, job, i);
+            return;
+        }
+        observe(job, CS_OBS_REDUCE_DONE, i);
     }
     complete(job, i);
 }
@@ -379,7 +396,10 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
     job->pending = malloc(((size_t)n + 1) * sizeof *job->pending);
     job->succ_off = calloc((size_t)n + 2, sizeof *job->succ_off);
     job->succ = malloc(((size_t)s->n_deps + 1) * sizeof *job->succ);
-    if (!job->map || !job->pending || !job->succ_off || !job->succ) {
+    if (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop)
+        job->sent_ps = calloc((size_t)n + 1, sizeof *job->sent_ps);
+    if (!job->map || !job->pending || !job->succ_off || !job->succ ||
+        (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop && !job->sent_ps)) {
         job_free(job);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }

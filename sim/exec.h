@@ -71,6 +71,10 @@ typedef struct cs_sim_costs {
                                  bytes; 0 means 1 */
     double chan_GBps;         /* a channel's bandwidth cap: no transfer moves data faster
                                  than this, GB/s; 0 = no cap */
+    int reduce_in_loop;       /* 1: a reduce's receiver reduces while the data arrive (the
+                                 topology's reduce_GBps costs time only where it, not the
+                                 link, is the bound); 0: for l/gamma after delivery, the
+                                 alpha-beta-gamma model */
 } cs_sim_costs;
 
 /* Options of a simulation. */

@@ -9,7 +9,6 @@
  * end rank 0 broadcasts the outcome (and, for to_all jobs, the results) to every rank. */
 #include "sim/par-private.h"
 
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,7 +422,7 @@ int cs__par_map_group(const cs_par_job *job, const int *order, void *results,
         m.results = results;
         m.pg = pg;
         m.n_ranks = size;
-        m.fail_item = INT_MAX;
+        m.fail_item = 0x7fffffff;   /* no failure yet (<limits.h> is sim/limits.h here) */
         m.outstanding = calloc((size_t)size, sizeof *m.outstanding);
         m.abort_sent = calloc((size_t)size, sizeof *m.abort_sent);
         m.last_chunk = calloc((size_t)size, sizeof *m.last_chunk);

@@ -216,6 +216,28 @@ static int dump_json(FILE *f, json_t *root)
     return rc || ferror(f) ? CS_EIO : 0;
 }
 
+json_t *cs_json_num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+void cs_csv_field(FILE *f, const char *s)
+{
+    if (!s)
+        s = "";
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 int cs_report_json(FILE *f, const cs_sweep *sw)
 {
     return dump_json(f, sweep_json(sw));
@@ -242,10 +264,15 @@ static void csv_rows(FILE *f, const cs_sweep *sw, int closed)
     int i;
     for (i = 0; i < sw->n_rows; i++) {
         const cs_row *r = &sw->rows[i];
-        fprintf(f, "%s,%s,%d,%s,%s,%llu,%llu,%.17g,%.17g,%.17g,", cs_coll_name(sw->coll),
-                r->algorithm ? r->algorithm : sw->algorithm, sw->ranks, sw->topology,
-                sw->datatype, (unsigned long long)r->size_bytes, (unsigned long long)r->count,
-                r->time_us, r->algbw_GBps, r->busbw_GBps);
+        cs_csv_field(f, cs_coll_name(sw->coll));
+        fputc(',', f);
+        cs_csv_field(f, r->algorithm ? r->algorithm : sw->algorithm);
+        fprintf(f, ",%d,", sw->ranks);
+        cs_csv_field(f, sw->topology);
+        fputc(',', f);
+        cs_csv_field(f, sw->datatype);
+        fprintf(f, ",%llu,%llu,%.17g,%.17g,%.17g,", (unsigned long long)r->size_bytes,
+                (unsigned long long)r->count, r->time_us, r->algbw_GBps, r->busbw_GBps);
         if (r->wrong >= 0)
             fprintf(f, "%d", r->wrong);
         if (closed && r->has_closed_form)
@@ -316,9 +343,22 @@ int cs_dtype_lookup(const char *name, cs_dtype *out, cs_err *err)
     return cs_err_set(err, CS_EUSAGE, "-d", "unknown datatype '%s' (known: %s)", name, known);
 }
 
+const cs_dtype *cs_dtype_all(int *n)
+{
+    *n = (int)(sizeof dtypes / sizeof dtypes[0]);
+    return dtypes;
+}
+
+static const char *const redops[] = {"sum", "prod", "max", "min", "avg", NULL};
+
+const char *const *cs_redop_all(void)
+{
+    return redops;
+}
+
 int cs_redop_lookup(const char *name, const char **canon, cs_err *err)
 {
-    static const char *const ops[] = {"sum", "prod", "max", "min", "avg"};
+    const char *const *ops = redops;
     size_t i;
     for (i = 0; i < 5; i++)
         if (!strcmp(name, ops[i])) {

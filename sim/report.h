@@ -70,6 +70,12 @@ void cs_row_bandwidths(cs_row *row, cs_coll coll, int ranks);
  * "closed_form_us" where a row has one (CSV: a last column when any row has one). */
 int cs_report_text(FILE *f, const cs_sweep *sw);
 int cs_report_json(FILE *f, const cs_sweep *sw);
+/* A JSON number, or null when v is not finite (json_real refuses inf and NaN, and
+ * json_object_set_new would then drop the key silently). Returns a new reference. */
+struct json_t *cs_json_num(double v);
+/* Write one CSV field, quoted as RFC 4180 asks when it holds a comma, a double quote or a
+ * line break (quotes doubled inside). */
+void cs_csv_field(FILE *f, const char *s);
 int cs_report_csv(FILE *f, const cs_sweep *sw);
 /* Several sweeps (a sweep over rank counts or algorithms), by format "text", "json" or
  * "csv": text tables one after another; JSON the single-sweep object when n == 1, else an
@@ -80,8 +86,12 @@ int cs_report_many(FILE *f, const char *format, const cs_sweep *sw, int n);
 typedef struct cs_dtype { const char *name; int bytes; } cs_dtype;
 /* Lookup "float", "half", "bfloat16", "double", "int8", ...; CS_ENOENT with the list. */
 int cs_dtype_lookup(const char *name, cs_dtype *out, cs_err *err);
+/* Every data type, in nccl-tests' order (for -d all); *n gets the count. */
+const cs_dtype *cs_dtype_all(int *n);
 /* Reduction ops as nccl-tests names them: sum, prod, max, min, avg. */
 int cs_redop_lookup(const char *name, const char **canon, cs_err *err);
+/* Every reduction op, NULL-terminated (for -o all). */
+const char *const *cs_redop_all(void);
 
 /* nccl-tests size arithmetic: for a sweep value `size`, the per-rank count and the S that
  * nccl-tests prints for collective c on n ranks with elements of elt bytes

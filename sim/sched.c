@@ -1,5 +1,6 @@
 /* sched.c: collectives table and schedule building (core layer). */
 #include "sim/sched.h"
+#include "sim/limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,8 +86,22 @@ void cs_sched_fini(cs_sched *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Grow an array to hold at least need elements. */
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elt)
+/* Bytes the schedule's arrays take, with array `which` (pointer to its capacity) counted
+ * at capacity ncap instead. */
+static uint64_t sched_bytes(const cs_sched *s, const uint32_t *which, uint32_t ncap)
+{
+    uint64_t b = 0;
+    b += (uint64_t)(which == &s->cap_chunks ? ncap : s->cap_chunks) * sizeof *s->chunks;
+    b += (uint64_t)(which == &s->cap_xfers ? ncap : s->cap_xfers) * sizeof *s->xfers;
+    b += (uint64_t)(which == &s->cap_chunk_ids ? ncap : s->cap_chunk_ids) * sizeof *s->chunk_ids;
+    b += (uint64_t)(which == &s->cap_deps ? ncap : s->cap_deps) * sizeof *s->deps;
+    return b;
+}
+
+/* Grow an array of s to hold at least need elements: CS_ENOMEM, or CS_ELIMIT when the
+ * schedule would pass half the memory budget (sim/limits.h; the executor's per-operation
+ * state takes about as much again). */
+static int grow(cs_sched *s, void **p, uint32_t *cap, uint32_t need, size_t elt)
 {
     uint32_t ncap;
     void *np;
@@ -98,6 +113,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elt)
             return CS_ENOMEM;
         ncap *= 2;
     }
+    if (sched_bytes(s, cap, ncap) > cs_budget_get() / 2)
+        return CS_ELIMIT;
     np = realloc(*p, (size_t)ncap * elt);
     if (!np)
         return CS_ENOMEM;
@@ -116,8 +133,9 @@ int cs_sched_add_aux(cs_sched *s, int node)
 
 int64_t cs_sched_chunk(cs_sched *s, uint64_t bytes, int owner, int dest)
 {
-    if (grow((void **)&s->chunks, &s->cap_chunks, s->n_chunks + 1, sizeof *s->chunks))
-        return CS_ENOMEM;
+    int rc;
+    if ((rc = grow(s, (void **)&s->chunks, &s->cap_chunks, s->n_chunks + 1, sizeof *s->chunks)))
+        return rc;
     if (owner >= s->n_ranks || dest >= s->n_ranks)
         return CS_EINVAL;
     s->chunks[s->n_chunks] = (cs_chunk){bytes, owner, dest};
@@ -130,6 +148,7 @@ static int64_t add_op(cs_sched *s, int src, int dst, cs_op op, uint32_t n_chunks
 {
     cs_xfer *x;
     uint32_t i, id = s->n_xfers;
+    int rc;
     if (src < 0 || src >= s->n_ranks + s->n_aux || dst < 0 || dst >= s->n_ranks + s->n_aux)
         return CS_EINVAL;
     if (op == CS_OP_COMPUTE && src >= s->n_ranks)
@@ -139,11 +158,11 @@ static int64_t add_op(cs_sched *s, int src, int dst, cs_op op, uint32_t n_chunks
     for (i = 0; i < n_deps; i++)
         if (deps[i] >= id)
             return CS_EINVAL;           /* deps point backwards: the DAG is acyclic */
-    if (grow((void **)&s->xfers, &s->cap_xfers, id + 1, sizeof *s->xfers) ||
-        grow((void **)&s->deps, &s->cap_deps, s->n_deps + n_deps, sizeof *s->deps) ||
-        grow((void **)&s->chunk_ids, &s->cap_chunk_ids, s->n_chunk_ids + n_chunks,
-             sizeof *s->chunk_ids))
-        return CS_ENOMEM;
+    if ((rc = grow(s, (void **)&s->xfers, &s->cap_xfers, id + 1, sizeof *s->xfers)) ||
+        (rc = grow(s, (void **)&s->deps, &s->cap_deps, s->n_deps + n_deps, sizeof *s->deps)) ||
+        (rc = grow(s, (void **)&s->chunk_ids, &s->cap_chunk_ids, s->n_chunk_ids + n_chunks,
+                   sizeof *s->chunk_ids)))
+        return rc;
     x = &s->xfers[id];
     memset(x, 0, sizeof *x);
     x->src = src;

@@ -132,10 +132,11 @@ int64_t cs_sched_compute(cs_sched *s, int rank, cs_time dur_ps,
                          const uint32_t *deps, uint32_t n_deps, int step);
 
 /* Dependencies of operation i (pointer into s->deps). */
+/* (An operation without dependencies may have no array at all: never add to NULL.) */
 static inline const uint32_t *cs_sched_deps(const cs_sched *s, uint32_t i)
-{ return s->deps + s->xfers[i].dep_off; }
+{ return s->deps ? s->deps + s->xfers[i].dep_off : s->deps; }
 static inline const uint32_t *cs_sched_chunks(const cs_sched *s, uint32_t i)
-{ return s->chunk_ids + s->xfers[i].chunk_off; }
+{ return s->chunk_ids ? s->chunk_ids + s->xfers[i].chunk_off : s->chunk_ids; }
 
 /* Total bytes sent by all transfers (a count tests can derive by hand). */
 uint64_t cs_sched_total_bytes(const cs_sched *s);

@@ -21,25 +21,33 @@ int cs_parse_size(const char *s, const char *where, uint64_t *out, cs_err *err)
     errno = 0;
     v = strtoull(p, &end, 10);
     if (errno == ERANGE)
-        goto bad;
+        goto too_large;
     switch (toupper((unsigned char)*end)) {
     case 'K': mult = 1ull << 10; end++; break;
     case 'M': mult = 1ull << 20; end++; break;
     case 'G': mult = 1ull << 30; end++; break;
     case 'T': mult = 1ull << 40; end++; break;
+    case 'P': mult = 1ull << 50; end++; break;
     default: break;
     }
-    if (toupper((unsigned char)*end) == 'B')
+    /* "1G", "1GB" and "1GiB" are all 2^30 bytes, as nccl-tests reads them */
+    if (mult > 1 && (end[0] == 'i' || end[0] == 'I') && toupper((unsigned char)end[1]) == 'B')
+        end += 2;
+    else if (toupper((unsigned char)*end) == 'B')
         end++;
     if (*end != '\0')
         goto bad;
-    if (v > UINT64_MAX / mult)
-        return cs_err_set(err, CS_EUSAGE, where, "size '%s' is too large", s);
+    if (v > CS_SIZE_MAX / mult)
+        goto too_large;
     *out = (uint64_t)v * mult;
     return 0;
+too_large:
+    return cs_err_set(err, CS_EUSAGE, where, "size '%s' is too large (at most 1P = 2^50 "
+                      "bytes)", s);
 bad:
     return cs_err_set(err, CS_EUSAGE, where, "bad size '%s' (expected a number of bytes with "
-                      "an optional K, M, G or T suffix, e.g. 8, 128M, 1G)", s);
+                      "an optional K, M, G, T or P suffix, e.g. 8, 128M, 1G, 1GiB; G, GB and "
+                      "GiB all mean 2^30)", s);
 }
 
 int cs_parse_int(const char *s, const char *where, long lo, long hi, long *out, cs_err *err)

@@ -5,9 +5,13 @@
 #include <stdint.h>
 #include "sim/err.h"
 
-/* Parse "8", "1K", "128M", "1G", "2T" (powers of 1024, as nccl-tests; lowercase accepted,
- * an optional trailing 'B' too). Fills *out and returns 0, or CS_EINVAL with err saying
- * what was expected; `where` names the flag. */
+/* Largest size accepted anywhere (sim/limits.h CS_LIMIT_MAX_BYTES, 1 PiB). */
+#define CS_SIZE_MAX (1ULL << 50)
+
+/* Parse "8", "1K", "128M", "1G", "2T", "1P" (powers of 1024, as nccl-tests: G = GB = GiB =
+ * 2^30; lowercase accepted, an optional trailing "B" or "iB" too), at most CS_SIZE_MAX.
+ * Fills *out and returns 0, or CS_EUSAGE with err saying what was expected; `where` names
+ * the flag. */
 int cs_parse_size(const char *s, const char *where, uint64_t *out, cs_err *err);
 /* Parse an integer in [lo, hi]. */
 int cs_parse_int(const char *s, const char *where, long lo, long hi, long *out, cs_err *err);

@@ -2,6 +2,7 @@
  * Routes are explicit routes first, then the kind's route_fn, then BFS shortest path in
  * hops with ties broken by link order, so routing is deterministic. */
 #include "sim/topo.h"
+#include "sim/limits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -189,15 +190,19 @@ int cs_topo_finish(cs_topo *t, cs_err *err)
     if (t->n_ranks < 1)
         return cs_err_set(err, CS_EINVAL, "ranks", "must be >= 1, got %d", t->n_ranks);
     if (t->model == CS_MODEL_ALPHA_BETA) {
-        if (!(t->ab_bw_GBps > 0))
-            return cs_err_set(err, CS_EINVAL, "link.bandwidth_GBps", "must be > 0, got %g",
-                              t->ab_bw_GBps);
-        if (!(t->ab_lat_us >= 0))
-            return cs_err_set(err, CS_EINVAL, "link.latency_us", "must be >= 0, got %g",
-                              t->ab_lat_us);
+        int rc;
+        if ((rc = cs_limit_check(t->ab_bw_GBps, CS_LIMIT_BW_MIN_GBPS, CS_LIMIT_BW_MAX_GBPS,
+                                 "GB/s", "link.bandwidth_GBps", err)) < 0 ||
+            (rc = cs_limit_check(t->ab_lat_us, 0, CS_LIMIT_LAT_MAX_US, "us", "link.latency_us",
+                                 err)) < 0)
+            return rc;
     }
-    if (t->reduce_GBps < 0)
-        return cs_err_set(err, CS_EINVAL, "reduce_GBps", "must be > 0, got %g", t->reduce_GBps);
+    if (t->n_ranks > CS_LIMIT_MAX_RANKS)
+        return cs_err_set(err, CS_ELIMIT, "ranks", "must be at most %ld, got %d",
+                          CS_LIMIT_MAX_RANKS, t->n_ranks);
+    if (t->reduce_GBps != 0 && cs_limit_check(t->reduce_GBps, CS_LIMIT_BW_MIN_GBPS,
+                                              CS_LIMIT_BW_MAX_GBPS, "GB/s", "reduce_GBps", err))
+        return CS_EINVAL;
     for (i = 0; i < t->n_links; i++) {
         const cs_link *l = &t->links[i];
         if (l->a < 0 || l->a >= t->n_nodes || l->b < 0 || l->b >= t->n_nodes) {
@@ -209,13 +214,14 @@ int cs_topo_finish(cs_topo *t, cs_err *err)
             return cs_err_set(err, CS_EINVAL, where, "links node '%s' to itself",
                               t->nodes[l->a].name);
         }
-        if (!(l->bw_GBps > 0)) {
+        if (!(l->bw_GBps >= CS_LIMIT_BW_MIN_GBPS && l->bw_GBps <= CS_LIMIT_BW_MAX_GBPS)) {
             snprintf(where, sizeof where, "links[%d].bandwidth_GBps", i);
-            return cs_err_set(err, CS_EINVAL, where, "must be > 0, got %g", l->bw_GBps);
+            return cs_limit_check(l->bw_GBps, CS_LIMIT_BW_MIN_GBPS, CS_LIMIT_BW_MAX_GBPS,
+                                  "GB/s", where, err);
         }
-        if (!(l->lat_us >= 0)) {
+        if (!(l->lat_us >= 0 && l->lat_us <= CS_LIMIT_LAT_MAX_US)) {
             snprintf(where, sizeof where, "links[%d].latency_us", i);
-            return cs_err_set(err, CS_EINVAL, where, "must be >= 0, got %g", l->lat_us);
+            return cs_limit_check(l->lat_us, 0, CS_LIMIT_LAT_MAX_US, "us", where, err);
         }
     }
     /* rank_of[v]: the rank already on node v, -1 if none (a linear duplicate check). */

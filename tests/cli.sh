@@ -61,5 +61,58 @@ check links-bottleneck $? "$(grep bottleneck "$work/l")"
 "$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links --format json >"$work/l" 2>&1
 grep -q '"links": \[' "$work/l"; check links-json $? "no links array"
 
+# CLI conventions: --version prints the meson project version; help lists every command
+# with one line; `help CMD` is `CMD --help`; an nccl-tests program name runs that collective.
+version=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$tests/../meson.build")
+[ "$("$collsim" --version)" = "collsim $version" ]; check version $? "$("$collsim" --version), want collsim $version"
+for h in --help help; do
+    "$collsim" $h >"$work/h" 2>&1; check "help-rc$h" $? "failed"
+    for c in run calibrate validate list explain topo plot; do
+        grep -q "^  $c  *[a-z]" "$work/h"; check "help$h-$c" $? "no line for $c"
+    done
+done
+for c in run calibrate validate list explain topo plot; do
+    "$collsim" help $c >"$work/a" 2>&1; "$collsim" $c --help >"$work/b" 2>&1
+    cmp -s "$work/a" "$work/b" && [ -s "$work/a" ]; check "help-$c" $? "help $c differs from $c --help"
+done
+"$collsim" all_reduce_perf -b 1M -e 1M >"$work/a" 2>&1; "$collsim" run allreduce -b 1M -e 1M >"$work/b" 2>&1
+cmp -s "$work/a" "$work/b"; check alias-all_reduce_perf $? "differs from run allreduce"
+"$collsim" all_gather_perf -b 1M -e 1M >"$work/a" 2>&1
+grep -q '^# collsim: allgather' "$work/a"; check alias-all_gather_perf $? "$(head -1 "$work/a")"
+
+# nccl-tests' command line: -g GPUs per process x -t threads = ranks, --ranks the total;
+# -d all / -o all run every data type / reduction; -J FILE writes collsim's JSON beside the
+# table; timing and launch flags are accepted; a 1-rank run says so on stderr; sizes take
+# 1G, 1GB and 1GiB alike (2^30 bytes, as nccl-tests).
+"$collsim" run -g 2 -t 4 -b 1M -e 1M >"$work/a" 2>&1
+grep -q '^# collsim: allreduce, 8 ranks' "$work/a"; check nccl-g-times-t $? "$(head -1 "$work/a")"
+"$collsim" run --ranks 4 -b 1M -e 1M >"$work/a" 2>&1
+grep -q '^# collsim: allreduce, 4 ranks' "$work/a"; check nccl-total-ranks $? "$(head -1 "$work/a")"
+"$collsim" run -t 2 -b 1M -e 1M >"$work/a" 2>&1
+grep -q '^# collsim: allreduce, 2 ranks' "$work/a"; check nccl-t-alone $? "$(head -1 "$work/a")"
+"$collsim" run -d all -b 1M -e 1M >"$work/a" 2>&1; check nccl-d-all-rc $? "failed"
+n=$(grep -c '^ *1048576 ' "$work/a"); [ "$n" -eq 12 ]; check nccl-d-all $? "$n rows, want 12"
+"$collsim" run -o all -b 1M -e 1M >"$work/a" 2>&1
+n=$(grep -c '^ *1048576 ' "$work/a"); [ "$n" -eq 5 ]; check nccl-o-all $? "$n rows, want 5"
+"$collsim" run allgather -o all -b 1M -e 1M >"$work/a" 2>&1
+n=$(grep -c '^ *1048576 ' "$work/a"); [ "$n" -eq 1 ]; check nccl-o-all-allgather $? "$n rows, want 1"
+"$collsim" run -b 1M -e 2M -J "$work/j.json" >"$work/a" 2>&1; check nccl-J-rc $? "failed"
+grep -q '^# Avg bus bandwidth' "$work/a"; check nccl-J-table $? "no table on stdout"
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert len(d['results']) == 2" "$work/j.json"
+check nccl-J-json $? "$(head -c 200 "$work/j.json")"
+"$collsim" run -b 8 -e 8 -a 1 -z 0 -G 0 -N 1 -m 1 -p 0 -C 0 -T 10 -y 0 -R 0 -n 20 -w 5 >"$work/a" 2>&1
+check nccl-ignored-flags $? "$(cat "$work/a")"
+"$collsim" run -g 1 -b 8 -e 8 >"$work/a" 2>"$work/e"; check one-rank-rc $? "failed"
+grep -q 'note: 1 rank: nothing is communicated' "$work/e"; check one-rank-note $? "$(cat "$work/e")"
+for s in 1G 1GB 1GiB 1g; do "$collsim" run -b $s -e $s >"$work/size-$s" 2>&1; done
+cmp -s "$work/size-1G" "$work/size-1GB" && cmp -s "$work/size-1G" "$work/size-1GiB" && cmp -s "$work/size-1G" "$work/size-1g"
+check size-g-gb-gib $? "1G, 1GB, 1GiB differ"
+grep -q '^  1073741824 ' "$work/size-1GiB"; check size-gib-2p30 $? "no 1073741824 row"
+# usage errors exit 2, runtime errors 1, in every command
+for c in run validate calibrate explain topo plot list plan; do
+    "$collsim" $c --no-such-option >/dev/null 2>&1; rc=$?
+    [ $rc -eq 2 ]; check "usage-exit-$c" $? "exit $rc for an unknown option"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

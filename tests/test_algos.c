@@ -7,8 +7,11 @@
 #include "tests/testutil.h"
 #include "sim/exec.h"
 #include "algorithms/coll.h"
+#include "algorithms/explain.h"
 #include "topologies/topology.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -436,6 +439,86 @@ static void test_auto(void)
     cs_topo_free(t);
 }
 
+/* Every registered algorithm's closed form renders for every collective it implements:
+ * each symbol has a value for the request (p = 8 on alpha_beta; hierarchical and nvls on
+ * dgx-h100-x2, g = 8, N = 2; torus on the 4x4x4 tpu-v4; in_network on one dgx-h100), the total is cost() itself, and
+ * no product is left implicit (no digit or ')' right before '(' or a letter). Two forms
+ * exactly: ring allreduce of S = 64 MiB on 4 ranks, a = 1 us, b = 1e-5 us/B (the total
+ * 2 x 3 x (1 + 167.77216) = 1012.63296 us); hierarchical allreduce of 1 MiB on 2 x 8. */
+static void test_formula_render(void)
+{
+    static const char *const specs[] = {"alpha_beta", "dgx-h100-x2", "tpu-v4", "dgx-h100"};
+    cs_topo *topos[4];
+    int n, i, c, k, rendered = 0;
+    const cs_algo *const *all = cs_algo_all(&n);
+    const cs_algo *ops;
+    cs_formula_text ft;
+    cs_coll_req req;
+    cs_err err;
+    cs_ab ab;
+    topos[0] = load_ab(8, 10, "alpha_beta");
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(specs[1], &topos[1], &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(specs[2], &topos[2], &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(specs[3], &topos[3], &err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(topos[0]);
+    for (i = 0; i < n; i++)
+        for (c = 0; c < CS_COLL_COUNT; c++) {
+            const char *q;
+            if (!cs_algo_has(all[i], (cs_coll)c))
+                continue;
+            for (k = 0; k < 4; k++) {
+                cs_coll_req_init(&req, (cs_coll)c, topos[k]->n_ranks, 1u << 20);
+                req.topo = topos[k];
+                if (!all[i]->check || all[i]->check(&req, NULL) == 0)
+                    break;
+            }
+            CU_ASSERT_FATAL(k < 4);
+            cs_ab_from_topo(topos[k], &ab);
+            if (cs_formula_render(all[i], &req, &ab, &ft, &err) < 0)
+                fprintf(stderr, "\n  %s %s: %s\n", all[i]->name, cs_coll_name((cs_coll)c),
+                        err.msg);
+            else
+                rendered++;
+            CU_ASSERT(ft.form[0] && ft.put[0] && ft.vars[0]);
+            if (!isnan(ft.total_s))
+                CU_ASSERT_EQUAL(ft.total_s, all[i]->cost(&req, &ab));
+            for (q = ft.form; *q; q++)
+                if (*q == '(' || isalpha((unsigned char)*q))
+                    CU_ASSERT(q == ft.form || !(isdigit((unsigned char)q[-1]) || q[-1] == ')') ||
+                              (q >= ft.form + 4 && !strncmp(q - 4, "log2", 4)));
+        }
+    CU_ASSERT(rendered >= 30);
+
+    cs_topo_free(topos[0]);
+    topos[0] = load_ab(4, 0, "alpha_beta");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(topos[0]);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ops, &err), 0);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 4, 64u << 20);
+    req.topo = topos[0];
+    cs_ab_from_topo(topos[0], &ab);
+    CU_ASSERT_EQUAL_FATAL(cs_formula_render(ops, &req, &ab, &ft, &err), 0);
+    CU_ASSERT_STRING_EQUAL(ft.form, "2·(p-1)·(C·k·a + S/p·b)"
+                           " + (p-1)/p·S·γ");
+    CU_ASSERT_STRING_EQUAL(ft.put, "2·(4-1)·(1·1 · 1 µs + "
+                           "67108864 B/4 · 1e-05 µs/B) + (4-1)/4 · 67108864 B"
+                           " · 0 µs/B");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ft.vars, "p = 4 ranks\nS = 67108864 B\na = 1 µs"));
+    CU_ASSERT_DOUBLE_EQUAL(ft.total_s * 1e6, 2 * 3 * (1 + 16777216 * 1e-5), 1e-9);
+
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("hierarchical", CS_COLL_ALLREDUCE, &ops, &err), 0);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 16, 1u << 20);
+    req.topo = topos[1];
+    cs_ab_from_topo(topos[1], &ab);
+    CU_ASSERT_EQUAL_FATAL(cs_formula_render(ops, &req, &ab, &ft, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ft.form, "2·(N-1)·(a + S/(g·N)·b)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ft.put, "2·(8-1)·("));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ft.put, "2·(2-1)·("));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ft.put, "1048576 B/(8·2)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ft.vars, "g = 8 ranks per node\nN = 2 nodes"));
+    for (k = 0; k < 4; k++)
+        cs_topo_free(topos[k]);
+}
+
 /* The commands: list names every algorithm; explain shows the closed form and the
  * simulated total, equal on alpha_beta; run --algo auto names the algorithm per row. */
 static void test_commands(void)
@@ -451,8 +534,9 @@ static void test_commands(void)
     snprintf(cmd, sizeof cmd, "%s explain allreduce --algo ring -g 4 -b 1M --topo %s",
              CS_COLLSIM, cs_test_data("ok/algo-ab4.json"));
     CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "= 2(4-1)("));
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "  = 21.729 us"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "  t = 2·(p-1)·("));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "    = 2·(4-1)·("));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "    = 21.729 µs\n"));
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "simulated: 21.729 us  (closed form +0.000%)"));
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rank 3    tx |"));
     free(out);
@@ -468,6 +552,7 @@ int cs_test_register(void)
 {
     static const cs_test_case closed[] = {
         {"every registered algorithm = its closed form (p 2, 8)", test_registry_closed_forms},
+        {"every closed form renders, products explicit", test_formula_render},
         {"the same with gamma", test_registry_gamma},
         {"the same with --chunks 4", test_registry_chunks},
         {"textbook forms by name", test_textbook_forms},

@@ -11,6 +11,7 @@
 #include "algorithms/coll.h"
 #include "algorithms/nccl/mode.h"
 #include "algorithms/nccl/nccl.h"
+#include "algorithms/run.h"
 #include "topologies/topology.h"
 
 static int is_in_network(const cs_algo *a)
@@ -261,6 +262,114 @@ static void t_ring_search(void)
     }
 }
 
+/* Crossings of each directed link by the hops of channel c's ring (routes as simulated). */
+static void ring_crossings(const cs_topo *t, const cs_ring_plan *pl, int c, int *cross)
+{
+    int q, i;
+    memset(cross, 0, 2 * (size_t)t->n_links * sizeof *cross);
+    for (q = 0; q < pl->p; q++) {
+        const int32_t *dl;
+        cs_err err;
+        int a = cs_ring_plan_rank(pl, c, q), b = cs_ring_plan_rank(pl, c, q + 1);
+        int n = cs_topo_route(t, t->ranks[a], t->ranks[b], &dl, &err);
+        CU_ASSERT_FATAL(n > 0);
+        for (i = 0; i < n; i++)
+            cross[dl[i]]++;
+    }
+}
+
+/* Rings on PCIe boxes follow the PCIe tree. pcie-rtx4090x8-p2p: g0,g1 under sw0 ... g6,g7
+ * under sw3, sw0 and sw1 on cpu0: the ring g0..g7 crosses every switch uplink once each
+ * way (a ring must enter and leave each switch's pair) and the CPU link once each way (it
+ * must enter and leave each socket): 8 uplink crossings and 2 CPU-link crossings, the
+ * fewest. Without P2P every copy is staged through its socket, so only the CPU link's 2
+ * crossings are the ring's to choose. pcie-interleaved.json is the same box with ranks
+ * numbered across the sockets (g0 g2 g4 g6 g1 g3 g5 g7): rank order would cross the CPU
+ * link 4 times; the search finds g0..g7 again (ranks 0 4 1 5 2 6 3 7), so ring allreduce
+ * of 64 MiB takes exactly the p2p preset's time, busbw 2(p-1)/p S / t = 16 GB/s, the CPU
+ * link's bandwidth, with one flow each way on it. explain and topo show --rings print it. */
+static void t_pcie_rings(void)
+{
+    static const char *const specs[] = {"pcie-rtx4090x8-p2p", "pcie-rtx4090x8",
+                                        CS_TEST_DATA "/ok/pcie-interleaved.json"};
+    static const int order[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+    double t_us[2] = {0, 0};
+    char cmd[1024], *out = NULL;
+    int i, l, q;
+    for (i = 0; i < 3; i++) {
+        cs_topo *t = NULL;
+        cs_coll_req req;
+        cs_ring_plan pl;
+        cs_err err;
+        int *cross, up = 0, cpu = 0;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(specs[i], &t, &err), 0);
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, 64u << 20);
+        req.topo = t;
+        cs_ring_plan_init(&pl, &req);
+        CU_ASSERT_EQUAL(pl.n_cyc, 1);
+        for (q = 0; q < 8; q++)
+            CU_ASSERT_EQUAL(cs_ring_plan_rank(&pl, 0, q), i == 2 ? order[q] : q);
+        cross = calloc(2 * (size_t)t->n_links, sizeof *cross);
+        CU_ASSERT_FATAL(cross != NULL);
+        ring_crossings(t, &pl, 0, cross);
+        for (l = 0; l < t->n_links; l++) {
+            const cs_link *k = &t->links[l];
+            int is_cpu_link = t->nodes[k->a].type == CS_NODE_CPU &&
+                              t->nodes[k->b].type == CS_NODE_CPU;
+            int is_uplink = !is_cpu_link && (t->nodes[k->a].type == CS_NODE_CPU ||
+                                             t->nodes[k->b].type == CS_NODE_CPU);
+            if (is_cpu_link) {
+                CU_ASSERT_EQUAL(cross[2 * l], 1);
+                CU_ASSERT_EQUAL(cross[2 * l + 1], 1);
+                cpu += cross[2 * l] + cross[2 * l + 1];
+            }
+            if (is_uplink && i != 1) {
+                CU_ASSERT_EQUAL(cross[2 * l], 1);
+                CU_ASSERT_EQUAL(cross[2 * l + 1], 1);
+                up += cross[2 * l] + cross[2 * l + 1];
+            }
+        }
+        CU_ASSERT_EQUAL(cpu, 2);
+        CU_ASSERT_EQUAL(up, i == 1 ? 0 : 8);
+        if (i != 1) {
+            cs_run_cfg cfg;
+            cs_row row;
+            cs_run_cfg_init(&cfg);
+            cfg.algo = "ring";
+            CU_ASSERT_EQUAL_FATAL(cs_run_size(&cfg, t, CS_COLL_ALLREDUCE, 8, 4, 64u << 20, &row,
+                                              &err), 0);
+            t_us[i == 2] = row.time_us;
+            CS_ASSERT_REL(1.75 * (double)(64u << 20) / (row.time_us * 1e3), 16.0, 1e-2);
+        }
+        free(cross);
+        cs_ring_plan_fini(&pl);
+        cs_topo_free(t);
+    }
+    CU_ASSERT_EQUAL(t_us[0], t_us[1]);
+    snprintf(cmd, sizeof cmd, "%s explain allreduce --algo ring --channels 2 -b 1M --topo %s "
+             "--proto none", CS_COLLSIM, specs[2]);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rings (2 channels; each line the ranks in ring "
+                                         "order, back to the first):\n"
+                                         "  channel 0   g0 g1 g2 g3 g4 g5 g6 g7\n"
+                                         "  channel 1   g0 g7 g6 g5 g4 g3 g2 g1\n"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s topo show %s --rings --channels 3", CS_COLLSIM, specs[2]);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "  channel 2   g0 g1 g2 g3 g4 g5 g6 g7\n"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "description: a PCIe box as pcie-rtx4090x8-p2p"));
+    free(out);
+    /* More channels than explain shows: the first 4, then how many more. dgx-h100-x2's 16
+     * channels enter node 1 at GPU c mod 8 going forward: channel 2 at n1.g2. */
+    snprintf(cmd, sizeof cmd, "%s explain allreduce --algo ring --channels 16 -b 1M --topo "
+             "dgx-h100-x2 --proto none", CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "  channel 2   n0.g2 n0.g3 n0.g4 n0.g5 n0.g6 n0.g7 "
+                                         "n0.g0 n0.g1 n1.g2 "));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "  ... 12 more channels\n"));
+    free(out);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case hw[] = {
@@ -269,6 +378,7 @@ int cs_test_register(void)
         {"nccl mode by default on hardware", t_nccl_default_on},
         {"run, explain and validate print the same number", t_same_number},
         {"rings over direct links", t_ring_search},
+        {"rings on PCIe boxes follow the PCIe tree", t_pcie_rings},
         {"twin channels merged: same time as all 16", t_symmetric_channels},
         {NULL, NULL}};
     return cs_test_add_suite("defaults", hw) ? -1 : 0;

@@ -48,7 +48,7 @@ static void t_costs_alpha_beta(void)
 {
     cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
-    cs_sim_costs none = {0, 0, 0, 0}, c = {5.0, 2.0, 0.5, 0};
+    cs_sim_costs none = {0, 0, 0, 0, 0}, c = {5.0, 2.0, 0.5, 0, 0};
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CS_ASSERT_REL(ring_us(t, 4, 4000000, NULL), 606.0, 1e-9);
     CS_ASSERT_REL(ring_us(t, 4, 4000000, &none), 606.0, 1e-9);
@@ -62,7 +62,7 @@ static void t_costs_fluid(void)
 {
     cs_topo *t = load("{\"kind\": \"switch\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}");
-    cs_sim_costs none = {0, 0, 0, 0}, c = {5.0, 2.0, 0.5, 0};
+    cs_sim_costs none = {0, 0, 0, 0, 0}, c = {5.0, 2.0, 0.5, 0, 0};
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CS_ASSERT_REL(ring_us(t, 4, 4000000, NULL), 606.0, 1e-9);
     CU_ASSERT_EQUAL(ring_us(t, 4, 4000000, &none), ring_us(t, 4, 4000000, NULL));
@@ -74,7 +74,7 @@ static void t_costs_bad(void)
 {
     cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 2, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
-    cs_sim_costs c = {0, 0, 1.5, 0};
+    cs_sim_costs c = {0, 0, 1.5, 0, 0};
     cs_sim_opts so = {0, 0, &c};
     cs_sim *sim = NULL;
     cs_err err;
@@ -239,7 +239,7 @@ static void t_channel_cap(void)
                          "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}",
                          "{\"kind\": \"switch\", \"ranks\": 4, "
                          "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}"};
-    cs_sim_costs cap = {0, 0, 0, 2.5}, slow = {0, 0, 0.2, 2.5};
+    cs_sim_costs cap = {0, 0, 0, 2.5, 0}, slow = {0, 0, 0.2, 2.5, 0};
     int i;
     for (i = 0; i < 2; i++) {
         cs_topo *t = load(js[i]);
@@ -258,7 +258,7 @@ static void t_channel_cap_shared(void)
 {
     cs_topo *t = load("{\"kind\": \"switch\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}");
-    cs_sim_costs cap = {0, 0, 0, 2.5};
+    cs_sim_costs cap = {0, 0, 0, 2.5, 0};
     cs_sim_opts so = {0, 0, &cap};
     cs_coll_req req;
     const cs_algo *ops;
@@ -334,6 +334,112 @@ static void t_channel_rails(void)
     CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, ring, &p, 0, &pick, &err), 0);
     CS_ASSERT_REL(pick.time_us, 8.4 + 1.75 * S / (32 * 1e3), 1e-3);
     cs_topo_free(t);
+}
+
+/* Reduction inside the receive loop (costs.reduce_in_loop): one reduce of 1e6 B over a link
+ * of 100 GB/s and 1 us. A reducer at 500 GB/s keeps pace with the link: 1 + 10 = 11 us, the
+ * time of a copy. One at 50 GB/s is the bound: it works from the send, 1e6 / 50e9 = 20 us.
+ * The alpha-beta-gamma model (reduce after delivery) gives 1 + 10 + 20 = 31 us. */
+static void t_reduce_in_loop(void)
+{
+    static const double gamma[2] = {500, 50}, want[2] = {11, 20};
+    cs_sim_costs loop = {0, 0, 0, 0, 1}, after = {0, 0, 0, 0, 0};
+    cs_sim_opts so = {0, 0, &loop};
+    char json[256];
+    int i;
+    for (i = 0; i < 2; i++) {
+        cs_topo *t;
+        cs_sched s;
+        cs_time t_ps;
+        cs_err err;
+        int64_t c;
+        snprintf(json, sizeof json, "{\"kind\":\"alpha_beta\",\"ranks\":2,\"reduce_GBps\":%g,"
+                 "\"link\":{\"bandwidth_GBps\":100,\"latency_us\":1}}", gamma[i]);
+        t = load(json);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        cs_sched_init(&s, CS_COLL_REDUCE, 2, 1, 1000000);
+        c = cs_sched_chunk(&s, 1000000, -1, -1);
+        cs_sched_xfer_range(&s, 0, 1, CS_OP_REDUCE, (uint32_t)c, 1, NULL, 0, 0);
+        so.costs = &loop;
+        CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, &err), 0);
+        CS_ASSERT_REL(cs_time_to_us(t_ps), want[i], 1e-9);
+        so.costs = &after;
+        CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, &err), 0);
+        CS_ASSERT_REL(cs_time_to_us(t_ps), 11 + 1e6 / (gamma[i] * 1e3), 1e-9);
+        cs_sched_fini(&s);
+        cs_topo_free(t);
+    }
+}
+
+/* On a link-bound fabric (two GPUs under one PCIe Gen3 switch, no P2P: copies staged through
+ * the host at 12 GB/s; the GPUs reduce at 200 GB/s) NCCL mode's reduce and broadcast of the
+ * same size take the same time, as on the real box: the reduction hides in the receive. */
+static void t_reduce_as_broadcast(void)
+{
+    cs_topo *t = load("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 1, "
+                      "\"gpus_per_switch\": 2, \"p2p\": false, \"reduce_GBps\": 200, "
+                      "\"link\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, "
+                      "\"latency_us\": 1}, \"uplink\": {\"class\": \"pcie3\", "
+                      "\"bandwidth_GBps\": 12, \"latency_us\": 1}}");
+    static const uint64_t sizes[3] = {1u << 20, 64u << 20, 1u << 30};
+    cs_nccl_params p;
+    cs_err err;
+    int i;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    cs_nccl_params_default(&p);
+    for (i = 0; i < 3; i++) {
+        cs_coll_req rq, bq;
+        cs_nccl_pick rp, bp;
+        cs_coll_req_init(&rq, CS_COLL_REDUCE, 2, sizes[i]);
+        cs_coll_req_init(&bq, CS_COLL_BROADCAST, 2, sizes[i]);
+        rq.topo = bq.topo = t;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&rq, t, NULL, &p, 0, &rp, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&bq, t, NULL, &p, 0, &bp, &err), 0);
+        CS_ASSERT_REL(rp.time_us, bp.time_us, 1e-9);
+    }
+    cs_topo_free(t);
+}
+
+/* Transports on a PCIe host (two GPUs under one switch, 12 GB/s and 1 us per link), 12 MB
+ * from GPU 0 to GPU 1, alone and with 12 MB from GPU 1 to GPU 0 at the same time.
+ * P2P ("p2p": true, GPU -> switch -> GPU, 2 hops): each direction has its own links, both
+ * at full speed: 2 + 1000 = 1002 us either way. SHM ("p2p": false, staged through host
+ * memory: GPU -> switch -> CPU -> switch -> GPU, 4 hops): alone 4 + 1000 = 1004 us; both
+ * directions share the switch's uplink to the CPU (up for both writes, down for both
+ * reads): 6 GB/s each, 4 + 2000 = 2004 us. */
+static void t_transport_p2p_shm(void)
+{
+    static const double want[2][2] = {{1004, 2004}, {1002, 1002}};   /* [p2p][both] */
+    int p2p, both;
+    for (p2p = 0; p2p < 2; p2p++) {
+        char json[512];
+        cs_topo *t;
+        snprintf(json, sizeof json, "{\"kind\": \"pcie\", \"sockets\": 1, "
+                 "\"switches_per_socket\": 1, \"gpus_per_switch\": 2, \"p2p\": %s, "
+                 "\"link\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 1}, "
+                 "\"uplink\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, "
+                 "\"latency_us\": 1}}", p2p ? "true" : "false");
+        t = load(json);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (both = 0; both < 2; both++) {
+            cs_sched s;
+            cs_time t_ps;
+            cs_err err;
+            cs_sim_opts so = {0, 0, NULL};
+            int64_t c0, c1;
+            cs_sched_init(&s, CS_COLL_SENDRECV, 2, 0, 12000000);
+            c0 = cs_sched_chunk(&s, 12000000, 0, 1);
+            cs_sched_xfer_range(&s, 0, 1, CS_OP_COPY, (uint32_t)c0, 1, NULL, 0, 0);
+            if (both) {
+                c1 = cs_sched_chunk(&s, 12000000, 1, 0);
+                cs_sched_xfer_range(&s, 1, 0, CS_OP_COPY, (uint32_t)c1, 1, NULL, 0, 0);
+            }
+            CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, &err), 0);
+            CS_ASSERT_REL(cs_time_to_us(t_ps), want[p2p][both], 1e-9);
+            cs_sched_fini(&s);
+        }
+        cs_topo_free(t);
+    }
 }
 
 /* ---------------------------------------------------------------- fitting */
@@ -428,12 +534,14 @@ int cs_test_register(void)
 {
     static const cs_test_case costs[] = {
         {"alpha_beta", t_costs_alpha_beta}, {"fluid", t_costs_fluid}, {"bad", t_costs_bad},
-        {NULL, NULL}};
+        {"reduce_in_loop", t_reduce_in_loop}, {NULL, NULL}};
     static const cs_test_case params[] = {
         {"defaults", t_params}, {"json", t_json}, {"topology", t_topo_nccl},
         {"select", t_select}, {"channel_cap", t_channel_cap},
         {"channel_cap_shared", t_channel_cap_shared},
-        {"channel_trim", t_channel_trim}, {"channel_rails", t_channel_rails}, {NULL, NULL}};
+        {"channel_trim", t_channel_trim}, {"channel_rails", t_channel_rails},
+        {"reduce_as_broadcast", t_reduce_as_broadcast},
+        {"transport_p2p_shm", t_transport_p2p_shm}, {NULL, NULL}};
     static const cs_test_case fit[] = {
         {"closed_form", t_fit_closed_form}, {"unidentified", t_fit_unidentified},
         {"bad", t_fit_bad}, {NULL, NULL}};

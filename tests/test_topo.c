@@ -13,6 +13,7 @@
 #include "sim/topo.h"
 #include "tests/testutil.h"
 #include "algorithms/nccl/nccl.h"
+#include "algorithms/run.h"
 #include "topologies/topology.h"
 
 #define LINK100 "\"link\": {\"bandwidth_GBps\": 100, \"latency_us\": 1.0}"
@@ -428,9 +429,79 @@ static void test_cluster(void)
     cs_topo_free(t);
 }
 
+/* One NIC per GPU on the CPU's root ports (no PCIe switches): NIC k serves GPU k (NCCL's
+ * GPU-NIC affinity), so traffic into a node spreads over its four NICs. Alltoall of S =
+ * 64 MiB on 4 nodes x 4 GPUs sends S/16 to every rank: 12 remote ranks x 4 local ranks x
+ * S/16 = 3S enter each node through its 4 NIC links (leaf->nic). The busiest link carries
+ * exactly 3S/4 = 50331648 B, the mean of the four, so all four carry 3S/4 (a hash that put
+ * two GPUs on one NIC would load it with 3S/2). Time: 3S/4 at 10 GB/s = 5033.1648 us plus
+ * latencies and the fair-share ramp (< 1%). */
+static void test_cluster_nic_affinity(void)
+{
+    cs_topo *t = NULL;
+    cs_run_cfg cfg;
+    cs_sweep sw;
+    cs_err err;
+    uint64_t size = 64u << 20;
+    char bn[256], buf[256];
+    int i;
+    memset(&sw, 0, sizeof sw);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(cs_test_data("ok/cluster-4x4-nic-per-gpu.json"), &t,
+                                       &err), 0);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 1, 6, buf, sizeof buf),
+                           "n0.g1>n0.cpu0>n0.nic1>fabric.leaf0>n1.nic2>n1.cpu0>n1.g2");
+    CU_ASSERT_STRING_EQUAL(route_names(t, 15, 3, buf, sizeof buf),
+                           "n3.g3>n3.cpu0>n3.nic3>fabric.leaf0>n0.nic3>n0.cpu0>n0.g3");
+    cs_run_cfg_init(&cfg);
+    cfg.algo = "direct";
+    sw.coll = CS_COLL_ALLTOALL;
+    CU_ASSERT_EQUAL_FATAL(cs_run_sweep(&cfg, t, 16, 4, &size, 1, 1, &sw, bn, sizeof bn, &err),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(sw.n_rows, 1);
+    CU_ASSERT_EQUAL(sw.rows[0].wrong, 0);
+    CU_ASSERT_EQUAL_FATAL(sw.n_links, CS_SWEEP_MAX_LINKS);
+    for (i = 0; i < sw.n_links; i++) {
+        CU_ASSERT_STRING_EQUAL(sw.links[i].cls, "ib_ndr");
+        CS_ASSERT_REL(sw.links[i].bytes, 0.75 * (double)size, 1e-9);
+    }
+    CS_ASSERT_REL(sw.rows[0].time_us, 0.75 * (double)size / 10e3, 1e-2);
+    cs_sweep_fini(&sw);
+    cs_topo_free(t);
+    /* The file says otherwise ("nic_of_gpu": [0, 0, 0, 0]): all 3S into a node through NIC 0,
+     * four times as long. */
+    memset(&sw, 0, sizeof sw);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(cs_test_data("ok/cluster-4x4-nic0.json"), &t, &err), 0);
+    CU_ASSERT_STRING_EQUAL(route_names(t, 1, 6, buf, sizeof buf),
+                           "n0.g1>n0.cpu0>n0.nic0>fabric.leaf0>n1.nic0>n1.cpu0>n1.g2");
+    sw.coll = CS_COLL_ALLTOALL;
+    CU_ASSERT_EQUAL_FATAL(cs_run_sweep(&cfg, t, 16, 4, &size, 1, 1, &sw, bn, sizeof bn, &err),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(sw.n_links, CS_SWEEP_MAX_LINKS);
+    CS_ASSERT_REL(sw.links[0].bytes, 3.0 * (double)size, 1e-9);
+    CS_ASSERT_REL(sw.rows[0].time_us, 3.0 * (double)size / 10e3, 1e-2);
+    cs_sweep_fini(&sw);
+    cs_topo_free(t);
+}
+
+/* list topologies gives each preset's whole first sentence (nothing cut to "..."); "e.g. "
+ * inside it does not end it (dgx1-v100). */
+static void test_list_summaries(void)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s list topologies", CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out ? strstr(out, "...\n") : "no output");
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "pairs without a link (e.g. g0-g5) go through a "
+                                         "peer GPU\n"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "a full mesh of 28 links; 128 GB/s bidirectional "
+                                         "per link = 64 GB/s per direction"));
+    free(out);
+}
+
 /* topo check collects every problem of a file: 8 in topo-many-problems.json (a duplicate
  * node, bandwidth 0, a self-link, an unknown node, a negative latency, a switch as a rank,
- * a route that is not a path, a disconnected rank); presets check clean. */
+ * a route that is not a path, a disconnected rank); node and cluster files likewise;
+ * presets check clean. */
 static void test_check(void)
 {
     cs_topo_problems probs = {NULL, 0, 0};
@@ -445,6 +516,53 @@ static void test_check(void)
         CU_ASSERT_STRING_EQUAL(probs.items[3].where, "links[3].to");
         CU_ASSERT_STRING_EQUAL(probs.items[7].where, "ranks[2]");
     }
+    cs_topo_problems_fini(&probs);
+    /* node: an unknown key, gpus 0, a negative NVLink bandwidth, an unknown NVLink topology,
+     * an unknown nic_attach, nics without a nic link, PCIe switches without a pcie link. */
+    n = cs_topo_check(cs_test_data("bad/topo-node-problems.json"), cs_nccl_sections, &probs,
+                      &err);
+    CU_ASSERT_EQUAL(n, 7);
+    if (n == 7) {
+        CU_ASSERT_STRING_EQUAL(probs.items[0].where, "nicz");
+        CU_ASSERT_STRING_EQUAL(probs.items[2].where, "nvlink.bandwidth_GBps");
+        CU_ASSERT_STRING_EQUAL(probs.items[6].where, "pcie");
+    }
+    cs_topo_problems_fini(&probs);
+    /* cluster: nodes 0, the node's own problem (under "node."), then the fabric's: an
+     * unknown type, spines -1, spines with a single switch (the type's default). */
+    n = cs_topo_check(cs_test_data("bad/topo-cluster-problems.json"), cs_nccl_sections, &probs,
+                      &err);
+    CU_ASSERT_EQUAL(n, 5);
+    if (n == 5) {
+        CU_ASSERT_STRING_EQUAL(probs.items[0].where, "nodes");
+        CU_ASSERT_STRING_EQUAL(probs.items[1].where, "node.pcie");
+        CU_ASSERT_STRING_EQUAL(probs.items[2].where, "fabric.type");
+        CU_ASSERT_STRING_EQUAL(probs.items[3].where, "fabric.spines");
+    }
+    cs_topo_problems_fini(&probs);
+    /* pcie: sockets 9, no p2p, per-socket counts with switches, no per-switch GPU count,
+     * bandwidth 0, a socket link that is not an object. */
+    n = cs_topo_check(cs_test_data("bad/topo-pcie-problems.json"), cs_nccl_sections, &probs,
+                      &err);
+    CU_ASSERT_EQUAL(n, 6);
+    if (n == 6)
+        CU_ASSERT_STRING_EQUAL(probs.items[5].where, "socket_link");
+    cs_topo_problems_fini(&probs);
+    /* ring: an unknown key, ranks 0, a negative bandwidth; a switch that reduces checks
+     * clean ("sharp" is one of its keys). */
+    CU_ASSERT_EQUAL(cs_topo_check(cs_test_data("bad/topo-ring-problems.json"), cs_nccl_sections,
+                                  &probs, &err), 3);
+    cs_topo_problems_fini(&probs);
+    CU_ASSERT_EQUAL(cs_topo_check(cs_test_data("ok/switch-sharp.json"), cs_nccl_sections, &probs,
+                                  &err), 0);
+    cs_topo_problems_fini(&probs);
+    /* torus: an unknown key, a size 0, a size that is not an integer, bandwidth -1;
+     * fat_tree: bandwidth and oversubscription both, ranks with arity, levels 9. */
+    CU_ASSERT_EQUAL(cs_topo_check(cs_test_data("bad/topo-torus-problems.json"),
+                                  cs_nccl_sections, &probs, &err), 4);
+    cs_topo_problems_fini(&probs);
+    CU_ASSERT_EQUAL(cs_topo_check(cs_test_data("bad/topo-fat-tree-problems.json"),
+                                  cs_nccl_sections, &probs, &err), 3);
     cs_topo_problems_fini(&probs);
     CU_ASSERT_EQUAL(cs_topo_check("dgx-h100-x2", cs_nccl_sections, &probs, &err), 0);
     cs_topo_problems_fini(&probs);
@@ -510,6 +628,10 @@ static void test_show_json(void)
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(c, "links")), 16);
     /* 8 NICs a node at NDR's 50 GB/s, each behind a PCIe Gen5 x16 link at 63 GB/s. */
     CS_ASSERT_REL(json_number_value(json_object_get(o, "bisection_GBps")), 8 * 50, 1e-9);
+    /* The preset's own words: its description and every source. */
+    CU_ASSERT(!strncmp(json_string_value(json_object_get(o, "description")), "2 DGX H100 nodes",
+                       16));
+    CU_ASSERT(json_array_size(json_object_get(o, "sources")) >= 1);
     json_decref(o);
 }
 
@@ -583,9 +705,9 @@ static const bad_case bad_cases[] = {
      CS_EINVAL, "link.bandwith_GBps",
      "unknown key 'bandwith_GBps' (known: class, bandwidth_GBps, latency_us)"},
     {"{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"bandwidth_GBps\": -5, \"latency_us\": 1}}",
-     CS_EINVAL, "link.bandwidth_GBps", "must be > 0, got -5"},
+     CS_EINVAL, "link.bandwidth_GBps", "must be between 1e-06 and 1e+06 GB/s, got -5"},
     {"{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"bandwidth_GBps\": 5, \"latency_us\": -1}}",
-     CS_EINVAL, "link.latency_us", "must be >= 0, got -1"},
+     CS_EINVAL, "link.latency_us", "must be between 0 and 1e+06 us, got -1"},
     {"{\"kind\": \"ring\", \"ranks\": 0, " LINK100 "}", CS_EINVAL, "ranks", "must be >= 1, got 0"},
     {"{\"kind\": \"ring\", \"ranks\": 2.5, " LINK100 "}", CS_EINVAL, "ranks",
      "expected an integer, got 2.5"},
@@ -593,14 +715,14 @@ static const bad_case bad_cases[] = {
      "expected an integer, got string"},
     {"{\"kind\": \"ring\", \"ranks\": 8}", CS_EINVAL, "link", "missing required key"},
     {"{\"kind\": \"ring\", \"ranks\": 8, \"link\": {\"latency_us\": 1}}", CS_EINVAL,
-     "link.bandwidth_GBps", "missing required key (expected a number > 0)"},
+     "link.bandwidth_GBps", "missing required key (expected a number between 1e-06 and 1e+06 GB/s)"},
     {"{\"ranks\": 8, " LINK100 "}", CS_EINVAL, "kind", "missing required key"},
     {"{\"kind\": \"torsu\", \"ranks\": 8, " LINK100 "}", CS_ENOENT, "kind",
      "unknown topology kind 'torsu' (known: alpha_beta, ring, fully_connected, switch, torus"},
     {"{\"kind\": \"ring\", \"rank\": 8, " LINK100 "}", CS_EINVAL, "rank",
      "unknown key 'rank' (known: ranks, link, kind, name, description, sources, reduce_GBps, nccl)"},
     {"{\"kind\": \"ring\", \"ranks\": 8, \"reduce_GBps\": 0, " LINK100 "}", CS_EINVAL,
-     "reduce_GBps", "must be > 0, got 0"},
+     "reduce_GBps", "must be between 1e-06 and 1e+06 GB/s, got 0"},
     {"{\"kind\": \"ring\", \"ranks\": 8, \"sources\": [\"a\", 3], " LINK100 "}", CS_EINVAL,
      "sources[1]", "expected a string, got number"},
     {"{\"kind\": \"ring\", \"ranks\": 8, \"nccl\": 3, " LINK100 "}", CS_EINVAL, "nccl",
@@ -654,8 +776,10 @@ static void test_bad_strings(void)
         cs_topo *t = (cs_topo *)1;
         cs_err err;
         int rc = cs_topo_load_string(c->json, "test", &t, &err);
+        /* content errors start with the source's name: "test: links[0]..." */
+        const char *w = strncmp(err.where, "test: ", 6) ? err.where : err.where + 6;
         int ok = rc == c->code && err.code == c->code && t == NULL &&
-                 !strncmp(err.where, c->where, strlen(c->where)) && strstr(err.msg, c->msg);
+                 !strncmp(w, c->where, strlen(c->where)) && strstr(err.msg, c->msg);
         if (!ok)
             fprintf(stderr, "\n  bad case %zu: got %s '%s: %s', want %s '%s: %s'\n", i,
                     cs_err_name(rc), err.where, err.msg, cs_err_name(c->code), c->where, c->msg);
@@ -750,6 +874,7 @@ static void test_kinds_registry(void)
         CU_ASSERT_EQUAL(cs_topo_kind_lookup(all[i]->name, &k, &err), 0);
         CU_ASSERT_PTR_EQUAL(k, all[i]);
         CU_ASSERT(all[i]->summary && all[i]->summary[0]);
+        CU_ASSERT_PTR_NOT_NULL(all[i]->check);   /* topo check collects every problem */
     }
     CU_ASSERT_EQUAL(cs_topo_kind_lookup("nope", &k, &err), CS_ENOENT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown topology kind 'nope' (known: alpha_beta"));
@@ -772,6 +897,7 @@ int cs_test_register(void)
         {"pcie_p2p", test_pcie_p2p},
         {"node", test_node},
         {"cluster", test_cluster},
+        {"cluster_nic_affinity", test_cluster_nic_affinity},
         {"registry", test_kinds_registry},
         {NULL, NULL},
     };
@@ -779,6 +905,7 @@ int cs_test_register(void)
         {"all_load", test_presets},
         {"bisection", test_bisection},
         {"show_json", test_show_json},
+        {"list_summaries", test_list_summaries},
         {"preset_busbw", test_preset_busbw},
         {NULL, NULL},
     };

@@ -8,6 +8,7 @@
 #include "topologies/topology.h"
 #include "algorithms/coll.h"
 #include "plots/timeline.h"
+#include "scenarios/plan.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -241,6 +242,40 @@ static void test_over_ranks(void)
     free(lay);
 }
 
+/* A training plan on an inline alpha_beta fabric without "ranks" gets its GPU count,
+ * tp x pp x dp x cp = 2 x 1 x 4 x 1 = 8 ranks; with "ranks": 4 the file fixes the count and
+ * the 8 GPUs are refused ("... = 8 GPUs, the topology has 4 ranks"). */
+static void test_plan_rankless(void)
+{
+    static const char *const fmt =
+        "{\"model\": {\"layers\": 2, \"hidden\": 256, \"heads\": 4, \"seq_len\": 128, "
+        "\"vocab\": 1000}, \"train\": {\"global_batch\": 8}, \"parallel\": {\"tp\": 2, "
+        "\"dp\": 4}, \"system\": {\"topo\": {\"kind\": \"alpha_beta\", %s\"link\": "
+        "{\"bandwidth_GBps\": 100, \"latency_us\": 1}}, \"gpu\": \"h100-sxm\"}}";
+    char json[1024];
+    cs_plan p;
+    cs_plan_ctx *ctx = NULL;
+    cs_err err;
+    snprintf(json, sizeof json, fmt, "");
+    cs_plan_init(&p);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "rankless", &p, &err), 0);
+    if (cs_plan_ctx_new(&ctx, &p, &err) < 0)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+    CU_ASSERT_EQUAL(cs_plan_ctx_ranks(ctx), 8);
+    cs_plan_ctx_free(ctx);
+    cs_plan_fini(&p);
+    snprintf(json, sizeof json, fmt, "\"ranks\": 4, ");
+    cs_plan_init(&p);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "fixed", &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+    CU_ASSERT_EQUAL(cs_plan_ctx_ranks(ctx), 4);
+    CU_ASSERT(cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &err) < 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the topology has 4 ranks"));
+    cs_plan_ctx_free(ctx);
+    cs_plan_fini(&p);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case views[] = {
@@ -248,6 +283,7 @@ int cs_test_register(void)
         {"timeline header texts clear", test_timeline_header},
         {"ranks chart in one command", test_ranks_chart_cli},
         {"regrouping over ranks, a measured run paired", test_over_ranks},
+        {"a plan on a fabric without ranks", test_plan_rankless},
         {NULL, NULL},
     };
     return cs_test_add_suite("views", views);

@@ -17,6 +17,14 @@ static int note(cs_topo_problems *probs, cs_err *err)
     return 0;
 }
 
+int cs__topo_note(cs_topo_problems *col, int rc, cs_err *err)
+{
+    if (!col || rc >= 0 || rc == CS_ENOMEM)
+        return rc;
+    return cs_topo_problems_add(col, err) < 0 ? cs_err_set(err, CS_ENOMEM, NULL, "out of memory")
+                                              : 0;
+}
+
 /* Check a parsed root: common keys, the kind's own check (or build), the sections of higher
  * layers (the NCCL table). */
 static int check_root(json_t *root, const char *name, const cs_topo_section *const *sections,
@@ -49,6 +57,10 @@ static int check_root(json_t *root, const char *name, const cs_topo_section *con
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if ((rc = cs_topo_new(&t)) < 0)
         return cs_err_set(err, rc, NULL, "out of memory");
+    if (!(t->kind = strdup(kind_name))) {       /* kinds that share a builder read it */
+        cs_topo_free(t);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
     cs_err_clear(err);
     if (kind->check)
         rc = kind->check(root, t, probs);
@@ -72,11 +84,11 @@ int cs_topo_check(const char *spec, const cs_topo_section *const *sections,
     cs_err_clear(err);
     if (p) {
         len = strlen(p->json);
-        root = json_loadb(p->json, len, JSON_REJECT_DUPLICATES, &jerr);
+        root = cs__json_loadb(p->json, len, JSON_REJECT_DUPLICATES, &jerr);
     } else {
         if ((rc = cs__topo_read_file(spec, &buf, &len, err)) < 0)
             return rc == CS_ENOMEM ? rc : note(probs, err) < 0 ? CS_ENOMEM : probs->n;
-        root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+        root = cs__json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
         free(buf);
     }
     if (!root) {

@@ -2,6 +2,7 @@
  * topology kinds (topologies layer). Figures are per direction; sources in
  * ../shared/reference/models.md §2.4, §2.6 and §5 (cited per row). */
 #include "topologies/kinds.h"
+#include "sim/limits.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,10 +79,32 @@ int cs__linkspec_parse(json_t *obj, const char *where, const char *const *extra,
         return cs_err_set(err, CS_EINVAL, path, "missing required key (expected a number > 0; "
                           "class '%s' has no default figures)", out->cls);
     }
-    if ((rc = cs__json_positive(obj, where, "bandwidth_GBps", !has_defaults, &out->bw_GBps,
-                                err)) < 0)
+    if ((rc = cs__json_range(obj, where, "bandwidth_GBps", !has_defaults, CS_LIMIT_BW_MIN_GBPS,
+                             CS_LIMIT_BW_MAX_GBPS, "GB/s", &out->bw_GBps, err)) < 0)
         return rc;
-    return cs__json_nonneg(obj, where, "latency_us", !has_defaults, &out->lat_us, err);
+    return cs__json_range(obj, where, "latency_us", !has_defaults, 0, CS_LIMIT_LAT_MAX_US, "us",
+                          &out->lat_us, err);
+}
+
+int cs__topo_size_check(int64_t n_nodes, int64_t n_links, int64_t n_ranks, const char *where,
+                        const char *what, cs_err *err)
+{
+    /* Bytes per item, measured on the running structures: a node (name, adjacency, BFS
+     * scratch, route cache share), a link (class, two dlinks, the fluid model's per-link
+     * state), a rank (rank map and the executor's per-rank state). */
+    enum { NODE_B = 96, LINK_B = 160, RANK_B = 256 };
+    uint64_t need;
+    if (n_ranks > CS_LIMIT_MAX_RANKS)
+        return cs_err_set(err, CS_ELIMIT, where, "%s make %lld ranks, more than the limit of "
+                          "%ld", what, (long long)n_ranks, CS_LIMIT_MAX_RANKS);
+    if (n_nodes > CS_LIMIT_MAX_NODES)
+        return cs_err_set(err, CS_ELIMIT, where, "%s make %lld nodes, more than the limit of "
+                          "%ld", what, (long long)n_nodes, CS_LIMIT_MAX_NODES);
+    if (n_links > CS_LIMIT_MAX_LINKS)
+        return cs_err_set(err, CS_ELIMIT, where, "%s make %lld links, more than the limit of "
+                          "%ld", what, (long long)n_links, CS_LIMIT_MAX_LINKS);
+    need = (uint64_t)n_nodes * NODE_B + (uint64_t)n_links * LINK_B + (uint64_t)n_ranks * RANK_B;
+    return cs_budget_check(need, where, what, err);
 }
 
 int cs__topo_alloc_ranks(cs_topo *t, int n, cs_err *err)
@@ -140,6 +163,14 @@ int cs__topo_leaf_spine(cs_topo *t, const int *hosts, int n_hosts, int per_leaf,
                         cs_err *err)
 {
     int leaves = (n_hosts + per_leaf - 1) / per_leaf, leaf0 = t->n_nodes, spine0, i, j, rc;
+    char where[64], what[96];
+    /* leaves x spines uplinks can be far more than the hosts: check before building */
+    snprintf(where, sizeof where, "%sspines", prefix);
+    snprintf(what, sizeof what, "%d leaves x %d spines", leaves, spines);
+    if ((rc = cs__topo_size_check((int64_t)t->n_nodes + leaves + spines,
+                                  (int64_t)t->n_links + n_hosts + (int64_t)leaves * spines,
+                                  t->n_ranks, where, what, err)) < 0)
+        return rc;
     for (i = 0; i < leaves; i++)
         if ((rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "%sleaf%d", prefix, i)) < 0)
             return rc;

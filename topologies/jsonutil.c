@@ -3,12 +3,22 @@
  * Used by the loader and every topology kind so that all of them word errors alike:
  * `links[3].bandwidth_GBps: must be > 0, got -5`. */
 #include "topologies/jsonutil.h"
+#include "sim/limits.h"
 #include "topologies/topology.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+json_t *cs__json_loadb(const char *text, size_t len, size_t flags, json_error_t *jerr)
+{
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+        text += 3;                   /* a UTF-8 byte order mark, as some editors write */
+        len -= 3;
+    }
+    return json_loadb(text, len, flags, jerr);
+}
 
 void cs__jpath_key(char *out, size_t n, const char *parent, const char *key)
 {
@@ -153,6 +163,24 @@ int cs__json_positive(const json_t *obj, const char *parent, const char *key, in
         return rc;
     if (!(x > 0))
         return cs_err_set(err, CS_EINVAL, path, "must be > 0, got %g", x);
+    *out = x;
+    return 0;
+}
+
+int cs__json_range(const json_t *obj, const char *parent, const char *key, int required,
+                   double lo, double hi, const char *unit, double *out, cs_err *err)
+{
+    char path[CS_JPATH_MAX], expected[96];
+    json_t *v;
+    double x;
+    int rc;
+    snprintf(expected, sizeof expected, "a number between %g and %g %s", lo, hi, unit);
+    rc = get_key(obj, parent, key, required, expected, &v, path, err);
+    if (rc <= 0)
+        return rc;
+    if ((rc = cs__json_as_number(v, path, &x, err)) < 0 ||
+        (rc = cs_limit_check(x, lo, hi, unit, path, err)) < 0)
+        return rc;
     *out = x;
     return 0;
 }

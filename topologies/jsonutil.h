@@ -13,6 +13,9 @@
 /* Largest JSON path kept (longer ones are truncated). */
 #define CS_JPATH_MAX 200
 
+/* json_loadb that skips a leading UTF-8 byte order mark. */
+json_t *cs__json_loadb(const char *text, size_t len, size_t flags, json_error_t *jerr);
+
 /* Join a path: parent.key (or key when parent is empty) / parent[i]. out has n bytes. */
 void cs__jpath_key(char *out, size_t n, const char *parent, const char *key);
 void cs__jpath_idx(char *out, size_t n, const char *parent, size_t i);
@@ -40,6 +43,9 @@ int cs__json_number(const json_t *obj, const char *parent, const char *key, int 
 int cs__json_positive(const json_t *obj, const char *parent, const char *key, int required,
                       double *out, cs_err *err);
 /* As cs__json_number, and the value must be >= 0. */
+/* A number in [lo, hi] (sim/limits.h ranges): "must be between LO and HI UNIT, got V". */
+int cs__json_range(const json_t *obj, const char *parent, const char *key, int required,
+                   double lo, double hi, const char *unit, double *out, cs_err *err);
 int cs__json_nonneg(const json_t *obj, const char *parent, const char *key, int required,
                     double *out, cs_err *err);
 /* An integer in [lo, hi]. */

@@ -3,6 +3,7 @@
  * §4); ranks are nodes r0..r(N-1) of type gpu. A file may leave "ranks" out and take the
  * count from the command (cs_topo_open_ranks). Only the four ops tables are exported. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "topologies/jsonutil.h"
@@ -13,24 +14,33 @@
 /* Most ranks of fully_connected, whose link count grows as n^2. */
 #define MAX_FC_RANKS 4096
 
-/* Read "ranks" and "link", create nodes r0..r(n-1) and make them the ranks in order. */
-static int basic_parse(json_t *root, cs_topo *t, cs__linkspec *ls, cs_err *err)
+/* Read "ranks" and "link", create nodes r0..r(n-1) and make them the ranks in order.
+ * Checking (col set), every problem of the keys goes to col and nothing is built. */
+static int basic_parse_col(json_t *root, cs_topo *t, cs__linkspec *ls, cs_topo_problems *col,
+                           cs_err *err)
 {
     static const char *const keys[] = {"ranks", "link", NULL};
     static const char *const sw_keys[] = {"ranks", "link", "sharp", NULL};
-    json_t *link;
-    long n, i;
-    int rc;
-    if ((rc = cs__json_check_keys(root, "", t->kind && !strcmp(t->kind, "switch") ? sw_keys : keys,
-                                  cs__topo_common_keys, err)) < 0 ||
-        (!json_object_get(root, "ranks") &&
-         (rc = cs_err_set(err, CS_EINVAL, "ranks", "missing: give the rank count here or "
-                          "with -g (this kind takes it from the command)")) < 0) ||
-        (rc = cs__json_int(root, "", "ranks", 1, 1, MAX_RANKS, &n, err)) < 0 ||
-        (rc = cs__json_object(root, "", "link", 1, &link, err)) < 0 ||
-        (rc = cs__linkspec_parse(link, "link", NULL, NULL, ls, err)) < 0)
-        return rc;
-    if ((rc = cs__topo_alloc_ranks(t, (int)n, err)) < 0)
+    json_t *link = NULL;
+    long n = 1, i;
+    int rc, n0 = col ? col->n : 0, sharp = 0;
+    int is_switch = t->kind && !strcmp(t->kind, "switch");
+    CS__NOTE(col, err, cs__json_check_keys(root, "", is_switch ? sw_keys : keys,
+                                           cs__topo_common_keys, err));
+    if (!json_object_get(root, "ranks"))
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "ranks", "missing: give the rank count "
+                                      "here or with -g (this kind takes it from the command)"));
+    else
+        CS__NOTE(col, err, cs__json_int(root, "", "ranks", 1, 1, MAX_RANKS, &n, err));
+    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &link, err));
+    if (link)
+        CS__NOTE(col, err, cs__linkspec_parse(link, "link", NULL, NULL, ls, err));
+    if (is_switch)
+        CS__NOTE(col, err, cs__json_bool(root, "", "sharp", 0, &sharp, err));
+    if (col && col->n > n0)
+        return 1;                 /* problems recorded: nothing to build */
+    if ((rc = cs__topo_size_check(n + 1, n, n, "ranks", "this many ranks", err)) < 0 ||
+        (rc = cs__topo_alloc_ranks(t, (int)n, err)) < 0)
         return rc;
     for (i = 0; i < n; i++) {
         int v = cs__topo_add_nodef(t, CS_NODE_GPU, -1, err, "r%ld", i);
@@ -39,6 +49,33 @@ static int basic_parse(json_t *root, cs_topo *t, cs__linkspec *ls, cs_err *err)
         t->ranks[i] = v;
     }
     return 0;
+}
+
+static int basic_parse(json_t *root, cs_topo *t, cs__linkspec *ls, cs_err *err)
+{
+    return basic_parse_col(root, t, ls, NULL, err);
+}
+
+/* topo check of the uniform kinds: every problem of the keys; when they are clean, the
+ * kind's own build (the same parse, then its links). */
+static int check_basic(json_t *root, cs_topo *t, cs_topo_problems *probs)
+{
+    const cs_topo_kind *kind;
+    cs__linkspec ls;
+    cs_topo *tmp = NULL;
+    cs_err err;
+    int rc;
+    cs_err_clear(&err);
+    if ((rc = basic_parse_col(root, t, &ls, probs, &err)) != 0)
+        return rc < 0 ? rc : 0;
+    if (cs_topo_kind_lookup(t->kind, &kind, &err) < 0 || cs_topo_new(&tmp) < 0 ||
+        !(tmp->kind = strdup(t->kind))) {
+        cs_topo_free(tmp);
+        return cs_err_set(&err, CS_ENOMEM, NULL, "out of memory");
+    }
+    rc = kind->build(root, tmp, &err);
+    cs_topo_free(tmp);
+    return rc < 0 ? cs__topo_note(probs, rc, &err) : 0;
 }
 
 /* alpha_beta: no links; the single-port a + b*l model between any pair (DESIGN §2). */
@@ -86,7 +123,7 @@ static int build_switch(json_t *root, cs_topo *t, cs_err *err)
     cs__linkspec ls;
     int i, sw, sharp = 0, rc = basic_parse(root, t, &ls, err);
     if (rc < 0 || (rc = cs__json_bool(root, "", "sharp", 0, &sharp, err)) < 0)
-        return rc;
+        return rc;      /* (basic_parse checked "sharp"; read here for its value) */
     if ((sw = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "sw")) < 0)
         return sw;
     t->nodes[sw].can_reduce = sharp;
@@ -97,14 +134,16 @@ static int build_switch(json_t *root, cs_topo *t, cs_err *err)
 
 const cs_topo_kind cs_topo_kind_alpha_beta = {
     "alpha_beta", "textbook a + b*l model: any pair talks directly, one message in and out "
-    "per rank at a time", build_alpha_beta, NULL, 1,
+    "per rank at a time", build_alpha_beta, check_basic, 1,
 };
 const cs_topo_kind cs_topo_kind_ring = {
-    "ring", "ranks on a bidirectional ring, rank i linked to rank i+1", build_ring, NULL, 1,
+    "ring", "ranks on a bidirectional ring, rank i linked to rank i+1", build_ring,
+    check_basic, 1,
 };
 const cs_topo_kind cs_topo_kind_fully_connected = {
-    "fully_connected", "a direct link between every pair of ranks", build_fully_connected, NULL, 1,
+    "fully_connected", "a direct link between every pair of ranks", build_fully_connected,
+    check_basic, 1,
 };
 const cs_topo_kind cs_topo_kind_switch = {
-    "switch", "every rank linked to one non-blocking switch", build_switch, NULL, 1,
+    "switch", "every rank linked to one non-blocking switch", build_switch, check_basic, 1,
 };

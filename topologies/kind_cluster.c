@@ -89,39 +89,69 @@ static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int m
     return n;
 }
 
+/* A node file that names each GPU's NIC ("nic_of_gpu", checked by the node kind) says
+ * otherwise than the nearest NIC: its choice wins. */
+static void use_nic_of_gpu(json_t *node, const cs_topo *m, cluster_data *d)
+{
+    json_t *a = json_object_get(node, "nic_of_gpu");
+    int r;
+    if (!json_is_array(a) || (int)json_array_size(a) != m->n_ranks)
+        return;
+    for (r = 0; r < m->n_ranks; r++) {
+        json_int_t k = json_integer_value(json_array_get(a, (size_t)r));
+        if (k >= 0 && k < d->n_nics)
+            d->rail_of[m->ranks[r]] = (int)k;
+    }
+}
+
+/* Breadth-first hop counts from src into dist (-1: not reached), through CPUs only when
+ * via_cpu. Returns the hop count of the nearest NICs (-1: none) and their number in *n. */
+static int nearest_nics(const cs_topo *m, int src, int via_cpu, int *dist, int *queue, int *n)
+{
+    int head = 0, tail = 0, best = -1, v, k;
+    *n = 0;
+    for (v = 0; v < m->n_nodes; v++)
+        dist[v] = -1;
+    dist[src] = 0;
+    queue[tail++] = src;
+    while (head < tail) {
+        v = queue[head++];
+        if (m->nodes[v].type == CS_NODE_NIC && (best < 0 || dist[v] == best)) {
+            best = dist[v];
+            (*n)++;
+        }
+        for (k = m->adj_off[v]; k < m->adj_off[v + 1]; k++) {
+            int w = cs_dlink_to(m, m->adj[k]);
+            if (dist[w] < 0 && (via_cpu || m->nodes[w].type != CS_NODE_CPU)) {
+                dist[w] = dist[v] + 1;
+                queue[tail++] = w;
+            }
+        }
+    }
+    return best;
+}
+
 /* Each accelerator's rail: among the NICs fewest hops away without crossing a CPU (ties:
  * the (k mod count)-th of them in index order, k = the accelerator's rank in the node, so
- * GPU k of a node with a NIC per GPU gets NIC k). */
+ * GPU k of a node with a NIC per GPU gets NIC k). Where no NIC can be reached without a
+ * CPU (GPUs and NICs on the CPUs' root ports, no PCIe switches), the same over paths
+ * through the CPUs: NCCL's GPU-NIC affinity, NIC k beside GPU k, rather than every GPU on
+ * whichever NIC the hash of a route picks. */
 static int find_rails(const cs_topo *m, cluster_data *d, cs_err *err)
 {
     int *dist = malloc((size_t)m->n_nodes * sizeof *dist);
     int *queue = malloc((size_t)m->n_nodes * sizeof *queue);
-    int r, v, k;
+    int r, k;
     if (!dist || !queue) {
         free(dist);
         free(queue);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
     for (r = 0; r < m->n_ranks; r++) {
-        int src = m->ranks[r], head = 0, tail = 0, best = -1, n_best = 0, pick;
-        for (v = 0; v < m->n_nodes; v++)
-            dist[v] = -1;
-        dist[src] = 0;
-        queue[tail++] = src;
-        while (head < tail) {
-            v = queue[head++];
-            if (m->nodes[v].type == CS_NODE_NIC && (best < 0 || dist[v] == best)) {
-                best = dist[v];
-                n_best++;
-            }
-            for (k = m->adj_off[v]; k < m->adj_off[v + 1]; k++) {
-                int w = cs_dlink_to(m, m->adj[k]);
-                if (dist[w] < 0 && m->nodes[w].type != CS_NODE_CPU) {
-                    dist[w] = dist[v] + 1;
-                    queue[tail++] = w;
-                }
-            }
-        }
+        int src = m->ranks[r], n_best, pick;
+        int best = nearest_nics(m, src, 0, dist, queue, &n_best);
+        if (best < 0)
+            best = nearest_nics(m, src, 1, dist, queue, &n_best);
         if (best < 0)
             continue;
         pick = r % n_best;
@@ -136,8 +166,42 @@ static int find_rails(const cs_topo *m, cluster_data *d, cs_err *err)
     return 0;
 }
 
-/* Build the server topology m from "node" (preset name or object). */
-static int build_member(json_t *root, cs_topo **out, json_t **owned, cs_err *err)
+/* Prefix err->where with "node." (a problem inside the cluster's node). */
+static void in_node(cs_err *err)
+{
+    char where[sizeof err->where];
+    snprintf(where, sizeof where, "node%s%.240s", err->where[0] ? "." : "", err->where);
+    snprintf(err->where, sizeof err->where, "%s", where);
+}
+
+/* Check the node's kind with its check op into col (paths under "node."). Returns 0 when
+ * it is clean, 1 when it has problems (recorded), or CS_ENOMEM. */
+static int check_member(json_t *node, const cs_topo_kind *kind, cs_topo_problems *col,
+                        cs_err *err)
+{
+    cs_topo_problems sub = {NULL, 0, 0};
+    cs_topo *m = NULL;
+    int i, rc;
+    if (!kind->check)
+        return 0;
+    if (cs_topo_new(&m) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    rc = kind->check(node, m, &sub);
+    cs_topo_free(m);
+    for (i = 0; rc >= 0 && i < sub.n; i++) {
+        in_node(&sub.items[i]);
+        rc = cs_topo_problems_add(col, &sub.items[i]);
+    }
+    if (rc >= 0)
+        rc = sub.n > 0;
+    cs_topo_problems_fini(&sub);
+    return rc < 0 ? cs_err_set(err, CS_ENOMEM, NULL, "out of memory") : rc;
+}
+
+/* Build the server topology m from "node" (preset name or object). Checking (col set), the
+ * node's problems are recorded and *out stays NULL. */
+static int build_member(json_t *root, cs_topo **out, json_t **owned, cs_topo_problems *col,
+                        cs_err *err)
 {
     json_t *node = json_object_get(root, "node");
     const cs_topo_kind *kind;
@@ -145,6 +209,7 @@ static int build_member(json_t *root, cs_topo **out, json_t **owned, cs_err *err
     cs_topo *m = NULL;
     int rc;
     *owned = NULL;
+    *out = NULL;
     if (!node)
         return cs_err_set(err, CS_EINVAL, "node", "missing required key (expected a preset "
                           "name or a topology object)");
@@ -164,15 +229,16 @@ static int build_member(json_t *root, cs_topo **out, json_t **owned, cs_err *err
         return rc;
     if (!strcmp(kname, "cluster"))
         return cs_err_set(err, CS_EINVAL, "node.kind", "a cluster cannot be a cluster's node");
-    if ((rc = cs_topo_kind_lookup(kname, &kind, err)) < 0 || (rc = cs_topo_new(&m)) < 0) {
-        if (rc == CS_ENOENT)
-            snprintf(err->where, sizeof err->where, "node.kind");
-        return rc == CS_ENOMEM ? cs_err_set(err, rc, NULL, "out of memory") : rc;
+    if ((rc = cs_topo_kind_lookup(kname, &kind, err)) < 0) {
+        snprintf(err->where, sizeof err->where, "node.kind");
+        return rc;
     }
+    if (col && (rc = check_member(node, kind, col, err)) != 0)
+        return rc < 0 ? rc : 0;
+    if (cs_topo_new(&m) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if ((rc = kind->build(node, m, err)) < 0 || (rc = cs_topo_finish(m, err)) < 0) {
-        char where[sizeof err->where];
-        snprintf(where, sizeof where, "node%s%.240s", err->where[0] ? "." : "", err->where);
-        snprintf(err->where, sizeof err->where, "%s", where);
+        in_node(err);
         cs_topo_free(m);
         return rc;
     }
@@ -208,60 +274,79 @@ static int copy_members(cs_topo *t, const cs_topo *m, int n, cs_err *err)
     return 0;
 }
 
-/* The fabric joining every server's NICs. */
-static int build_fabric(json_t *root, cs_topo *t, cluster_data *d, const cs__linkspec *nic,
-                        cs_err *err)
+/* What "fabric" says. */
+typedef struct fabric_cfg {
+    int type;                /* FABRIC_* */
+    cs__linkspec ls, up;     /* NIC-to-leaf (rail) and leaf-to-spine links */
+    int has_up_bw;           /* the uplink's bandwidth is given (else from the ratio) */
+    double ratio;            /* oversubscription, leaf down/up bandwidth */
+    long spines, per_leaf;   /* spine switches; NICs per leaf (fat_tree) */
+    int sharp;               /* the switches reduce */
+} fabric_cfg;
+
+/* Parse and check "fabric" (nic: the node's NIC link, NULL when it has none; node_ok: the
+ * node built, so a missing NIC link is a problem): build (col NULL) stops at the first
+ * problem, check records each and goes on. */
+static int parse_fabric(json_t *root, const cs__linkspec *nic, int node_ok, fabric_cfg *fc,
+                        cs_topo_problems *col, cs_err *err)
 {
     static const char *const keys[] = {"type", "link", "spines", "nics_per_leaf",
                                        "oversubscription", "uplink", "sharp", NULL};
+    static const cs__linkspec none = {"generic", 1, 0};
     json_t *f, *o;
-    const char *type;
-    cs__linkspec ls, up;
-    double ratio = 1;
-    long spines = 0, per_leaf = 0;
-    int rc, k, c, *hosts, n_hosts = d->n_copies * d->n_nics, has_up_bw = 0, sharp = 0;
-    int sw0 = t->n_nodes;
-    if ((rc = cs__json_object(root, "", "fabric", 1, &f, err)) < 0 ||
-        (rc = cs__json_check_keys(f, "fabric", keys, NULL, err)) < 0 ||
-        (rc = cs__json_string(f, "fabric", "type", 1, &type, err)) < 0 ||
-        (rc = cs__json_bool(f, "fabric", "sharp", 0, &sharp, err)) < 0)
-        return rc;
-    if (!strcmp(type, "switch"))
-        d->fabric = FABRIC_SWITCH;
-    else if (!strcmp(type, "fat_tree"))
-        d->fabric = FABRIC_FAT_TREE;
+    const char *type = "switch";
+    int rc;
+    memset(fc, 0, sizeof *fc);
+    fc->ratio = 1;
+    fc->ls = nic ? *nic : none;
+    if ((rc = cs__json_object(root, "", "fabric", 1, &f, err)) < 0)
+        return cs__topo_note(col, rc, err);
+    CS__NOTE(col, err, cs__json_check_keys(f, "fabric", keys, NULL, err));
+    CS__NOTE(col, err, cs__json_string(f, "fabric", "type", 1, &type, err));
+    CS__NOTE(col, err, cs__json_bool(f, "fabric", "sharp", 0, &fc->sharp, err));
+    if (!strcmp(type, "fat_tree"))
+        fc->type = FABRIC_FAT_TREE;
     else if (!strcmp(type, "rail"))
-        d->fabric = FABRIC_RAIL;
-    else
-        return cs_err_set(err, CS_EINVAL, "fabric.type", "unknown fabric '%s' (known: switch, "
-                          "fat_tree, rail)", type);
-    if (!(o = json_object_get(f, "link")) && !nic)
-        return cs_err_set(err, CS_EINVAL, "fabric.link", "missing required key (the node has "
-                          "no \"nic\" link to copy)");
-    if (o && (rc = cs__linkspec_parse(o, "fabric.link", NULL, nic, &ls, err)) < 0)
-        return rc;
-    if (!o)
-        ls = *nic;
-    up = ls;
+        fc->type = FABRIC_RAIL;
+    else if (strcmp(type, "switch"))
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "fabric.type", "unknown fabric '%s' "
+                                      "(known: switch, fat_tree, rail)", type));
+    if (!(o = json_object_get(f, "link")) && !nic && node_ok)
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "fabric.link", "missing required key "
+                                      "(the node has no \"nic\" link to copy)"));
+    if (o)
+        CS__NOTE(col, err, cs__linkspec_parse(o, "fabric.link", NULL, nic, &fc->ls, err));
+    fc->up = fc->ls;
     if ((o = json_object_get(f, "uplink"))) {
-        has_up_bw = json_object_get(o, "bandwidth_GBps") || json_object_get(o, "class");
-        if ((rc = cs__linkspec_parse(o, "fabric.uplink", NULL, &ls, &up, err)) < 0)
-            return rc;
+        fc->has_up_bw = json_object_get(o, "bandwidth_GBps") || json_object_get(o, "class");
+        CS__NOTE(col, err, cs__linkspec_parse(o, "fabric.uplink", NULL, &fc->ls, &fc->up, err));
     }
-    if ((rc = cs__json_int(f, "fabric", "spines", d->fabric == FABRIC_FAT_TREE, 0, 1 << 16,
-                           &spines, err)) < 0 ||
-        (rc = cs__json_int(f, "fabric", "nics_per_leaf", d->fabric == FABRIC_FAT_TREE, 1,
-                           1 << 20, &per_leaf, err)) < 0 ||
-        (rc = cs__json_positive(f, "fabric", "oversubscription", 0, &ratio, err)) < 0)
-        return rc;
-    if (d->fabric != FABRIC_FAT_TREE && json_object_get(f, "nics_per_leaf"))
-        return cs_err_set(err, CS_EINVAL, "fabric.nics_per_leaf", "only used with fat_tree");
-    if (d->fabric == FABRIC_SWITCH && (spines || json_object_get(f, "uplink")))
-        return cs_err_set(err, CS_EINVAL, spines ? "fabric.spines" : "fabric.uplink",
-                          "not used with a single switch");
-    if (has_up_bw && json_object_get(f, "oversubscription"))
-        return cs_err_set(err, CS_EINVAL, "fabric.oversubscription", "give either "
-                          "oversubscription or the uplink's bandwidth, not both");
+    CS__NOTE(col, err, cs__json_int(f, "fabric", "spines", fc->type == FABRIC_FAT_TREE, 0,
+                                    1 << 16, &fc->spines, err));
+    CS__NOTE(col, err, cs__json_int(f, "fabric", "nics_per_leaf", fc->type == FABRIC_FAT_TREE,
+                                    1, 1 << 20, &fc->per_leaf, err));
+    CS__NOTE(col, err, cs__json_positive(f, "fabric", "oversubscription", 0, &fc->ratio, err));
+    if (fc->type != FABRIC_FAT_TREE && json_object_get(f, "nics_per_leaf"))
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "fabric.nics_per_leaf", "only used with "
+                                      "fat_tree"));
+    if (fc->type == FABRIC_SWITCH && (json_object_get(f, "spines") ||
+                                      json_object_get(f, "uplink")))
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, json_object_get(f, "spines") ?
+                                      "fabric.spines" : "fabric.uplink",
+                                      "not used with a single switch"));
+    if (fc->has_up_bw && json_object_get(f, "oversubscription"))
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "fabric.oversubscription", "give either "
+                                      "oversubscription or the uplink's bandwidth, not both"));
+    return 0;
+}
+
+/* The fabric joining every server's NICs. */
+static int build_fabric(cs_topo *t, cluster_data *d, const fabric_cfg *fc, cs_err *err)
+{
+    cs__linkspec ls = fc->ls, up = fc->up;
+    int rc = 0, k, c, *hosts, n_hosts = d->n_copies * d->n_nics;
+    int sw0 = t->n_nodes, spines = (int)fc->spines;
+    d->fabric = fc->type;
     if (!(hosts = malloc((size_t)n_hosts * sizeof *hosts)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     for (c = 0; c < d->n_copies; c++)
@@ -270,15 +355,15 @@ static int build_fabric(json_t *root, cs_topo *t, cluster_data *d, const cs__lin
     if (d->fabric == FABRIC_SWITCH) {
         rc = cs__topo_leaf_spine(t, hosts, n_hosts, n_hosts, 0, &ls, &up, "fabric.", err);
     } else if (d->fabric == FABRIC_FAT_TREE) {
-        if (!has_up_bw)
-            up.bw_GBps = (double)per_leaf * ls.bw_GBps / (ratio * (double)spines);
-        rc = cs__topo_leaf_spine(t, hosts, n_hosts, (int)per_leaf, (int)spines, &ls, &up,
+        if (!fc->has_up_bw)
+            up.bw_GBps = (double)fc->per_leaf * ls.bw_GBps / (fc->ratio * (double)spines);
+        rc = cs__topo_leaf_spine(t, hosts, n_hosts, (int)fc->per_leaf, spines, &ls, &up,
                                  "fabric.", err);
     } else {
         /* Rails: a switch per NIC index; optional spines join the rails. */
         int rail0 = t->n_nodes, spine0;
-        if (!has_up_bw && spines)
-            up.bw_GBps = (double)d->n_copies * ls.bw_GBps / (ratio * (double)spines);
+        if (!fc->has_up_bw && spines)
+            up.bw_GBps = (double)d->n_copies * ls.bw_GBps / (fc->ratio * (double)spines);
         for (k = 0; rc >= 0 && k < d->n_nics; k++)
             rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "rail%d", k);
         spine0 = t->n_nodes;
@@ -287,38 +372,45 @@ static int build_fabric(json_t *root, cs_topo *t, cluster_data *d, const cs__lin
         for (k = 0; rc >= 0 && k < n_hosts; k++)
             rc = cs__topo_add_spec(t, hosts[k], rail0 + k % d->n_nics, &ls, err);
         for (k = 0; rc >= 0 && k < d->n_nics * spines; k++)
-            rc = cs__topo_add_spec(t, rail0 + k / (int)spines, spine0 + k % (int)spines, &up,
-                                   err);
+            rc = cs__topo_add_spec(t, rail0 + k / spines, spine0 + k % spines, &up, err);
     }
     free(hosts);
     /* "sharp": the fabric's switches reduce in the network (InfiniBand SHARP). */
     for (k = sw0; rc >= 0 && k < t->n_nodes; k++)
         if (t->nodes[k].type == CS_NODE_SWITCH)
-            t->nodes[k].can_reduce = sharp;
+            t->nodes[k].can_reduce = fc->sharp;
     return rc < 0 ? rc : 0;
 }
 
-/* cluster: {"nodes": N, "node": PRESET | {...}, "fabric": {...}}. */
-static int build_cluster(json_t *root, cs_topo *t, cs_err *err)
+/* cluster: {"nodes": N, "node": PRESET | {...}, "fabric": {...}}. Building (col NULL)
+ * stops at the first problem; checking records every problem of the keys, the node and
+ * the fabric, and builds only what is clean. */
+static int cluster_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *err)
 {
     static const char *const keys[] = {"nodes", "node", "fabric", NULL};
     cs__linkspec nic_spec;
     const cs__linkspec *nic = NULL;
     cs_topo *m = NULL;
     cluster_data *d;
+    fabric_cfg fc;
     json_t *owned = NULL, *node, *nic_o;
-    long copies;
-    int rc, v;
-    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
-        (rc = cs__json_int(root, "", "nodes", 1, 1, MAX_COPIES, &copies, err)) < 0 ||
-        (rc = build_member(root, &m, &owned, err)) < 0)
+    long copies = 1;
+    int rc, v, n0 = col ? col->n : 0;
+    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs__json_int(root, "", "nodes", 1, 1, MAX_COPIES, &copies, err));
+    if ((rc = build_member(root, &m, &owned, col, err)) < 0 &&
+        (rc = cs__topo_note(col, rc, err)) < 0)
         goto out;
     node = owned ? owned : json_object_get(root, "node");
-    if ((nic_o = json_object_get(node, "nic"))) {
+    if (m && (nic_o = json_object_get(node, "nic"))) {
         if ((rc = cs__linkspec_parse(nic_o, "node.nic", NULL, NULL, &nic_spec, err)) < 0)
             goto out;
         nic = &nic_spec;
     }
+    if ((rc = parse_fabric(root, nic, m != NULL, &fc, col, err)) < 0)
+        goto out;
+    if (!m || (col && col->n > n0))
+        goto out;          /* checking: problems recorded, nothing to build */
     if (!(d = calloc(1, sizeof *d)) ||
         !(d->rail_of = malloc((size_t)m->n_nodes * sizeof *d->rail_of)) ||
         !(d->nic_local = malloc((size_t)m->n_nodes * sizeof *d->nic_local))) {
@@ -337,21 +429,43 @@ static int build_cluster(json_t *root, cs_topo *t, cs_err *err)
             d->nic_local[d->n_nics++] = v;
     }
     if (d->n_nics == 0) {
-        rc = cs_err_set(err, CS_EINVAL, "node", "has no NICs (nodes of type nic) to join the "
-                        "fabric");
+        rc = cs__topo_note(col, cs_err_set(err, CS_EINVAL, "node", "has no NICs (nodes of "
+                                            "type nic) to join the fabric"), err);
         goto out;
     }
-    if ((rc = find_rails(m, d, err)) < 0 || (rc = copy_members(t, m, (int)copies, err)) < 0 ||
-        (rc = build_fabric(root, t, d, nic, err)) < 0)
+    {
+        char what[96];
+        snprintf(what, sizeof what, "%ld copies of a %d-rank node", copies, m->n_ranks);
+        if ((rc = cs__topo_size_check((int64_t)copies * m->n_nodes,
+                                      (int64_t)copies * (m->n_links + d->n_nics),
+                                      (int64_t)copies * m->n_ranks, "nodes", what, err)) < 0)
+            goto out;
+    }
+    if ((rc = find_rails(m, d, err)) < 0)
         goto out;
-    rc = 0;
+    use_nic_of_gpu(node, m, d);
+    if ((rc = copy_members(t, m, (int)copies, err)) < 0 ||
+        (rc = build_fabric(t, d, &fc, err)) < 0)
+        rc = cs__topo_note(col, rc, err);
 out:
     cs_topo_free(m);
     json_decref(owned);
-    return rc;
+    return rc < 0 ? rc : 0;
+}
+
+static int build_cluster(json_t *root, cs_topo *t, cs_err *err)
+{
+    return cluster_run(root, t, NULL, err);
+}
+
+static int check_cluster(json_t *root, cs_topo *t, cs_topo_problems *probs)
+{
+    cs_err err;
+    cs_err_clear(&err);
+    return cluster_run(root, t, probs, &err);
 }
 
 const cs_topo_kind cs_topo_kind_cluster = {
     "cluster", "N copies of a node joined by a fabric: one switch, a fat tree, or rails",
-    build_cluster, NULL, 0,
+    build_cluster, check_cluster, 0,
 };

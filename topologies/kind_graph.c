@@ -213,6 +213,33 @@ static int32_t dlink_between(const cs_topo *t, int u, int v)
     return -1;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* A route may pass a node twice (up to a CPU root complex and back down through the same
+ * PCIe switch) but never cross the same directed link twice: the flow would count twice
+ * against that link's bandwidth. Sorting a copy of the dlinks finds a repeat in O(n log n). */
+static int check_links_once(graph_ctx *g, const cs_route *rt, const char *ppath)
+{
+    int i, n = rt->n_dlinks, *ids = malloc(((size_t)n + 1) * sizeof *ids), rc = 0;
+    if (!ids)
+        return cs_err_set(g->err, CS_ENOMEM, ppath, "out of memory");
+    for (i = 0; i < n; i++)
+        ids[i] = rt->dlinks[i];
+    qsort(ids, (size_t)n, sizeof *ids, cmp_int);
+    for (i = 1; i < n && !rc; i++)
+        if (ids[i] == ids[i - 1])
+            rc = cs_err_set(g->err, CS_EINVAL, ppath, "crosses the link from '%s' to '%s' twice, "
+                            "expected each directed link at most once",
+                            g->t->nodes[cs_dlink_from(g->t, ids[i])].name,
+                            g->t->nodes[cs_dlink_to(g->t, ids[i])].name);
+    free(ids);
+    return rc;
+}
+
 /* Turn one {"from", "to", "path"} into a cs_route in rt (dlinks owned by rt on success). */
 static int parse_route(graph_ctx *g, json_t *ro, const char *path, cs_route *rt)
 {
@@ -274,6 +301,8 @@ static int parse_route(graph_ctx *g, json_t *ro, const char *path, cs_route *rt)
         }
         prev = v;
     }
+    if ((rc = check_links_once(g, rt, ppath)) < 0)
+        goto fail;
     return 0;
 fail:
     free(rt->dlinks);

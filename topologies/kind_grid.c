@@ -71,6 +71,12 @@ static int grid_build(cs_topo *t, grid *g, const cs__linkspec *ls, cs_err *err)
         g->stride[d] = (int)total;
         total *= g->dims[d];
     }
+    {
+        char what[64];
+        snprintf(what, sizeof what, "a grid of %ld ranks in %d dimensions", total, g->n_dims);
+        if ((rc = cs__topo_size_check(total, total * g->n_dims, total, "dims", what, err)) < 0)
+            return rc;
+    }
     if ((rc = cs__topo_alloc_ranks(t, (int)total, err)) < 0)
         return rc;
     g->plus = malloc((size_t)total * (size_t)g->n_dims * sizeof *g->plus);
@@ -105,15 +111,21 @@ static int grid_build(cs_topo *t, grid *g, const cs__linkspec *ls, cs_err *err)
     return 0;
 }
 
-/* Common part: read the link, allocate the grid data, build, install the router. */
-static int grid_finish_build(json_t *root, cs_topo *t, grid *g, cs_err *err)
+/* The rank link: "link", every problem to col when checking (see cs__topo_note). */
+static int grid_link(json_t *root, cs__linkspec *ls, cs_topo_problems *col, cs_err *err)
 {
-    json_t *link;
-    cs__linkspec ls;
+    json_t *link = NULL;
+    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &link, err));
+    if (link)
+        CS__NOTE(col, err, cs__linkspec_parse(link, "link", NULL, NULL, ls, err));
+    return 0;
+}
+
+/* Common part: build the grid g (owned from here on) with link ls, install the router. */
+static int grid_finish_build(cs_topo *t, grid *g, const cs__linkspec *ls, cs_err *err)
+{
     int rc, d;
-    if ((rc = cs__json_object(root, "", "link", 1, &link, err)) < 0 ||
-        (rc = cs__linkspec_parse(link, "link", NULL, NULL, &ls, err)) < 0 ||
-        (rc = grid_build(t, g, &ls, err)) < 0) {
+    if ((rc = grid_build(t, g, ls, err)) < 0) {
         grid_free(g);
         return rc;
     }
@@ -128,67 +140,80 @@ static int grid_finish_build(json_t *root, cs_topo *t, grid *g, cs_err *err)
     return 0;
 }
 
-/* torus / mesh: {"dims": [X, Y, ...], "link": {...}}. */
-static int build_dims(json_t *root, cs_topo *t, int is_torus, cs_err *err)
+/* torus / mesh: {"dims": [X, Y, ...], "link": {...}}. Building (col NULL) stops at the
+ * first problem; checking records each and builds nothing. */
+static int dims_run(json_t *root, cs_topo *t, int is_torus, cs_topo_problems *col,
+                    cs_err *err)
 {
     static const char *const keys[] = {"dims", "link", NULL};
-    json_t *dims, *v;
-    grid *g;
+    json_t *dims = NULL, *v;
+    cs__linkspec ls = {"generic", 1, 0};
+    int sizes[MAX_DIMS];
     long total = 1;
     size_t i;
-    int rc;
-    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
-        (rc = cs__json_array(root, "", "dims", 1, &dims, err)) < 0)
+    int n0 = col ? col->n : 0, rc;
+    grid *g;
+    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs__json_array(root, "", "dims", 1, &dims, err));
+    if (dims && (json_array_size(dims) < 1 || json_array_size(dims) > MAX_DIMS)) {
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "dims", "expected 1 to %d dimensions, "
+                                      "got %zu", MAX_DIMS, json_array_size(dims)));
+        dims = NULL;
+    }
+    if (dims)
+        json_array_foreach(dims, i, v) {
+            char path[CS_JPATH_MAX];
+            long k = 1;
+            cs__jpath_idx(path, sizeof path, "dims", i);
+            CS__NOTE(col, err, cs__json_as_int(v, path, 1, MAX_GRID_RANKS, &k, err));
+            sizes[i] = (int)k;
+            if ((total *= k) > MAX_GRID_RANKS) {
+                CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "dims", "the grid has more than "
+                                              "%ld ranks", MAX_GRID_RANKS));
+                break;
+            }
+        }
+    if ((rc = grid_link(root, &ls, col, err)) < 0)
         return rc;
-    if (json_array_size(dims) < 1 || json_array_size(dims) > MAX_DIMS)
-        return cs_err_set(err, CS_EINVAL, "dims", "expected 1 to %d dimensions, got %zu",
-                          MAX_DIMS, json_array_size(dims));
+    if (col && col->n > n0)
+        return 0;
     if (!(g = calloc(1, sizeof *g)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     g->is_torus = is_torus;
     g->n_dims = (int)json_array_size(dims);
-    json_array_foreach(dims, i, v) {
-        char path[CS_JPATH_MAX];
-        long k;
-        cs__jpath_idx(path, sizeof path, "dims", i);
-        if ((rc = cs__json_as_int(v, path, 1, MAX_GRID_RANKS, &k, err)) < 0) {
-            grid_free(g);
-            return rc;
-        }
-        g->dims[i] = (int)k;
-        total *= k;
-        if (total > MAX_GRID_RANKS) {
-            grid_free(g);
-            return cs_err_set(err, CS_EINVAL, "dims", "the grid has more than %ld ranks",
-                              MAX_GRID_RANKS);
-        }
-    }
-    return grid_finish_build(root, t, g, err);
+    for (i = 0; i < (size_t)g->n_dims; i++)
+        g->dims[i] = sizes[i];
+    return grid_finish_build(t, g, &ls, err);
 }
 
 static int build_torus(json_t *root, cs_topo *t, cs_err *err)
 {
-    return build_dims(root, t, 1, err);
+    return dims_run(root, t, 1, NULL, err);
 }
 
 static int build_mesh(json_t *root, cs_topo *t, cs_err *err)
 {
-    return build_dims(root, t, 0, err);
+    return dims_run(root, t, 0, NULL, err);
 }
 
 /* hypercube: {"ranks": 2^d, "link": {...}}; a mesh of d dimensions of size 2, routed in
  * dimension order (e-cube routing: fix the differing address bits lowest first). */
-static int build_hypercube(json_t *root, cs_topo *t, cs_err *err)
+static int cube_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *err)
 {
     static const char *const keys[] = {"ranks", "link", NULL};
+    cs__linkspec ls = {"generic", 1, 0};
     grid *g;
-    long n;
-    int d = 0, rc;
-    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
-        (rc = cs__json_int(root, "", "ranks", 1, 1, MAX_GRID_RANKS, &n, err)) < 0)
-        return rc;
+    long n = 1;
+    int d = 0, rc, n0 = col ? col->n : 0;
+    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs__json_int(root, "", "ranks", 1, 1, MAX_GRID_RANKS, &n, err));
     if (n & (n - 1))
-        return cs_err_set(err, CS_EINVAL, "ranks", "must be a power of two, got %ld", n);
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "ranks", "must be a power of two, got %ld",
+                                      n));
+    if ((rc = grid_link(root, &ls, col, err)) < 0)
+        return rc;
+    if (col && col->n > n0)
+        return 0;
     if (!(g = calloc(1, sizeof *g)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     while ((1L << d) < n)
@@ -196,18 +221,57 @@ static int build_hypercube(json_t *root, cs_topo *t, cs_err *err)
     if (d == 0)
         g->dims[d++] = 1;
     g->n_dims = d;
-    return grid_finish_build(root, t, g, err);
+    return grid_finish_build(t, g, &ls, err);
+}
+
+static int build_hypercube(json_t *root, cs_topo *t, cs_err *err)
+{
+    return cube_run(root, t, NULL, err);
+}
+
+/* topo check: every problem of the keys (and the build's, when they are clean). */
+static int check_with(int (*run)(json_t *, cs_topo *, int, cs_topo_problems *, cs_err *),
+                      json_t *root, cs_topo *t, int arg, cs_topo_problems *probs)
+{
+    cs_err err;
+    int rc;
+    cs_err_clear(&err);
+    rc = run(root, t, arg, probs, &err);
+    return rc < 0 ? cs__topo_note(probs, rc, &err) : 0;
+}
+
+/* cube_run in check_with's shape (no dimension argument). */
+static int cube_check_run(json_t *root, cs_topo *t, int arg, cs_topo_problems *col,
+                          cs_err *err)
+{
+    (void)arg;
+    return cube_run(root, t, col, err);
+}
+
+static int check_torus(json_t *root, cs_topo *t, cs_topo_problems *probs)
+{
+    return check_with(dims_run, root, t, 1, probs);
+}
+
+static int check_mesh(json_t *root, cs_topo *t, cs_topo_problems *probs)
+{
+    return check_with(dims_run, root, t, 0, probs);
+}
+
+static int check_hypercube(json_t *root, cs_topo *t, cs_topo_problems *probs)
+{
+    return check_with(cube_check_run, root, t, 0, probs);
 }
 
 const cs_topo_kind cs_topo_kind_torus = {
     "torus", "n-dimensional torus (\"dims\"), wrap-around links, dimension-order routing",
-    build_torus, NULL, 0,
+    build_torus, check_torus, 0,
 };
 const cs_topo_kind cs_topo_kind_mesh = {
     "mesh", "n-dimensional mesh (\"dims\"), no wrap-around, dimension-order routing",
-    build_mesh, NULL, 0,
+    build_mesh, check_mesh, 0,
 };
 const cs_topo_kind cs_topo_kind_hypercube = {
     "hypercube", "2^d ranks, links between addresses one bit apart, e-cube routing",
-    build_hypercube, NULL, 0,
+    build_hypercube, check_hypercube, 0,
 };

@@ -55,61 +55,63 @@ typedef struct pcie_shape {
     cs__linkspec sock;       /* CPU to CPU */
 } pcie_shape;
 
-static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_err *err)
+/* Parse and check the keys: build (col NULL) stops at the first problem, check records
+ * each in col and goes on. */
+static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_topo_problems *col,
+                       cs_err *err)
 {
     static const char *const keys[] = {"sockets", "switches_per_socket", "gpus_per_switch",
         "nics_per_switch", "gpus_per_socket", "nics_per_socket", "p2p", "gpu_type", "link",
         "uplink", "socket_link", NULL};
     static const cs__linkspec upi = {"upi", 22.0, 1.0};
-    json_t *o;
+    json_t *o = NULL;
     const char *gkey, *nkey;
-    int rc;
     sh->sockets = 1;
     sh->switches = 0;
-    sh->gpus = sh->nics = 0;
+    sh->gpus = 1;
+    sh->nics = 0;
+    sh->gpu_type = CS_NODE_GPU;
+    sh->link = sh->uplink = (cs__linkspec){"generic", 1, 0};
+    sh->sock = upi;
     *is_p2p = 1;
-    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
-        (rc = cs__json_int(root, "", "sockets", 0, 1, 8, &sh->sockets, err)) < 0 ||
-        (rc = cs__json_int(root, "", "switches_per_socket", 0, 0, MAX_PER, &sh->switches,
-                           err)) < 0 ||
-        (rc = cs__json_bool(root, "", "p2p", 1, is_p2p, err)) < 0)
-        return rc;
+    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs__json_int(root, "", "sockets", 0, 1, 8, &sh->sockets, err));
+    CS__NOTE(col, err, cs__json_int(root, "", "switches_per_socket", 0, 0, MAX_PER,
+                                    &sh->switches, err));
+    CS__NOTE(col, err, cs__json_bool(root, "", "p2p", 1, is_p2p, err));
     gkey = sh->switches ? "gpus_per_switch" : "gpus_per_socket";
     nkey = sh->switches ? "nics_per_switch" : "nics_per_socket";
     if (json_object_get(root, sh->switches ? "gpus_per_socket" : "gpus_per_switch") ||
         json_object_get(root, sh->switches ? "nics_per_socket" : "nics_per_switch"))
-        return cs_err_set(err, CS_EINVAL, sh->switches ? "switches_per_socket" : gkey,
-                          "with %ld switches per socket give %s and %s", sh->switches, gkey,
-                          nkey);
-    if ((rc = cs__json_int(root, "", gkey, 1, 1, MAX_PER, &sh->gpus, err)) < 0 ||
-        (rc = cs__json_int(root, "", nkey, 0, 0, MAX_PER, &sh->nics, err)) < 0)
-        return rc;
-    if ((rc = cs__json_accel_type(root, "", &sh->gpu_type, err)) < 0)
-        return rc;
-    if ((rc = cs__json_object(root, "", "link", 1, &o, err)) < 0 ||
-        (rc = cs__linkspec_parse(o, "link", NULL, NULL, &sh->link, err)) < 0)
-        return rc;
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, sh->switches ? "switches_per_socket" :
+                                      gkey, "with %ld switches per socket give %s and %s",
+                                      sh->switches, gkey, nkey));
+    CS__NOTE(col, err, cs__json_int(root, "", gkey, 1, 1, MAX_PER, &sh->gpus, err));
+    CS__NOTE(col, err, cs__json_int(root, "", nkey, 0, 0, MAX_PER, &sh->nics, err));
+    CS__NOTE(col, err, cs__json_accel_type(root, "", &sh->gpu_type, err));
+    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &o, err));
+    if (o)
+        CS__NOTE(col, err, cs__linkspec_parse(o, "link", NULL, NULL, &sh->link, err));
     sh->uplink = sh->link;
-    if ((rc = cs__json_object(root, "", "uplink", 0, &o, err)) < 0 ||
-        (o && (rc = cs__linkspec_parse(o, "uplink", NULL, &sh->link, &sh->uplink, err)) < 0))
-        return rc;
-    sh->sock = upi;
-    if ((rc = cs__json_object(root, "", "socket_link", 0, &o, err)) < 0 ||
-        (o && (rc = cs__linkspec_parse(o, "socket_link", NULL, &upi, &sh->sock, err)) < 0))
-        return rc;
+    o = NULL;
+    CS__NOTE(col, err, cs__json_object(root, "", "uplink", 0, &o, err));
+    if (o)
+        CS__NOTE(col, err, cs__linkspec_parse(o, "uplink", NULL, &sh->link, &sh->uplink, err));
+    o = NULL;
+    CS__NOTE(col, err, cs__json_object(root, "", "socket_link", 0, &o, err));
+    if (o)
+        CS__NOTE(col, err, cs__linkspec_parse(o, "socket_link", NULL, &upi, &sh->sock, err));
     return 0;
 }
 
 /* Nodes in this order: GPUs g0.. (rank = index), NICs nic0.., switches sw0.., CPUs cpu0..;
  * devices numbered socket by socket, switch by switch. */
-static int build_pcie(json_t *root, cs_topo *t, cs_err *err)
+static int build_shape(const pcie_shape *shape, int is_p2p, cs_topo *t, cs_err *err)
 {
-    pcie_shape sh;
+    const pcie_shape sh = *shape;
     pcie_data *d;
     long ports = 0, n_gpus, n_nics, n_sw, s, i;
-    int rc, is_p2p, g0, nic0, sw0, cpu0;
-    if ((rc = parse_shape(root, &sh, &is_p2p, err)) < 0)
-        return rc;
+    int rc, g0, nic0, sw0, cpu0;
     ports = sh.sockets * (sh.switches ? sh.switches : 1);   /* attachment points */
     n_gpus = ports * sh.gpus;
     n_nics = ports * sh.nics;
@@ -176,7 +178,28 @@ static int build_pcie(json_t *root, cs_topo *t, cs_err *err)
     return 0;
 }
 
+static int build_pcie(json_t *root, cs_topo *t, cs_err *err)
+{
+    pcie_shape sh;
+    int is_p2p, rc = parse_shape(root, &sh, &is_p2p, NULL, err);
+    return rc < 0 ? rc : build_shape(&sh, is_p2p, t, err);
+}
+
+/* topo check: every problem of the keys; the build's own checks when they are clean. */
+static int check_pcie(json_t *root, cs_topo *t, cs_topo_problems *probs)
+{
+    pcie_shape sh;
+    cs_err err;
+    int is_p2p, n0 = probs->n, rc;
+    cs_err_clear(&err);
+    if ((rc = parse_shape(root, &sh, &is_p2p, probs, &err)) < 0)
+        return rc;
+    if (probs->n == n0 && (rc = build_shape(&sh, is_p2p, t, &err)) < 0)
+        return cs__topo_note(probs, rc, &err);
+    return 0;
+}
+
 const cs_topo_kind cs_topo_kind_pcie = {
     "pcie", "CPU sockets, PCIe switches, GPUs and NICs; \"p2p\": false stages copies through "
-    "the CPU", build_pcie, NULL, 0,
+    "the CPU", build_pcie, check_pcie, 0,
 };

@@ -37,21 +37,25 @@ static int parse_uplink(json_t *root, const cs__linkspec *link, cs__linkspec *up
 }
 
 /* tree: {"ranks": N, "arity": k, "link": {...}, "uplink": {...}}. Leaf switches hold up to
- * k ranks each; every level groups up to k switches under a parent until one root. */
-static int build_tree(json_t *root, cs_topo *t, cs_err *err)
+ * k ranks each; every level groups up to k switches under a parent until one root.
+ * Building (col NULL) stops at the first problem; checking records each, builds nothing. */
+static int tree_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *err)
 {
     static const char *const keys[] = {"ranks", "arity", "link", "uplink", NULL};
-    cs__linkspec ls, up;
-    json_t *link;
-    long n, k;
-    int rc, has_bw, level = 0, first, count, i;
-    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
-        (rc = cs__json_int(root, "", "ranks", 1, 1, MAX_TREE_RANKS, &n, err)) < 0 ||
-        (rc = cs__json_int(root, "", "arity", 1, 2, 1 << 16, &k, err)) < 0 ||
-        (rc = cs__json_object(root, "", "link", 1, &link, err)) < 0 ||
-        (rc = cs__linkspec_parse(link, "link", NULL, NULL, &ls, err)) < 0 ||
-        (rc = parse_uplink(root, &ls, &up, &has_bw, err)) < 0 ||
-        (rc = add_ranks(t, n, err)) < 0)
+    cs__linkspec ls = {"generic", 1, 0}, up;
+    json_t *link = NULL;
+    long n = 1, k = 2;
+    int rc, has_bw, level = 0, first, count, i, n0 = col ? col->n : 0;
+    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs__json_int(root, "", "ranks", 1, 1, MAX_TREE_RANKS, &n, err));
+    CS__NOTE(col, err, cs__json_int(root, "", "arity", 1, 2, 1 << 16, &k, err));
+    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &link, err));
+    if (link)
+        CS__NOTE(col, err, cs__linkspec_parse(link, "link", NULL, NULL, &ls, err));
+    CS__NOTE(col, err, parse_uplink(root, &ls, &up, &has_bw, err));
+    if (col && col->n > n0)
+        return 0;
+    if ((rc = add_ranks(t, n, err)) < 0)
         return rc;
     /* Children of the level being built: first..first+count-1 (the ranks at first). */
     first = 0;
@@ -122,54 +126,57 @@ static int build_kary(cs_topo *t, long k, long levels, const cs__linkspec *ls,
  * "levels"}; "link" for rank links, "uplink" for switch links, "oversubscription" r: leaf
  * downlink capacity / uplink capacity. Without uplink.bandwidth_GBps the uplinks get
  * P*B/(r*S) (leaf/spine) or B/r (k-ary n-tree, whose leaves have k ports each way). */
-static int build_fat_tree(json_t *root, cs_topo *t, cs_err *err)
+static int fat_tree_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *err)
 {
     static const char *const keys[] = {"ranks", "ranks_per_leaf", "spines", "arity", "levels",
                                        "link", "uplink", "oversubscription", NULL};
-    cs__linkspec ls, up;
-    json_t *link;
+    cs__linkspec ls = {"generic", 1, 0}, up;
+    json_t *link = NULL;
     double ratio = 1;
-    long n = 0, per_leaf = 0, spines = 0, k = 0, levels = 0;
-    int rc, has_bw, is_kary = json_object_get(root, "arity") != NULL;
-    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 ||
-        (rc = cs__json_object(root, "", "link", 1, &link, err)) < 0 ||
-        (rc = cs__linkspec_parse(link, "link", NULL, NULL, &ls, err)) < 0 ||
-        (rc = parse_uplink(root, &ls, &up, &has_bw, err)) < 0 ||
-        (rc = cs__json_positive(root, "", "oversubscription", 0, &ratio, err)) < 0)
-        return rc;
+    long n = 1, per_leaf = 1, spines = 1, k = 2, levels = 1;
+    int rc, has_bw = 0, is_kary = json_object_get(root, "arity") != NULL, n0 = col ? col->n : 0;
+    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &link, err));
+    if (link)
+        CS__NOTE(col, err, cs__linkspec_parse(link, "link", NULL, NULL, &ls, err));
+    up = ls;
+    CS__NOTE(col, err, parse_uplink(root, &ls, &up, &has_bw, err));
+    CS__NOTE(col, err, cs__json_positive(root, "", "oversubscription", 0, &ratio, err));
     if (has_bw && json_object_get(root, "oversubscription"))
-        return cs_err_set(err, CS_EINVAL, "oversubscription", "give either oversubscription "
-                          "or the uplink's bandwidth (uplink.bandwidth_GBps or uplink.class), "
-                          "not both");
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "oversubscription", "give either "
+                 "oversubscription or the uplink's bandwidth (uplink.bandwidth_GBps or "
+                 "uplink.class), not both"));
     if (is_kary) {
         static const char *const leaf_keys[] = {"ranks", "ranks_per_leaf", "spines", NULL};
         const char *const *p;
+        long total = 1, l;
         for (p = leaf_keys; *p; p++)
             if (json_object_get(root, *p))
-                return cs_err_set(err, CS_EINVAL, *p, "not used with arity (a k-ary n-tree "
-                                  "has arity^levels ranks)");
-        if ((rc = cs__json_int(root, "", "arity", 1, 2, 1 << 12, &k, err)) < 0 ||
-            (rc = cs__json_int(root, "", "levels", 1, 1, 8, &levels, err)) < 0)
-            return rc;
-        {
-            long total = 1, l;
-            for (l = 0; l < levels && total <= MAX_TREE_RANKS; l++)
-                total *= k;
-            if (total > MAX_TREE_RANKS)
-                return cs_err_set(err, CS_EINVAL, "levels", "arity^levels must be <= %ld",
-                                  MAX_TREE_RANKS);
-        }
+                CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, *p, "not used with arity (a k-ary "
+                                              "n-tree has arity^levels ranks)"));
+        CS__NOTE(col, err, cs__json_int(root, "", "arity", 1, 2, 1 << 12, &k, err));
+        CS__NOTE(col, err, cs__json_int(root, "", "levels", 1, 1, 8, &levels, err));
+        for (l = 0; l < levels && total <= MAX_TREE_RANKS; l++)
+            total *= k;
+        if (total > MAX_TREE_RANKS)
+            CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "levels", "arity^levels must be <= %ld",
+                                          MAX_TREE_RANKS));
+    } else {
+        if (json_object_get(root, "levels"))
+            CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "levels", "only used with arity "
+                                          "(k-ary n-tree)"));
+        CS__NOTE(col, err, cs__json_int(root, "", "ranks", 1, 1, MAX_TREE_RANKS, &n, err));
+        CS__NOTE(col, err, cs__json_int(root, "", "ranks_per_leaf", 1, 1, MAX_TREE_RANKS,
+                                        &per_leaf, err));
+        CS__NOTE(col, err, cs__json_int(root, "", "spines", 1, 1, 1 << 16, &spines, err));
+    }
+    if (col && col->n > n0)
+        return 0;
+    if (is_kary) {
         if (!has_bw)
             up.bw_GBps = ls.bw_GBps / ratio;
         rc = build_kary(t, k, levels, &ls, &up, err);
     } else {
-        if (json_object_get(root, "levels"))
-            return cs_err_set(err, CS_EINVAL, "levels", "only used with arity (k-ary n-tree)");
-        if ((rc = cs__json_int(root, "", "ranks", 1, 1, MAX_TREE_RANKS, &n, err)) < 0 ||
-            (rc = cs__json_int(root, "", "ranks_per_leaf", 1, 1, MAX_TREE_RANKS, &per_leaf,
-                               err)) < 0 ||
-            (rc = cs__json_int(root, "", "spines", 1, 1, 1 << 16, &spines, err)) < 0)
-            return rc;
         if (!has_bw)
             up.bw_GBps = (double)per_leaf * ls.bw_GBps / (ratio * (double)spines);
         rc = build_leaf_spine(t, n, per_leaf, spines, &ls, &up, err);
@@ -177,10 +184,40 @@ static int build_fat_tree(json_t *root, cs_topo *t, cs_err *err)
     return rc < 0 ? rc : cs__topo_use_ecmp(t, err);
 }
 
+static int build_tree(json_t *root, cs_topo *t, cs_err *err)
+{
+    return tree_run(root, t, NULL, err);
+}
+
+static int build_fat_tree(json_t *root, cs_topo *t, cs_err *err)
+{
+    return fat_tree_run(root, t, NULL, err);
+}
+
+/* topo check: every problem of the keys (and the build's, when they are clean). */
+static int check_tree(json_t *root, cs_topo *t, cs_topo_problems *probs)
+{
+    cs_err err;
+    int rc;
+    cs_err_clear(&err);
+    rc = tree_run(root, t, probs, &err);
+    return rc < 0 ? cs__topo_note(probs, rc, &err) : 0;
+}
+
+static int check_fat_tree(json_t *root, cs_topo *t, cs_topo_problems *probs)
+{
+    cs_err err;
+    int rc;
+    cs_err_clear(&err);
+    rc = fat_tree_run(root, t, probs, &err);
+    return rc < 0 ? cs__topo_note(probs, rc, &err) : 0;
+}
+
 const cs_topo_kind cs_topo_kind_tree = {
-    "tree", "k-ary tree of switches, ranks at the leaves (one path per pair)", build_tree, NULL, 0,
+    "tree", "k-ary tree of switches, ranks at the leaves (one path per pair)", build_tree,
+    check_tree, 0,
 };
 const cs_topo_kind cs_topo_kind_fat_tree = {
     "fat_tree", "leaf/spine Clos or k-ary n-tree with an oversubscription ratio, ECMP routes",
-    build_fat_tree, NULL, 0,
+    build_fat_tree, check_fat_tree, 0,
 };

@@ -18,6 +18,14 @@ extern const char *const cs__topo_common_keys[];
  * "reduce_GBps", "nccl"); *reduce_GBps keeps its value when absent. col NULL: stop at the
  * first problem (returned); else record each in col and return 0 (or CS_ENOMEM). */
 int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs_err *err);
+/* A problem in err (rc < 0) met while building (col NULL: return rc, stop) or checking (col
+ * set: record it and return 0 so the caller goes on; CS_ENOMEM still stops). */
+int cs__topo_note(cs_topo_problems *col, int rc, cs_err *err);
+/* Collect one step's problem: `CS__NOTE(col, err, expr);` returns from the caller on a
+ * problem that stops it (see cs__topo_note). */
+#define CS__NOTE(col, err, expr) do { int rc_ = (expr); \
+        if (rc_ < 0 && (rc_ = cs__topo_note((col), rc_, (err))) < 0) return rc_; } while (0)
+
 /* Read a whole file into a malloc'd buffer (*len bytes, not terminated). Errors:
  * "PATH: cannot read: <strerror>". */
 int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err);
@@ -51,6 +59,14 @@ int cs__linkspec_parse(json_t *obj, const char *where, const char *const *extra,
 
 /* Optional "gpu_type" of obj: "gpu" (default) or "npu". Returns 0 or CS_EINVAL. */
 int cs__json_accel_type(const json_t *obj, const char *parent, cs_node_type *out, cs_err *err);
+
+/* Before building a large topology: refuse more than CS_LIMIT_MAX_RANKS ranks, nodes or
+ * links (CS_ELIMIT naming `where` and the count), then estimate its memory (nodes, links,
+ * ranks, routing and per-rank simulation state) against the budget (sim/limits.h).
+ * Counts are int64 so that products of JSON integers cannot overflow before the check;
+ * `what` describes the shape ("65536 copies of a 32768-rank node"). */
+int cs__topo_size_check(int64_t n_nodes, int64_t n_links, int64_t n_ranks, const char *where,
+                        const char *what, cs_err *err);
 
 /* Replace t->ranks with n entries, all -1. Returns 0 or CS_ENOMEM. */
 int cs__topo_alloc_ranks(cs_topo *t, int n, cs_err *err);

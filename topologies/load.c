@@ -11,6 +11,7 @@
 
 #include "topologies/jsonutil.h"
 #include "topologies/kinds.h"
+#include "sim/limits.h"
 
 /* Largest topology file read, bytes: far above any real one, it bounds a wrong path. */
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
@@ -67,7 +68,8 @@ int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs
         case 0: rc = cs__json_string(root, "", "name", 0, &s, err); break;
         case 1: rc = cs__json_string(root, "", "description", 0, &s, err); break;
         case 2: rc = check_sources(root, err); break;
-        case 3: rc = cs__json_positive(root, "", "reduce_GBps", 0, reduce_GBps, err); break;
+        case 3: rc = cs__json_range(root, "", "reduce_GBps", 0, CS_LIMIT_BW_MIN_GBPS,
+                                    CS_LIMIT_BW_MAX_GBPS, "GB/s", reduce_GBps, err); break;
         default: rc = cs__json_object(root, "", "nccl", 0, &nccl, err); break;
         }
         if (rc < 0 && (!col || rc == CS_ENOMEM))
@@ -123,8 +125,9 @@ static int load_buffer(const char *text, size_t len, const char *name, int ranks
                        cs_topo **out, cs_err *err)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root;
     int rc;
+    root = cs__json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         char where[sizeof err->where];
         snprintf(where, sizeof where, "%s:%d:%d", name, jerr.line, jerr.column);
@@ -137,9 +140,15 @@ static int load_buffer(const char *text, size_t len, const char *name, int ranks
 
 int cs_topo_load_string(const char *json, const char *name, cs_topo **out, cs_err *err)
 {
+    return cs_topo_load_string_ranks(json, name, 0, out, err);
+}
+
+int cs_topo_load_string_ranks(const char *json, const char *name, int ranks, cs_topo **out,
+                              cs_err *err)
+{
     *out = NULL;
     cs_err_clear(err);
-    return load_buffer(json, strlen(json), name ? name : "<string>", 0, out, err);
+    return load_buffer(json, strlen(json), name ? name : "<string>", ranks, out, err);
 }
 
 int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err)
@@ -194,6 +203,10 @@ static int load_file_ranks(const char *path, int ranks, cs_topo **out, cs_err *e
         return rc;
     rc = load_buffer(buf, len, path, ranks, out, err);
     free(buf);
+    /* Content errors name a JSON path; say which file it is in too (syntax errors already
+     * start with path:line:column). Strings and presets are named by their callers. */
+    if (rc < 0 && err && strncmp(err->where, path, strlen(path)))
+        cs_err_prefix(err, path);
     return rc;
 }
 
@@ -241,11 +254,11 @@ int cs_topo_section_get(const char *spec, const char *key, json_t **out, cs_err 
     int rc;
     *out = NULL;
     if (p) {
-        root = json_loadb(p->json, strlen(p->json), 0, &je);
+        root = cs__json_loadb(p->json, strlen(p->json), 0, &je);
     } else {
         if ((rc = cs__topo_read_file(spec, &buf, &len, err)) < 0)
             return rc;
-        root = json_loadb(buf, len, 0, &je);
+        root = cs__json_loadb(buf, len, 0, &je);
         free(buf);
     }
     if (!root) {

@@ -68,6 +68,10 @@ int cs_topo_kind_lookup(const char *name, const cs_topo_kind **out, cs_err *err)
 
 /* Load a topology from a JSON text (name used in reports and error locations). */
 int cs_topo_load_string(const char *json, const char *name, cs_topo **out, cs_err *err);
+/* The same with a rank count for a kind that takes it from the caller (see
+ * cs_topo_open_ranks); ranks <= 0 = cs_topo_load_string. */
+int cs_topo_load_string_ranks(const char *json, const char *name, int ranks, cs_topo **out,
+                              cs_err *err);
 /* Load a topology from a JSON file; syntax errors say file:line:column. */
 int cs_topo_load_file(const char *path, cs_topo **out, cs_err *err);
 /* A preset name or a file path: presets first (see cs_preset_*), then the file. */

@@ -3,6 +3,7 @@
  * launch, per-transfer latency and bandwidth efficiency, keep the fastest (ties go to the
  * earlier algorithm and protocol, so the choice is deterministic). */
 #include "algorithms/nccl/mode.h"
+#include "algorithms/nccl/fold.h"
 #include "sim/exec.h"
 
 #include <math.h>
@@ -11,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const cs_algo cs_algo_ring;    /* the one family that builds a ring per channel */
+extern const cs_algo cs_algo_ring;    /* builds a ring per channel */
+extern const cs_algo cs_algo_double_binary_tree;   /* a tree pair per channel across nodes */
 
 /* The NVLS algorithms: Simple only, NVLS costs, their own (128 KiB) pieces. */
 static int is_nvls(const cs_algo *ops)
@@ -51,6 +53,20 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
     return n;
 }
 
+/* Most transfers of a schedule built whole by cs_nccl_build (pictures, link reports). */
+#define BUILD_MAX_XFERS 4e6
+
+/* Most transfers of a multi-node tree candidate's schedule (bounds its pieces). */
+#define TREE_XFERS 100000u
+
+/* Schedules that build one ring or tree pair per channel: the ring, and NCCL's trees
+ * across nodes (double_binary_tree.c: each channel's trees leave the nodes by other GPUs). */
+static int per_channel(const cs_algo *ops, const cs_coll_req *req)
+{
+    return ops == &cs_algo_ring ||
+           (ops == &cs_algo_double_binary_tree && req->n_ranks > 1 && cs_node_size(req) > 0);
+}
+
 /* The request and costs of running ops with protocol pr. CS_EUNSUPP (err filled when
  * given) if the candidate cannot run. */
 static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_params *np,
@@ -58,7 +74,7 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
 {
     cs_coll_req req = *base;
     cs_sim_costs costs;
-    int rc, ring = ops == &cs_algo_ring, nvls = is_nvls(ops);
+    int rc, nvls = is_nvls(ops), ring = per_channel(ops, base);
     uint64_t block;
     if (ops->check && (rc = ops->check(&req, err)) < 0)
         return rc;
@@ -68,12 +84,25 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
     /* NCCL trims channels for small messages; the ring builds one ring per channel, each
      * capped at channel_GBps. Other schedules stand for all their channels at once, so
      * their transfers get the channels' summed cap. */
-    req.channels = cs_nccl_channels(np, pr, req.bytes, ring ? req.n_ranks : 1);
-    block = req.bytes / (uint64_t)req.n_ranks / (uint64_t)(ring ? req.channels : 1);
+    req.channels = cs_nccl_channels(np, pr, req.bytes, ops == &cs_algo_ring ? req.n_ranks : 1);
+    /* Pieces: of a ring's blocks, of a tree pair's halves (per channel), else as before. */
+    block = ops == &cs_algo_ring ? req.bytes / (uint64_t)req.n_ranks / (uint64_t)req.channels
+            : ring ? req.bytes / 2 / (uint64_t)req.channels
+                   : req.bytes / (uint64_t)req.n_ranks;
     req.chunks = nvls ? 1 : cs_nccl_chunks(np, pr, block > 0 ? block : 1);
+    if (ring && ops != &cs_algo_ring) {
+        /* Trees across nodes pipeline their pieces down chains of g GPUs and up and down
+         * the node tree: NCCL's chunk-sized pieces, as many as TREE_XFERS transfers allow
+         * over all 2C trees (max_chunks is for rings, whose steps pipeline by themselves). */
+        uint64_t c = np->proto[pr].chunk_bytes, k = c ? (block + c - 1) / c : 1;
+        uint64_t cap = TREE_XFERS / (4 * (uint64_t)req.channels * (uint64_t)(req.n_ranks - 1));
+        if (k > cap)
+            k = cap;
+        req.chunks = k < 1 ? 1 : (int)k;
+    }
     /* max_chunks bounds the pieces a rank has per step over all its rings: C rings of k
      * pieces each cost C k transfers, and C rings already overlap one another. */
-    if (ring && req.chunks > 1 && req.chunks * req.channels > np->max_chunks)
+    if (ops == &cs_algo_ring && req.chunks > 1 && req.chunks * req.channels > np->max_chunks)
         req.chunks = np->max_chunks / req.channels > 1 ? np->max_chunks / req.channels : 1;
     cs_nccl_costs(np, pr, nvls, &costs);
     if (!ring) {
@@ -108,6 +137,14 @@ static int twin_period(const cs_coll_req *req)
     return m < C ? m : C;
 }
 
+/* Twin tree channels: channel c's trees start their chains at local rank c mod g
+ * (double_binary_tree.c), so channel c + g repeats channel c's trees when g divides C. */
+static int tree_period(const cs_coll_req *req)
+{
+    int g = cs_node_size(req), C = req->channels;
+    return g > 0 && g < C && C % g == 0 ? g : C;
+}
+
 /* Simulate s on t with every link's bandwidth times scale, then restore them. The
  * topology is borrowed read-only by contract; its figures are put back before returning,
  * and the engine copies capacities when a simulation starts. */
@@ -130,6 +167,16 @@ static int sim_scaled(const cs_topo *t, double scale, const cs_sched *s,
     return rc;
 }
 
+/* A ring whose whole schedule is too large to run again for the data check: more than
+ * this many transfers (about 0.2 s of simulation). */
+#define FOLD_CHECK_MAX_XFERS 200000.0
+
+static int fold_too_big(const cs_coll_req *req)
+{
+    double steps = req->coll == CS_COLL_ALLREDUCE ? 2.0 * (req->n_ranks - 1) : req->n_ranks - 1;
+    return steps * req->n_ranks * req->channels * req->chunks > FOLD_CHECK_MAX_XFERS;
+}
+
 /* One candidate: build, run, return the time. */
 static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
                    const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
@@ -146,8 +193,9 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     if ((rc = prepare(base, ops, np, pr, &req, &costs, NULL)) < 0)
         return rc;
     channels = req.channels;
-    if (ring && !np->all_channels && channels > 2 && topo->model == CS_MODEL_FLUID &&
-        req.n_ranks > 1 && (m = twin_period(&req)) < channels) {
+    if (!np->all_channels && channels > 2 && topo->model == CS_MODEL_FLUID &&
+        req.n_ranks > 1 && per_channel(ops, &req) &&
+        (m = ring ? twin_period(&req) : tree_period(&req)) < channels) {
         for (c = 0; c < m; c++)
             rep_bytes += cs_split(base->bytes, (uint64_t)channels, (uint64_t)c);
         /* Equal slices only: the twins must carry the same bytes. */
@@ -160,17 +208,30 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     } else {
         m = channels;
     }
-    if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
-        return rc;
-    rc = m < channels ? sim_scaled(topo, (double)m / channels, &s, &so, &t_ps, &wrong, err)
-                      : cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
-    cs_sched_fini(&s);
+    /* Many identical nodes doing the same: one node's share stands for all (fold.c). The
+     * data check needs the whole schedule: run in full where that stays small, else the
+     * winner goes unchecked (wrong = CS_WRONG_FOLDED). */
+    rc = 0;
+    if (ring && !np->no_fold && (!check || fold_too_big(&req)))
+        rc = cs_nccl_fold_ring(&req, topo, &costs, (double)m / channels, &t_ps, err);
     if (rc < 0)
         return rc;
+    if (rc == 1) {
+        wrong = check ? CS_WRONG_FOLDED : -1;
+    } else {
+        if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
+            return rc;
+        rc = m < channels ? sim_scaled(topo, (double)m / channels, &s, &so, &t_ps, &wrong, err)
+                          : cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
+        cs_sched_fini(&s);
+        if (rc < 0)
+            return rc;
+    }
     out->algo = ops;
     out->proto = pr;
     out->chunks = req.chunks;
-    out->channels = ring ? channels : cs_nccl_channels(np, pr, base->bytes, 1);
+    out->channels = ring || per_channel(ops, base) ? channels
+                                                   : cs_nccl_channels(np, pr, base->bytes, 1);
     out->time_us = cs_time_to_us(t_ps);
     out->wrong = wrong;
     return 0;
@@ -231,8 +292,20 @@ int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_ncc
 {
     cs_coll_req r;
     int rc;
+    double n;
     if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, err)) < 0)
         return rc;
+    /* The whole schedule, for pictures and link reports: refuse what would not fit (a
+     * 16-channel ring on 1024 ranks is 33 million transfers, several GB). */
+    n = (double)r.channels * r.chunks * r.n_ranks *
+        (r.coll == CS_COLL_ALLREDUCE ? 2.0 * (r.n_ranks - 1) : r.n_ranks - 1);
+    if (n > BUILD_MAX_XFERS)
+        return cs_err_set(err, CS_EUNSUPP, "--channels", "the whole %s schedule has about "
+                          "%.0f million transfers (%d channels x %d pieces on %d ranks), too "
+                          "many to build; the time (%.1f us) came from one node standing for "
+                          "all: pass --channels 1 or fewer ranks (-g) for a schedule",
+                          pick->algo->name, n / 1e6, r.channels, r.chunks, r.n_ranks,
+                          pick->time_us);
     if (built)
         *built = r;
     return cs_algo_build(pick->algo, &r, s, err);

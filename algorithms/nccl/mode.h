@@ -15,8 +15,13 @@ typedef struct cs_nccl_pick {
     int chunks;              /* pipeline pieces per step it used */
     int channels;            /* channels it used (after NCCL's trimming) */
     double time_us;          /* its simulated time, launch cost included, us */
-    int wrong;               /* #wrong of the winner, -1 if unchecked */
+    int wrong;               /* #wrong of the winner, -1 if unchecked, CS_WRONG_FOLDED if
+                                unchecked because one node stood for all (fold.c) */
 } cs_nccl_pick;
+
+/* pick.wrong (and a run row's wrong) when the data check was asked for but the winner was
+ * simulated on one node of many identical ones, its whole schedule too large to check. */
+#define CS_WRONG_FOLDED (-2)
 
 /* NCCL's algorithms for a collective (allreduce: ring, double_binary_tree, and with nvls
  * the nvls algorithm - NVLS on one node, NVLSTree across nodes;

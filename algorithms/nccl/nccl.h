@@ -57,6 +57,9 @@ typedef struct cs_nccl_params {
     int all_channels;        /* 1: simulate every ring channel; 0 (default): where the
                                 channels load the links alike, two of them stand for all
                                 (mode.c; equal times, C/2 times cheaper) - not in JSON */
+    int no_fold;             /* 1: simulate every node of a multi-node ring; 0 (default):
+                                where every node does the same, one node stands for all
+                                (fold.c; equal times, N times cheaper) - not in JSON */
     cs_nccl_proto proto[CS_PROTO_COUNT];
 } cs_nccl_params;
 
@@ -87,7 +90,7 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
 /* The executor costs of running protocol pr: launch + base as the job's launch cost,
  * hop_us per transfer, bw_eff, the channel cap. With nvls set, those of NVLS instead (it
  * runs Simple only): launch + nvls_lat_us, no per-transfer latency, Simple's bw_eff x
- * nvls_eff. */
+ * nvls_eff. Reductions always run inside the receive loop (reduce_in_loop). */
 void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs *out);
 
 /* Channels a collective of bytes bytes uses with protocol pr (NCCL's trimming, models.md

@@ -42,6 +42,7 @@ static void fill(cs_nccl_params *p, size_t k)
     p->max_chunks = 8;
     p->force_proto = -1;
     p->all_channels = 0;
+    p->no_fold = 0;
     p->nvls = -1;
     p->nvls_eff = 0.85;
     p->nvls_lat_us = 25.0;
@@ -138,6 +139,7 @@ void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs 
     out->xfer_lat_us = nvls ? 0.0 : p->proto[pr].hop_us;
     out->bw_eff = p->proto[pr].bw_eff * (nvls ? p->nvls_eff : 1.0);
     out->chan_GBps = p->channel_GBps;
+    out->reduce_in_loop = 1;     /* NCCL reduces inside its receive/copy loop */
 }
 
 int cs_nccl_channels(const cs_nccl_params *p, cs_proto pr, uint64_t bytes, int ring_ranks)

@@ -1,0 +1,73 @@
+#!/bin/sh
+# replay.sh: every input in tests/data/fuzz (found by fuzzing and by hand, README.md there)
+# replayed through the built collsim: NAME.args + NAME.expect as in tests/data/bad (line 1
+# the exit status, line 2 a substring of stderr, or of stdout when the status is 0). Under
+# ASan + UBSan (halt_on_error) a finding that comes back fails the run. @FUZZ@ is the data
+# folder, @WORK@ a scratch folder holding generated inputs, @OUT@ an output path prefix.
+# usage: replay.sh COLLSIM TESTS_DIR
+set -u
+collsim=$1
+fuzz=$2/data/fuzz
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+
+check() {   # check NAME CONDITION-RESULT MESSAGE
+    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: $3"; fi
+}
+
+# Generated inputs: the 65536 x 32768-rank cluster (3.7 MB, so its generator is kept
+# instead) and the fuzz_run artifacts (5 control bytes, then the topology JSON).
+(cd "$work" && python3 "$fuzz/gen-cluster-overflow.py")
+for b in fuzz-run-crash-d46bb7db-ubsan-trace239 ptr-null-zero-run-switch8; do
+    tail -c +6 "$fuzz/$b.bin" >"$work/$b.json"
+done
+
+for args in "$fuzz"/*.args; do
+    name=$(basename "$args" .args)
+    expect=$fuzz/$name.expect
+    want_rc=$(sed -n 1p "$expect")
+    want_msg=$(sed -n 2p "$expect")
+    line=$(sed -e "s|@FUZZ@|$fuzz|g" -e "s|@WORK@|$work|g" -e "s|@OUT@|$work/out-$name|g" "$args")
+    # shellcheck disable=SC2086
+    (cd "$work" && eval "\"$collsim\" $line") >"$work/stdout" 2>"$work/stderr" </dev/null
+    rc=$?
+    [ "$rc" = "$want_rc" ]; check "$name" $? "exit $rc, want $want_rc ($(head -c 600 "$work/stderr"))"
+    if [ "$want_rc" -eq 0 ]; then
+        grep -qF -- "$want_msg" "$work/stdout"; check "$name" $? "stdout lacks '$want_msg'"
+        [ ! -s "$work/stderr" ]; check "$name" $? "stderr not empty: $(head -c 600 "$work/stderr")"
+    else
+        grep -qF -- "$want_msg" "$work/stderr"; check "$name" $? "stderr '$(head -c 600 "$work/stderr")' lacks '$want_msg'"
+        n=$(grep -c '' "$work/stderr"); [ "$n" -eq 1 ]; check "$name" $? "stderr has $n lines, want 1"
+    fi
+    ls "$work" | grep -q "^out-$name" && { check "$name" 1 "left an output file"; rm -f "$work"/out-"$name"*; }
+done
+
+# topo check reports the route that crosses a link twice (it used to print "ok").
+"$collsim" topo check "$fuzz/silent-graph-route-revisits-link.json" >"$work/o" 2>&1
+[ $? -eq 1 ] && grep -q "crosses the link from 'g0' to 'sw' twice" "$work/o"
+check topo-check-route-twice $? "$(cat "$work/o")"
+
+# CSV is RFC 4180: a topology file name with a comma and a quote is quoted, every row has
+# the header's 11 fields, and plot reads the file back.
+cp "$fuzz/csv-unquoted-topology__comma.json" "$work/top,o\"logy.json"
+"$collsim" run sendrecv --topo "$work/top,o\"logy.json" --format csv -b 1K -e 2K >"$work/r.csv" 2>&1
+check csv-quoted-rc $? "$(cat "$work/r.csv")"
+grep -qF ',"'"$work"'/top,o""logy.json",' "$work/r.csv"; check csv-quoted-field $? "$(sed -n 2p "$work/r.csv")"
+"$collsim" plot "$work/r.csv" --output "$work/r.png" >"$work/o" 2>&1; check csv-plot-back $? "$(cat "$work/o")"
+# A quoted field may hold a line break; errors name the record's first line.
+printf 'size_bytes,time_us,topology\n8,1,"a\nb"\n16,x,c\n' >"$work/nl.csv"
+"$collsim" plot "$work/nl.csv" --output "$work/nl.png" >"$work/o" 2>&1
+grep -qF "nl.csv:4: time_us: expected a number, got 'x'" "$work/o"; check csv-quoted-newline $? "$(cat "$work/o")"
+
+# validate --format json keeps every key even for absurd figures (1e-300 us measured gives
+# a 1e305 % error); a figure that is not finite would be written as null, never dropped.
+"$collsim" validate "$fuzz/validate-json-tiny-time.log" --topo dgx-h100 --format json >"$work/v.json" 2>&1
+check validate-json-rc $? "$(head -c 300 "$work/v.json")"
+for k in error_pct median_abs_error_pct mean_abs_error_pct max_abs_error_pct; do
+    grep -q "\"$k\": " "$work/v.json"; check "validate-json-$k" $? "no $k"
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
