@@ -68,12 +68,6 @@ int cs_out_open(cs_out *o, const char *path, cs_err *err);
 int cs_out_commit(cs_out *o, cs_err *err);
 void cs_out_abort(cs_out *o);
 
-/* Write sweeps as sim/report.h's cs_report_many does, to path (NULL = stdout) through
- * cs_out: 0 or a negative code with err filled. */
-struct cs_sweep;
-int cs_cli_write_sweeps(const char *path, const char *format, const struct cs_sweep *sw, int n,
-                        cs_err *err);
-
 /* --plot PATH: a picture type plots/ can write (.png, .svg, .pdf), else CS_EUSAGE naming
  * the option. NULL passes. */
 int cs_cli_check_plot(const char *path, cs_err *err);

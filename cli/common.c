@@ -151,20 +151,6 @@ void cs_cli_progress(const char *label, int done, int total, double elapsed_s, d
     g_progress_shown = 1;
 }
 
-int cs_cli_write_sweeps(const char *path, const char *format, const cs_sweep *sw, int n,
-                        cs_err *err)
-{
-    cs_out out;
-    int rc;
-    if ((rc = cs_out_open(&out, path, err)) < 0)
-        return rc;
-    if ((rc = cs_report_many(out.f, format, sw, n)) < 0) {
-        cs_out_abort(&out);
-        return cs_err_set(err, rc, path, "cannot write the report");
-    }
-    return cs_out_commit(&out, err);
-}
-
 int cs_cli_check_plot(const char *path, cs_err *err)
 {
     cs_plot_fmt fmt;
@@ -234,6 +220,8 @@ int cs_cli_report(const char *path, const char *format, const cs_sweep *sw, int 
 void cs_cli_run_notes(const cs_sweep *sw, int n, int check)
 {
     int k, i, one_rank = 0;
+    if (!cs_cli_writes())               /* rank 0 says it (sim/par.h) */
+        return;
     /* Asked for, not run (N/A): the executor stopped the check when its state outgrew its
      * limit (sim/exec.c), or one node stood for all identical ones (a folded ring). */
     for (k = 0; k < n; k++) {
