@@ -63,7 +63,7 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
         if (pass == 1 && o->id == O_MEGA) {
             if ((rc = cs_plan_megatron(v, p, ignored, sizeof ignored, err)) < 0)
                 return rc;
-            if (ignored[0])
+            if (ignored[0] && cs_cli_writes())
                 fprintf(stderr, "# --megatron: ignored %s\n", ignored);
         }
         if (pass != 2)
