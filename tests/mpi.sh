@@ -102,6 +102,14 @@ n=$(grep -c 'error: COLLSIM_FAIL_ITEM: item 27 failed on purpose on rank 1' "$wo
 [ "$n" -eq 1 ]; check fail-message $? "message seen $n times: $(head -3 "$work/stderr")"
 [ ! -s "$work/stdout" ]; check fail-no-output $? "printed: $(head -3 "$work/stdout")"
 [ "$took" -lt 30 ]; check fail-prompt $? "took $took s"
+# A failing item in rank 0's own share (the cheapest, 8 B): the same, from rank 0.
+# shellcheck disable=SC2086
+COLLSIM_FAIL_ITEM=0 $np2 -x COLLSIM_FAIL_ITEM "$collsim" run allreduce -b 8 -e 1G \
+    >"$work/stdout" 2>"$work/stderr" </dev/null
+rc=$?
+[ "$rc" -eq 1 ]; check fail0-exit $? "exit $rc, want 1"
+n=$(grep -c 'error: COLLSIM_FAIL_ITEM: item 0 failed on purpose on rank 0' "$work/stderr")
+[ "$n" -eq 1 ]; check fail0-message $? "message seen $n times: $(head -3 "$work/stderr")"
 # The same failure in one process: the same message, rank 0.
 COLLSIM_FAIL_ITEM=27 "$collsim" run allreduce -b 8 -e 1G >/dev/null 2>"$work/stderr"
 [ $? -eq 1 ]; check fail-one-exit $? "exit not 1"
