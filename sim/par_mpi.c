@@ -191,8 +191,11 @@ static void worker(const cs_par_job *job, size_t cap)
             h.item = chunk[j];
             cs_err_clear(&e);
             if (!pool || !req) {
+                unsigned char msg[sizeof h + sizeof e];
                 h.rc = cs_err_set(&e, CS_ENOMEM, NULL, "out of memory");
-                MPI_Send(&h, (int)sizeof h, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+                memcpy(msg, &h, sizeof h);
+                memcpy(msg + sizeof h, &e, sizeof e);
+                MPI_Send(msg, (int)sizeof msg, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
                 continue;
             }
             wait_req(&req[k], NULL);
