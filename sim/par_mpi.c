@@ -410,8 +410,11 @@ static void bcast_bytes(void *p, size_t n)
 int cs__par_map_group(const cs_par_job *job, const int *order, void *results,
                       cs__par_prog *pg, cs_err *err)
 {
-    size_t cap = sizeof(res_head) + (job->out_bytes > sizeof(cs_err) ? job->out_bytes
-                                                                     : sizeof(cs_err));
+    /* a message: the head, then the output or a cs_err; a multiple of 16 bytes, so every
+     * buffer of a worker's ring starts aligned for the output's doubles */
+    size_t cap = (sizeof(res_head) + (job->out_bytes > sizeof(cs_err) ? job->out_bytes
+                                                                      : sizeof(cs_err)) + 15) &
+                 ~(size_t)15;
     step_end end;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
