@@ -22,7 +22,21 @@ typedef struct cs_coll_req {
     int channels;            /* parallel rings/trees sharing the links (>= 1) */
     const cs_topo *topo;     /* topology the group runs on (ranks 0..n-1 of it), or NULL;
                                 topology-aware algorithms read its structure */
+    int stream;              /* the caller only runs the schedule once for its time and
+                                #wrong: a builder may stream it (sched.h: steps produced
+                                as the run goes). 0 = the whole schedule up front (explain,
+                                timelines, traces, NCCL mode) */
+    int time_only;           /* the caller reads only the finish time (CS_REQ_TIME), or
+                                it and #wrong (CS_REQ_TIME_WRONG), not the operations or
+                                link statistics: a builder may simulate one rank for all
+                                where every rank provably does the same thing at the same
+                                times (symmetric rounds, sched.h one_rank), with
+                                CS_REQ_TIME_WRONG only where the data check can follow
+                                that rank (sched.h turns). 0 = never */
 } cs_coll_req;
+
+#define CS_REQ_TIME 1
+#define CS_REQ_TIME_WRONG 2
 
 /* Fill a request with defaults: elt 4, chunks 1, servers 1, channels 1, root 0, no topo. */
 void cs_coll_req_init(cs_coll_req *req, cs_coll coll, int n_ranks, uint64_t bytes);

@@ -187,6 +187,8 @@ static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, i
     if (o->nccl)
         return run_size_nccl(o, t, coll, p, elt, size, row, links, err);
     make_req(o, t, coll, p, elt, size, &req, &count, &S);
+    req.stream = 1;     /* run once for its time, #wrong and link statistics */
+    req.time_only = links ? 0 : o->check ? CS_REQ_TIME_WRONG : CS_REQ_TIME;
     if (!strcmp(o->algo, "auto"))
         rc = cs_algo_auto(&req, t, &ops, NULL, err);
     else

@@ -343,17 +343,41 @@ static int prefit_one(scale_ctx *sc, int which, uint64_t lo, uint64_t hi, int ma
     return rc;
 }
 
+/* Sum of squared log errors of every row at parameter values th. */
+static int cost_th(cs_calib *c, const double *th, double *cost, cs_err *err)
+{
+    double *pred = malloc(((size_t)c->ls->n_rows + 1) * sizeof *pred);
+    int i, rc;
+    if (!pred)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    rc = model(c, th, pred, err);
+    for (i = 0, *cost = 0; rc == 0 && i < c->ls->n_rows; i++) {
+        double d = log(pred[i]) - log(c->ls->rows[i].measured_us);
+        *cost += d * d;
+    }
+    free(pred);
+    return rc;
+}
+
+/* The two factors, kept only where they bring the whole fit closer than the start does (a
+ * start already near the logs can be thrown into a worse basin by factors fitted on the
+ * small and the large sizes apart). */
 static int prefit(cs_calib *c, const double *start, int max_iter, cs_err *err)
 {
-    double th[64];
+    double th[64], th0[64], cost0, cost1;
+    static const double one[2] = {1.0, 1.0};
     scale_ctx sc = {c, start, {1.0, 1.0}, 0, th};
     int i, rc;
-    if ((rc = prefit_one(&sc, 1, 1, 64u << 10, max_iter, err)) < 0 ||
+    scaled(c, start, one, th0);
+    if ((rc = cost_th(c, th0, &cost0, err)) < 0 ||
+        (rc = prefit_one(&sc, 1, 1, 64u << 10, max_iter, err)) < 0 ||
         (rc = prefit_one(&sc, 0, 1u << 20, UINT64_MAX, max_iter, err)) < 0)
         return rc;
     scaled(c, start, sc.f, th);
+    if ((rc = cost_th(c, th, &cost1, err)) < 0)
+        return rc;
     for (i = 0; i < c->n_par; i++)
-        c->par[i].value = th[i];
+        c->par[i].value = cost1 <= cost0 ? th[i] : th0[i];
     return 0;
 }
 

@@ -24,8 +24,8 @@ void cs__check_free(cs_check *c);
 /* Copy the sender's sets of transfer x's chunks ids[0 .. x->n_chunks). Returns a snapshot
  * or NULL when out of memory. */
 cs_check_snap *cs__check_snapshot(cs_check *c, const cs_xfer *x, const uint32_t *ids);
-/* Apply transfer x at the receiver with its snapshot (freed here). Returns 0 or
- * CS_ENOMEM. */
+/* Apply transfer x at the receiver with its snapshot (taken back by the check here, for
+ * reuse). Returns 0 or CS_ENOMEM. */
 int cs__check_apply(cs_check *c, const cs_xfer *x, const uint32_t *ids, cs_check_snap *snap);
 void cs__check_snap_free(cs_check_snap *snap);
 /* Bytes the check holds now (sets, not snapshots). */

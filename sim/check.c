@@ -42,6 +42,8 @@ struct cs_check_snap {
     uint32_t n;              /* chunks */
     uint32_t *off;           /* chunk k's intervals: iv[2 off[k] .. 2 off[k+1]) */
     int32_t *iv;
+    uint32_t cap_off, cap_iv;/* room in off (entries) and iv (intervals) */
+    struct cs_check_snap *next_spare;  /* in the check's spare list */
 };
 
 struct cs_check {
@@ -52,7 +54,13 @@ struct cs_check {
     ck_chunk *chunks;        /* per chunk its runs */
     uint8_t *bad;            /* per holder: received garbage or double counted */
     uint64_t bytes;          /* memory held by runs and lists, bytes */
-    ivs from, to, out;       /* scratch sets */
+    ivs from, to, out, turn; /* scratch sets */
+    int turns;               /* the schedule is one rank's, turned (sched.h one_rank and
+                                turns): only holder 0's sets are kept, holder 1's are holder
+                                0's of the block before, turned by one rank */
+    uint32_t per_block;      /* turns: chunks per block (pieces) */
+    cs_check_snap *spare;    /* applied snapshots kept for reuse (a run takes one per
+                                transfer in flight, not one per transfer) */
 };
 
 static int32_t mod_p(int64_t x, int p) { x %= p; return (int32_t)(x < 0 ? x + p : x); }
@@ -148,6 +156,45 @@ static int ivs_union(const ivs *a, const ivs *b, ivs *out, int *overlap)
             out->iv[2 * out->n + 1] = hi;
             out->n++;
         }
+    }
+    return 0;
+}
+
+/* Append [lo, hi) to out (sorted input), joining it to the last interval it touches. */
+static void ivs_push(ivs *out, int32_t lo, int32_t hi)
+{
+    if (lo >= hi)
+        return;
+    if (out->n > 0 && lo <= out->iv[2 * out->n - 1]) {
+        if (hi > out->iv[2 * out->n - 1])
+            out->iv[2 * out->n - 1] = hi;
+        return;
+    }
+    out->iv[2 * out->n] = lo;
+    out->iv[2 * out->n + 1] = hi;
+    out->n++;
+}
+
+/* out = in turned by d = +1 or -1 ranks (mod p): rank r becomes r + d. */
+static int ivs_turn(const ivs *in, int d, int p, ivs *out)
+{
+    int32_t i;
+    int wrap;
+    if (ivs_reserve(out, in->n + 1) < 0)
+        return CS_ENOMEM;
+    out->n = 0;
+    if (d > 0) {
+        wrap = in->n > 0 && in->iv[2 * in->n - 1] == p;     /* rank p-1 becomes 0 */
+        if (wrap)
+            ivs_push(out, 0, 1);
+        for (i = 0; i < in->n; i++)
+            ivs_push(out, in->iv[2 * i] + 1, in->iv[2 * i + 1] + 1 > p ? p : in->iv[2 * i + 1] + 1);
+    } else {
+        wrap = in->n > 0 && in->iv[0] == 0;                 /* rank 0 becomes p-1 */
+        for (i = 0; i < in->n; i++)
+            ivs_push(out, in->iv[2 * i] > 0 ? in->iv[2 * i] - 1 : 0, in->iv[2 * i + 1] - 1);
+        if (wrap)
+            ivs_push(out, p - 1, p);
     }
     return 0;
 }
@@ -374,6 +421,8 @@ int cs__check_new(cs_check **out, const cs_sched *s)
     c->s = s;
     c->p = s->n_ranks;
     c->n_chunks = s->n_chunks;
+    c->turns = s->one_rank && s->turns;
+    c->per_block = s->n_chunks / (uint32_t)s->n_ranks;
     c->n_holders = s->n_ranks + s->n_aux;
     c->chunks = calloc((size_t)c->n_chunks + 1, sizeof *c->chunks);
     c->bad = calloc((size_t)c->n_holders, 1);
@@ -427,11 +476,17 @@ void cs__check_free(cs_check *c)
                 run_drop(c, &c->chunks[k].runs[i]);
             free(c->chunks[k].runs);
         }
+    while (c->spare) {
+        cs_check_snap *nx = c->spare->next_spare;
+        cs__check_snap_free(c->spare);
+        c->spare = nx;
+    }
     free(c->chunks);
     free(c->bad);
     free(c->from.iv);
     free(c->to.iv);
     free(c->out.iv);
+    free(c->turn.iv);
     free(c);
 }
 
@@ -446,11 +501,18 @@ void cs__check_snap_free(cs_check_snap *snap)
 
 cs_check_snap *cs__check_snapshot(cs_check *c, const cs_xfer *x, const uint32_t *ids)
 {
-    cs_check_snap *sn = calloc(1, sizeof *sn);
-    uint32_t k, cap = 0, used = 0;
-    if (!sn || !(sn->off = malloc(((size_t)x->n_chunks + 1) * sizeof *sn->off))) {
-        free(sn);
+    cs_check_snap *sn = c->spare;
+    uint32_t k, used = 0;
+    if (sn)
+        c->spare = sn->next_spare;
+    else if (!(sn = calloc(1, sizeof *sn)))
         return NULL;
+    if (sn->cap_off < x->n_chunks + 1) {
+        uint32_t *no = realloc(sn->off, ((size_t)x->n_chunks + 1) * sizeof *no);
+        if (!no)
+            goto fail;
+        sn->off = no;
+        sn->cap_off = x->n_chunks + 1;
     }
     sn->n = x->n_chunks;
     for (k = 0; k < x->n_chunks; k++) {
@@ -458,15 +520,15 @@ cs_check_snap *cs__check_snapshot(cs_check *c, const cs_xfer *x, const uint32_t 
         sn->off[k] = used;
         if (eval(c, &ch->runs[find_run(ch, x->src)], x->src, &c->from) < 0)
             goto fail;
-        if (used + (uint32_t)c->from.n > cap) {
-            uint32_t ncap = cap ? cap : 4;
+        if (used + (uint32_t)c->from.n > sn->cap_iv) {
+            uint32_t ncap = sn->cap_iv ? sn->cap_iv : 4;
             int32_t *niv;
             while (ncap < used + (uint32_t)c->from.n)
                 ncap *= 2;
             if (!(niv = realloc(sn->iv, (size_t)ncap * 2 * sizeof *niv)))
                 goto fail;
             sn->iv = niv;
-            cap = ncap;
+            sn->cap_iv = ncap;
         }
         if (c->from.n)
             memcpy(sn->iv + 2 * used, c->from.iv, (size_t)c->from.n * 2 * sizeof *sn->iv);
@@ -479,10 +541,50 @@ fail:
     return NULL;
 }
 
+/* Turned: transfer x goes from holder 0 to holder 1, whose copy of block b is holder 0's
+ * copy of block b-1 turned by one rank. Unturn the result into holder 0's block b-1. */
+static int apply_turned(cs_check *c, const cs_xfer *x, const uint32_t *ids, cs_check_snap *snap)
+{
+    uint32_t k;
+    int rc = 0;
+    if (x->src != 0 || x->dst != 1)
+        return CS_EINVAL;                  /* not one rank's transfers: no check possible */
+    for (k = 0; k < x->n_chunks && rc == 0; k++) {
+        uint32_t id = (ids[k] + c->n_chunks - c->per_block) % c->n_chunks;
+        ck_chunk *ch = &c->chunks[id];
+        ivs from = {snap->iv + 2 * snap->off[k], (int32_t)(snap->off[k + 1] - snap->off[k]), 0};
+        int overlap = 0;
+        if (from.n == 0)
+            c->bad[0] = 1;                 /* sent data it never had */
+        if (x->op == CS_OP_REDUCE) {
+            if ((rc = eval(c, &ch->runs[find_run(ch, 0)], 0, &c->to)) < 0 ||
+                (rc = ivs_turn(&c->to, +1, c->p, &c->turn)) < 0 ||
+                (rc = ivs_union(&from, &c->turn, &c->out, &overlap)) < 0)
+                break;
+            if (overlap)
+                c->bad[0] = 1;             /* a contribution counted twice */
+        } else {
+            if ((rc = ivs_reserve(&c->out, from.n)) < 0)
+                break;
+            if (from.n)
+                memcpy(c->out.iv, from.iv, (size_t)from.n * 2 * sizeof *from.iv);
+            c->out.n = from.n;
+        }
+        if ((rc = ivs_turn(&c->out, -1, c->p, &c->turn)) < 0)
+            break;
+        rc = set_holder(c, id, 0, &c->turn);
+    }
+    snap->next_spare = c->spare;
+    c->spare = snap;
+    return rc;
+}
+
 int cs__check_apply(cs_check *c, const cs_xfer *x, const uint32_t *ids, cs_check_snap *snap)
 {
     uint32_t k;
     int rc = 0;
+    if (c->turns)
+        return apply_turned(c, x, ids, snap);
     for (k = 0; k < x->n_chunks && rc == 0; k++) {
         ck_chunk *ch = &c->chunks[ids[k]];
         ivs from = {snap->iv + 2 * snap->off[k], (int32_t)(snap->off[k + 1] - snap->off[k]), 0};
@@ -505,7 +607,8 @@ int cs__check_apply(cs_check *c, const cs_xfer *x, const uint32_t *ids, cs_check
             rc = set_holder(c, ids[k], x->dst, &c->out);
         }
     }
-    cs__check_snap_free(snap);
+    snap->next_spare = c->spare;       /* kept for the next snapshot */
+    c->spare = snap;
     return rc;
 }
 
@@ -569,6 +672,22 @@ int cs__check_wrong(cs_check *c)
     uint32_t k;
     if (!fail)
         return c->p;                      /* cannot tell: count every rank */
+    if (c->turns) {
+        /* Holder h's copy of block b is holder 0's of block b-h turned by h, and the
+         * postcondition turns with it: holder 0 judged on every chunk it is judged on
+         * stands for every rank, right or wrong together. */
+        int bad = c->bad[0];
+        for (k = 0; k < c->n_chunks && !bad; k++) {
+            const ck_chunk *ch = &c->chunks[k];
+            int judged = judged_rank(c, k);
+            if (judged != -1 && judged != 0)
+                continue;
+            bad = eval(c, &ch->runs[find_run(ch, 0)], 0, &w->to) < 0 ||
+                  !rank_ok(c, 0, k, &w->to);
+        }
+        free(fail);
+        return bad ? c->p : 0;
+    }
     for (k = 0; k < c->n_chunks; k++) {
         const ck_chunk *ch = &c->chunks[k];
         int judged = judged_rank(c, k);

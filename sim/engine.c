@@ -1,5 +1,8 @@
 /* engine.c: 4-ary min-heap event queue with (time, sequence) order packed in one 128-bit
- * key, generation-checked event ids and lazy cancellation (core layer). */
+ * key, generation-checked event ids and lazy cancellation (core layer). Events scheduled
+ * in key order (a ring step's hundreds of flows starting, then ending, at one time) skip
+ * the heap: they queue in a sorted FIFO beside it, and the earlier of the two heads runs
+ * next, so the order is the one heap's. */
 #include "sim/engine.h"
 #include "sim/engine-private.h"
 
@@ -43,6 +46,8 @@ struct cs_engine {
     heap_ent *heap;        /* 4-ary min-heap on the key (time, seq); inside heap_mem */
     void *heap_mem;        /* its allocation */
     uint32_t n_heap, cap_heap;
+    heap_ent *fifo;        /* entries scheduled in key order: a ring buffer sorted by key */
+    uint32_t fifo_head, n_fifo, cap_fifo;  /* first entry, entries, capacity (power of 2) */
     slot *slots;           /* event slots */
     uint32_t n_slots, cap_slots;
     uint32_t free_head;    /* first free slot, UINT32_MAX if none */
@@ -71,8 +76,31 @@ void cs_engine_free(cs_engine *eng)
     if (!eng)
         return;
     free(eng->heap_mem);
+    free(eng->fifo);
     free(eng->slots);
     free(eng);
+}
+
+/* The i-th entry of the FIFO. */
+static inline heap_ent *fifo_at(const cs_engine *eng, uint32_t i)
+{
+    return &eng->fifo[(eng->fifo_head + i) & (eng->cap_fifo - 1)];
+}
+
+/* Double the FIFO's capacity (entries keep their order, from index 0). */
+static int fifo_grow(cs_engine *eng)
+{
+    uint32_t cap = eng->cap_fifo ? eng->cap_fifo * 2 : 256, i;
+    heap_ent *nf;
+    if (eng->cap_fifo > UINT32_MAX / 4 || !(nf = malloc((size_t)cap * sizeof *nf)))
+        return CS_ENOMEM;
+    for (i = 0; i < eng->n_fifo; i++)
+        nf[i] = *fifo_at(eng, i);
+    free(eng->fifo);
+    eng->fifo = nf;
+    eng->fifo_head = 0;
+    eng->cap_fifo = cap;
+    return 0;
 }
 
 void cs__engine_set_seq_limit(cs_engine *eng, uint64_t limit)
@@ -147,10 +175,14 @@ static int ent_cmp(const void *a, const void *b)
 
 /* Sequence numbers ran out (2^SEQ_BITS events scheduled): number the pending entries
  * afresh 0, 1, ... in their (time, sequence) order. Order is kept, so a sorted array is
- * still the heap, and later events get larger numbers again. */
+ * still the heap, and later events get larger numbers again. The FIFO's entries join the
+ * heap (which has room: cs_engine_at grows it first). */
 static void renumber(cs_engine *eng)
 {
     uint32_t i;
+    for (i = 0; i < eng->n_fifo; i++)
+        eng->heap[eng->n_heap++] = *fifo_at(eng, i);
+    eng->n_fifo = 0;
     qsort(eng->heap, eng->n_heap, sizeof *eng->heap, ent_cmp);
     for (i = 0; i < eng->n_heap; i++)
         eng->heap[i] = ent_make(ent_time(eng->heap[i]), i, ent_slot(eng->heap[i]));
@@ -188,20 +220,39 @@ cs_event_id cs_engine_at(cs_engine *eng, cs_time t_ps, cs_event_fn fn, void *arg
         s = eng->n_slots++;
         eng->slots[s].gen = 1;
     }
-    if (eng->n_heap == eng->cap_heap &&
+    /* Room for one more in the heap, or for every pending entry when renumbering. */
+    if ((eng->n_heap == eng->cap_heap || (eng->seq >= eng->seq_limit &&
+                                          eng->n_heap + eng->n_fifo >= eng->cap_heap)) &&
         heap_alloc(eng, eng->cap_heap ? eng->cap_heap * 2 : 256) < 0) {
         eng->slots[s].next_free = eng->free_head;
         eng->free_head = s;
         fail_nomem(eng);
         return 0;
     }
-    if (eng->seq >= eng->seq_limit)
+    if (eng->seq >= eng->seq_limit) {
+        while (eng->n_heap + eng->n_fifo >= eng->cap_heap)
+            if (heap_alloc(eng, eng->cap_heap * 2) < 0) {
+                eng->slots[s].next_free = eng->free_head;
+                eng->free_head = s;
+                fail_nomem(eng);
+                return 0;
+            }
         renumber(eng);
+    }
     eng->slots[s].fn = fn;
     eng->slots[s].arg = arg;
     eng->slots[s].data = data;
-    eng->heap[eng->n_heap] = ent_make(t_ps, eng->seq++, s);
-    sift_up(eng->heap, eng->n_heap++);
+    {
+        heap_ent e = ent_make(t_ps, eng->seq++, s);
+        /* After everything in the FIFO: append there, else into the heap. */
+        if ((eng->n_fifo == 0 || *fifo_at(eng, eng->n_fifo - 1) < e) &&
+            (eng->n_fifo < eng->cap_fifo || fifo_grow(eng) == 0)) {
+            *fifo_at(eng, eng->n_fifo++) = e;
+        } else {
+            eng->heap[eng->n_heap] = e;
+            sift_up(eng->heap, eng->n_heap++);
+        }
+    }
     eng->n_live++;
     return ((uint64_t)eng->slots[s].gen << 32) | s;
 }
@@ -217,6 +268,15 @@ static void release_slot(cs_engine *eng, uint32_t s);
 static void compact(cs_engine *eng)
 {
     uint32_t i, n = 0;
+    for (i = 0; i < eng->n_fifo; i++) {       /* the FIFO keeps its order */
+        heap_ent e = *fifo_at(eng, i);
+        if (eng->slots[ent_slot(e)].fn)
+            *fifo_at(eng, n++) = e;
+        else
+            release_slot(eng, ent_slot(e));
+    }
+    eng->n_fifo = n;
+    n = 0;
     for (i = 0; i < eng->n_heap; i++) {
         if (eng->slots[ent_slot(eng->heap[i])].fn)
             eng->heap[n++] = eng->heap[i];
@@ -255,8 +315,10 @@ static void release_slot(cs_engine *eng, uint32_t s)
 
 int cs_engine_run(cs_engine *eng, cs_time until_ps, cs_err *err)
 {
-    while (eng->n_heap > 0 && !eng->failed) {
-        heap_ent top = eng->heap[0];
+    while ((eng->n_heap > 0 || eng->n_fifo > 0) && !eng->failed) {
+        int from_fifo = eng->n_fifo > 0 &&
+                        (eng->n_heap == 0 || eng->fifo[eng->fifo_head] < eng->heap[0]);
+        heap_ent top = from_fifo ? eng->fifo[eng->fifo_head] : eng->heap[0];
         uint32_t s = ent_slot(top);
         slot *sl = &eng->slots[s];
         cs_event_fn fn = sl->fn;     /* loaded before the sift, which hides its miss */
@@ -264,9 +326,14 @@ int cs_engine_run(cs_engine *eng, cs_time until_ps, cs_err *err)
         uint64_t data = sl->data;
         if (ent_time(top) > until_ps)
             break;
-        eng->heap[0] = eng->heap[--eng->n_heap];
-        if (eng->n_heap)
-            sift_down(eng->heap, eng->n_heap, 0);
+        if (from_fifo) {
+            eng->fifo_head = (eng->fifo_head + 1) & (eng->cap_fifo - 1);
+            eng->n_fifo--;
+        } else {
+            eng->heap[0] = eng->heap[--eng->n_heap];
+            if (eng->n_heap)
+                sift_down(eng->heap, eng->n_heap, 0);
+        }
         if (!fn) {                   /* cancelled: its generation was bumped by cancel */
             release_slot(eng, s);
             eng->n_dead--;

@@ -14,22 +14,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Executor state of one operation. */
+typedef struct ex_op {
+    uint32_t pending;         /* dependencies not done yet; EX_DONE once it is done */
+    uint32_t succ_head;       /* its dependents: a list in the job's edge pool, in operation */
+    uint32_t succ_tail;       /* order (EX_NONE = empty) */
+} ex_op;
+
+/* One dependent in a successor list. */
+typedef struct ex_edge {
+    uint32_t op;              /* the dependent operation's id */
+    uint32_t next;            /* next edge of the list, or of the free list; EX_NONE = end */
+} ex_edge;
+
+#define EX_DONE UINT32_MAX
+#define EX_NONE UINT32_MAX
+
 struct cs_job {
     cs_sim *sim;              /* owner */
     int index;                /* order of cs_sim_add, 0-based */
-    const cs_sched *s;        /* the schedule (borrowed) */
+    const cs_sched *s;        /* the schedule (borrowed; streamed, its window moves) */
     int *map;                 /* topology rank of each group rank (owned) */
     cs_time start_ps, end_ps; /* when it starts and when its last operation finished */
-    uint32_t *pending;        /* per operation: dependencies not done yet */
-    uint32_t *succ_off;       /* dependents of operation i: succ[succ_off[i]..succ_off[i+1]) */
-    uint32_t *succ;
+    /* Per-operation state of the operations held: ids base .. base+n_ops-1 at index id -
+     * base, as in the schedule's window (all of a stored schedule). */
+    uint32_t base;            /* id of ops[0] (follows s->base) */
+    uint32_t n_ops, cap_ops;  /* operations held; capacity of ops, snap and sent_ps */
+    ex_op *ops;               /* their state */
+    cs_check_snap **snap;     /* per operation in flight: sender's data sets (check only) */
+    ex_edge *edges;           /* successor lists of all held operations */
+    uint32_t n_edges, cap_edges;
+    uint32_t free_edge;       /* free list of edges, EX_NONE = empty */
+    uint32_t lo;              /* streamed: operations below it are done and may be dropped */
     uint32_t n_done;          /* operations done */
     int done;                 /* every operation done */
     cs_check *check;          /* data check state, NULL when skipped */
-    cs_check_snap **snap;     /* per operation in flight: sender's data sets (check only) */
     int wrong;                /* #wrong after the run, -1 if unchecked */
-    cs_time *sent_ps;         /* per operation: when it entered the network, ps (owned;
-                                 only with a reduction cost) */
+    cs_time *sent_ps;         /* per operation held: when it entered the network, ps
+                                 (owned; only with a reduction cost in the receive loop) */
 };
 
 struct cs_sim {
@@ -53,6 +75,8 @@ struct cs_sim {
     uint64_t n_sent;          /* transfers handed to the network */
     uint64_t n_in_net;        /* of those, not done yet */
     uint64_t peak_in_net;     /* most of them at once */
+    uint64_t n_held;          /* schedule operations held by all jobs now */
+    uint64_t peak_held;       /* most of them at once */
 };
 
 static void complete(cs_job *job, uint32_t i);
@@ -109,7 +133,7 @@ static void drop_check(cs_job *job)
 {
     uint32_t i;
     if (job->snap)
-        for (i = 0; i < job->s->n_xfers; i++)
+        for (i = 0; i < job->n_ops; i++)
             cs__check_snap_free(job->snap[i]);
     free(job->snap);
     job->snap = NULL;
@@ -123,9 +147,8 @@ static void job_free(cs_job *job)
         return;
     drop_check(job);
     free(job->map);
-    free(job->pending);
-    free(job->succ_off);
-    free(job->succ);
+    free(job->ops);
+    free(job->edges);
     free(job->sent_ps);
     free(job);
 }
@@ -169,6 +192,7 @@ void cs_sim_get_counters(const cs_sim *sim, cs_sim_counters *out)
     out->events = cs_engine_n_executed(sim->eng);
     out->transfers = sim->n_sent;
     out->peak_transfers = sim->peak_in_net;
+    out->peak_ops = sim->peak_held;
     if (sim->net && sim->nops->counters)
         sim->nops->counters(sim->net, out);
 }
@@ -199,7 +223,7 @@ static void observe(cs_job *job, cs_obs_kind kind, uint32_t i)
     ev.job_index = job->index;
     ev.xfer = i;
     if (kind != CS_OBS_JOB_DONE) {
-        ev.x = &job->s->xfers[i];
+        ev.x = cs_sched_op(job->s, i);
         ev.src_rank = rank_of(job, ev.x->src);
         ev.dst_rank = rank_of(job, ev.x->dst);
         ev.src_node = node_of(job, ev.x->src);
@@ -221,14 +245,14 @@ static void compute_begin(cs_engine *eng, void *arg, uint64_t data)
 {
     cs_job *job = arg;
     observe(job, CS_OBS_COMPUTE_START, (uint32_t)data);
-    cs_engine_after(eng, job->s->xfers[data].dur_ps, compute_done, job, data);
+    cs_engine_after(eng, cs_sched_op(job->s, (uint32_t)data)->dur_ps, compute_done, job, data);
 }
 
 /* Hand transfer i to the network (with the costs' bandwidth efficiency applied). */
 static void send(cs_job *job, uint32_t i)
 {
     cs_sim *sim = job->sim;
-    const cs_xfer *x = &job->s->xfers[i];
+    const cs_xfer *x = cs_sched_op(job->s, i);
     uint64_t bytes = x->bytes;
     cs_err err;
     int rc, chan_key;
@@ -241,7 +265,7 @@ static void send(cs_job *job, uint32_t i)
              : (x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks + rank_of(job, x->src);
     sim->n_sent++;
     if (job->sent_ps)
-        job->sent_ps[i] = cs_engine_now(sim->eng);
+        job->sent_ps[i - job->base] = cs_engine_now(sim->eng);
     if (++sim->n_in_net > sim->peak_in_net)
         sim->peak_in_net = sim->n_in_net;
     rc = sim->nops->send(sim->net, node_of(job, x->src), node_of(job, x->dst), bytes,
@@ -256,11 +280,120 @@ static void send_later(cs_engine *eng, void *arg, uint64_t data)
     send(arg, (uint32_t)data);
 }
 
+/* Take operations n_ops .. cs_sched_n_ops(s)-1 of the schedule in: their pending counts,
+ * and each appended to its dependencies' successor lists (so the lists stay in operation
+ * order). Returns 0 or CS_ENOMEM. */
+static int absorb(cs_job *job)
+{
+    const cs_sched *s = job->s;
+    uint32_t id, end = cs_sched_n_ops(s), need = end - job->base, k;
+    if (need > job->cap_ops) {
+        uint32_t cap = job->cap_ops ? job->cap_ops : 64;
+        ex_op *no;
+        while (cap < need)
+            cap = cap > UINT32_MAX / 2 ? need : cap * 2;
+        if (!(no = realloc(job->ops, (size_t)cap * sizeof *no)))
+            return CS_ENOMEM;
+        job->ops = no;
+        if (job->snap) {
+            cs_check_snap **ns = realloc(job->snap, (size_t)cap * sizeof *ns);
+            if (!ns)
+                return CS_ENOMEM;
+            memset(ns + job->cap_ops, 0, (size_t)(cap - job->cap_ops) * sizeof *ns);
+            job->snap = ns;
+        }
+        if (job->sent_ps) {
+            cs_time *nt = realloc(job->sent_ps, (size_t)cap * sizeof *nt);
+            if (!nt)
+                return CS_ENOMEM;
+            job->sent_ps = nt;
+        }
+        job->cap_ops = cap;
+    }
+    for (id = job->base + job->n_ops; id < end; id++) {
+        const cs_xfer *x = cs_sched_op(s, id);
+        const uint32_t *d = cs_sched_deps(s, id);
+        ex_op *o = &job->ops[id - job->base];
+        o->pending = x->n_deps;
+        o->succ_head = o->succ_tail = EX_NONE;
+        for (k = 0; k < x->n_deps; k++) {
+            ex_op *dep = &job->ops[d[k] - job->base];
+            uint32_t e = job->free_edge;
+            if (e != EX_NONE) {
+                job->free_edge = job->edges[e].next;
+            } else {
+                if (job->n_edges == job->cap_edges) {
+                    uint32_t cap = job->cap_edges ? job->cap_edges * 2 : 64;
+                    ex_edge *ne;
+                    if (job->cap_edges > UINT32_MAX / 4 ||
+                        !(ne = realloc(job->edges, (size_t)cap * sizeof *ne)))
+                        return CS_ENOMEM;
+                    job->edges = ne;
+                    job->cap_edges = cap;
+                }
+                e = job->n_edges++;
+            }
+            job->edges[e] = (ex_edge){id, EX_NONE};
+            if (dep->succ_tail == EX_NONE)
+                dep->succ_head = e;
+            else
+                job->edges[dep->succ_tail].next = e;
+            dep->succ_tail = e;
+        }
+    }
+    job->sim->n_held += end - job->base - job->n_ops;
+    if (job->sim->n_held > job->sim->peak_held)
+        job->sim->peak_held = job->sim->n_held;
+    job->n_ops = end - job->base;
+    return 0;
+}
+
+/* Streamed: drop the operations that are done and that no operation still to be produced
+ * can depend on (those of steps before the last produced one), once they are at least
+ * half of the window, so that moving the window costs O(1) per operation. */
+static void shrink(cs_job *job)
+{
+    const cs_sched *s = job->s;
+    int last = cs_sched_next_step(s) - 1;
+    uint32_t end = job->base + job->n_ops, k;
+    while (job->lo < end && job->ops[job->lo - job->base].pending == EX_DONE &&
+           cs_sched_op(s, job->lo)->step < last)
+        job->lo++;
+    k = job->lo - job->base;
+    if (k < 64 || k < job->n_ops / 2)
+        return;
+    cs_sched_drop(s, job->lo);
+    memmove(job->ops, job->ops + k, (size_t)(job->n_ops - k) * sizeof *job->ops);
+    if (job->snap) {
+        memmove(job->snap, job->snap + k, (size_t)(job->n_ops - k) * sizeof *job->snap);
+        memset(job->snap + job->n_ops - k, 0, (size_t)k * sizeof *job->snap);
+    }
+    if (job->sent_ps)
+        memmove(job->sent_ps, job->sent_ps + k, (size_t)(job->n_ops - k) * sizeof *job->sent_ps);
+    job->n_ops -= k;
+    job->base = job->lo;
+    job->sim->n_held -= k;
+}
+
 /* Dependencies of operation i are done: start it. */
 static void post(cs_job *job, uint32_t i)
 {
     cs_sim *sim = job->sim;
-    const cs_xfer *x = &job->s->xfers[i];
+    const cs_xfer *x = cs_sched_op(job->s, i);
+    if (job->s->stream && x->step + 1 == cs_sched_next_step(job->s) &&
+        x->step + 1 < job->s->n_steps) {
+        /* The first operation of the last produced step: produce the next one, so that
+         * its operations are known before any of this step is done. */
+        cs_err err;
+        int64_t rc;
+        cs_err_clear(&err);
+        if ((rc = cs_sched_produce(job->s, &err)) < 0 || (rc = absorb(job)) < 0) {
+            cs_engine_fail(sim->eng, (int)rc, err.where, "%s", err.msg[0] ? err.msg
+                           : "out of memory");
+            return;
+        }
+        x = cs_sched_op(job->s, i);      /* the window may have moved in memory */
+    }
     observe(job, CS_OBS_XFER_READY, i);
     if (x->op == CS_OP_COMPUTE) {
         int r = job->map[x->src];
@@ -270,8 +403,8 @@ static void post(cs_job *job, uint32_t i)
         cs_engine_at(sim->eng, t0, compute_begin, job, i);
         return;
     }
-    if (job->check &&
-        !(job->snap[i] = cs__check_snapshot(job->check, x, cs_sched_chunks(job->s, i)))) {
+    if (job->check && !(job->snap[i - job->base] =
+                        cs__check_snapshot(job->check, x, cs_sched_chunks(job->s, i)))) {
         cs_engine_fail(sim->eng, CS_ENOMEM, NULL, "out of memory");
         return;
     }
@@ -285,10 +418,11 @@ static void post(cs_job *job, uint32_t i)
 static void complete(cs_job *job, uint32_t i)
 {
     const cs_sched *s = job->s;
-    uint32_t k;
-    if (job->check && s->xfers[i].op != CS_OP_COMPUTE) {
-        int rc = cs__check_apply(job->check, &s->xfers[i], cs_sched_chunks(s, i), job->snap[i]);
-        job->snap[i] = NULL;
+    const cs_xfer *x = cs_sched_op(s, i);
+    uint32_t e, last;
+    if (job->check && x->op != CS_OP_COMPUTE) {
+        int rc = cs__check_apply(job->check, x, cs_sched_chunks(s, i), job->snap[i - job->base]);
+        job->snap[i - job->base] = NULL;
         if (rc < 0) {
             cs_engine_fail(job->sim->eng, rc, NULL, "out of memory");
             return;
@@ -296,12 +430,24 @@ static void complete(cs_job *job, uint32_t i)
         if (cs__check_bytes(job->check) > job->sim->opts.check_max_bytes)
             drop_check(job);
     }
-    for (k = job->succ_off[i]; k < job->succ_off[i + 1]; k++) {
-        uint32_t j = job->succ[k];
-        if (--job->pending[j] == 0)
+    /* Posting may produce operations (new edges, a reallocated pool): walk by index. */
+    for (e = job->ops[i - job->base].succ_head; e != EX_NONE; e = job->edges[e].next) {
+        uint32_t j = job->edges[e].op;
+        if (--job->ops[j - job->base].pending == 0)
             post(job, j);
     }
-    if (++job->n_done == s->n_xfers) {
+    /* Give the list back to the free list. */
+    e = job->ops[i - job->base].succ_head;
+    if (e != EX_NONE) {
+        last = job->ops[i - job->base].succ_tail;
+        job->edges[last].next = job->free_edge;
+        job->free_edge = e;
+    }
+    job->ops[i - job->base] = (ex_op){EX_DONE, EX_NONE, EX_NONE};
+    job->n_done++;
+    if (s->stream)
+        shrink(job);
+    if (job->n_done == cs_sched_n_ops(s) && cs_sched_next_step(s) == s->n_steps) {
         job->done = 1;
         job->end_ps = cs_engine_now(job->sim->eng);
         observe(job, CS_OBS_JOB_DONE, 0);
@@ -327,7 +473,7 @@ static void net_done(void *ctx, uint64_t token)
     cs_sim *sim = ctx;
     cs_job *job = job_of(sim, token);
     uint32_t i = (uint32_t)token;
-    const cs_xfer *x = &job->s->xfers[i];
+    const cs_xfer *x = cs_sched_op(job->s, i);
     sim->n_in_net--;
     observe(job, CS_OBS_XFER_DONE, i);
     if (x->op == CS_OP_REDUCE && sim->reduce_ps_per_byte > 0 && x->dst < job->s->n_ranks) {
@@ -335,7 +481,7 @@ static void net_done(void *ctx, uint64_t token)
          * receive loop (NCCL's recvReduce* primitives), from when the transfer was sent or
          * its reducer is free: done when both the last byte and the reduction are. */
         int r = job->map[x->dst];
-        cs_time now = cs_engine_now(sim->eng), t0 = job->sent_ps ? job->sent_ps[i] : now;
+        cs_time now = cs_engine_now(sim->eng), t0 = job->sent_ps ? job->sent_ps[i - job->base] : now;
         if (sim->reduce_free[r] > t0)
             t0 = sim->reduce_free[r];
         sim->reduce_free[r] = t0 + (cs_time)llround((double)x->bytes * sim->reduce_ps_per_byte);
@@ -351,15 +497,17 @@ static void net_done(void *ctx, uint64_t token)
 static void job_start(cs_engine *eng, void *arg, uint64_t data)
 {
     cs_job *job = arg;
-    uint32_t i;
-    if (job->s->n_xfers == 0) {
+    uint32_t i, end = cs_sched_n_ops(job->s);
+    if (end == 0) {
         job->done = 1;
         job->end_ps = cs_engine_now(eng);
         observe(job, CS_OBS_JOB_DONE, 0);
         return;
     }
-    for (i = 0; i < job->s->n_xfers; i++)
-        if (job->s->xfers[i].n_deps == 0)
+    /* Streamed, only step 0 has operations without dependencies; posting them may
+     * produce step 1, which is not looked at here. */
+    for (i = job->base; i < end; i++)
+        if (cs_sched_op(job->s, i)->n_deps == 0)
             post(job, i);
 }
 
@@ -367,8 +515,7 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
                cs_job **out, cs_err *err)
 {
     cs_job *job;
-    uint32_t i, k, n = s->n_xfers;
-    int r;
+    int r, rc;
     if (s->n_ranks > sim->t->n_ranks)
         return cs_err_set(err, CS_EINVAL, "-g", "%d ranks requested but topology '%s' has %d",
                           s->n_ranks, sim->t->name ? sim->t->name : "?", sim->t->n_ranks);
@@ -393,13 +540,11 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
     job->start_ps = job->end_ps = start_ps;
     job->wrong = -1;
     job->map = malloc((size_t)s->n_ranks * sizeof *job->map);
-    job->pending = malloc(((size_t)n + 1) * sizeof *job->pending);
-    job->succ_off = calloc((size_t)n + 2, sizeof *job->succ_off);
-    job->succ = malloc(((size_t)s->n_deps + 1) * sizeof *job->succ);
+    job->free_edge = EX_NONE;
+    job->base = job->lo = s->base;
     if (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop)
-        job->sent_ps = calloc((size_t)n + 1, sizeof *job->sent_ps);
-    if (!job->map || !job->pending || !job->succ_off || !job->succ ||
-        (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop && !job->sent_ps)) {
+        job->sent_ps = calloc(1, sizeof *job->sent_ps);    /* grown with the window */
+    if (!job->map || (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop && !job->sent_ps)) {
         job_free(job);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
@@ -417,26 +562,25 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
             }
         job->map[r] = m;
     }
-    /* Dependents in CSR form: count, prefix-sum, fill (in operation order). */
-    for (i = 0; i < n; i++) {
-        const uint32_t *d = cs_sched_deps(s, i);
-        job->pending[i] = s->xfers[i].n_deps;
-        for (k = 0; k < s->xfers[i].n_deps; k++)
-            job->succ_off[d[k] + 2]++;
+    if (s->stream && (s->n_xfers || cs_sched_next_step(s) > 0)) {
+        job_free(job);
+        return cs_err_set(err, CS_ESTATE, "schedule", "a streamed schedule runs once");
     }
-    for (i = 0; i < n; i++)
-        job->succ_off[i + 2] += job->succ_off[i + 1];
-    for (i = 0; i < n; i++) {
-        const uint32_t *d = cs_sched_deps(s, i);
-        for (k = 0; k < s->xfers[i].n_deps; k++)
-            job->succ[job->succ_off[d[k] + 1]++] = i;
-    }
-    if (sim->opts.check_data && cs__check_state_bytes(s) <= sim->opts.check_max_bytes) {
-        if (cs__check_new(&job->check, s) < 0 ||
-            !(job->snap = calloc((size_t)n + 1, sizeof *job->snap))) {
+    if (sim->opts.check_data && (!s->one_rank || s->turns) &&
+        cs__check_state_bytes(s) <= sim->opts.check_max_bytes) {
+        if (cs__check_new(&job->check, s) < 0 || !(job->snap = calloc(1, sizeof *job->snap))) {
             job_free(job);
             return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         }
+    }
+    /* A streamed schedule starts with its step 0. */
+    if (s->stream && (rc = (int)cs_sched_produce(s, err)) < 0) {
+        job_free(job);
+        return rc;
+    }
+    if (absorb(job) < 0) {
+        job_free(job);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
     job->index = sim->n_jobs;
     sim->jobs[sim->n_jobs++] = job;
@@ -464,7 +608,7 @@ int cs_sim_run(cs_sim *sim, cs_err *err)
         if (!job->done)
             return cs_err_set(err, CS_ESTATE, NULL, "job %d (%s %s): %u of %u operations "
                               "never ran", i, cs_coll_name(job->s->coll), job->s->algo,
-                              job->s->n_xfers - job->n_done, job->s->n_xfers);
+                              cs_sched_n_ops(job->s) - job->n_done, cs_sched_n_ops(job->s));
         if (job->check)
             job->wrong = cs__check_wrong(job->check);
     }

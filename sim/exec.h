@@ -58,6 +58,9 @@ typedef struct cs_sim_counters {
                                  search for connected flows and links, and each link
                                  settled or updated by progressive filling) */
     uint64_t peak_flows;      /* fluid model: most flows on the links at once */
+    uint64_t peak_ops;        /* most schedule operations held at once, all jobs together
+                                 (a stored schedule's are all held; a streamed one's only
+                                 its window of live steps) */
 } cs_sim_counters;
 
 /* Costs the network models do not know about, applied by the executor (NCCL mode,
@@ -93,6 +96,8 @@ void cs_sim_free(cs_sim *sim);
 
 /* Add a job: schedule s (borrowed, must outlive the run) on topology ranks
  * rank_map[0..s->n_ranks) (copied; NULL = identity), starting at start_ps.
+ * A streamed schedule (sched.h) is consumed: its step 0 is produced here, the rest as
+ * the run goes, and its window moves; it can be added once (CS_ESTATE otherwise).
  * Returns 0 or a negative code (rank out of range, duplicate rank in the map). */
 int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time start_ps,
                cs_job **out, cs_err *err);

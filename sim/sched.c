@@ -75,10 +75,25 @@ int cs_sched_init(cs_sched *s, cs_coll coll, int n_ranks, int root, uint64_t byt
     return 0;
 }
 
+/* A streamed schedule's generator and where it stands. */
+struct cs_sched_stream {
+    cs_sched *self;               /* the schedule it produces into (the one it was set on) */
+    const cs_sched_gen_ops *ops;  /* the algorithm's generator */
+    void *ctx;                    /* its context (owned) */
+    int n_steps;                  /* steps in all */
+    int next;                     /* next step to produce */
+    int producing;                /* step being produced now, -1 between steps */
+};
+
 void cs_sched_fini(cs_sched *s)
 {
     if (!s)
         return;
+    if (s->stream) {
+        if (s->stream->ops->free)
+            s->stream->ops->free(s->stream->ctx);
+        free(s->stream);
+    }
     free(s->chunks);
     free(s->xfers);
     free(s->chunk_ids);
@@ -147,8 +162,10 @@ static int64_t add_op(cs_sched *s, int src, int dst, cs_op op, uint32_t n_chunks
                       const uint32_t *deps, uint32_t n_deps, int step)
 {
     cs_xfer *x;
-    uint32_t i, id = s->n_xfers;
+    uint32_t i, id = s->base + s->n_xfers;
     int rc;
+    if (id == UINT32_MAX)
+        return CS_ENOMEM;               /* ids are 32-bit */
     if (src < 0 || src >= s->n_ranks + s->n_aux || dst < 0 || dst >= s->n_ranks + s->n_aux)
         return CS_EINVAL;
     if (op == CS_OP_COMPUTE && src >= s->n_ranks)
@@ -156,14 +173,23 @@ static int64_t add_op(cs_sched *s, int src, int dst, cs_op op, uint32_t n_chunks
     if (op != CS_OP_COMPUTE && src == dst)
         return CS_EINVAL;
     for (i = 0; i < n_deps; i++)
-        if (deps[i] >= id)
+        if (deps[i] >= id || deps[i] < s->base)
             return CS_EINVAL;           /* deps point backwards: the DAG is acyclic */
-    if ((rc = grow(s, (void **)&s->xfers, &s->cap_xfers, id + 1, sizeof *s->xfers)) ||
+    if (s->stream) {
+        /* The generator's contract (sched.h): this step, deps in this step or the one
+         * before, no free-standing operation after step 0. */
+        if (step != s->stream->producing || (n_deps == 0 && step != 0))
+            return CS_EINVAL;
+        for (i = 0; i < n_deps; i++)
+            if (cs_sched_op(s, deps[i])->step < step - 1)
+                return CS_EINVAL;
+    }
+    if ((rc = grow(s, (void **)&s->xfers, &s->cap_xfers, s->n_xfers + 1, sizeof *s->xfers)) ||
         (rc = grow(s, (void **)&s->deps, &s->cap_deps, s->n_deps + n_deps, sizeof *s->deps)) ||
         (rc = grow(s, (void **)&s->chunk_ids, &s->cap_chunk_ids, s->n_chunk_ids + n_chunks,
                    sizeof *s->chunk_ids)))
         return rc;
-    x = &s->xfers[id];
+    x = &s->xfers[s->n_xfers];
     memset(x, 0, sizeof *x);
     x->src = src;
     x->dst = dst;
@@ -201,7 +227,7 @@ int64_t cs_sched_xfer(cs_sched *s, int src, int dst, cs_op op,
         return id;
     memcpy(s->chunk_ids + s->n_chunk_ids, chunks, n_chunks * sizeof *chunks);
     s->n_chunk_ids += n_chunks;
-    s->xfers[id].bytes = bytes;
+    s->xfers[id - s->base].bytes = bytes;
     return id;
 }
 
@@ -221,7 +247,7 @@ int64_t cs_sched_xfer_range(cs_sched *s, int src, int dst, cs_op op, uint32_t lo
     for (i = 0; i < n; i++)
         s->chunk_ids[s->n_chunk_ids + i] = lo + i;
     s->n_chunk_ids += n;
-    s->xfers[id].bytes = bytes;
+    s->xfers[id - s->base].bytes = bytes;
     return id;
 }
 
@@ -233,8 +259,78 @@ int64_t cs_sched_compute(cs_sched *s, int rank, cs_time dur_ps,
         return CS_EINVAL;
     id = add_op(s, rank, rank, CS_OP_COMPUTE, 0, deps, n_deps, step);
     if (id >= 0)
-        s->xfers[id].dur_ps = dur_ps;
+        s->xfers[id - s->base].dur_ps = dur_ps;
     return id;
+}
+
+int cs_sched_set_gen(cs_sched *s, const cs_sched_gen_ops *ops, void *ctx, int n_steps)
+{
+    cs_sched_stream *st;
+    if (s->n_xfers || s->base || s->stream || n_steps < 1) {
+        if (ops->free)
+            ops->free(ctx);
+        return CS_EINVAL;
+    }
+    if (!(st = calloc(1, sizeof *st))) {
+        if (ops->free)
+            ops->free(ctx);
+        return CS_ENOMEM;
+    }
+    *st = (cs_sched_stream){s, ops, ctx, n_steps, 0, -1};
+    s->stream = st;
+    s->n_steps = n_steps;
+    return 0;
+}
+
+int cs_sched_next_step(const cs_sched *s) { return s->stream ? s->stream->next : s->n_steps; }
+
+int64_t cs_sched_produce(const cs_sched *s, cs_err *err)
+{
+    cs_sched_stream *st = s->stream;
+    uint32_t before = cs_sched_n_ops(s);
+    int rc;
+    if (!st || st->next >= st->n_steps)
+        return cs_err_set(err, CS_ESTATE, "schedule", "%s: no step left to produce", s->algo);
+    st->producing = st->next;
+    rc = st->ops->step(st->ctx, st->next);
+    st->producing = -1;
+    if (rc < 0)
+        return cs_err_set(err, rc, "schedule", "%s: producing step %d failed (%s)", s->algo,
+                          st->next, cs_err_name(rc));
+    if (cs_sched_n_ops(s) == before)
+        return cs_err_set(err, CS_ESTATE, "schedule", "%s: step %d has no operations",
+                          s->algo, st->next);
+    st->next++;
+    return (int64_t)(cs_sched_n_ops(s) - before);
+}
+
+void cs_sched_drop(const cs_sched *cs, uint32_t below)
+{
+    cs_sched *s;
+    uint32_t k, i, c0, d0;
+    if (!cs->stream || below <= cs->base)
+        return;
+    s = cs->stream->self;
+    k = below - s->base;
+    if (k > s->n_xfers)
+        k = s->n_xfers;
+    c0 = k < s->n_xfers ? s->xfers[k].chunk_off : s->n_chunk_ids;
+    d0 = k < s->n_xfers ? s->xfers[k].dep_off : s->n_deps;
+    if (k)
+        memmove(s->xfers, s->xfers + k, (size_t)(s->n_xfers - k) * sizeof *s->xfers);
+    if (c0)
+        memmove(s->chunk_ids, s->chunk_ids + c0,
+                (size_t)(s->n_chunk_ids - c0) * sizeof *s->chunk_ids);
+    if (d0)
+        memmove(s->deps, s->deps + d0, (size_t)(s->n_deps - d0) * sizeof *s->deps);
+    s->n_xfers -= k;
+    s->n_chunk_ids -= c0;
+    s->n_deps -= d0;
+    for (i = 0; i < s->n_xfers; i++) {
+        s->xfers[i].chunk_off -= c0;
+        s->xfers[i].dep_off -= d0;
+    }
+    s->base += k;
 }
 
 uint64_t cs_sched_total_bytes(const cs_sched *s)

@@ -83,8 +83,32 @@ typedef struct cs_xfer {
 /* Most auxiliary endpoints of a schedule. */
 #define CS_SCHED_MAX_AUX 128
 
-/* A schedule for one collective on n_ranks group ranks. Owns its arrays. */
-typedef struct cs_sched {
+typedef struct cs_sched cs_sched;
+typedef struct cs_sched_stream cs_sched_stream;
+
+/* An algorithm's step generator, for a streamed schedule (cs_sched_set_gen). step(ctx, t)
+ * appends the operations of step t to the schedule the generator was set on, with
+ * cs_sched_xfer & co. and step = t; it is called for t = 0, 1, ... n_steps-1 in order, and
+ * the executor calls it for step t+1 when the first operation of step t is posted, so
+ * before any operation of step t is done. Contract (checked as operations are added): an
+ * operation of step t depends only on operations of steps t-1 and t; only step 0 has
+ * operations without dependencies; every step has at least one operation. Returns 0 or
+ * a negative code. free(ctx) releases the context (NULL = nothing to free). */
+typedef struct cs_sched_gen_ops {
+    int (*step)(void *ctx, int t);
+    void (*free)(void *ctx);
+} cs_sched_gen_ops;
+
+/* A schedule for one collective on n_ranks group ranks. Owns its arrays.
+ *
+ * Stored (the default): every operation is in xfers, ids 0 .. n_xfers-1.
+ * Streamed (cs_sched_set_gen): the operations are produced step by step as the run goes
+ * and dropped once done, so xfers holds a window: ids base .. base+n_xfers-1 (operation id
+ * i is xfers[i - base]); chunks are all there from the start. A streamed schedule is run
+ * once (cs_sim_add) and is the run's to move; it suits callers that only want the
+ * finish time and #wrong, not those that read the operations (explain, timelines, traces,
+ * NCCL mode's post-processing). */
+struct cs_sched {
     cs_coll coll;          /* which collective (fixes the data check) */
     int n_ranks;           /* ranks in the group */
     int root;              /* root rank for rooted collectives, else 0 */
@@ -102,7 +126,21 @@ typedef struct cs_sched {
     int n_aux;             /* auxiliary endpoints: group ranks n_ranks .. n_ranks+n_aux-1
                               are topology nodes (a switch reducing in the network), not ranks */
     int aux_node[CS_SCHED_MAX_AUX];  /* topology node index of each auxiliary endpoint */
-} cs_sched;
+    uint32_t base;         /* id of xfers[0]: 0 when stored; streamed, operations below
+                              it were dropped */
+    cs_sched_stream *stream;  /* the step generator of a streamed schedule (owned), NULL
+                                 when stored */
+    int one_rank;          /* symmetric rounds: only one rank's operations are here,
+                              standing for every rank's, which would run the same at the
+                              same times; the finish time is the whole collective's, but
+                              the data check does not apply (#wrong N/A) and links carry
+                              one rank's traffic */
+    int turns;             /* one_rank only: ring position q is rank q and its operations
+                              are rank 0's turned by q (ranks and blocks + q mod n_ranks,
+                              chunk ids + q * n_chunks/n_ranks): rank 0 sends only to rank
+                              1, and the data check follows rank 0 alone (#wrong 0 or
+                              n_ranks) */
+};
 
 /* Start an empty schedule. Returns 0 or CS_EINVAL (n_ranks < 1, root out of range). */
 int cs_sched_init(cs_sched *s, cs_coll coll, int n_ranks, int root, uint64_t bytes);
@@ -131,12 +169,32 @@ int64_t cs_sched_xfer_range(cs_sched *s, int src, int dst, cs_op op, uint32_t lo
 int64_t cs_sched_compute(cs_sched *s, int rank, cs_time dur_ps,
                          const uint32_t *deps, uint32_t n_deps, int step);
 
-/* Dependencies of operation i (pointer into s->deps). */
-/* (An operation without dependencies may have no array at all: never add to NULL.) */
+/* Operation id i (stored: xfers[i]; streamed: it must be in the window). */
+static inline const cs_xfer *cs_sched_op(const cs_sched *s, uint32_t i)
+{ return &s->xfers[i - s->base]; }
+/* Dependencies of operation i (pointer into s->deps; moves when the schedule grows).
+ * (An operation without dependencies may have no array at all: never add to NULL.) */
 static inline const uint32_t *cs_sched_deps(const cs_sched *s, uint32_t i)
-{ return s->deps ? s->deps + s->xfers[i].dep_off : s->deps; }
+{ return s->deps ? s->deps + cs_sched_op(s, i)->dep_off : s->deps; }
 static inline const uint32_t *cs_sched_chunks(const cs_sched *s, uint32_t i)
-{ return s->chunk_ids ? s->chunk_ids + s->xfers[i].chunk_off : s->chunk_ids; }
+{ return s->chunk_ids ? s->chunk_ids + cs_sched_op(s, i)->chunk_off : s->chunk_ids; }
+/* Operations produced so far: ids 0 .. cs_sched_n_ops()-1 (stored: n_xfers). */
+static inline uint32_t cs_sched_n_ops(const cs_sched *s) { return s->base + s->n_xfers; }
+
+/* Make s a streamed schedule of n_steps steps produced by ops (ctx owned from here on:
+ * freed by cs_sched_fini, also when this fails). Call it after the chunks are added and
+ * before any operation. Returns 0, CS_EINVAL (operations already added, n_steps < 1) or
+ * CS_ENOMEM. */
+int cs_sched_set_gen(cs_sched *s, const cs_sched_gen_ops *ops, void *ctx, int n_steps);
+/* Streamed schedules only: the next step to produce (n_steps once all are). */
+int cs_sched_next_step(const cs_sched *s);
+/* Produce the next step (its operations are appended to the window). Returns the
+ * number of operations it added (>= 1) or a negative code: the generator's, or CS_ESTATE
+ * when the step broke the contract above or every step was produced. */
+int64_t cs_sched_produce(const cs_sched *s, cs_err *err);
+/* Drop operations base .. below-1 from the window (the executor is done with them; they
+ * must belong to steps before the last produced one). */
+void cs_sched_drop(const cs_sched *s, uint32_t below);
 
 /* Total bytes sent by all transfers (a count tests can derive by hand). */
 uint64_t cs_sched_total_bytes(const cs_sched *s);

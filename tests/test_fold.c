@@ -9,6 +9,7 @@
 
 #include "tests/testutil.h"
 #include "algorithms/coll.h"
+#include "sim/exec.h"
 #include "algorithms/nccl/fold.h"
 #include "algorithms/nccl/mode.h"
 #include "algorithms/nccl/nccl.h"
@@ -79,7 +80,7 @@ static void t_fold_equals_full(void)
                     /* And it did fold: the request as mode.c builds it. */
                     req.channels = fold.channels;
                     req.chunks = fold.chunks;
-                    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, &tf, &err), 1);
+                    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, 0, &tf, &err), 1);
                     if (c == 0 && twin)
                         fprintf(stderr, "\n  %d x dgx-h100 %s %s: full %.3f us, folded %.3f us",
                                 cases[i].nodes, cases[i].fabric,
@@ -88,6 +89,68 @@ static void t_fold_equals_full(void)
         cs_topo_free(t);
         unlink(spec);
     }
+}
+
+/* A size the channels and ranks do not divide (1 000 000 B on 3 x 8 ranks, 8 channels:
+ * blocks of 5208 and 5209 B, pieces one byte apart): folded only when asked, then within a
+ * byte's time per step of the full simulation - 46 steps, a byte at >= 1 GB/s is 1 ns, so
+ * within 0.05 us, far under 1e-4 of the time. */
+static void t_fold_uneven(void)
+{
+    char spec[64];
+    cs_topo *t = NULL;
+    cs_err err;
+    cs_coll_req req;
+    const cs_algo *ring;
+    cs_sched s;
+    cs_sim_opts so = {0, 0, NULL};
+    cs_time full = 0, fold = 0;
+    int wrong;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(cluster(3, "rail", spec, sizeof spec), &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 1000000);
+    req.topo = t;
+    req.channels = 8;
+    req.chunks = 2;
+    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, 0, &fold, &err), 0);
+    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, 1, &fold, &err), 1);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ring, &req, &s, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &so, &full, &wrong, &err), 0);
+    cs_sched_fini(&s);
+    fprintf(stderr, "\n  3 x dgx-h100, 1000000 B, 8 channels: full %.6f us, folded %.6f us",
+            cs_time_to_us(full), cs_time_to_us(fold));
+    CU_ASSERT(llabs((long long)(fold - full)) <= 50000);   /* 0.05 us in ps */
+    CS_ASSERT_REL(cs_time_to_us(fold), cs_time_to_us(full), 1e-4);
+    cs_topo_free(t);
+    unlink(spec);
+}
+
+/* The preset itself: dgx-h100-x16 (16 nodes, 128 ranks, 16 channels), allreduce of 64 MiB
+ * with Simple, folded and in full. */
+static void t_fold_x16(void)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    cs_nccl_params np;
+    const cs_algo *ring;
+    cs_coll_req req;
+    cs_nccl_pick full, fold;
+    int on;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x16", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x16", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 64u << 20);
+    req.topo = t;
+    np.force_proto = CS_PROTO_SIMPLE;
+    np.no_fold = 1;
+    CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &full, &err), 0);
+    np.no_fold = 0;
+    CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &fold, &err), 0);
+    CU_ASSERT_EQUAL(fold.channels, 16);
+    fprintf(stderr, "\n  dgx-h100-x16 Simple 64 MiB: full %.3f us, folded %.3f us", full.time_us,
+            fold.time_us);
+    CS_ASSERT_REL(fold.time_us, full.time_us, 1e-9);
+    cs_topo_free(t);
 }
 
 /* NCCL's trees across nodes, one pair per channel: channel c + 8 repeats channel c's
@@ -149,17 +212,17 @@ static void t_fold_refuses(void)
     cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 32u << 20);
     req.topo = t;
     req.channels = 8;
-    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, &tf, &err), 0);
+    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, 0, &tf, &err), 0);
     cs_topo_free(t);
     CU_ASSERT_EQUAL_FATAL(cs_topo_open(cluster(3, "rail", spec, sizeof spec), &t, &err), 0);
     cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 1000000);
     req.topo = t;
     req.channels = 8;
-    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, &tf, &err), 0);
+    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, 0, &tf, &err), 0);
     cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 8, 8u << 20);
     req.topo = t;
     req.channels = 8;
-    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, &tf, &err), 0);
+    CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, 0, &tf, &err), 0);
     cs_topo_free(t);
     unlink(spec);
 }
@@ -170,6 +233,8 @@ int cs_test_register(void)
         {"a folded multi-node ring takes the full simulation's time", t_fold_equals_full},
         {"nothing folds where the nodes differ", t_fold_refuses},
         {"tree channels: twins merged, data checked", t_tree_twins},
+        {"dgx-h100-x16 folded equals full", t_fold_x16},
+        {"uneven sizes fold within a byte's time per step", t_fold_uneven},
         {NULL, NULL}};
     return cs_test_add_suite("fold", tc) ? -1 : 0;
 }

@@ -23,10 +23,11 @@
  * position, mapped onto the representatives, equals its class representative's. A fabric
  * where that fails (a fat tree whose leaves split the nodes, ECMP hashing on the
  * destination) is simulated in full. Reductions at the receiver (reduce_GBps) hold a
- * per-rank reducer, which the ghost would not share with its twin: simulated in full. So
- * is a size the channels and ranks do not divide (blocks one byte apart break the
- * symmetry). The data check needs the full schedule and is not run on a folded
- * simulation. */
+ * per-rank reducer, which the ghost would not share with its twin: simulated in full. A
+ * size the channels and ranks do not divide has blocks one byte apart, which breaks the
+ * symmetry by one byte per transfer: folded only when asked (uneven_ok), then within
+ * about one byte's time per step of the full simulation. The data check needs the full
+ * schedule and is not run on a folded simulation. */
 #include "algorithms/nccl/fold.h"
 #include "sim/exec.h"
 
@@ -198,7 +199,7 @@ static int node_of(const cs_topo *t, int r)
 }
 
 int cs_nccl_fold_ring(const cs_coll_req *req, const cs_topo *topo, const cs_sim_costs *costs,
-                      double scale, cs_time *t_ps, cs_err *err)
+                      double scale, int uneven_ok, cs_time *t_ps, cs_err *err)
 {
     const cs_topo *t = topo;
     int p = req->n_ranks, C = req->channels, k = req->chunks, g, N, c, q, i, j, rc = 0;
@@ -218,7 +219,7 @@ int cs_nccl_fold_ring(const cs_coll_req *req, const cs_topo *topo, const cs_sim_
         return 0;
     /* Equal blocks only: a shifted transfer must carry as many bytes as its class's
      * representative. */
-    if (req->bytes % (uint64_t)C || (req->bytes / (uint64_t)C) % (uint64_t)p)
+    if (!uneven_ok && (req->bytes % (uint64_t)C || (req->bytes / (uint64_t)C) % (uint64_t)p))
         return 0;
     cs_ring_plan_init(&pl, req);
     g = pl.g > 0 ? pl.g : cs_node_size(req);

@@ -208,12 +208,14 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     } else {
         m = channels;
     }
-    /* Many identical nodes doing the same: one node's share stands for all (fold.c). The
-     * data check needs the whole schedule: run in full where that stays small, else the
-     * winner goes unchecked (wrong = CS_WRONG_FOLDED). */
+    /* Many identical nodes doing the same: one node's share stands for all (fold.c),
+     * exactly where the size divides evenly, and within a byte's time per step otherwise
+     * when the whole schedule is too large. The data check needs the whole schedule: run
+     * in full where that stays small, else the winner goes unchecked (CS_WRONG_FOLDED). */
     rc = 0;
     if (ring && !np->no_fold && (!check || fold_too_big(&req)))
-        rc = cs_nccl_fold_ring(&req, topo, &costs, (double)m / channels, &t_ps, err);
+        rc = cs_nccl_fold_ring(&req, topo, &costs, (double)m / channels, fold_too_big(&req),
+                               &t_ps, err);
     if (rc < 0)
         return rc;
     if (rc == 1) {
