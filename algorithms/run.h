@@ -54,10 +54,42 @@ int cs_run_size(const cs_run_cfg *cfg, const cs_topo *t, cs_coll coll, int p, in
 /* Simulate every size into sw (whose header fields the caller sets: coll, ranks, ...). With
  * links set, also the busiest directed links of the largest size (sw->links, n_links,
  * links_size_bytes) and the bottleneck line, written into bottleneck (bn bytes) that
- * sw->bottleneck then points to. */
+ * sw->bottleneck then points to. The sizes are independent work items: under MPI they are
+ * spread over the ranks (sim/par.h), and every rank gets the same rows. Collective: every
+ * rank of an MPI run calls it with the same arguments. */
 int cs_run_sweep(const cs_run_cfg *cfg, const cs_topo *t, int p, int elt,
                  const uint64_t *sizes, int n_sizes, int links, cs_sweep *sw,
                  char *bottleneck, size_t bn, cs_err *err);
+
+/* One sweep of several run at once (cs_run_sweeps). */
+typedef struct cs_run_task {
+    const cs_run_cfg *cfg;       /* how to run it (borrowed) */
+    const cs_topo *t;            /* on this topology's ranks 0..p-1 (borrowed) */
+    int p;                       /* ranks */
+    int elt;                     /* element size, bytes */
+    cs_sweep *sw;                /* header set by the caller (coll, ...); rows appended */
+    const uint64_t *sizes;       /* its sizes (borrowed); a barrier runs size 0 alone */
+    int n_sizes;
+    int links;                   /* as cs_run_sweep's links */
+    char *bottleneck;            /* as cs_run_sweep's, bn bytes */
+    size_t bn;
+} cs_run_task;
+
+/* cs_run_sweep of several sweeps (every collective of `collsim run all`, the rank counts
+ * and algorithms of a grid) as one set of work items, so the ranks of an MPI run balance
+ * the load across all of them. Collective, as cs_run_sweep. */
+int cs_run_sweeps(cs_run_task *tasks, int n_tasks, cs_err *err);
+
+/* The collectives of `collsim run all`, in the order its tables print (nccl-tests' tests
+ * first, then barrier); *n gets the count. */
+const cs_coll *cs_run_all_colls(int *n);
+
+/* Fill the header of a sweep the way `collsim run` prints it: collective, requested
+ * algorithm, topology name and kind, datatype, redop ("none" unless the collective
+ * reduces), ranks, root (-1 unless rooted), chunks and the model line (all borrowed). */
+void cs_run_header(cs_sweep *sw, cs_coll coll, const char *algo, const cs_topo *t,
+                   const char *datatype, const char *redop, int ranks, int root, int chunks,
+                   const char *model);
 
 /* What one size runs. */
 typedef struct cs_run_choice {
@@ -90,7 +122,7 @@ int cs_run_parse_ranks(const char *spec, int **out, int *n, cs_err *err);
 int cs_run_parse_names(const char *spec, char ***out, int *n, cs_err *err);
 void cs_run_names_free(char **names, int n);
 
-/* A grid of size sweeps: one per (rank count, algorithm), rank counts outermost. */
+/* A grid of size sweeps: one per (rank count, collective, algorithm), in that order. */
 typedef struct cs_run_grid_req {
     const char *topo;             /* preset or file; a file of a kind that takes its rank
                                      count from the command may leave "ranks" out */
@@ -99,7 +131,9 @@ typedef struct cs_run_grid_req {
     int n_ranks;                  /* entries in ranks */
     const char *const *algos;     /* algorithm names or "auto" (borrowed) */
     int n_algos;                  /* entries in algos, >= 1 */
-    cs_coll coll;                 /* collective */
+    cs_coll coll;                 /* collective (when n_colls is 0) */
+    const cs_coll *colls;         /* or several, one sweep each (`run all`; borrowed) */
+    int n_colls;                  /* entries in colls, 0 = coll alone */
     const char *dtype;            /* datatype name for the reports (borrowed) */
     int elt;                      /* its element size, bytes */
     const char *redop;            /* reduction name (borrowed) */
@@ -124,7 +158,13 @@ typedef struct cs_run_grid {
     int nccl_on;                  /* the sweeps ran in NCCL mode */
 } cs_run_grid;
 
-/* Run the grid. Errors: as cs_run_sweep, and CS_EUSAGE for a rank count above what a
+/* COLL of `collsim run` into rq: a collective (nccl-tests program names too) or "all",
+ * every collective of cs_run_all_colls (rq->coll then allreduce, for -o). CS_EUSAGE for an
+ * unknown name. */
+int cs_run_grid_colls(cs_run_grid_req *rq, const char *name, cs_err *err);
+
+/* Run the grid, every size of every sweep one work item (cs_run_sweeps). Errors: as
+ * cs_run_sweep, and CS_EUSAGE for a rank count above what a
  * topology that fixes its count has ("-g") or a root outside the ranks ("-r"). On error
  * nothing is left to free. */
 int cs_run_grid_run(const cs_run_grid_req *rq, cs_run_grid *g, cs_err *err);

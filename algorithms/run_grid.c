@@ -150,10 +150,11 @@ void cs_run_names_free(char **names, int n)
     free(names);
 }
 
-/* What a grid keeps per sweep so the sweep's borrowed strings stay valid. */
+/* What a grid keeps per sweep so the sweep's borrowed strings stay valid, and how it runs. */
 struct cs_run_grid_keep {
     char model[256];         /* the network model line */
     char bottleneck[256];    /* the --links bottleneck line */
+    cs_run_cfg cfg;          /* its configuration (algorithm, NCCL mode) */
 };
 
 void cs_run_grid_fini(cs_run_grid *g)
@@ -169,12 +170,15 @@ void cs_run_grid_fini(cs_run_grid *g)
     memset(g, 0, sizeof *g);
 }
 
-/* One rank count: open the topology for it, check the count and the root, and run every
- * algorithm's sweep into g. */
-static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_err *err)
+/* One rank count: open the topology for it, check the count and the root, and set up every
+ * (collective, algorithm) sweep of it as a task. */
+static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_run_task *tasks,
+                      cs_err *err)
 {
+    const cs_coll *colls = rq->n_colls > 0 ? rq->colls : &rq->coll;
+    int n_colls = rq->n_colls > 0 ? rq->n_colls : 1;
     cs_topo *t = NULL;
-    int a, p, rc;
+    int a, c, p, rc;
     if ((rc = cs_topo_open_ranks(rq->topo, want, &t, err)) < 0)
         return rc;
     g->topos[g->n_topos++] = t;
@@ -183,49 +187,70 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_er
         return rc;
     if (g->nccl_on && rq->cfg.channels > 0)
         g->nccl.channels = rq->cfg.channels;   /* --channels over the table's */
-    if ((rc = cs_run_ranks(t, want, rq->coll, rq->cfg.root, &p, err)) < 0)
-        return rc;
-    for (a = 0; a < rq->n_algos; a++) {
-        cs_run_cfg cfg = rq->cfg;
-        cs_sweep *sw = &g->sweeps[g->n];
-        struct cs_run_grid_keep *kp = &g->keep[g->n];
-        cfg.algo = rq->algos[a];
-        cfg.nccl = g->nccl_on ? &g->nccl : NULL;
-        memset(sw, 0, sizeof *sw);
-        g->n++;
-        cs_run_model_line(t, cfg.nccl, kp->model, sizeof kp->model);
-        sw->coll = rq->coll;
-        sw->algorithm = rq->algos[a];
-        sw->topology = t->name;
-        sw->topo_kind = t->kind;
-        sw->datatype = rq->dtype;
-        sw->redop = (rq->coll == CS_COLL_ALLREDUCE || rq->coll == CS_COLL_REDUCE ||
-                     rq->coll == CS_COLL_REDUCESCATTER) ? rq->redop : "none";
-        sw->ranks = p;
-        sw->root = cs_coll_is_rooted(rq->coll) ? cfg.root : -1;
-        sw->chunks = cfg.chunks;
-        sw->model = kp->model;
-        if ((rc = cs_run_sweep(&cfg, t, p, rq->elt, rq->sizes, rq->n_sizes, rq->links, sw,
-                               kp->bottleneck, sizeof kp->bottleneck, err)) < 0)
+    for (c = 0; c < n_colls; c++) {
+        if ((rc = cs_run_ranks(t, want, colls[c], rq->cfg.root, &p, err)) < 0)
             return rc;
+        for (a = 0; a < rq->n_algos; a++) {
+            cs_sweep *sw = &g->sweeps[g->n];
+            struct cs_run_grid_keep *kp = &g->keep[g->n];
+            cs_run_task *tk = &tasks[g->n];
+            kp->cfg = rq->cfg;
+            kp->cfg.algo = rq->algos[a];
+            kp->cfg.nccl = g->nccl_on ? &g->nccl : NULL;
+            memset(sw, 0, sizeof *sw);
+            g->n++;
+            cs_run_model_line(t, kp->cfg.nccl, kp->model, sizeof kp->model);
+            cs_run_header(sw, colls[c], rq->algos[a], t, rq->dtype, rq->redop, p,
+                          kp->cfg.root, kp->cfg.chunks, kp->model);
+            tk->cfg = &kp->cfg;
+            tk->t = t;
+            tk->p = p;
+            tk->elt = rq->elt;
+            tk->sw = sw;
+            tk->sizes = rq->sizes;
+            tk->n_sizes = rq->n_sizes;
+            tk->links = rq->links;
+            tk->bottleneck = kp->bottleneck;
+            tk->bn = sizeof kp->bottleneck;
+        }
     }
     return 0;
+}
+
+int cs_run_grid_colls(cs_run_grid_req *rq, const char *name, cs_err *err)
+{
+    int rc;
+    rq->colls = NULL;
+    rq->n_colls = 0;
+    if (!strcmp(name, "all")) {          /* every collective, as nccl-tests' scripts */
+        rq->colls = cs_run_all_colls(&rq->n_colls);
+        rq->coll = CS_COLL_ALLREDUCE;
+        return 0;
+    }
+    if ((rc = cs_coll_lookup_program(name, &rq->coll, err)) < 0)
+        err->code = CS_EUSAGE;
+    return rc < 0 ? CS_EUSAGE : 0;
 }
 
 int cs_run_grid_run(const cs_run_grid_req *rq, cs_run_grid *g, cs_err *err)
 {
     int n_counts = rq->n_ranks > 0 ? rq->n_ranks : 1, i, rc = 0;
-    size_t n = (size_t)n_counts * (size_t)rq->n_algos;
+    size_t n = (size_t)n_counts * (size_t)rq->n_algos * (size_t)(rq->n_colls > 0 ? rq->n_colls : 1);
+    cs_run_task *tasks;
     memset(g, 0, sizeof *g);
     if (rq->n_algos < 1)
         return cs_err_set(err, CS_EUSAGE, "--algo", "no algorithm given");
     g->sweeps = calloc(n, sizeof *g->sweeps);
     g->keep = calloc(n, sizeof *g->keep);
     g->topos = calloc((size_t)n_counts, sizeof *g->topos);
-    if (!g->sweeps || !g->keep || !g->topos)
+    tasks = calloc(n, sizeof *tasks);
+    if (!g->sweeps || !g->keep || !g->topos || !tasks)
         rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     for (i = 0; i < n_counts && rc == 0; i++)
-        rc = grid_ranks(rq, rq->n_ranks > 0 ? rq->ranks[i] : 0, g, err);
+        rc = grid_ranks(rq, rq->n_ranks > 0 ? rq->ranks[i] : 0, g, tasks, err);
+    if (rc == 0)
+        rc = cs_run_sweeps(tasks, g->n, err);
+    free(tasks);
     if (rc < 0)
         cs_run_grid_fini(g);
     return rc;

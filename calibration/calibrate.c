@@ -224,8 +224,8 @@ static int model_pinned(void *ctx, const double *th, double *pred, cs_err *err)
 {
     cs_calib *c = ctx;
     int i, rc;
-    apply(c, th);
-    c->n_pinned++;
+    apply(c, th);             /* counted by the fit (n_jac_evals): the columns may run on
+                                 other MPI ranks */
     if ((rc = cs_lset_simulate_pinned(c->ls, c->t, c->np, err)) < 0)
         return rc;
     for (i = 0; i < c->ls->n_rows; i++)
@@ -333,6 +333,7 @@ static int prefit_one(scale_ctx *sc, int which, uint64_t lo, uint64_t hi, int ma
         sc->which = which;
         c->ls = &sub;
         rc = cs_fit_run(&f, 1, obs, sub.n_rows, scale_model, sc, &fo, &fr, err);
+        c->n_pinned += fr.n_jac_evals;
         c->ls = all;
         if (rc == 0)
             sc->f[which] = f.value;
@@ -548,7 +549,9 @@ static int fit_round(cs_calib *c, const double *ob, int max_iter, int warm, cs_e
         if (c->held[i] != CS_CALIB_FREE)
             c->par[i].value = c->start[i];
     c->n_rounds++;
-    return cs_fit_run(c->par, c->n_par, ob, c->ls->n_rows, model, c, &fo, &c->fr, err);
+    rc = cs_fit_run(c->par, c->n_par, ob, c->ls->n_rows, model, c, &fo, &c->fr, err);
+    c->n_pinned += c->fr.n_jac_evals;
+    return rc;
 }
 
 /* A fitted parameter the logs may not determine: the fit could not tell it apart from the

@@ -5,6 +5,7 @@
  * by Gram-Schmidt on the starting Jacobian, and uncertainties from (J^T J)^-1 scaled by the
  * residual variance (Bates & Watts, Nonlinear Regression Analysis, 1988, ch. 2). */
 #include "calibration/fit.h"
+#include "sim/par.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +35,9 @@ typedef struct fit_ctx {
     double *last_x;          /* coordinates of the last evaluation with fn (n_free) */
     double *last_f;          /* its residuals (n_obs) */
     int has_last;            /* last_x/last_f valid and fn's choices still those of it */
+    const gsl_vector *jx;    /* resid_df: the point of the Jacobian */
+    gsl_vector *xx;          /* resid_df: scratch point */
+    long n_jac;              /* Jacobian columns evaluated (on whichever rank) */
 } fit_ctx;
 
 static double logistic(double x) { return 1.0 / (1.0 + exp(-x)); }
@@ -113,35 +117,74 @@ static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
     return eval(params, x, f);
 }
 
+/* Column j of the Jacobian: the Jacobian model at x plus the step in coordinate j; out:
+ * n_obs residuals. */
+static int jac_item(void *ctx, int j, void *out, cs_err *err)
+{
+    fit_ctx *c = ctx;
+    gsl_vector_view f = gsl_vector_view_array(out, (size_t)c->n_obs);
+    cs_err *keep = c->err;
+    int st;
+    gsl_vector_memcpy(c->xx, c->jx);
+    gsl_vector_set(c->xx, (size_t)j, gsl_vector_get(c->jx, (size_t)j) + FD_STEP);
+    c->err = err;
+    st = eval_with(c, c->jac_fn, c->xx, &f.vector);
+    c->err = keep;
+    return st == GSL_SUCCESS ? 0 : c->rc ? c->rc : CS_ESTATE;
+}
+
 /* Forward differences with a fixed step: the model at x, then the Jacobian model at each
  * step (the base point's discrete choices kept: the derivative of the fastest candidate's
- * time is that candidate's). */
+ * time is that candidate's). The columns are independent work items (sim/par.h): under
+ * MPI they are spread over the ranks and every rank gets them all -- the base point ran
+ * on every rank, so each holds the choices the columns keep -- and every rank's solver
+ * takes the same steps. J is formed from the same doubles as one process forms it, so the
+ * fit is bit for bit the same. */
 static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
 {
     fit_ctx *c = params;
-    gsl_vector *f0 = gsl_vector_alloc((size_t)c->n_obs), *f1 = gsl_vector_alloc((size_t)c->n_obs);
-    gsl_vector *xx = gsl_vector_alloc(x->size);
-    int j, i, st = GSL_SUCCESS;
-    if (!f0 || !f1 || !xx) {
+    size_t n = (size_t)c->n_obs;
+    gsl_vector *f0 = gsl_vector_alloc(n);
+    double *f = malloc((x->size + 1) * n * sizeof *f);
+    cs_par_job job;
+    int j, i, st = GSL_SUCCESS, rc;
+    c->xx = gsl_vector_alloc(x->size);
+    if (!f0 || !f || !c->xx) {
         st = GSL_ENOMEM;
         goto out;
     }
     if ((st = eval_base(c, x, f0)) != GSL_SUCCESS)
         goto out;
-    for (j = 0; j < (int)x->size; j++) {
-        gsl_vector_memcpy(xx, x);
-        gsl_vector_set(xx, (size_t)j, gsl_vector_get(x, (size_t)j) + FD_STEP);
-        if ((st = eval_with(c, c->jac_fn, xx, f1)) != GSL_SUCCESS)
-            goto out;
+    c->jx = x;
+    memset(&job, 0, sizeof job);
+    job.n_items = (int)x->size;
+    job.out_bytes = n * sizeof *f;
+    job.run = jac_item;
+    job.ctx = c;
+    job.to_all = 1;
+    job.label = "jacobian";
+    rc = cs_par_map(&job, f, c->err);
+    if (x->size > 0)         /* as after the columns of one process: the last evaluation
+                                was the Jacobian model's, on every rank */
+        c->has_last = 0;
+    c->n_jac += (long)x->size;
+    if (rc < 0) {
+        if (!c->rc)
+            c->rc = rc;
+        st = GSL_EBADFUNC;
+        goto out;
+    }
+    for (j = 0; j < (int)x->size; j++)
         for (i = 0; i < c->n_obs; i++)
             gsl_matrix_set(J, (size_t)i, (size_t)j,
-                           (gsl_vector_get(f1, (size_t)i) - gsl_vector_get(f0, (size_t)i)) /
+                           (f[(size_t)j * n + (size_t)i] - gsl_vector_get(f0, (size_t)i)) /
                                FD_STEP);
-    }
 out:
     gsl_vector_free(f0);
-    gsl_vector_free(f1);
-    gsl_vector_free(xx);
+    gsl_vector_free(c->xx);
+    c->xx = NULL;
+    c->jx = NULL;
+    free(f);
     return st;
 }
 
@@ -361,6 +404,7 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
             c.theta[c.free_idx[i]] = params[c.free_idx[i]].value;
     }
 out:
+    res->n_jac_evals = c.n_jac;
     if (w)
         gsl_multifit_nlinear_free(w);
     gsl_vector_free(x);

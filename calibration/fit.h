@@ -46,6 +46,8 @@ typedef struct cs_fit_result {
     int converged;           /* 1 if a tolerance was met, 0 if the iteration limit hit */
     double cost0, cost;      /* sum of squared log residuals before and after */
     double rms_log;          /* sqrt(cost / n_obs) after: typical relative error */
+    long n_jac_evals;        /* evaluations of the Jacobian model (its columns), counted
+                                once over all processes of an MPI run (sim/par.h) */
 } cs_fit_result;
 
 /* Fit params[0..n_params) to obs[0..n_obs) (times > 0). Parameters are examined in the

@@ -5,6 +5,7 @@
 #include "sim/report.h"
 #include "algorithms/nccl/mode.h"
 #include "topologies/topology.h"
+#include "sim/par.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -171,10 +172,79 @@ int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opt
     return 0;
 }
 
+/* One row simulated, as plain data (sim/par.h). */
+typedef struct lrow_out {
+    double simulated_us;
+    int32_t algo;             /* index in cs_algo_all() */
+    int32_t proto;            /* cs_proto */
+} lrow_out;
+
+typedef struct lrow_items {
+    cs_lset *ls;
+    const cs_topo *t;
+    const cs_nccl_params *np;
+    const char *algo;
+} lrow_items;
+
+static int simulate_row(void *ctx, int i, void *out, cs_err *err)
+{
+    const lrow_items *li = ctx;
+    const cs_lrow *r = &li->ls->rows[i];
+    const cs_algo *const *all;
+    lrow_out *o = out;
+    int rc, n, a;
+    if ((rc = cs_lset_simulate_rows(li->ls, i, i + 1, li->t, li->np, li->algo, err)) < 0)
+        return rc;
+    all = cs_algo_all(&n);
+    for (a = 0; a < n && all[a] != r->algo_ops; a++)
+        ;
+    if (a == n)
+        return cs_err_set(err, CS_ESTATE, r->log, "algorithm '%s' is not in the registry",
+                          r->algo);
+    o->simulated_us = r->simulated_us;
+    o->algo = a;
+    o->proto = (int32_t)r->proto;
+    return 0;
+}
+
 int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                      const char *algo, cs_err *err)
 {
-    return cs_lset_simulate_rows(ls, 0, ls->n_rows, t, np, algo, err);
+    lrow_items li = {ls, t, np, algo};
+    lrow_out *res = calloc((size_t)ls->n_rows + 1, sizeof *res);
+    double *cost = malloc(((size_t)ls->n_rows + 1) * sizeof *cost);
+    const cs_algo *const *all;
+    cs_par_job job;
+    int i, n, rc = 0;
+    if (!res || !cost) {
+        free(res);
+        free(cost);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    /* Work grows about with ranks x steps (ranks) and with the chunks of larger sizes. */
+    for (i = 0; i < ls->n_rows; i++)
+        cost[i] = (double)ls->rows[i].ranks * ls->rows[i].ranks *
+                  (1.0 + log2(1.0 + (double)ls->rows[i].size_bytes / 65536.0));
+    memset(&job, 0, sizeof job);
+    job.n_items = ls->n_rows;
+    job.cost = cost;
+    job.out_bytes = sizeof *res;
+    job.run = simulate_row;
+    job.ctx = &li;
+    job.to_all = 1;
+    job.label = "simulate rows";
+    if ((rc = cs_par_map(&job, res, err)) == 0) {
+        all = cs_algo_all(&n);
+        for (i = 0; i < ls->n_rows; i++) {
+            ls->rows[i].simulated_us = res[i].simulated_us;
+            ls->rows[i].algo_ops = all[res[i].algo];
+            ls->rows[i].algo = all[res[i].algo]->name;
+            ls->rows[i].proto = (cs_proto)res[i].proto;
+        }
+    }
+    free(res);
+    free(cost);
+    return rc;
 }
 
 int cs_lset_simulate_rows(cs_lset *ls, int from, int to, const cs_topo *t,

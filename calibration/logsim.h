@@ -78,7 +78,9 @@ int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opt
 void cs_lset_fini(cs_lset *ls);
 
 /* Simulate every row in NCCL mode (np) with the algorithm named algo for each row's
- * collective (NULL or "auto" = NCCL's choice by time). */
+ * collective (NULL or "auto" = NCCL's choice by time). The rows are independent work
+ * items: under MPI they are spread over the ranks (sim/par.h) and every rank gets every
+ * simulated time. Collective: every rank calls it with the same arguments. */
 int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                      const char *algo, cs_err *err);
 /* The same for rows [from, to) only. */

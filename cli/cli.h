@@ -18,11 +18,23 @@ typedef struct cs_cmd {
     const char *name;        /* "run", "list", ... */
     const char *summary;     /* one line for `collsim help` */
     int (*fn)(int argc, char **argv);
+    int is_spread;           /* 1: every MPI rank runs it and shares the work (sim/par.h);
+                                0: rank 0 runs it alone, the others exit 0 at once */
 } cs_cmd;
 
 /* Print `error: where: what` (or `error: what`) to stderr and return the exit status for
- * the code: CS_EXIT_USAGE for CS_EUSAGE, CS_EXIT_ERR otherwise. */
+ * the code: CS_EXIT_USAGE for CS_EUSAGE, CS_EXIT_ERR otherwise. Under MPI rank 0 prints;
+ * the other ranks only return the status. */
 int cs_cli_fail(const cs_err *err);
+
+/* Whether this process writes files and prints (rank 0 of an MPI run, or the only
+ * process). The others compute their share and keep quiet: cs_out_open gives them stdout,
+ * which sim/par.c sent to /dev/null, and commands skip their pictures there. */
+int cs_cli_writes(void);
+
+/* sim/par.h's progress function for `collsim`: a one-line display on stderr, cleared at
+ * the end. main installs it when stderr is a terminal. */
+void cs_cli_progress(const char *label, int done, int total, double elapsed_s, double left_s);
 
 /* Option scanner over argv[first..argc): long options "--name VALUE" or "--name=VALUE",
  * short "-x VALUE" or "-xVALUE". Positional arguments are returned with name NULL. */
@@ -46,7 +58,7 @@ int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **s
 
 /* Output to a file (sim/outfile.h: temporary then rename, devices in place) or to stdout
  * ("-" or NULL); commit makes it final (and reports a failed stdout write), abort removes
- * the temporary. */
+ * the temporary. Where cs_cli_writes() is 0 it is stdout (/dev/null). */
 typedef struct cs_out {
     FILE *f;                 /* where to write */
     int is_file;             /* 1: file is open; 0: stdout */

@@ -63,7 +63,7 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
         if (pass == 1 && o->id == O_MEGA) {
             if ((rc = cs_plan_megatron(v, p, ignored, sizeof ignored, err)) < 0)
                 return rc;
-            if (ignored[0])
+            if (ignored[0] && cs_cli_writes())
                 fprintf(stderr, "# --megatron: ignored %s\n", ignored);
         }
         if (pass != 2)
@@ -151,7 +151,7 @@ static int search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const char *f
         free(cands);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
-    if ((rc = cs_plan_search_eval(ctx, p, cands, 0, n, res, NULL, NULL, err)) == 0) {
+    if ((rc = cs_plan_search_run(ctx, p, cands, n, res, err)) == 0) {
         cs_plan_search_rank(res, n);
         rc = js ? cs_plan_search_print_json(f, p, gpus, res, n)
                 : cs_plan_search_print_table(f, p, gpus, top, csv, res, n);
@@ -241,6 +241,8 @@ int cs_cmd_plan(int argc, char **argv)
             goto fail;
         goto done;
     }
+    if (!cs_cli_writes())               /* one plan is not spread (sim/par.h): rank 0's */
+        goto done;
     {
         cs_plot_fmt pf;                     /* picture types first: no file before an error */
         if ((plot && (rc = cs_plot_format(plot, &pf, &err)) < 0) ||

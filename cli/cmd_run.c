@@ -1,4 +1,4 @@
-/* cmd_run.c: `collsim run [COLL] [options]` (cli layer). Simulates a size sweep of one
+/* cmd_run.c: `collsim run [COLL|all] [options]` (cli layer). Simulates a size sweep of one
  * collective with nccl-tests' flags and prints nccl-tests' table (or JSON/CSV); with a
  * range or list of rank counts (-g 2:64) or algorithms (--algo a,b), one sweep each
  * (algorithms/run.h: cs_run_grid_run). */
@@ -73,7 +73,8 @@ static void run_usage(void)
     printf("usage: collsim run [COLL] [options]\n\n"
            "Simulate a size sweep of one collective and print nccl-tests' table.\n"
            "COLL: allreduce (default), allgather, reducescatter, broadcast, reduce, gather,\n"
-           "      scatter, alltoall, sendrecv, barrier (nccl-tests names like all_reduce_perf too)\n\n"
+           "      scatter, alltoall, sendrecv, barrier (nccl-tests names like all_reduce_perf too),\n"
+           "      or all: every one of these in this order, one table each\n\n"
            "  -b, --minbytes SIZE     smallest size (default 8; K, M, G, T, P suffixes are\n"
            "                          powers of 1024 as in nccl-tests: 1G = 1GB = 1GiB = 2^30)\n"
            "  -e, --maxbytes SIZE     largest size (default 128M)\n"
@@ -117,6 +118,9 @@ static int check_picture_opts(const run_opts *o, cs_err *err)
         return CS_EUSAGE;
     if (o->trace && o->min_bytes != o->max_bytes)
         return cs_err_set(err, CS_EUSAGE, "--trace", "traces one size: give -b and -e equal");
+    if ((o->plot || o->trace) && !strcmp(o->coll_name, "all"))
+        return cs_err_set(err, CS_EUSAGE, o->plot ? "--plot" : "--trace", "draws one "
+                          "collective, not all");
     return 0;
 }
 
@@ -249,16 +253,13 @@ int cs_cmd_run(int argc, char **argv)
     int *ranks = NULL;
     char **algos = NULL;
     int n_sizes = 0, n_ranks = 0, n_algos = 0, n_dts = 1, n_ops = 1, rc;
-
     cs_err_clear(&err);
     memset(&rq, 0, sizeof rq);
     memset(&m, 0, sizeof m);
     if ((rc = parse_args(argc, argv, &o, &err)) != 0)
         return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
-    if ((rc = cs_coll_lookup_program(o.coll_name, &rq.coll, &err)) < 0) {
-        err.code = CS_EUSAGE;
+    if ((rc = cs_run_grid_colls(&rq, o.coll_name, &err)) < 0)
         return cs_cli_fail(&err);
-    }
     if ((rc = cs_run_dtypes(o.dtype, &one_dt, &dts, &n_dts, &err)) < 0 ||
         (rc = cs_run_redops(rq.coll, o.redop, one_op, &ops, &n_ops, &err)) < 0 ||
         (rc = cs_run_rank_counts(o.total, o.ranks, o.threads, &ranks, &n_ranks, &err)) < 0 ||
@@ -270,7 +271,7 @@ int cs_cmd_run(int argc, char **argv)
     rq.cfg.channels = (int)o.channels;
     rq.cfg.root = (int)o.root;
     rq.cfg.check = (int)o.check;
-    if (rq.coll == CS_COLL_BARRIER)
+    if (rq.coll == CS_COLL_BARRIER && !rq.n_colls)
         o.min_bytes = o.max_bytes = 0;
     if ((rc = cs_run_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, &sizes,
                            &n_sizes, &err)) < 0)
@@ -284,8 +285,8 @@ int cs_cmd_run(int argc, char **argv)
     if ((rc = cs_run_multi_run(&rq, dts, n_dts, ops, n_ops, &m, &err)) < 0)
         goto fail;
     cs_cli_run_notes(m.sweeps, m.n, (int)o.check);
-    if ((o.plot || o.trace) && (rc = run_pictures(&o, &rq.cfg, &m.grids[0], dts[0].bytes,
-                                                  &err)) < 0)
+    if ((o.plot || o.trace) && cs_cli_writes() &&
+        (rc = run_pictures(&o, &rq.cfg, &m.grids[0], dts[0].bytes, &err)) < 0)
         goto fail;
     /* the report, then -J FILE: collsim's JSON beside it, as nccl-tests -J writes its own */
     if ((rc = cs_cli_report(o.output, o.format, m.sweeps, m.n, &err)) == 0 && o.json_file)

@@ -81,7 +81,7 @@ int cs_cmd_validate(int argc, char **argv)
         (rc = cs_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
         (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0 ||
         (rc = cs_lset_simulate(&ls, t, &np, o.algo, &err)) < 0 ||
-        (o.plot && (rc = cs_plot_validation(&ls, t, o.plot, &err)) < 0) ||
+        (o.plot && cs_cli_writes() && (rc = cs_plot_validation(&ls, t, o.plot, &err)) < 0) ||
         (rc = cs_out_open(&out, o.output, &err)) < 0)
         goto fail;
     rc = !strcmp(o.format, "json") ? cs_lset_write_json(out.f, &ls, t, &np)

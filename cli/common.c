@@ -5,6 +5,7 @@
 #include "sim/size.h"
 #include "algorithms/nccl/mode.h"
 #include "plots/plot.h"
+#include "sim/par.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +15,10 @@
 
 int cs_cli_fail(const cs_err *err)
 {
+    /* Under MPI every rank runs the same command on the same input, and a failing work
+     * item's error reaches every rank (sim/par.h): rank 0 says it once for all. */
+    if (cs_par_rank() != 0)
+        return err->code == CS_EUSAGE ? CS_EXIT_USAGE : CS_EXIT_ERR;
     if (err->code == CS_ENOMEM && !strcmp(err->msg, "out of memory"))
         /* the bare words say nothing about what to do: say it */
         fprintf(stderr, "error: %s%sout of memory (the system refused an allocation; a "
@@ -88,7 +93,7 @@ int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **s
 int cs_out_open(cs_out *o, const char *path, cs_err *err)
 {
     memset(o, 0, sizeof *o);
-    if (!path || !strcmp(path, "-")) {
+    if (!path || !strcmp(path, "-") || !cs_cli_writes()) {
         o->f = stdout;
         return 0;
     }
@@ -117,6 +122,33 @@ void cs_out_abort(cs_out *o)
     if (o->is_file)
         cs_outfile_abort(&o->file);
     memset(o, 0, sizeof *o);
+}
+
+int cs_cli_writes(void)
+{
+    return cs_par_rank() == 0;
+}
+
+/* The progress line: after a second of work, at most four times a second, rank 0 only
+ * (sim/par.c calls it there), and only when stderr is a terminal (main installs it). */
+static int g_progress_shown;
+void cs_cli_progress(const char *label, int done, int total, double elapsed_s, double left_s)
+{
+    static double last_s = -1;
+    if (left_s < 0) {
+        if (g_progress_shown)
+            fputs("\r\033[K", stderr);
+        g_progress_shown = 0;
+        last_s = -1;
+        return;
+    }
+    if (elapsed_s < 1.0 || (last_s >= 0 && elapsed_s - last_s < 0.25 && done < total))
+        return;
+    last_s = elapsed_s;
+    fprintf(stderr, "\r%s: %d/%d done, %.0f s elapsed, about %.0f s left\033[K", label, done,
+            total, elapsed_s, left_s);
+    fflush(stderr);
+    g_progress_shown = 1;
 }
 
 int cs_cli_check_plot(const char *path, cs_err *err)
@@ -188,6 +220,8 @@ int cs_cli_report(const char *path, const char *format, const cs_sweep *sw, int 
 void cs_cli_run_notes(const cs_sweep *sw, int n, int check)
 {
     int k, i, one_rank = 0;
+    if (!cs_cli_writes())               /* rank 0 says it (sim/par.h) */
+        return;
     /* Asked for, not run (N/A): the executor stopped the check when its state outgrew its
      * limit (sim/exec.c), or one node stood for all identical ones (a folded ring). */
     for (k = 0; k < n; k++) {

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <gsl/gsl_errno.h>
 
 #include "cli/cli.h"
+#include "sim/par.h"
 #include "sim/limits.h"
 #include "sim/size.h"
 #include "calibration/logparse.h"
@@ -17,22 +19,24 @@
 
 static int cmd_help(int argc, char **argv);
 
-/* Display order of `collsim help`. */
+/* Display order of `collsim help`. The last field: the command's work is spread over MPI
+ * ranks (sim/par.h); the others run on rank 0 alone. */
 static const cs_cmd commands[] = {
-    {"run", "simulate a size sweep of one collective (nccl-tests table)", cs_cmd_run},
-    {"calibrate", "fit a topology to measured logs (GSL least squares, simulator in the loop)", cs_cmd_calibrate},
-    {"validate", "compare measured nccl-tests/rccl-tests/hccl_test logs with the simulation", cs_cmd_validate},
-    {"list", "list the algorithms, collectives and topologies with summaries", cs_cmd_list},
-    {"explain", "one collective step by step: transfers, timeline, closed form", cs_cmd_explain},
-    {"topo", "show a topology (nodes, links by class, bisection), check it, or draw it", cs_cmd_topo},
-    {"plan", "simulate a training plan (DP/TP/PP/ZeRO/EP/CP) step, or search layouts", cs_cmd_plan},
-    {"plot", "draw saved results (JSON, CSV, nccl-tests logs) as a PNG/SVG/PDF chart", cs_cmd_plot},
-    {"help", "show the commands", cmd_help},
+    {"run", "simulate a size sweep of one collective (nccl-tests table)", cs_cmd_run, 1},
+    {"calibrate", "fit a topology to measured logs (GSL least squares, simulator in the loop)", cs_cmd_calibrate, 1},
+    {"validate", "compare measured nccl-tests/rccl-tests/hccl_test logs with the simulation", cs_cmd_validate, 1},
+    {"list", "list the algorithms, collectives and topologies with summaries", cs_cmd_list, 0},
+    {"explain", "one collective step by step: transfers, timeline, closed form", cs_cmd_explain, 0},
+    {"topo", "show a topology (nodes, links by class, bisection), check it, or draw it", cs_cmd_topo, 0},
+    {"plan", "simulate a training plan (DP/TP/PP/ZeRO/EP/CP) step, or search layouts", cs_cmd_plan, 1},
+    {"plot", "draw saved results (JSON, CSV, nccl-tests logs) as a PNG/SVG/PDF chart", cs_cmd_plot, 0},
+    {"help", "show the commands", cmd_help, 0},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static int cmd_help(int argc, char **argv)
 {
+    char eng[160];
     size_t i;
     if (argc >= 2) {
         /* `collsim help CMD` is `collsim CMD --help` */
@@ -65,7 +69,9 @@ static int cmd_help(int argc, char **argv)
            "  -h, --help              this help (or a command's)\n"
            "      --version           print the version and exit\n\n"
            "Sizes take K, M, G, T, P suffixes as powers of 1024, as nccl-tests: 1G = 1GB =\n"
-           "1GiB = 2^30 bytes. Exit status: 0 ok, 1 error, 2 usage error.\n");
+           "1GiB = 2^30 bytes. Exit status: 0 ok, 1 error, 2 usage error.\n"
+           "Work distribution (mpirun -np N collsim run|validate|calibrate|plan search): %s.\n",
+           cs_par_describe(eng, sizeof eng));
     return CS_EXIT_OK;
 }
 
@@ -137,7 +143,9 @@ static int take_max_memory(int *argc, char **argv)
 }
 
 /* A command that succeeded but whose output could not be written (`> /dev/full`, a closed
- * pipe) fails: every command's stdout is checked here, once. */
+ * pipe) fails: every command's stdout is checked here, once. Under MPI a success ends
+ * with MPI_Finalize; a failure ends the process without it, since MPI_Finalize would wait
+ * for ranks that may still be working: the launcher ends them. */
 static int finish(int status)
 {
     cs_err err;
@@ -146,14 +154,32 @@ static int finish(int status)
         cs_err_set(&err, CS_EIO, "stdout", "write failed: %s", strerror(errno ? errno : EIO));
         return cs_cli_fail(&err);
     }
+    if (status == CS_EXIT_OK)
+        cs_par_fini();
     return status;
+}
+
+/* Run a command: under MPI (sim/par.h) a spread command runs on every rank, any other on
+ * rank 0 while the rest exit 0. */
+static int dispatch(const cs_cmd *c, int argc, char **argv)
+{
+    return c->is_spread || cs_par_rank() == 0 ? c->fn(argc, argv) : CS_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
     size_t i;
     int rc;
+    cs_err perr;
     gsl_set_error_handler_off();
+    cs_err_clear(&perr);
+    if (cs_par_init(&argc, &argv, &perr) < 0)
+        return cs_cli_fail(&perr);
+    /* Progress when stderr is a terminal; under mpirun the ranks' stderr is a pipe, so
+     * COLLSIM_PROGRESS=1 asks for it there (and 0 turns it off anywhere). */
+    if (getenv("COLLSIM_PROGRESS") ? !strcmp(getenv("COLLSIM_PROGRESS"), "1")
+                                   : isatty(STDERR_FILENO))
+        cs_par_set_progress(cs_cli_progress);
     if ((rc = take_max_memory(&argc, argv)) != 0)
         return rc;
     if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
@@ -163,12 +189,12 @@ int main(int argc, char **argv)
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
         return finish(cmd_help(1, argv));
     if (argc < 2 || argv[1][0] == '-')
-        return finish(cs_cmd_run(argc, argv));   /* `collsim -b 8` is `collsim run -b 8` */
+        return finish(dispatch(&commands[0], argc, argv));  /* `collsim -b 8`: run -b 8 */
     if ((rc = run_alias(argc, argv)) >= 0)
         return finish(rc);
     for (i = 0; i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return finish(commands[i].fn(argc - 1, argv + 1));
+            return finish(dispatch(&commands[i], argc - 1, argv + 1));
     /* not a command: say so, with the known ones (usage error, exit 2) */
     {
         char known[512] = "";
@@ -178,6 +204,6 @@ int main(int argc, char **argv)
             strncat(known, commands[i].name, sizeof known - strlen(known) - 1);
         }
         cs_err_set(&err, CS_EUSAGE, NULL, "unknown command '%s' (known: %s)", argv[1], known);
-        return cs_cli_fail(&err);
+        return cs_cli_fail(&err);       /* every rank fails alike: no MPI_Finalize */
     }
 }

@@ -338,6 +338,12 @@ typedef void (*cs_plan_search_cb)(void *ctx, long index, const cs_plan_cand_resu
 int cs_plan_search_eval(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *cands,
                         long lo, long hi, cs_plan_cand_result *results,
                         cs_plan_search_cb cb, void *cb_ctx, cs_err *err);
+/* Evaluate every candidate into results[0..n), as cs_plan_search_eval over [0, n) -- but
+ * each candidate is a work item of sim/par.h: under MPI they are spread over the ranks
+ * (each rank with its own ctx and memo; the memo is exact, so the results are the same)
+ * and every rank gets every result. Collective: every rank calls it alike. */
+int cs_plan_search_run(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *cands,
+                       long n, cs_plan_cand_result *results, cs_err *err);
 /* Sort results: fitting ones first by step time, then dropped ones; ties by index. */
 void cs_plan_search_rank(cs_plan_cand_result *r, long n);
 /* JSON of every result (ranked): {"model", "gpus", "candidates": [...]}. */

@@ -4,6 +4,7 @@
  * (MPI, issue 13) and merged by index with the same outcome. Layouts whose memory does not
  * fit are kept with why = "needs X GB" and not timed. */
 #include "scenarios/plan.h"
+#include "sim/par.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -153,6 +154,40 @@ int cs_plan_search_eval(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_can
             cb(cb_ctx, i, res);
     }
     return 0;
+}
+
+/* The search as work items (sim/par.h): one candidate each. */
+typedef struct search_items {
+    cs_plan_ctx *ctx;
+    const cs_plan *base;
+    const cs_plan_cand *cands;
+} search_items;
+
+static int search_item(void *ctx, int i, void *out, cs_err *err)
+{
+    const search_items *s = ctx;
+    return cs_plan_search_eval(s->ctx, s->base, s->cands, i, (long)i + 1, out, NULL, NULL, err);
+}
+
+int cs_plan_search_run(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *cands,
+                       long n, cs_plan_cand_result *results, cs_err *err)
+{
+    search_items s = {ctx, base, cands};
+    cs_par_job job;
+    if (n > 0x7fffffff)
+        return cs_err_set(err, CS_EINVAL, "search", "%ld candidates, at most %d", n, 0x7fffffff);
+    /* No costs: the hand-out keeps the enumeration order (workers from the front, rank 0
+     * from the back), so neighbouring layouts -- which share most of their collectives --
+     * meet the same memo. Ordered by cost, every rank met every collective. */
+    memset(&job, 0, sizeof job);
+    job.n_items = (int)n;
+    job.cost = NULL;
+    job.out_bytes = sizeof *results;
+    job.run = search_item;
+    job.ctx = &s;
+    job.to_all = 1;
+    job.label = "plan search";
+    return cs_par_map(&job, results, err);
 }
 
 static int cmp(const void *a, const void *b)

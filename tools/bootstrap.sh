@@ -4,7 +4,7 @@
 # the default simulation (an allreduce sweep on the built-in DGX H100 preset).
 set -eu
 cd "$(dirname "$0")/.."
-pkgs="gcc libc6-dev meson ninja-build pkg-config python3 libgsl-dev libjansson-dev libcairo2-dev libcunit1-dev help2man"
+pkgs="gcc libc6-dev meson ninja-build pkg-config python3 libgsl-dev libjansson-dev libcairo2-dev libcunit1-dev help2man libopenmpi-dev openmpi-bin"
 # apt_wait CMD...: run an apt-get command; while another apt or dpkg (often
 # unattended-upgrades on a fresh machine) holds the package lock, say so and retry every
 # 5 s for up to 5 minutes instead of failing.
