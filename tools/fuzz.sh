@@ -6,13 +6,13 @@
 # Prints "TARGET: N execs in S s (cpu C s), corpus K files" and exits non-zero on a finding.
 # FUZZ_BUILD=DIR uses another build folder (.ci/run: build-fuzz-ci, starting from the seeds).
 # Targets: fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series
-#          fuzz_options fuzz_run (or "all": each for SECONDS, one after the other).
+#          fuzz_options fuzz_run fuzz_plan (or "all": each for SECONDS, one after the other).
 set -eu
 cd "$(dirname "$0")/.."
 target=${1:?usage: tools/fuzz.sh TARGET SECONDS}
 secs=${2:?usage: tools/fuzz.sh TARGET SECONDS}
 b=${FUZZ_BUILD:-build-fuzz}      # build folder (corpora and artifacts live in it)
-all="fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series fuzz_options fuzz_run"
+all="fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series fuzz_options fuzz_run fuzz_plan"
 if [ "$target" = all ]; then
     rc=0
     for t in $all; do "$0" "$t" "$secs" || rc=1; done
@@ -57,11 +57,19 @@ if [ -z "$(ls -A "$corpus")" ]; then
                        *) { printf '\0\0\7\12\1'; cat "$f"; } >"$corpus/seed-$i" ;; esac
             i=$((i + 1))
         done ;;
+    fuzz_plan)
+        for f in tests/data/ok/plan-*.json scenarios/models/plan-*.json tests/data/bad/plan-*.json; do
+            [ -f "$f" ] && { printf '\0'; cat "$f"; } >"$corpus/seed-$(basename "$f")"
+        done
+        for f in tests/data/bad/plan-*.args; do
+            [ -f "$f" ] && { printf '\1'; cat "$f"; } >"$corpus/seed-$(basename "$f")"
+        done
+        printf '\1--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 2048 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 64' >"$corpus/seed-megatron" ;;
     esac
 fi
 case $target in
 fuzz_topo|fuzz_run) dict=topo ;; fuzz_log_json) dict=logjson ;; fuzz_plot_series) dict=plot ;;
-fuzz_options) dict=options ;; *) dict=log ;;
+fuzz_options) dict=options ;; fuzz_plan) dict=plan ;; *) dict=log ;;
 esac
 log=$b/fuzz-$target.log
 set +e
