@@ -4,6 +4,7 @@
  * earlier algorithm and protocol, so the choice is deterministic). */
 #include "algorithms/nccl/mode.h"
 #include "algorithms/nccl/fold.h"
+#include "algorithms/nccl/rules.h"
 #include "sim/exec.h"
 
 #include <math.h>
@@ -21,33 +22,26 @@ static int is_nvls(const cs_algo *ops)
     return !strcmp(ops->name, "in_network") || !strcmp(ops->name, "nvls");
 }
 
-/* NCCL's algorithm set per collective (models.md §2.3; p2p collectives use grouped
- * send/recv, which the direct and linear schedules model). */
-static const char *const *names_for(cs_coll c, int nvls)
+/* NCCL's algorithm set per collective: the rules table (rules.c), with the nvls algorithm
+ * after the others for allreduce where the fabric reduces in its switches. */
+static int names_for(cs_coll c, int nvls, const char **out, int max)
 {
-    static const char *const ar[] = {"ring", "double_binary_tree", NULL};
-    static const char *const ar_nvls[] = {"ring", "double_binary_tree", "nvls", NULL};
-    static const char *const ring[] = {"ring", NULL};
-    static const char *const a2a[] = {"direct", NULL};
-    static const char *const lin[] = {"linear", NULL};
-    static const char *const none[] = {NULL};
-    switch (c) {
-    case CS_COLL_ALLREDUCE: return nvls ? ar_nvls : ar;
-    case CS_COLL_ALLGATHER: case CS_COLL_REDUCESCATTER: case CS_COLL_BROADCAST:
-    case CS_COLL_REDUCE: case CS_COLL_SENDRECV: return ring;
-    case CS_COLL_ALLTOALL: return a2a;
-    case CS_COLL_GATHER: case CS_COLL_SCATTER: return lin;
-    default: return none;
-    }
+    const cs_nccl_coll_rule *rule = cs_nccl_rule(c);
+    int n = 0, i;
+    for (i = 0; i < 3 && rule->algos[i] && n < max; i++)
+        out[n++] = rule->algos[i];
+    if (nvls && c == CS_COLL_ALLREDUCE && n < max)
+        out[n++] = "nvls";
+    return n;
 }
 
 int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
 {
-    const char *const *nm = names_for(coll, nvls);
-    int n = 0;
-    for (; *nm && n < max; nm++) {
+    const char *nm[4];
+    int n = 0, i, k = names_for(coll, nvls, nm, 4);
+    for (i = 0; i < k && n < max; i++) {
         const cs_algo *ops;
-        if (cs_algo_lookup(*nm, coll, &ops, NULL) == 0)
+        if (cs_algo_lookup(nm[i], coll, &ops, NULL) == 0)
             out[n++] = ops;
     }
     return n;
@@ -67,43 +61,105 @@ static int per_channel(const cs_algo *ops, const cs_coll_req *req)
            (ops == &cs_algo_double_binary_tree && req->n_ranks > 1 && cs_node_size(req) > 0);
 }
 
-/* The request and costs of running ops with protocol pr. CS_EUNSUPP (err filled when
- * given) if the candidate cannot run. */
+/* Bytes of one point-to-point operation of a p2p collective of bytes bytes on n ranks, as
+ * nccl-tests posts them: alltoall, gather, scatter S/n to (or from) each peer, sendrecv S. */
+static uint64_t p2p_op_bytes(cs_coll c, uint64_t bytes, int n)
+{
+    return c == CS_COLL_SENDRECV || n < 1 ? bytes : bytes / (uint64_t)n;
+}
+
+/* A point-to-point collective (rules.c): channels and protocol as NCCL's addP2pToPlan
+ * decides them from the bytes of one send, NCCL's p2p chunk. Fills req (channels, pieces of
+ * a part) and *chans; CS_EUNSUPP when pr is not the protocol NCCL would use (unless forced:
+ * np->force_proto, which runs as asked). */
+static int prepare_p2p(const cs_coll_req *base, const cs_nccl_params *np, cs_proto pr,
+                       cs_coll_req *req, int *chans, cs_err *err)
+{
+    cs_nccl_p2p pp;
+    uint64_t op = p2p_op_bytes(base->coll, base->bytes, base->n_ranks), part, c;
+    int ch;
+    cs_proto want;
+    cs_nccl_p2p_setup(np, base->topo, base->n_ranks, &pp);
+    ch = cs_nccl_p2p_channels(&pp, op);
+    want = cs_nccl_p2p_proto(&pp, op, ch);
+    if (!np->proto[want].enabled && np->proto[CS_PROTO_SIMPLE].enabled)
+        want = CS_PROTO_SIMPLE;
+    if (np->force_proto < 0 && pr != want)
+        return err ? cs_err_set(err, CS_EUNSUPP, "--proto", "NCCL sends %llu bytes per peer "
+                                "with %s, not %s", (unsigned long long)op, cs_proto_name(want),
+                                cs_proto_name(pr)) : CS_EUNSUPP;
+    part = (op + (uint64_t)ch - 1) / (uint64_t)ch;
+    c = pr == CS_PROTO_SIMPLE ? pp.chunk_bytes : np->proto[pr].chunk_bytes;
+    c = c ? (part + c - 1) / c : 1;
+    if (c > (uint64_t)np->max_chunks)
+        c = (uint64_t)np->max_chunks;
+    req->chunks = c < 1 ? 1 : (int)c;
+    req->channels = ch;
+    *chans = ch;
+    return 0;
+}
+
+/* The request and costs of running ops with protocol pr; *chans (may be NULL) gets the
+ * channels it uses (reported as the pick's). CS_EUNSUPP (err filled when given) if the
+ * candidate cannot run. */
 static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_params *np,
-                   cs_proto pr, cs_coll_req *reqp, cs_sim_costs *costsp, cs_err *err)
+                   cs_proto pr, cs_coll_req *reqp, cs_sim_costs *costsp, int *chans,
+                   cs_err *err)
 {
     cs_coll_req req = *base;
     cs_sim_costs costs;
-    int rc, nvls = is_nvls(ops), ring = per_channel(ops, base);
+    const cs_nccl_coll_rule *rule = cs_nccl_rule(base->coll);
+    int rc, nvls = is_nvls(ops), ring = per_channel(ops, base), used = 1;
     uint64_t block;
     if (ops->check && (rc = ops->check(&req, err)) < 0)
         return rc;
     if (nvls && pr != CS_PROTO_SIMPLE)
         return err ? cs_err_set(err, CS_EUNSUPP, "--proto", "%s runs Simple only",
                                 ops->name) : CS_EUNSUPP;
-    /* NCCL trims channels for small messages; the ring builds one ring per channel, each
-     * capped at channel_GBps. Other schedules stand for all their channels at once, so
-     * their transfers get the channels' summed cap. */
-    req.channels = cs_nccl_channels(np, pr, req.bytes, ops == &cs_algo_ring ? req.n_ranks : 1);
-    /* Pieces: of a ring's blocks, of a tree pair's halves (per channel), else as before. */
-    block = ops == &cs_algo_ring ? req.bytes / (uint64_t)req.n_ranks / (uint64_t)req.channels
-            : ring ? req.bytes / 2 / (uint64_t)req.channels
-                   : req.bytes / (uint64_t)req.n_ranks;
-    req.chunks = nvls ? 1 : cs_nccl_chunks(np, pr, block > 0 ? block : 1);
-    if (ring && ops != &cs_algo_ring) {
-        /* Trees across nodes pipeline their pieces down chains of g GPUs and up and down
-         * the node tree: NCCL's chunk-sized pieces, as many as TREE_XFERS transfers allow
-         * over all 2C trees (max_chunks is for rings, whose steps pipeline by themselves). */
-        uint64_t c = np->proto[pr].chunk_bytes, k = c ? (block + c - 1) / c : 1;
-        uint64_t cap = TREE_XFERS / (4 * (uint64_t)req.channels * (uint64_t)(req.n_ranks - 1));
-        if (k > cap)
-            k = cap;
-        req.chunks = k < 1 ? 1 : (int)k;
+    if (rule->pattern == CS_NCCL_PAT_P2P && !ring) {
+        if ((rc = prepare_p2p(base, np, pr, &req, &used, err)) < 0)
+            return rc;
+    } else {
+        /* NCCL trims channels for small messages; the ring builds one ring per channel,
+         * each capped at channel_GBps. Other schedules stand for all their channels at
+         * once, so their transfers get the channels' summed cap. */
+        req.channels = cs_nccl_channels(np, pr, req.bytes,
+                                        ops == &cs_algo_ring ? req.n_ranks : 1);
+        used = req.channels;
+        /* Pieces: of a ring's blocks, of a tree pair's halves (per channel), of the whole
+         * buffer down a pipelined chain (broadcast, reduce: each channel a slice), else of
+         * a block. The chunk is the collective's (rules.c: Simple on the ring moves 4-step
+         * chunks for allreduce, allgather, reducescatter, 1-step ones for broadcast, reduce). */
+        block = ops == &cs_algo_ring ? req.bytes / (uint64_t)req.n_ranks / (uint64_t)req.channels
+                : ring ? req.bytes / 2 / (uint64_t)req.channels
+                : rule->pattern == CS_NCCL_PAT_PIPELINE ? req.bytes / (uint64_t)req.channels
+                : req.bytes / (uint64_t)req.n_ranks;
+        if (nvls) {
+            req.chunks = 1;
+        } else {
+            uint64_t c = cs_nccl_coll_chunk(np, rule, pr), k = (block + c - 1) / c;
+            if (k < 1)
+                k = 1;
+            if (k > (uint64_t)np->max_chunks)
+                k = (uint64_t)np->max_chunks;
+            req.chunks = block > 0 ? (int)k : 1;
+        }
+        if (ring && ops != &cs_algo_ring) {
+            /* Trees across nodes pipeline their pieces down chains of g GPUs and up and
+             * down the node tree: NCCL's chunk-sized pieces, as many as TREE_XFERS
+             * transfers allow over all 2C trees (max_chunks is for rings, whose steps
+             * pipeline by themselves). */
+            uint64_t c = np->proto[pr].chunk_bytes, k = c ? (block + c - 1) / c : 1;
+            uint64_t cap = TREE_XFERS / (4 * (uint64_t)req.channels * (uint64_t)(req.n_ranks - 1));
+            if (k > cap)
+                k = cap;
+            req.chunks = k < 1 ? 1 : (int)k;
+        }
+        /* max_chunks bounds the pieces a rank has per step over all its rings: C rings of
+         * k pieces each cost C k transfers, and C rings already overlap one another. */
+        if (ops == &cs_algo_ring && req.chunks > 1 && req.chunks * req.channels > np->max_chunks)
+            req.chunks = np->max_chunks / req.channels > 1 ? np->max_chunks / req.channels : 1;
     }
-    /* max_chunks bounds the pieces a rank has per step over all its rings: C rings of k
-     * pieces each cost C k transfers, and C rings already overlap one another. */
-    if (ops == &cs_algo_ring && req.chunks > 1 && req.chunks * req.channels > np->max_chunks)
-        req.chunks = np->max_chunks / req.channels > 1 ? np->max_chunks / req.channels : 1;
     cs_nccl_costs(np, pr, nvls, &costs);
     if (!ring) {
         costs.chan_GBps *= req.channels;
@@ -111,6 +167,8 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
     }
     *reqp = req;
     *costsp = costs;
+    if (chans)
+        *chans = used;
     return 0;
 }
 
@@ -187,10 +245,10 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     cs_sim_opts so = {check, 0, &costs};
     cs_sched s;
     cs_time t_ps;
-    int wrong = -1, rc, ring = ops == &cs_algo_ring, channels, m = 0;
+    int wrong = -1, rc, ring = ops == &cs_algo_ring, channels, m = 0, used = 1;
     uint64_t rep_bytes = 0;
     int c;
-    if ((rc = prepare(base, ops, np, pr, &req, &costs, NULL)) < 0)
+    if ((rc = prepare(base, ops, np, pr, &req, &costs, &used, NULL)) < 0)
         return rc;
     channels = req.channels;
     if (!np->all_channels && channels > 2 && topo->model == CS_MODEL_FLUID &&
@@ -232,8 +290,7 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     out->algo = ops;
     out->proto = pr;
     out->chunks = req.chunks;
-    out->channels = ring || per_channel(ops, base) ? channels
-                                                   : cs_nccl_channels(np, pr, base->bytes, 1);
+    out->channels = used;
     out->time_us = cs_time_to_us(t_ps);
     out->wrong = wrong;
     return 0;
@@ -277,7 +334,7 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
         cs_coll_req r2;
         cs_sim_costs c2;
         int pr = np->force_proto >= 0 ? np->force_proto : CS_PROTO_SIMPLE;
-        if ((rc = prepare(req, algo, np, (cs_proto)pr, &r2, &c2, err)) < 0)
+        if ((rc = prepare(req, algo, np, (cs_proto)pr, &r2, &c2, NULL, err)) < 0)
             return rc;
     }
     if (!found)
@@ -295,7 +352,7 @@ int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_ncc
     cs_coll_req r;
     int rc;
     double n;
-    if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, err)) < 0)
+    if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, NULL, err)) < 0)
         return rc;
     /* The whole schedule, for pictures and link reports: refuse what would not fit (a
      * 16-channel ring on 1024 ranks is 33 million transfers, several GB). */
