@@ -1,0 +1,241 @@
+/* test_rules.c: NCCL's per-collective rules as data (algorithms/nccl/rules.h) and their use
+ * by NCCL mode (mode.c): chunk steps per collective, the p2p channel / chunk / protocol
+ * rules of NCCL's addP2pToPlan, the pipelined chain of broadcast and reduce. Every expected
+ * number is derived by hand in a comment. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/testutil.h"
+#include "algorithms/coll.h"
+#include "algorithms/nccl/nccl.h"
+#include "algorithms/nccl/mode.h"
+#include "algorithms/nccl/rules.h"
+#include "topologies/topology.h"
+
+static cs_topo *load(const char *json)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    if (cs_topo_load_string(json, "test", &t, &err) < 0)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    return t;
+}
+
+/* Two GPUs under one PCIe switch, 12 GB/s and 1 us per link; p2p true: GPU -> switch -> GPU
+ * (2 links), false: staged through the host (4 links). */
+static cs_topo *pcie_pair(int p2p)
+{
+    char json[512];
+    snprintf(json, sizeof json, "{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 1, "
+             "\"gpus_per_switch\": 2, \"p2p\": %s, \"link\": {\"class\": \"pcie3\", "
+             "\"bandwidth_GBps\": 12, \"latency_us\": 1}, \"uplink\": {\"class\": \"pcie3\", "
+             "\"bandwidth_GBps\": 12, \"latency_us\": 1}}", p2p ? "true" : "false");
+    return load(json);
+}
+
+/* collectives.h: allreduce, allgather, reducescatter 4-step chunks (2 MiB of Simple with 512
+ * KiB steps), broadcast and reduce 1-step ones (512 KiB); LL and LL128 one step whatever the
+ * collective (32768 and 576000 B in the 2.30.7 table). Patterns and algorithms per
+ * collective: allreduce ring then trees; broadcast/reduce the chain ("ring"); alltoall p2p
+ * ("direct"). */
+static void t_table(void)
+{
+    cs_nccl_params p;
+    const cs_nccl_coll_rule *ar = cs_nccl_rule(CS_COLL_ALLREDUCE);
+    const cs_nccl_coll_rule *ag = cs_nccl_rule(CS_COLL_ALLGATHER);
+    const cs_nccl_coll_rule *bc = cs_nccl_rule(CS_COLL_BROADCAST);
+    const cs_nccl_coll_rule *rd = cs_nccl_rule(CS_COLL_REDUCE);
+    const cs_nccl_coll_rule *a2a = cs_nccl_rule(CS_COLL_ALLTOALL);
+    const cs_algo *cand[8];
+    cs_nccl_params_default(&p);
+    CU_ASSERT_EQUAL(ar->pattern, CS_NCCL_PAT_RING_TWICE);
+    CU_ASSERT_EQUAL(ag->pattern, CS_NCCL_PAT_RING);
+    CU_ASSERT_EQUAL(bc->pattern, CS_NCCL_PAT_PIPELINE);
+    CU_ASSERT_EQUAL(rd->pattern, CS_NCCL_PAT_PIPELINE);
+    CU_ASSERT_EQUAL(a2a->pattern, CS_NCCL_PAT_P2P);
+    CU_ASSERT_EQUAL(cs_nccl_rule(CS_COLL_SENDRECV)->pattern, CS_NCCL_PAT_P2P);
+    CU_ASSERT_EQUAL(cs_nccl_coll_chunk(&p, ar, CS_PROTO_SIMPLE), 2097152u);
+    CU_ASSERT_EQUAL(cs_nccl_coll_chunk(&p, ag, CS_PROTO_SIMPLE), 2097152u);
+    CU_ASSERT_EQUAL(cs_nccl_coll_chunk(&p, bc, CS_PROTO_SIMPLE), 524288u);
+    CU_ASSERT_EQUAL(cs_nccl_coll_chunk(&p, rd, CS_PROTO_SIMPLE), 524288u);
+    CU_ASSERT_EQUAL(cs_nccl_coll_chunk(&p, bc, CS_PROTO_LL), 32768u);
+    CU_ASSERT_EQUAL(cs_nccl_coll_chunk(&p, bc, CS_PROTO_LL128), 576000u);
+    CU_ASSERT_EQUAL(rd->reduces, 1);
+    CU_ASSERT_EQUAL(bc->reduces, 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_algos(CS_COLL_ALLREDUCE, 1, cand, 8), 3);
+    CU_ASSERT_STRING_EQUAL(cand[0]->name, "ring");
+    CU_ASSERT_STRING_EQUAL(cand[1]->name, "double_binary_tree");
+    CU_ASSERT_STRING_EQUAL(cand[2]->name, "nvls");
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_algos(CS_COLL_BROADCAST, 0, cand, 8), 1);
+    CU_ASSERT(cs_algo_has(cand[0], CS_COLL_BROADCAST));
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_algos(CS_COLL_ALLTOALL, 0, cand, 8), 1);
+    CU_ASSERT_STRING_EQUAL(cand[0]->name, "direct");
+}
+
+/* A PCIe pair with NCCL's 2 channels (one searched ring, doubled): p2pnChannels 2, 2 per
+ * PCIe peer, an op starts on 1 (2 x 2 ranks > 2); chunk 128 KiB (P2P_PCI_CHUNKSIZE),
+ * parts of 16 KiB to 4 MiB (chunk/8, 32 chunks). An op of b bytes: 1 channel up to 4 MiB,
+ * 2 above (the part of 4 MiB + 1 exceeds 4 MiB); LL up to 16 KiB on 1 channel. With 3
+ * channels asked: p2pnChannels 4, an op starts on 2 (2 x 2 = 4): 10 KiB -> ceil(10/16) = 1
+ * channel, 20 KiB -> 2, LL up to 2 x 16 KiB. */
+static void t_p2p_pcie(void)
+{
+    cs_topo *t = pcie_pair(0);
+    cs_nccl_params p;
+    cs_nccl_p2p pp;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    cs_nccl_params_default(&p);
+    p.channels = 2;
+    cs_nccl_p2p_setup(&p, t, 2, &pp);
+    CU_ASSERT_EQUAL(pp.n_channels, 2);
+    CU_ASSERT_EQUAL(pp.per_peer, 2);
+    CU_ASSERT_EQUAL(pp.ch_min, 1);
+    CU_ASSERT_EQUAL(pp.chunk_bytes, 131072u);
+    CU_ASSERT_EQUAL(pp.min_part, 16384u);
+    CU_ASSERT_EQUAL(pp.max_part, 4194304u);
+    CU_ASSERT_EQUAL(pp.multi_node, 0);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 0), 1);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 16384), 1);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 4194304), 1);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 4194305), 2);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 1u << 30), 2);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_proto(&pp, 16384, 1), CS_PROTO_LL);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_proto(&pp, 16385, 1), CS_PROTO_SIMPLE);
+    p.channels = 3;
+    cs_nccl_p2p_setup(&p, t, 2, &pp);
+    CU_ASSERT_EQUAL(pp.n_channels, 4);
+    CU_ASSERT_EQUAL(pp.per_peer, 2);
+    CU_ASSERT_EQUAL(pp.ch_min, 2);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 10240), 1);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 20480), 2);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_proto(&pp, 32768, 2), CS_PROTO_LL);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_proto(&pp, 32769, 2), CS_PROTO_SIMPLE);
+    cs_topo_free(t);
+}
+
+/* 2 x DGX H100 (16 channels, one 50 GB/s NIC per GPU on its route): per network peer
+ * max(1 NIC, ceil(50 / 14)) = 4 channels, NVLink peers 2 x floor(bw / 20.6) >= 4, so 4 per
+ * peer; across nodes halved while 4 x ceil(16 peers / 8) > 16: no. An op starts on 4,
+ * halved while x 16 ranks > 16: 1. Chunk 128 KiB (NET), parts of 64 KiB to 128 KiB. An op of
+ * 1 MiB: 1 channel, part 1 MiB > 128 KiB -> 2 (part 512 KiB) -> 4 (256 KiB), then 4 > 4/2
+ * stops: 4 channels. 64 KiB: 1 channel. */
+static void t_p2p_net(void)
+{
+    cs_topo *t = NULL;
+    cs_nccl_params p;
+    cs_nccl_p2p pp;
+    int on = 0;
+    cs_err err;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x2", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x2", NULL, 0, &p, &on, &err), 0);
+    CU_ASSERT_EQUAL(p.channels, 16);
+    cs_nccl_p2p_setup(&p, t, 16, &pp);
+    CU_ASSERT_EQUAL(pp.multi_node, 1);
+    CU_ASSERT_EQUAL(pp.n_channels, 16);
+    CU_ASSERT_EQUAL(pp.per_peer, 4);
+    CU_ASSERT_EQUAL(pp.ch_min, 1);
+    CU_ASSERT_EQUAL(pp.chunk_bytes, 131072u);
+    CU_ASSERT_EQUAL(pp.min_part, 65536u);
+    CU_ASSERT_EQUAL(pp.max_part, 131072u);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 1u << 20), 4);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 65536), 1);
+    /* One node of the same: every peer over NVLink (NVL chunk 512 KiB). */
+    cs_nccl_p2p_setup(&p, t, 8, &pp);
+    CU_ASSERT_EQUAL(pp.multi_node, 0);
+    CU_ASSERT_EQUAL(pp.chunk_bytes, 524288u);
+    cs_topo_free(t);
+}
+
+/* The NCCL parameters of the timing tests: no launch or protocol latency, so that times are
+ * links and caps only; 2 channels of at most 3 GB/s each. */
+static void quiet_params(cs_nccl_params *p)
+{
+    int i;
+    cs_nccl_params_default(p);
+    for (i = 0; i < CS_PROTO_COUNT; i++)
+        p->proto[i].base_us = p->proto[i].hop_us = 0;
+    p->channels = 2;
+    p->channel_GBps = 3;
+}
+
+/* Alltoall on the P2P pair (2 links of 1 us between the GPUs, each direction its own): each
+ * rank sends S/2 to the other. S = 8 MiB: 4 MiB per peer, 1 channel capped at 3 GB/s:
+ * 2 + 4194304 / 3000 = 1400.101 us. S = 16 MiB: 8 MiB per peer, 2 channels, 6 GB/s: the
+ * same 2 + 8388608 / 6000 = 1400.101 us. Without the cap the link decides: 8 MiB at 12
+ * GB/s = 2 + 4194304 / 12000 = 351.525 us. Protocols: 32 KiB is 16 KiB per peer, LL; 64 KiB
+ * Simple, whatever is faster (NCCL decides by size). */
+static void t_alltoall_channels(void)
+{
+    cs_topo *t = pcie_pair(1);
+    cs_nccl_params p;
+    cs_nccl_pick pk;
+    cs_coll_req req;
+    cs_err err;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    quiet_params(&p);
+    cs_coll_req_init(&req, CS_COLL_ALLTOALL, 2, 8u << 20);
+    req.topo = t;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.proto, CS_PROTO_SIMPLE);
+    CU_ASSERT_EQUAL(pk.channels, 1);
+    CU_ASSERT_EQUAL(pk.wrong, 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 4194304 / 3000.0, 1e-9);
+    req.bytes = 16u << 20;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.channels, 2);
+    CU_ASSERT_EQUAL(pk.wrong, 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 8388608 / 6000.0, 1e-9);
+    p.channel_GBps = 0;
+    req.bytes = 8u << 20;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &pk, &err), 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 4194304 / 12000.0, 1e-9);
+    req.bytes = 32768;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.proto, CS_PROTO_LL);
+    req.bytes = 65536;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.proto, CS_PROTO_SIMPLE);
+    cs_topo_free(t);
+}
+
+/* Broadcast as NCCL's pipelined chain: 4 ranks on alpha_beta (a = 1 us, 10 GB/s), one
+ * channel, Simple forced: the whole 4 MiB goes in 512 KiB chunks (BROADCAST_CHUNKSTEPS 1),
+ * k = 8 pieces down p - 1 = 3 hops: (p - 2 + k)(a + S/k b) = 10 (1 + 524288 / 10000) =
+ * 10 x 53.4288 = 534.288 us. Reduce up the same chain reduces inside the receive (GPU
+ * faster than the link): the same 534.288 us. With allreduce's 2 MiB chunks it would be
+ * (2 + 2)(1 + 209.7152) = 842.86 us; with the old blocks of S/p, (2 + 1)(1 + 419.4304). */
+static void t_broadcast_chain(void)
+{
+    cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 4, \"reduce_GBps\": 500, "
+                      "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
+    static const cs_coll colls[2] = {CS_COLL_BROADCAST, CS_COLL_REDUCE};
+    cs_nccl_params p;
+    int i;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    quiet_params(&p);
+    p.channels = 1;
+    p.channel_GBps = 0;
+    p.force_proto = CS_PROTO_SIMPLE;
+    for (i = 0; i < 2; i++) {
+        cs_coll_req req;
+        cs_nccl_pick pk;
+        cs_err err;
+        cs_coll_req_init(&req, colls[i], 4, 4u << 20);
+        req.topo = t;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
+        CU_ASSERT_EQUAL(pk.chunks, 8);
+        CU_ASSERT_EQUAL(pk.wrong, 0);
+        CS_ASSERT_REL(pk.time_us, 534.288, 1e-9);
+    }
+    cs_topo_free(t);
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case rules[] = {
+        {"table", t_table}, {"p2p_pcie", t_p2p_pcie}, {"p2p_net", t_p2p_net},
+        {"alltoall_channels", t_alltoall_channels}, {"broadcast_chain", t_broadcast_chain},
+        {NULL, NULL}};
+    return cs_test_add_suite("nccl_rules", rules);
+}
