@@ -148,7 +148,8 @@ static void t_p2p_net(void)
 }
 
 /* The NCCL parameters of the timing tests: no launch or protocol latency, so that times are
- * links and caps only; 2 channels of at most 3 GB/s each. */
+ * links and caps only; 2 channels, a ring channel moving at most 1.5 GB/s each way (a p2p
+ * channel 2 x 1.5 = 3 GB/s each way: its send and receive have their own warps). */
 static void quiet_params(cs_nccl_params *p)
 {
     int i;
@@ -156,11 +157,11 @@ static void quiet_params(cs_nccl_params *p)
     for (i = 0; i < CS_PROTO_COUNT; i++)
         p->proto[i].base_us = p->proto[i].hop_us = 0;
     p->channels = 2;
-    p->channel_GBps = 3;
+    p->channel_GBps = 1.5;
 }
 
 /* Alltoall on the P2P pair (2 links of 1 us between the GPUs, each direction its own): each
- * rank sends S/2 to the other. S = 8 MiB: 4 MiB per peer, 1 channel capped at 3 GB/s:
+ * rank sends S/2 to the other. S = 8 MiB: 4 MiB per peer, 1 p2p channel capped at 3 GB/s:
  * 2 + 4194304 / 3000 = 1400.101 us. S = 16 MiB: 8 MiB per peer, 2 channels, 6 GB/s: the
  * same 2 + 8388608 / 6000 = 1400.101 us. Without the cap the link decides: 8 MiB at 12
  * GB/s = 2 + 4194304 / 12000 = 351.525 us. Protocols: 32 KiB is 16 KiB per peer, LL; 64 KiB
@@ -231,11 +232,45 @@ static void t_broadcast_chain(void)
     cs_topo_free(t);
 }
 
+/* One channel cap, three collectives on the P2P pair (12 GB/s links, 2 us per route), 2
+ * channels, a ring channel at most 1.5 GB/s each way. Allgather of 8 MiB: each rank sends
+ * its 4 MiB, 2 MiB per ring channel (1 piece of at most 2 MiB): 2 + 2097152 / 1500 =
+ * 1400.101 us. Alltoall of 8 MiB: 4 MiB per peer on 1 p2p channel, whose send and receive
+ * have their own warps (2 x 1.5 = 3 GB/s): 2 + 4194304 / 3000, the same 1400.101 us: one
+ * p2p channel moves what two ring channels do. Broadcast of 4 MiB on 2 ranks: the root
+ * only sends, the peer only receives (2 x 1.5 per channel, 2 channels: 6 GB/s), in 1 MiB
+ * pieces (a 512 KiB chunk per channel slice of 2 MiB: 4 pieces) one after the other:
+ * 4 (2 + 1048576 / 6000) = 707.051 us. */
+static void t_channel_groups(void)
+{
+    cs_topo *t = pcie_pair(1);
+    static const cs_coll colls[3] = {CS_COLL_ALLGATHER, CS_COLL_ALLTOALL, CS_COLL_BROADCAST};
+    static const uint64_t bytes[3] = {8u << 20, 8u << 20, 4u << 20};
+    static const double want[3] = {2 + 2097152 / 1500.0, 2 + 4194304 / 3000.0,
+                                   4 * (2 + 1048576 / 6000.0)};
+    cs_nccl_params p;
+    int i;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    quiet_params(&p);
+    p.force_proto = CS_PROTO_SIMPLE;
+    for (i = 0; i < 3; i++) {
+        cs_coll_req req;
+        cs_nccl_pick pk;
+        cs_err err;
+        cs_coll_req_init(&req, colls[i], 2, bytes[i]);
+        req.topo = t;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
+        CU_ASSERT_EQUAL(pk.wrong, 0);
+        CS_ASSERT_REL(pk.time_us, want[i], 1e-8);   /* 4 pieces, each rounded to 1 ps */
+    }
+    cs_topo_free(t);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case rules[] = {
         {"table", t_table}, {"p2p_pcie", t_p2p_pcie}, {"p2p_net", t_p2p_net},
         {"alltoall_channels", t_alltoall_channels}, {"broadcast_chain", t_broadcast_chain},
-        {NULL, NULL}};
+        {"channel_groups", t_channel_groups}, {NULL, NULL}};
     return cs_test_add_suite("nccl_rules", rules);
 }

@@ -161,6 +161,12 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
             req.chunks = np->max_chunks / req.channels > 1 ? np->max_chunks / req.channels : 1;
     }
     cs_nccl_costs(np, pr, nvls, &costs);
+    /* channel_GBps is what one direction of a ring channel moves: the ring's one thread
+     * group receives and sends with the same threads. A p2p channel gives its send and
+     * its receive their own warps, and a 2-rank chain's ends work one direction each: they
+     * move twice that (rules.h, cs_nccl_dir_groups). */
+    if (!ring && !nvls)
+        costs.chan_GBps *= cs_nccl_dir_groups(rule, base->n_ranks);
     if (!ring) {
         costs.chan_GBps *= req.channels;
         req.channels = 1;

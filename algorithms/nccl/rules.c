@@ -197,6 +197,12 @@ int cs_nccl_p2p_channels(const cs_nccl_p2p *pp, uint64_t bytes)
     return ch;
 }
 
+int cs_nccl_dir_groups(const cs_nccl_coll_rule *rule, int n_ranks)
+{
+    return rule->pattern == CS_NCCL_PAT_P2P ||
+           (rule->pattern == CS_NCCL_PAT_PIPELINE && n_ranks == 2) ? 2 : 1;
+}
+
 cs_proto cs_nccl_p2p_proto(const cs_nccl_p2p *pp, uint64_t bytes, int ch)
 {
     return bytes <= (uint64_t)ch * pp->ll_threshold ? CS_PROTO_LL : CS_PROTO_SIMPLE;

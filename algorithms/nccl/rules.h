@@ -83,6 +83,17 @@ void cs_nccl_p2p_setup(const cs_nccl_params *np, const cs_topo *topo, int n_rank
  * max_part and the channels stay <= per_peer / 2. */
 int cs_nccl_p2p_channels(const cs_nccl_p2p *pp, uint64_t bytes);
 
+/* How many times channel_GBps one direction of a channel moves for this collective on
+ * n_ranks ranks: 1 or 2. channel_GBps is a ring channel's figure per direction, and the
+ * ring's single thread group carries a rank's receive and send of the channel together
+ * (prims recvReduceCopySend: the same threads), so the group moves twice that. Where a
+ * channel's group works one direction only it moves the whole of it: the p2p kernel runs a
+ * channel's send and receive in separate warp groups at once (src/device/sendrecv.h:
+ * 96-160), and a 2-rank broadcast or reduce chain has a root that only sends and a peer
+ * that only receives (with 3 or more, the middle ranks do both and set the pace). A model
+ * of the kernels built on those facts, not a constant of NCCL's. */
+int cs_nccl_dir_groups(const cs_nccl_coll_rule *rule, int n_ranks);
+
 /* The protocol of a send of bytes bytes on ch channels: LL when bytes <= ch x ll_threshold,
  * else Simple (NCCL decides by size, not by predicted time). */
 cs_proto cs_nccl_p2p_proto(const cs_nccl_p2p *pp, uint64_t bytes, int ch);
