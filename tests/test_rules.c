@@ -205,7 +205,11 @@ static void t_alltoall_channels(void)
  * k = 8 pieces down p - 1 = 3 hops: (p - 2 + k)(a + S/k b) = 10 (1 + 524288 / 10000) =
  * 10 x 53.4288 = 534.288 us. Reduce up the same chain reduces inside the receive (GPU
  * faster than the link): the same 534.288 us. With allreduce's 2 MiB chunks it would be
- * (2 + 2)(1 + 209.7152) = 842.86 us; with the old blocks of S/p, (2 + 1)(1 + 419.4304). */
+ * (2 + 2)(1 + 209.7152) = 842.86 us; with the old blocks of S/p, (2 + 1)(1 + 419.4304).
+ * 64 MiB: NCCL's 128 chunks would pay 128 latencies one after the other; the chain takes
+ * k = round(sqrt((p - 2) S / (a B))) = round(sqrt(2 x 67108864 / 10000)) = round(115.85) =
+ * 116 pieces (the largest ceil(S / 116) = 578525 B): k a + S b + (p - 2)(a + 578525 b) =
+ * 116 + 6710.8864 + 2 x 58.8525 = 6944.5914 us. */
 static void t_broadcast_chain(void)
 {
     cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 4, \"reduce_GBps\": 500, "
@@ -228,6 +232,10 @@ static void t_broadcast_chain(void)
         CU_ASSERT_EQUAL(pk.chunks, 8);
         CU_ASSERT_EQUAL(pk.wrong, 0);
         CS_ASSERT_REL(pk.time_us, 534.288, 1e-9);
+        req.bytes = 64u << 20;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &pk, &err), 0);
+        CU_ASSERT_EQUAL(pk.chunks, 116);
+        CS_ASSERT_REL(pk.time_us, 6944.5914, 1e-9);
     }
     cs_topo_free(t);
 }
@@ -238,16 +246,16 @@ static void t_broadcast_chain(void)
  * 1400.101 us. Alltoall of 8 MiB: 4 MiB per peer on 1 p2p channel, whose send and receive
  * have their own warps (2 x 1.5 = 3 GB/s): 2 + 4194304 / 3000, the same 1400.101 us: one
  * p2p channel moves what two ring channels do. Broadcast of 4 MiB on 2 ranks: the root
- * only sends, the peer only receives (2 x 1.5 per channel, 2 channels: 6 GB/s), in 1 MiB
- * pieces (a 512 KiB chunk per channel slice of 2 MiB: 4 pieces) one after the other:
- * 4 (2 + 1048576 / 6000) = 707.051 us. */
+ * only sends, the peer only receives (2 x 1.5 per channel, 2 channels: 6 GB/s), in one
+ * piece (a chain of one hop gains nothing from pieces, whose latencies NCCL overlaps):
+ * 2 + 4194304 / 6000 = 701.051 us. */
 static void t_channel_groups(void)
 {
     cs_topo *t = pcie_pair(1);
     static const cs_coll colls[3] = {CS_COLL_ALLGATHER, CS_COLL_ALLTOALL, CS_COLL_BROADCAST};
     static const uint64_t bytes[3] = {8u << 20, 8u << 20, 4u << 20};
     static const double want[3] = {2 + 2097152 / 1500.0, 2 + 4194304 / 3000.0,
-                                   4 * (2 + 1048576 / 6000.0)};
+                                   2 + 4194304 / 6000.0};
     cs_nccl_params p;
     int i;
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -261,7 +269,7 @@ static void t_channel_groups(void)
         req.topo = t;
         CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
         CU_ASSERT_EQUAL(pk.wrong, 0);
-        CS_ASSERT_REL(pk.time_us, want[i], 1e-8);   /* 4 pieces, each rounded to 1 ps */
+        CS_ASSERT_REL(pk.time_us, want[i], 1e-9);
     }
     cs_topo_free(t);
 }

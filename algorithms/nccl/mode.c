@@ -15,6 +15,7 @@
 
 extern const cs_algo cs_algo_ring;    /* builds a ring per channel */
 extern const cs_algo cs_algo_double_binary_tree;   /* a tree pair per channel across nodes */
+extern const cs_algo cs_algo_chain;   /* broadcast, reduce: a pipelined chain ("ring") */
 
 /* The NVLS algorithms: Simple only, NVLS costs, their own (128 KiB) pieces. */
 static int is_nvls(const cs_algo *ops)
@@ -59,6 +60,55 @@ static int per_channel(const cs_algo *ops, const cs_coll_req *req)
 {
     return ops == &cs_algo_ring ||
            (ops == &cs_algo_double_binary_tree && req->n_ranks > 1 && cs_node_size(req) > 0);
+}
+
+/* Most transfers of a pipelined chain's schedule (bounds its pieces). */
+#define CHAIN_XFERS 100000u
+
+/* Pieces of a pipelined chain (broadcast, reduce) on n >= 2 ranks: NCCL moves chunk-sized
+ * pieces with up to NCCL_STEPS (8) of them in flight on a hop, so a piece's latency hides
+ * behind the others'. The chain schedule's pieces on a hop follow one another, each paying
+ * its latency a (route + protocol), so k pieces of S over bandwidth B cost
+ * (n - 2 + k)(a + S/(k B)): the k that minimises it, sqrt((n - 2) S / (a B)) - 1 for two
+ * ranks, where NCCL's overlapped pipeline costs a + S/B - at most NCCL's own count
+ * k_nccl (S / channels / chunk) and CHAIN_XFERS / (n - 1), is the closest the schedule
+ * comes to NCCL's pipeline. a and B are those of the first hop (root to root + 1), B the
+ * route's narrowest link times the protocol's efficiency, under the channels' cap. */
+static int chain_pieces(const cs_coll_req *req, const cs_nccl_params *np, cs_proto pr,
+                        double cap_GBps, uint64_t k_nccl)
+{
+    const cs_topo *t = req->topo;
+    int p = req->n_ranks;
+    double a, B, k;
+    uint64_t most = CHAIN_XFERS / (uint64_t)(p > 1 ? p - 1 : 1);
+    if (k_nccl > most)
+        k_nccl = most;
+    if (p <= 2 || k_nccl <= 1)
+        return 1;
+    if (!t) {
+        return k_nccl > (uint64_t)np->max_chunks ? np->max_chunks : (int)k_nccl;
+    } else if (t->model == CS_MODEL_ALPHA_BETA) {
+        a = t->ab_lat_us;
+        B = t->ab_bw_GBps;
+    } else {
+        const int32_t *route;
+        int root = req->root % p, n;
+        n = cs_topo_route(t, t->ranks[root], t->ranks[(root + 1) % p], &route, NULL);
+        if (n < 1)
+            return 1;
+        a = cs_topo_route_lat_us(t, route, n);
+        B = cs_topo_route_bw_GBps(t, route, n);
+    }
+    a += np->proto[pr].hop_us;
+    B *= np->proto[pr].bw_eff;
+    if (cap_GBps > 0 && cap_GBps < B)
+        B = cap_GBps;
+    if (!(a > 0) || !(B > 0))
+        return (int)k_nccl;
+    k = floor(sqrt((p - 2) * (double)req->bytes / (a * B * 1e3)) + 0.5);
+    if (k < 1)
+        k = 1;
+    return k < (double)k_nccl ? (int)k : (int)k_nccl;
 }
 
 /* Bytes of one point-to-point operation of a p2p collective of bytes bytes on n ranks, as
@@ -140,9 +190,17 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
             uint64_t c = cs_nccl_coll_chunk(np, rule, pr), k = (block + c - 1) / c;
             if (k < 1)
                 k = 1;
-            if (k > (uint64_t)np->max_chunks)
-                k = (uint64_t)np->max_chunks;
-            req.chunks = block > 0 ? (int)k : 1;
+            if (ops == &cs_algo_chain) {
+                /* The channels' summed cap, each direction of a channel as its groups move
+                 * (rules.h cs_nccl_dir_groups). */
+                double cap = np->channel_GBps * req.channels *
+                             cs_nccl_dir_groups(rule, req.n_ranks);
+                req.chunks = chain_pieces(&req, np, pr, cap, k);
+            } else {
+                if (k > (uint64_t)np->max_chunks)
+                    k = (uint64_t)np->max_chunks;
+                req.chunks = block > 0 ? (int)k : 1;
+            }
         }
         if (ring && ops != &cs_algo_ring) {
             /* Trees across nodes pipeline their pieces down chains of g GPUs and up and
