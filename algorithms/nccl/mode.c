@@ -206,7 +206,11 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
             /* Trees across nodes pipeline their pieces down chains of g GPUs and up and
              * down the node tree: NCCL's chunk-sized pieces, as many as TREE_XFERS
              * transfers allow over all 2C trees (max_chunks is for rings, whose steps
-             * pipeline by themselves). */
+             * pipeline by themselves). NCCL's tree chunk for Simple is one step (512 KiB;
+             * enqueue.cc: chunkSteps is for Simple on the ring only); the table's 4-step
+             * chunk stays here, since pieces that pay their latencies in turn made the
+             * one-step chunk slower than the real trees (presets p4de 35 -> 38%, gh200
+             * mean 35 -> 36%; A3 Mega row 9 34 -> 26%, row 9b 20 -> 23%). */
             uint64_t c = np->proto[pr].chunk_bytes, k = c ? (block + c - 1) / c : 1;
             uint64_t cap = TREE_XFERS / (4 * (uint64_t)req.channels * (uint64_t)(req.n_ranks - 1));
             if (k > cap)
