@@ -26,10 +26,11 @@
  *       P2P_LL_THRESHOLD (16 KiB, enqueue.cc:859) and not to self, else Simple.
  *   src/device/sendrecv.h:96-160  a p2p channel runs its send and its receive in separate
  *       warps, at the same time.
- *   src/init.cc ncclP2pSchedule, src/enqueue.cc:1130-1200  alltoall's n sends and n
- *       receives are paired into rounds (round r: send to rank + r, receive from rank - r),
- *       each round on its own channel base, all rounds of a group in one kernel: they run
- *       together, as direct.c posts every peer at once. */
+ *   src/init.cc:890-955 ncclP2pSchedule, src/enqueue.cc:1130-1200  alltoall's n sends
+ *       and n receives are paired into rounds (a send to group + delta, a receive from
+ *       group - delta, deltas in the quadratic order 0, 1, 3, 6, ... over groups of local
+ *       ranks), each round on its own channel base, all rounds of a group call in one
+ *       kernel: they run together, as direct.c posts every peer at once. */
 #include "algorithms/nccl/rules.h"
 
 #include <string.h>
