@@ -4,7 +4,9 @@
  * l/gamma after delivery (the alpha-beta-gamma model) or, with costs' reduce_in_loop (NCCL
  * mode), from when it was sent, as the kernels reduce inside the receive loop: then it
  * costs time only where the reducer, not the link, is the bound. Jobs share the engine and
- * the network, so they contend. */
+ * the network, so they contend. With transport costs (cs_sim_costs.tr, NCCL mode) each
+ * transfer is classed P2P, SHM or NET by its route (exec.h) and pays that transport's step
+ * latency, copy efficiency and proxy time. */
 #include "sim/exec.h"
 #include "sim/check-private.h"
 #include "sim/net-private.h"
@@ -52,6 +54,8 @@ struct cs_job {
     int wrong;                /* #wrong after the run, -1 if unchecked */
     cs_time *sent_ps;         /* per operation held: when it entered the network, ps
                                  (owned; only with a reduction cost in the receive loop) */
+    cs_time *proxy_ps;        /* per operation held: when its sender's proxy has handled its
+                                 messages, ps (owned; only with a transport's msg_us) */
 };
 
 struct cs_sim {
@@ -72,6 +76,10 @@ struct cs_sim {
     cs_time xfer_lat_ps;      /* cs_sim_costs: added before each transfer is sent, ps */
     double bytes_scale;       /* cs_sim_costs: 1 / bw_eff (1 = none) */
     double cap_GBps;          /* cs_sim_costs: per-transfer cap on the wire, GB/s (0 none) */
+    cs_transport_costs tr[CS_TR_COUNT];  /* cs_sim_costs: per transport */
+    int use_tr;               /* some transport cost is set (fluid model only) */
+    int use_proxy;            /* some transport has a proxy time per message */
+    cs_time *proxy_free;      /* per topology rank: when its proxy thread is free, ps */
     uint64_t n_sent;          /* transfers handed to the network */
     uint64_t n_in_net;        /* of those, not done yet */
     uint64_t peak_in_net;     /* most of them at once */
@@ -84,6 +92,7 @@ static void complete(cs_job *job, uint32_t i);
 int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_err *err)
 {
     cs_sim *sim = calloc(1, sizeof *sim);
+    int k;
     if (!sim)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if (!topo->cache) {
@@ -115,12 +124,30 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
         /* The cap is on data; on the wire a transfer carries 1/bw_eff bytes per data byte. */
         sim->cap_GBps = c->chan_GBps * sim->bytes_scale;
         sim->reduce_in_loop = c->reduce_in_loop;
+        for (k = 0; k < CS_TR_COUNT; k++) {
+            const cs_transport_costs *q = &c->tr[k];
+            if (!(q->lat_us >= 0) || !(q->msg_us >= 0) || !(q->bw_eff >= 0) || q->bw_eff > 1) {
+                free(sim);
+                return cs_err_set(err, CS_EINVAL, "costs", "transport %d: lat_us and msg_us "
+                                  "must be >= 0 and bw_eff in (0, 1], got %g, %g, %g", k,
+                                  q->lat_us, q->msg_us, q->bw_eff);
+            }
+            sim->tr[k] = *q;
+            if (topo->model == CS_MODEL_FLUID &&
+                (q->lat_us > 0 || (q->bw_eff > 0 && q->bw_eff < 1) || q->msg_us > 0))
+                sim->use_tr = 1;
+            if (topo->model == CS_MODEL_FLUID && q->msg_us > 0)
+                sim->use_proxy = 1;
+        }
         sim->opts.costs = NULL;   /* copied above; the caller's struct may go away */
     }
     sim->reduce_ps_per_byte = topo->reduce_GBps > 0 ? 1000.0 / topo->reduce_GBps : 0;
     sim->compute_free = calloc((size_t)topo->n_ranks, sizeof *sim->compute_free);
     sim->reduce_free = calloc((size_t)topo->n_ranks, sizeof *sim->reduce_free);
-    if (cs_engine_new(&sim->eng) || !sim->compute_free || !sim->reduce_free) {
+    if (sim->use_proxy)
+        sim->proxy_free = calloc((size_t)topo->n_ranks, sizeof *sim->proxy_free);
+    if (cs_engine_new(&sim->eng) || !sim->compute_free || !sim->reduce_free ||
+        (sim->use_proxy && !sim->proxy_free)) {
         cs_sim_free(sim);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
@@ -150,6 +177,7 @@ static void job_free(cs_job *job)
     free(job->ops);
     free(job->edges);
     free(job->sent_ps);
+    free(job->proxy_ps);
     free(job);
 }
 
@@ -166,6 +194,7 @@ void cs_sim_free(cs_sim *sim)
     cs_engine_free(sim->eng);
     free(sim->compute_free);
     free(sim->reduce_free);
+    free(sim->proxy_free);
     free(sim);
 }
 
@@ -248,16 +277,56 @@ static void compute_begin(cs_engine *eng, void *arg, uint64_t data)
     cs_engine_after(eng, cs_sched_op(job->s, (uint32_t)data)->dur_ps, compute_done, job, data);
 }
 
-/* Hand transfer i to the network (with the costs' bandwidth efficiency applied). */
+/* The transport NCCL uses between topology nodes sn and dn (exec.h): NET across groups,
+ * SHM where the route crosses a CPU, P2P otherwise. -1 for an auxiliary endpoint (a
+ * reducing switch: NVLS/SHARP have their own costs) or a route that cannot be had (the
+ * network reports it when the transfer is sent). */
+static int transport_of(const cs_job *job, const cs_xfer *x)
+{
+    const cs_topo *t = job->sim->t;
+    int sn = node_of(job, x->src), dn = node_of(job, x->dst), gs, gd, k, n;
+    const int32_t *dl;
+    cs_err err;
+    if (rank_of(job, x->src) < 0 || rank_of(job, x->dst) < 0)
+        return -1;
+    gs = t->nodes[sn].group;
+    gd = t->nodes[dn].group;
+    if (gs >= 0 && gd >= 0 && gs != gd)
+        return CS_TR_NET;
+    cs_err_clear(&err);
+    if ((n = cs_topo_route(t, sn, dn, &dl, &err)) < 0)
+        return -1;
+    for (k = 0; k + 1 < n; k++)
+        if (t->nodes[cs_dlink_to(t, dl[k])].type == CS_NODE_CPU)
+            return CS_TR_SHM;
+    return CS_TR_P2P;
+}
+
+/* Hand transfer i to the network (with the costs' bandwidth efficiencies applied). */
 static void send(cs_job *job, uint32_t i)
 {
     cs_sim *sim = job->sim;
     const cs_xfer *x = cs_sched_op(job->s, i);
     uint64_t bytes = x->bytes;
+    double scale = sim->bytes_scale;
     cs_err err;
-    int rc, chan_key;
-    if (sim->bytes_scale != 1.0)
-        bytes = (uint64_t)llround((double)bytes * sim->bytes_scale);
+    int rc, chan_key, tr = sim->use_tr ? transport_of(job, x) : -1;
+    if (tr >= 0 && sim->tr[tr].bw_eff > 0)
+        scale /= sim->tr[tr].bw_eff;
+    if (tr >= 0 && sim->tr[tr].msg_us > 0) {
+        /* The sender's proxy handles the transfer's messages, in the order they come. */
+        const cs_transport_costs *q = &sim->tr[tr];
+        uint64_t m = q->msg_bytes ? (x->bytes + q->msg_bytes - 1) / q->msg_bytes : 1;
+        int r = job->map[x->src];
+        cs_time now = cs_engine_now(sim->eng), t0 = sim->proxy_free[r] > now
+                                                   ? sim->proxy_free[r] : now;
+        sim->proxy_free[r] = t0 + (m ? m : 1) * cs_time_from_us(q->msg_us);
+        job->proxy_ps[i - job->base] = sim->proxy_free[r];
+    } else if (job->proxy_ps) {
+        job->proxy_ps[i - job->base] = 0;
+    }
+    if (scale != 1.0)
+        bytes = (uint64_t)llround((double)bytes * scale);
     cs_err_clear(&err);
     /* The channel cap is shared per (channel, sending rank); a switch sending (in-network
      * reduction) has no channel of its own. */
@@ -307,6 +376,12 @@ static int absorb(cs_job *job)
             if (!nt)
                 return CS_ENOMEM;
             job->sent_ps = nt;
+        }
+        if (job->proxy_ps) {
+            cs_time *nt = realloc(job->proxy_ps, (size_t)cap * sizeof *nt);
+            if (!nt)
+                return CS_ENOMEM;
+            job->proxy_ps = nt;
         }
         job->cap_ops = cap;
     }
@@ -370,6 +445,9 @@ static void shrink(cs_job *job)
     }
     if (job->sent_ps)
         memmove(job->sent_ps, job->sent_ps + k, (size_t)(job->n_ops - k) * sizeof *job->sent_ps);
+    if (job->proxy_ps)
+        memmove(job->proxy_ps, job->proxy_ps + k,
+                (size_t)(job->n_ops - k) * sizeof *job->proxy_ps);
     job->n_ops -= k;
     job->base = job->lo;
     job->sim->n_held -= k;
@@ -408,10 +486,18 @@ static void post(cs_job *job, uint32_t i)
         cs_engine_fail(sim->eng, CS_ENOMEM, NULL, "out of memory");
         return;
     }
-    if (sim->xfer_lat_ps > 0)
-        cs_engine_after(sim->eng, sim->xfer_lat_ps, send_later, job, i);
-    else
-        send(job, i);
+    {
+        cs_time lat = sim->xfer_lat_ps;
+        int tr;
+        /* A transport's step latency: once per step and connection, on its first piece
+         * (the later pieces are in flight behind it, NCCL_STEPS slots deep). */
+        if (sim->use_tr && x->pipe == 0 && (tr = transport_of(job, x)) >= 0)
+            lat += cs_time_from_us(sim->tr[tr].lat_us);
+        if (lat > 0)
+            cs_engine_after(sim->eng, lat, send_later, job, i);
+        else
+            send(job, i);
+    }
 }
 
 /* Operation i is done: apply its data, release its dependents. */
@@ -468,13 +554,33 @@ static void net_started(void *ctx, uint64_t token)
     observe(job_of(ctx, token), CS_OBS_XFER_START, (uint32_t)token);
 }
 
+static void delivered(cs_job *job, uint32_t i);
+
+/* The sender's proxy has handled the messages of a transfer whose bytes had arrived. */
+static void proxy_done(cs_engine *eng, void *arg, uint64_t data)
+{
+    (void)eng;
+    delivered(arg, (uint32_t)data);
+}
+
 static void net_done(void *ctx, uint64_t token)
 {
     cs_sim *sim = ctx;
     cs_job *job = job_of(sim, token);
     uint32_t i = (uint32_t)token;
-    const cs_xfer *x = cs_sched_op(job->s, i);
     sim->n_in_net--;
+    if (job->proxy_ps && job->proxy_ps[i - job->base] > cs_engine_now(sim->eng)) {
+        cs_engine_at(sim->eng, job->proxy_ps[i - job->base], proxy_done, job, i);
+        return;
+    }
+    delivered(job, i);
+}
+
+/* Transfer i is delivered (its bytes, and its proxy's messages): reduce, complete. */
+static void delivered(cs_job *job, uint32_t i)
+{
+    cs_sim *sim = job->sim;
+    const cs_xfer *x = cs_sched_op(job->s, i);
     observe(job, CS_OBS_XFER_DONE, i);
     if (x->op == CS_OP_REDUCE && sim->reduce_ps_per_byte > 0 && x->dst < job->s->n_ranks) {
         /* The receiver reduces for l/gamma from delivery (alpha-beta-gamma), or, in the
@@ -544,7 +650,10 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
     job->base = job->lo = s->base;
     if (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop)
         job->sent_ps = calloc(1, sizeof *job->sent_ps);    /* grown with the window */
-    if (!job->map || (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop && !job->sent_ps)) {
+    if (sim->use_proxy)
+        job->proxy_ps = calloc(1, sizeof *job->proxy_ps);  /* likewise */
+    if (!job->map || (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop && !job->sent_ps) ||
+        (sim->use_proxy && !job->proxy_ps)) {
         job_free(job);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }

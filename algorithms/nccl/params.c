@@ -7,6 +7,12 @@
 #include <strings.h>
 
 static const char *const proto_names[CS_PROTO_COUNT] = {"LL", "LL128", "Simple"};
+static const char *const tr_names[CS_TR_COUNT] = {"p2p", "shm", "net"};
+
+const char *cs_transport_name(cs_transport t)
+{
+    return t >= 0 && t < CS_TR_COUNT ? tr_names[t] : "?";
+}
 
 /* Built-in tables, newest first. */
 static const struct {
@@ -126,6 +132,14 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
     }
     if (!any)
         return cs_err_set(err, CS_EINVAL, where, "no protocol is enabled");
+    for (i = 0; i < CS_TR_COUNT; i++) {
+        const cs_transport_costs *t = &p->tr[i];
+        if (!(t->lat_us >= 0) || !(t->msg_us >= 0) || !(t->bw_eff >= 0) || t->bw_eff > 1)
+            return cs_err_set(err, CS_EINVAL, where, "transport %s: lat_us and msg_us must "
+                              "be >= 0 and bw_eff in (0, 1], got %g, %g, %g",
+                              cs_transport_name((cs_transport)i), t->lat_us, t->msg_us,
+                              t->bw_eff);
+    }
     if (p->force_proto >= 0 && (p->force_proto >= CS_PROTO_COUNT ||
                                 !p->proto[p->force_proto].enabled))
         return cs_err_set(err, CS_EINVAL, where, "protocol %s is forced but disabled",
@@ -135,6 +149,8 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
 
 void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs *out)
 {
+    memset(out, 0, sizeof *out);
+    memcpy(out->tr, p->tr, sizeof out->tr);
     out->launch_us = p->launch_us + (nvls ? p->nvls_lat_us : p->proto[pr].base_us);
     out->xfer_lat_us = nvls ? 0.0 : p->proto[pr].hop_us;
     out->bw_eff = p->proto[pr].bw_eff * (nvls ? p->nvls_eff : 1.0);
