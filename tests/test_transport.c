@@ -5,12 +5,17 @@
  * time per message, and the "transports" keys of the "nccl" object. Every expected number is
  * derived by hand in a comment. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "tests/testutil.h"
 #include "sim/exec.h"
 #include "algorithms/nccl/nccl.h"
+#include "algorithms/nccl/mode.h"
+#include "algorithms/nccl/fold.h"
+#include "algorithms/coll.h"
 #include "topologies/topology.h"
 
 static cs_topo *load(const char *json)
@@ -211,11 +216,67 @@ static void t_json(void)
     json_decref(bad2);
 }
 
+/* Folding a multi-node ring onto one node (algorithms/nccl/fold.c) keeps the transports:
+ * the ghost standing for the next node's GPU is on another server, so the transfers into
+ * it are NET as in the full run, and the proxy time is the sender's, a rank of the first
+ * node. 3 x dgx-h100 on rails, 16 channels, NET step latency 20 us and 10 us per 512 KiB
+ * message: the folded time equals the full simulation's, and the NET costs show (slower
+ * than without them). */
+static void t_fold_keeps_transports(void)
+{
+    static const char text[] = "{\"kind\":\"cluster\",\"nodes\":3,\"node\":\"dgx-h100\","
+        "\"fabric\":{\"type\":\"rail\",\"link\":{\"class\":\"ib_ndr\","
+        "\"bandwidth_GBps\":50,\"latency_us\":1.5}},\"nccl\":{\"channels\":16,"
+        "\"transports\":{\"net\":{\"lat_us\":20,\"msg_us\":10,\"msg_bytes\":524288}}}}";
+    char spec[64];
+    FILE *f;
+    int fd, on, pr;
+    cs_topo *t = NULL;
+    cs_err err;
+    cs_nccl_params np;
+    const cs_algo *ring;
+    snprintf(spec, sizeof spec, "/tmp/cs_test_transport_XXXXXX");
+    fd = mkstemp(spec);
+    CU_ASSERT_FATAL(fd >= 0);
+    f = fdopen(fd, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(spec, NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+    for (pr = CS_PROTO_LL128; pr < CS_PROTO_COUNT; pr++) {
+        cs_coll_req req;
+        cs_nccl_pick full, fold, bare;
+        cs_time tf = 0;
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 48u << 20);
+        req.topo = t;
+        np.force_proto = pr;
+        np.no_fold = 1;
+        CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &full, &err), 0);
+        np.no_fold = 0;
+        CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &fold, &err), 0);
+        CS_ASSERT_REL(fold.time_us, full.time_us, 1e-9);
+        req.channels = fold.channels;
+        req.chunks = fold.chunks;
+        CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, 0, &tf, &err), 1);
+        memset(np.tr, 0, sizeof np.tr);
+        CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &bare, &err), 0);
+        CU_ASSERT(bare.time_us < fold.time_us);
+        np.tr[CS_TR_NET].lat_us = 20;
+        np.tr[CS_TR_NET].msg_us = 10;
+        np.tr[CS_TR_NET].msg_bytes = 524288;
+    }
+    cs_topo_free(t);
+    unlink(spec);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case tr[] = {
         {"p2p_both_directions", t_p2p}, {"shm_shares_host", t_shm},
         {"net_gdr_vs_staged", t_net_gdr_staged}, {"net_proxy", t_net_proxy},
-        {"net_step_latency", t_net_step_latency}, {"json", t_json}, {NULL, NULL}};
+        {"net_step_latency", t_net_step_latency}, {"json", t_json},
+        {"fold_keeps_transports", t_fold_keeps_transports}, {NULL, NULL}};
     return cs_test_add_suite("transport", tr);
 }
