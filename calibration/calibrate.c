@@ -505,10 +505,13 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
         for (i = 0; i < CS_TR_COUNT; i++) {
             const cs_transport_costs *q = &c->np->tr[i];
             json_t *to;
-            if (!(q->lat_us > 0 || q->bw_eff > 0 || q->msg_us > 0 || q->msg_bytes))
+            if (!(q->lat_us > 0 || q->bw_eff > 0 || q->msg_us > 0 || q->msg_bytes ||
+                  c->np->flush_us[i] > 0))
                 continue;
             to = json_object();
             json_object_set_new(to, "lat_us", cs_json_num(q->lat_us));
+            if (c->np->flush_us[i] > 0)
+                json_object_set_new(to, "flush_us", cs_json_num(c->np->flush_us[i]));
             if (q->bw_eff > 0)
                 json_object_set_new(to, "bw_eff", cs_json_num(q->bw_eff));
             json_object_set_new(to, "msg_us", cs_json_num(q->msg_us));

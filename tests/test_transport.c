@@ -192,7 +192,7 @@ static void t_net_step_latency(void)
  * values are errors naming their path. */
 static void t_json(void)
 {
-    json_t *o = json_loads("{\"transports\": {\"net\": {\"lat_us\": 20, \"msg_us\": 4, "
+    json_t *o = json_loads("{\"transports\": {\"net\": {\"lat_us\": 20, \"flush_us\": 7, \"msg_us\": 4, "
                            "\"msg_bytes\": 524288, \"bw_eff\": 0.9}, \"shm\": {\"lat_us\": 1}}}",
                            0, NULL);
     json_t *bad = json_loads("{\"transports\": {\"net\": {\"bw_eff\": 2}}}", 0, NULL);
@@ -208,6 +208,10 @@ static void t_json(void)
     CU_ASSERT_DOUBLE_EQUAL(p.tr[CS_TR_P2P].lat_us, 0, 0);
     cs_nccl_costs(&p, CS_PROTO_SIMPLE, 0, &c);
     CU_ASSERT_DOUBLE_EQUAL(c.tr[CS_TR_NET].bw_eff, 0.9, 0);
+    /* The flush counts with Simple only: 20 + 7 = 27 us a step; LL 20. */
+    CU_ASSERT_DOUBLE_EQUAL(c.tr[CS_TR_NET].lat_us, 27, 1e-12);
+    cs_nccl_costs(&p, CS_PROTO_LL, 0, &c);
+    CU_ASSERT_DOUBLE_EQUAL(c.tr[CS_TR_NET].lat_us, 20, 1e-12);
     CU_ASSERT(cs_nccl_params_from_json(bad, &p, &err) < 0);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.net.bw_eff");
     CU_ASSERT(cs_nccl_params_from_json(bad2, &p, &err) < 0);

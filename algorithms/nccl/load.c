@@ -7,7 +7,7 @@
  *                                     "bw_eff": 1.0, "chunk_bytes": 2097152,
  *                                     "channel_bytes": 32768}, ...},
  *            "transports": {"p2p": {...}, "shm": {...},
- *                           "net": {"lat_us": 0, "bw_eff": 1, "msg_us": 0,
+ *                           "net": {"lat_us": 0, "flush_us": 0, "bw_eff": 1, "msg_us": 0,
  *                                   "msg_bytes": 524288}},
  *            "calibration": {...}}
  * Every key is optional and overrides the table of "version" (default: the newest).
@@ -51,10 +51,13 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
     return 0;
 }
 
-/* One transport's object: {"lat_us", "bw_eff", "msg_us", "msg_bytes"}, all optional. */
-static int read_transport(json_t *obj, const char *where, cs_transport_costs *q, cs_err *err)
+/* One transport's object: {"lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes"}, all
+ * optional. */
+static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
+                          double *flush_us, cs_err *err)
 {
-    static const char *const keys[] = {"lat_us", "bw_eff", "msg_us", "msg_bytes", NULL};
+    static const char *const keys[] = {"lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes",
+                                       NULL};
     char path[CS_JPATH_MAX];
     long mb = (long)q->msg_bytes;
     int rc;
@@ -63,6 +66,7 @@ static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
                           cs__json_type_name(obj));
     if ((rc = cs__json_check_keys(obj, where, keys, NULL, err)) < 0 ||
         (rc = cs__json_nonneg(obj, where, "lat_us", 0, &q->lat_us, err)) < 0 ||
+        (rc = cs__json_nonneg(obj, where, "flush_us", 0, flush_us, err)) < 0 ||
         (rc = cs__json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
         (rc = cs__json_nonneg(obj, where, "msg_us", 0, &q->msg_us, err)) < 0 ||
         (rc = cs__json_int(obj, where, "msg_bytes", 0, 0, 1L << 40, &mb, err)) < 0)
@@ -138,7 +142,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
             json_t *q = json_object_get(trs, names[i]);
             char path[CS_JPATH_MAX];
             cs__jpath_key(path, sizeof path, "nccl.transports", names[i]);
-            if (q && (rc = read_transport(q, path, &out->tr[i], err)) < 0)
+            if (q && (rc = read_transport(q, path, &out->tr[i], &out->flush_us[i], err)) < 0)
                 return rc;
         }
     }

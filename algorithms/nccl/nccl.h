@@ -65,6 +65,10 @@ typedef struct cs_nccl_params {
                                  step latency, copy efficiency, proxy time per message and
                                  message size; zeros (the default) = none, the links and the
                                  protocol decide ("transports" in JSON) */
+    double flush_us[CS_TR_COUNT];  /* added to a transport's step latency with Simple only,
+                                 us: NCCL's tuner counts a net plugin's latency twice for
+                                 Simple (the receiver's flush of GPUDirect writes, tuning.cc);
+                                 0 = none ("flush_us" in JSON) */
 } cs_nccl_params;
 
 /* Default table for NCCL 2.30.7 (models.md §2.4, §2.5, §2.7): base latencies of Ring

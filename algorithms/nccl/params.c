@@ -134,11 +134,12 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
         return cs_err_set(err, CS_EINVAL, where, "no protocol is enabled");
     for (i = 0; i < CS_TR_COUNT; i++) {
         const cs_transport_costs *t = &p->tr[i];
-        if (!(t->lat_us >= 0) || !(t->msg_us >= 0) || !(t->bw_eff >= 0) || t->bw_eff > 1)
+        if (!(t->lat_us >= 0) || !(t->msg_us >= 0) || !(t->bw_eff >= 0) || t->bw_eff > 1 ||
+            !(p->flush_us[i] >= 0))
             return cs_err_set(err, CS_EINVAL, where, "transport %s: lat_us and msg_us must "
-                              "be >= 0 and bw_eff in (0, 1], got %g, %g, %g",
-                              cs_transport_name((cs_transport)i), t->lat_us, t->msg_us,
-                              t->bw_eff);
+                              "be >= 0, bw_eff in (0, 1] and flush_us >= 0, got %g, %g, "
+                              "%g, %g", cs_transport_name((cs_transport)i), t->lat_us,
+                              t->msg_us, t->bw_eff, p->flush_us[i]);
     }
     if (p->force_proto >= 0 && (p->force_proto >= CS_PROTO_COUNT ||
                                 !p->proto[p->force_proto].enabled))
@@ -149,8 +150,11 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
 
 void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs *out)
 {
+    int i;
     memset(out, 0, sizeof *out);
     memcpy(out->tr, p->tr, sizeof out->tr);
+    for (i = 0; i < CS_TR_COUNT && !nvls && pr == CS_PROTO_SIMPLE; i++)
+        out->tr[i].lat_us += p->flush_us[i];
     out->launch_us = p->launch_us + (nvls ? p->nvls_lat_us : p->proto[pr].base_us);
     out->xfer_lat_us = nvls ? 0.0 : p->proto[pr].hop_us;
     out->bw_eff = p->proto[pr].bw_eff * (nvls ? p->nvls_eff : 1.0);
