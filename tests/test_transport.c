@@ -212,6 +212,15 @@ static void t_json(void)
     CU_ASSERT_DOUBLE_EQUAL(c.tr[CS_TR_NET].lat_us, 27, 1e-12);
     cs_nccl_costs(&p, CS_PROTO_LL, 0, &c);
     CU_ASSERT_DOUBLE_EQUAL(c.tr[CS_TR_NET].lat_us, 20, 1e-12);
+    {
+        char buf[256];
+        CU_ASSERT_EQUAL(cs_nccl_transports_str(&c, buf, sizeof buf), 1);
+        CU_ASSERT_STRING_EQUAL(buf, "shm: step 1 us; net: step 20 us, copy x 0.9, proxy 4 us "
+                               "per 524288 B message");
+        memset(c.tr, 0, sizeof c.tr);
+        CU_ASSERT_EQUAL(cs_nccl_transports_str(&c, buf, sizeof buf), 0);
+        CU_ASSERT_STRING_EQUAL(buf, "");
+    }
     CU_ASSERT(cs_nccl_params_from_json(bad, &p, &err) < 0);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.net.bw_eff");
     CU_ASSERT(cs_nccl_params_from_json(bad2, &p, &err) < 0);

@@ -92,6 +92,10 @@ int cs_proto_lookup(const char *name, cs_proto *out, cs_err *err);
 
 /* Names of the transports in JSON ("p2p", "shm", "net"), by cs_transport. */
 const char *cs_transport_name(cs_transport t);
+/* The transport costs of c in words, for explain ("net: step 40 us, proxy 40 us per
+ * 2097152 B message"; transports without costs left out, "; " between them) into buf
+ * (truncated to n). Returns 1 if some transport has costs, 0 (buf "") if none. */
+int cs_nccl_transports_str(const cs_sim_costs *c, char *buf, size_t n);
 
 /* Check ranges: launch >= 0, channels >= 1, max_chunks >= 1, per protocol base/hop >= 0,
  * per transport lat_us, msg_us >= 0 and bw_eff in [0, 1] (0 = 1),

@@ -14,6 +14,32 @@ const char *cs_transport_name(cs_transport t)
     return t >= 0 && t < CS_TR_COUNT ? tr_names[t] : "?";
 }
 
+int cs_nccl_transports_str(const cs_sim_costs *c, char *buf, size_t n)
+{
+    size_t len = 0;
+    int i, any = 0;
+    if (n)
+        buf[0] = 0;
+    for (i = 0; i < CS_TR_COUNT; i++) {
+        const cs_transport_costs *q = &c->tr[i];
+        char part[160];
+        int k;
+        if (!(q->lat_us > 0 || (q->bw_eff > 0 && q->bw_eff < 1) || q->msg_us > 0))
+            continue;
+        k = snprintf(part, sizeof part, "%s%s: step %g us", any ? "; " : "", tr_names[i],
+                     q->lat_us);
+        if (q->bw_eff > 0 && q->bw_eff < 1)
+            k += snprintf(part + k, sizeof part - (size_t)k, ", copy x %g", q->bw_eff);
+        if (q->msg_us > 0)
+            snprintf(part + k, sizeof part - (size_t)k, ", proxy %g us per %llu B message",
+                     q->msg_us, (unsigned long long)q->msg_bytes);
+        if (len < n)
+            len += (size_t)snprintf(buf + len, n - len, "%s", part);
+        any = 1;
+    }
+    return any;
+}
+
 /* Built-in tables, newest first. */
 static const struct {
     const char *version;
