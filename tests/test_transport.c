@@ -107,6 +107,22 @@ static void t_shm(void)
     cs_topo_free(t);
 }
 
+/* NCCL's default P2P level is PXB: with P2P on, two GPUs under different PCIe switches of
+ * one socket still use SHM (their path crosses the CPU, PHB). g0 -> sw0 -> cpu0 -> mem0 ->
+ * cpu0 -> sw1 -> g1: latencies 1+1+0+0+1+1 = 4 us, SHM's step latency 2 us (not P2P's 3),
+ * host memory 10 GB/s: 1200 + 6 = 1206 us. */
+static void t_p2p_level(void)
+{
+    cs_topo *t = load("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 2, "
+                      "\"gpus_per_switch\": 1, \"p2p\": true, \"link\": {\"class\": "
+                      "\"pcie4\", \"bandwidth_GBps\": 12, \"latency_us\": 1}, "
+                      "\"host_memory\": {\"bandwidth_GBps\": 10}}");
+    cs_sim_costs c = tr_costs();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 1206.0, 1e-9);
+    cs_topo_free(t);
+}
+
 /* Two servers of 1 GPU and 1 NIC on one switch: with a PCIe switch the NIC sits beside the
  * GPU (GPUDirect RDMA, NCCL's PXB); without, both hang off the CPU's root ports and the
  * copy is staged in host memory (PHB > NCCL's GDR level PXB). */
@@ -288,6 +304,7 @@ int cs_test_register(void)
 {
     static const cs_test_case tr[] = {
         {"p2p_both_directions", t_p2p}, {"shm_shares_host", t_shm},
+        {"p2p_level_pxb", t_p2p_level},
         {"net_gdr_vs_staged", t_net_gdr_staged}, {"net_proxy", t_net_proxy},
         {"net_step_latency", t_net_step_latency}, {"json", t_json},
         {"fold_keeps_transports", t_fold_keeps_transports}, {NULL, NULL}};
