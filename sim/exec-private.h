@@ -33,7 +33,7 @@ struct cs_job {
     /* Per-operation state of the operations held: ids base .. base+n_ops-1 at index id -
      * base, as in the schedule's window (all of a stored schedule). */
     uint32_t base;            /* id of ops[0] (follows s->base) */
-    uint32_t n_ops, cap_ops;  /* operations held; capacity of ops, snap and sent_ps */
+    uint32_t n_ops, cap_ops;  /* operations held; capacity of ops, snap, sent_ps, proxy_ps */
     ex_op *ops;               /* their state */
     cs_check_snap **snap;     /* per operation in flight: sender's data sets (check only) */
     ex_edge *edges;           /* successor lists of all held operations */
