@@ -139,6 +139,14 @@ static void build_params(cs_calib *c)
                     np->channel_GBps * 100)
         : -1;
     c->p_nvls = np->nvls ? add_param(c, "nvls_eff", np->nvls_eff, np->nvls_eff, 0.05, 1.0) : -1;
+    /* A transport's step latency and proxy time per message, where the start sets them. */
+    for (i = 0; i < CS_TR_COUNT; i++) {
+        const cs_transport_costs *q = &np->tr[i];
+        snprintf(nm, sizeof nm, "%s.lat_us", cs_transport_name((cs_transport)i));
+        c->p_tr_lat[i] = q->lat_us > 0 ? add_param(c, nm, q->lat_us, q->lat_us, 1e-3, 1e4) : -1;
+        snprintf(nm, sizeof nm, "%s.msg_us", cs_transport_name((cs_transport)i));
+        c->p_tr_msg[i] = q->msg_us > 0 ? add_param(c, nm, q->msg_us, q->msg_us, 1e-3, 1e4) : -1;
+    }
     /* Simple's latency first: it runs the large sizes that every log has. */
     for (i = CS_PROTO_COUNT - 1; i >= 0; i--) {
         if (np->force_proto >= 0 ? np->force_proto != i : !np->proto[i].enabled)
@@ -191,6 +199,12 @@ static void apply(cs_calib *c, const double *th)
         c->np->channel_GBps = th[c->p_chan];
     if (c->p_nvls >= 0)
         c->np->nvls_eff = th[c->p_nvls];
+    for (i = 0; i < CS_TR_COUNT; i++) {
+        if (c->p_tr_lat[i] >= 0)
+            c->np->tr[i].lat_us = th[c->p_tr_lat[i]];
+        if (c->p_tr_msg[i] >= 0)
+            c->np->tr[i].msg_us = th[c->p_tr_msg[i]];
+    }
     if (c->p_gamma >= 0)   /* held with no reduction cost at the start: none */
         c->t->reduce_GBps = c->held[c->p_gamma] != CS_CALIB_FREE && c->gamma0 == 0
                                 ? 0 : th[c->p_gamma];
@@ -267,6 +281,9 @@ static int is_lat_param(const cs_calib *c, int i)
             return 1;
     for (k = 0; k < CS_PROTO_COUNT; k++)
         if (c->p_hop[k] == i)
+            return 1;
+    for (k = 0; k < CS_TR_COUNT; k++)
+        if (c->p_tr_lat[k] == i || c->p_tr_msg[k] == i)
             return 1;
     return i == c->p_launch;
 }
@@ -420,6 +437,10 @@ const char *cs_calib_hint(const cs_calib *c, int i)
                "channels, NCCL_MAX_NCHANNELS)";
     if (i == c->p_nvls)
         return "large allreduce sizes with NVLS on beside a run with NCCL_ALGO=Ring";
+    for (k = 0; k < CS_TR_COUNT; k++)
+        if (i == c->p_tr_lat[k] || i == c->p_tr_msg[k])
+            return "mid sizes (1-256 MiB) across this transport, where its per-step and "
+                   "per-message costs, not its bandwidth, bound the time";
     for (k = 0; k < CS_PROTO_COUNT; k++) {
         if (i == c->p_hop[k])
             return k == CS_PROTO_SIMPLE
@@ -479,6 +500,29 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
         json_object_set_new(protos, cs_proto_name((cs_proto)i), p);
     }
     json_object_set_new(n, "protocols", protos);
+    {
+        json_t *trs = json_object();
+        for (i = 0; i < CS_TR_COUNT; i++) {
+            const cs_transport_costs *q = &c->np->tr[i];
+            json_t *to;
+            if (!(q->lat_us > 0 || q->bw_eff > 0 || q->msg_us > 0 || q->msg_bytes ||
+                  c->np->flush_us[i] > 0))
+                continue;
+            to = json_object();
+            json_object_set_new(to, "lat_us", cs_json_num(q->lat_us));
+            if (c->np->flush_us[i] > 0)
+                json_object_set_new(to, "flush_us", cs_json_num(c->np->flush_us[i]));
+            if (q->bw_eff > 0)
+                json_object_set_new(to, "bw_eff", cs_json_num(q->bw_eff));
+            json_object_set_new(to, "msg_us", cs_json_num(q->msg_us));
+            json_object_set_new(to, "msg_bytes", json_integer((json_int_t)q->msg_bytes));
+            json_object_set_new(trs, cs_transport_name((cs_transport)i), to);
+        }
+        if (json_object_size(trs))
+            json_object_set_new(n, "transports", trs);
+        else
+            json_decref(trs);
+    }
     for (i = 0; i < o->n_logs; i++)
         json_array_append_new(logs, json_string(cs_lset_basename(o->logs[i])));
     json_object_set_new(cal_o, "tool", json_string("collsim calibrate"));

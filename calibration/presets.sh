@@ -45,8 +45,8 @@ nccl-h100-128n1024-allreduce-ring-ll128-ib.log|dgx-h100-x128|--algo ring --proto
 nccl-b200-gcp-a4-2n16-allgather-roce.log|a4-b200-x2|-
 nccl-gh200-2n8-allreduce-slingshot.log|gh200-x2|-
 nccl-rtx4090-1n8-allreduce-pcie-nop2p.log|pcie-rtx4090x8|-
-nccl-rtx4090-1n2-allreduce-pcie-docker.log|pcie-rtx4090x8|--coll allreduce
-nccl-rtx4090-1n2-allreduce-pcie-k8s.log|pcie-rtx4090x8|--coll allreduce
+nccl-rtx4090-1n2-allreduce-pcie-docker.log|pcie-rtx4090x2-1s|--coll allreduce
+nccl-rtx4090-1n2-allreduce-pcie-k8s.log|pcie-rtx4090x2-2s|--coll allreduce
 rccl-mi300x-1n8-allreduce.log|mi300x|-
 rccl-mi300xvf-1n8-allreduce-azure.log|mi300x|--coll allreduce
 rccl-mi325x-1-8node-allreduce-ring-large.log|mi325x|--coll allreduce --algo ring --keep-ranks 8
@@ -55,5 +55,6 @@ MAP
 # No matching preset (yet): nccl-rtx2080ti-1n2-*, nccl-rtx5090-1n8-allreduce-pcie5-p2p-patched,
 # nccl-rtx6000d-2n16-*, rccl-mi250x-4n32-allreduce-ss11, rccl-mi325x 2-8 nodes. Degraded paths,
 # not presets: nccl-a100-oci-2n16-allreduce-10G-ubuntu-untuned,
-# nccl-gh200-2n8-allreduce-slingshot-nocxihook. The two 2-GPU RTX 4090 logs ran on 2 GPUs of
-# unknown placement (2-4 GB/s): compared with the preset's ranks 0-1 for reference.
+# nccl-gh200-2n8-allreduce-slingshot-nocxihook. The two 2-GPU RTX 4090 logs ran on other
+# hosts than the 8-GPU box: presets pcie-rtx4090x2-2s (k8s pair, one GPU per socket; its
+# host path fitted on the k8s log) and pcie-rtx4090x2-1s (docker pair, one socket; held out).

@@ -158,7 +158,7 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
     int on = 0;
     uint64_t count, S;
     int p, rc;
-    char buf[32];
+    char buf[32], trb[256];
     if ((rc = cs_coll_lookup(o->coll_name, &coll, err)) < 0) {
         err->code = CS_EUSAGE;
         return rc;
@@ -206,6 +206,8 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
         printf(", channels %d\n# NCCL mode: protocol %s, launch and protocol base %g us, "
                "%g us per transfer, bandwidth x %g", req.channels, ch.protocol, costs.launch_us,
                costs.xfer_lat_us, costs.bw_eff);
+    if (ch.protocol && cs_nccl_transports_str(&costs, trb, sizeof trb))
+        printf("\n# transports (sim/exec.h): %s", trb);
     printf("\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",
            t->name, t->kind, s.n_xfers, s.n_steps, tm.wrong);
     if (cs_algo_uses_rings(ops, coll)) {

@@ -4,86 +4,22 @@
  * l/gamma after delivery (the alpha-beta-gamma model) or, with costs' reduce_in_loop (NCCL
  * mode), from when it was sent, as the kernels reduce inside the receive loop: then it
  * costs time only where the reducer, not the link, is the bound. Jobs share the engine and
- * the network, so they contend. */
-#include "sim/exec.h"
-#include "sim/check-private.h"
-#include "sim/net-private.h"
+ * the network, so they contend. With transport costs (cs_sim_costs.tr, NCCL mode) each
+ * transfer is classed P2P, SHM or NET by its route (exec.h) and pays that transport's step
+ * latency, copy efficiency and proxy time. */
+#include "sim/exec-private.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Executor state of one operation. */
-typedef struct ex_op {
-    uint32_t pending;         /* dependencies not done yet; EX_DONE once it is done */
-    uint32_t succ_head;       /* its dependents: a list in the job's edge pool, in operation */
-    uint32_t succ_tail;       /* order (EX_NONE = empty) */
-} ex_op;
-
-/* One dependent in a successor list. */
-typedef struct ex_edge {
-    uint32_t op;              /* the dependent operation's id */
-    uint32_t next;            /* next edge of the list, or of the free list; EX_NONE = end */
-} ex_edge;
-
-#define EX_DONE UINT32_MAX
-#define EX_NONE UINT32_MAX
-
-struct cs_job {
-    cs_sim *sim;              /* owner */
-    int index;                /* order of cs_sim_add, 0-based */
-    const cs_sched *s;        /* the schedule (borrowed; streamed, its window moves) */
-    int *map;                 /* topology rank of each group rank (owned) */
-    cs_time start_ps, end_ps; /* when it starts and when its last operation finished */
-    /* Per-operation state of the operations held: ids base .. base+n_ops-1 at index id -
-     * base, as in the schedule's window (all of a stored schedule). */
-    uint32_t base;            /* id of ops[0] (follows s->base) */
-    uint32_t n_ops, cap_ops;  /* operations held; capacity of ops, snap and sent_ps */
-    ex_op *ops;               /* their state */
-    cs_check_snap **snap;     /* per operation in flight: sender's data sets (check only) */
-    ex_edge *edges;           /* successor lists of all held operations */
-    uint32_t n_edges, cap_edges;
-    uint32_t free_edge;       /* free list of edges, EX_NONE = empty */
-    uint32_t lo;              /* streamed: operations below it are done and may be dropped */
-    uint32_t n_done;          /* operations done */
-    int done;                 /* every operation done */
-    cs_check *check;          /* data check state, NULL when skipped */
-    int wrong;                /* #wrong after the run, -1 if unchecked */
-    cs_time *sent_ps;         /* per operation held: when it entered the network, ps
-                                 (owned; only with a reduction cost in the receive loop) */
-};
-
-struct cs_sim {
-    cs_engine *eng;           /* owned */
-    const cs_topo *t;         /* borrowed */
-    const cs_net_ops *nops;   /* network model */
-    cs_net *net;              /* its state, created on first run */
-    cs_sim_opts opts;
-    cs_job **jobs;            /* owned */
-    int n_jobs, cap_jobs;
-    cs_observer_fn obs;       /* observer, may be NULL */
-    void *obs_ctx;
-    cs_time *compute_free;    /* per topology rank: when its compute resource is free, ps */
-    cs_time *reduce_free;     /* per topology rank: when its reducer is free, ps */
-    double reduce_ps_per_byte;/* 1/gamma in ps per byte, 0 = free */
-    int reduce_in_loop;       /* cs_sim_costs: reduce while receiving (1) or after (0) */
-    cs_time launch_ps;        /* cs_sim_costs: added before each job starts, ps */
-    cs_time xfer_lat_ps;      /* cs_sim_costs: added before each transfer is sent, ps */
-    double bytes_scale;       /* cs_sim_costs: 1 / bw_eff (1 = none) */
-    double cap_GBps;          /* cs_sim_costs: per-transfer cap on the wire, GB/s (0 none) */
-    uint64_t n_sent;          /* transfers handed to the network */
-    uint64_t n_in_net;        /* of those, not done yet */
-    uint64_t peak_in_net;     /* most of them at once */
-    uint64_t n_held;          /* schedule operations held by all jobs now */
-    uint64_t peak_held;       /* most of them at once */
-};
-
 static void complete(cs_job *job, uint32_t i);
 
 int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_err *err)
 {
     cs_sim *sim = calloc(1, sizeof *sim);
+    int k;
     if (!sim)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if (!topo->cache) {
@@ -115,12 +51,30 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
         /* The cap is on data; on the wire a transfer carries 1/bw_eff bytes per data byte. */
         sim->cap_GBps = c->chan_GBps * sim->bytes_scale;
         sim->reduce_in_loop = c->reduce_in_loop;
+        for (k = 0; k < CS_TR_COUNT; k++) {
+            const cs_transport_costs *q = &c->tr[k];
+            if (!(q->lat_us >= 0) || !(q->msg_us >= 0) || !(q->bw_eff >= 0) || q->bw_eff > 1) {
+                free(sim);
+                return cs_err_set(err, CS_EINVAL, "costs", "transport %d: lat_us and msg_us "
+                                  "must be >= 0 and bw_eff in (0, 1], got %g, %g, %g", k,
+                                  q->lat_us, q->msg_us, q->bw_eff);
+            }
+            sim->tr[k] = *q;
+            if (topo->model == CS_MODEL_FLUID &&
+                (q->lat_us > 0 || (q->bw_eff > 0 && q->bw_eff < 1) || q->msg_us > 0))
+                sim->use_tr = 1;
+            if (topo->model == CS_MODEL_FLUID && q->msg_us > 0)
+                sim->use_proxy = 1;
+        }
         sim->opts.costs = NULL;   /* copied above; the caller's struct may go away */
     }
     sim->reduce_ps_per_byte = topo->reduce_GBps > 0 ? 1000.0 / topo->reduce_GBps : 0;
     sim->compute_free = calloc((size_t)topo->n_ranks, sizeof *sim->compute_free);
     sim->reduce_free = calloc((size_t)topo->n_ranks, sizeof *sim->reduce_free);
-    if (cs_engine_new(&sim->eng) || !sim->compute_free || !sim->reduce_free) {
+    if (sim->use_proxy)
+        sim->proxy_free = calloc((size_t)topo->n_ranks, sizeof *sim->proxy_free);
+    if (cs_engine_new(&sim->eng) || !sim->compute_free || !sim->reduce_free ||
+        (sim->use_proxy && !sim->proxy_free)) {
         cs_sim_free(sim);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
@@ -150,6 +104,7 @@ static void job_free(cs_job *job)
     free(job->ops);
     free(job->edges);
     free(job->sent_ps);
+    free(job->proxy_ps);
     free(job);
 }
 
@@ -166,6 +121,7 @@ void cs_sim_free(cs_sim *sim)
     cs_engine_free(sim->eng);
     free(sim->compute_free);
     free(sim->reduce_free);
+    free(sim->proxy_free);
     free(sim);
 }
 
@@ -197,19 +153,6 @@ void cs_sim_get_counters(const cs_sim *sim, cs_sim_counters *out)
         sim->nops->counters(sim->net, out);
 }
 
-/* Topology node of group rank g of a job (auxiliary endpoints are nodes themselves). */
-static int node_of(const cs_job *job, int g)
-{
-    const cs_sched *s = job->s;
-    return g < s->n_ranks ? job->sim->t->ranks[job->map[g]] : s->aux_node[g - s->n_ranks];
-}
-
-/* Topology rank of group rank g, -1 for an auxiliary endpoint. */
-static int rank_of(const cs_job *job, int g)
-{
-    return g < job->s->n_ranks ? job->map[g] : -1;
-}
-
 static void observe(cs_job *job, cs_obs_kind kind, uint32_t i)
 {
     cs_sim *sim = job->sim;
@@ -224,10 +167,10 @@ static void observe(cs_job *job, cs_obs_kind kind, uint32_t i)
     ev.xfer = i;
     if (kind != CS_OBS_JOB_DONE) {
         ev.x = cs_sched_op(job->s, i);
-        ev.src_rank = rank_of(job, ev.x->src);
-        ev.dst_rank = rank_of(job, ev.x->dst);
-        ev.src_node = node_of(job, ev.x->src);
-        ev.dst_node = node_of(job, ev.x->dst);
+        ev.src_rank = cs__ex_rank_of(job, ev.x->src);
+        ev.dst_rank = cs__ex_rank_of(job, ev.x->dst);
+        ev.src_node = cs__ex_node_of(job, ev.x->src);
+        ev.dst_node = cs__ex_node_of(job, ev.x->dst);
     }
     sim->obs(sim->obs_ctx, &ev);
 }
@@ -248,27 +191,32 @@ static void compute_begin(cs_engine *eng, void *arg, uint64_t data)
     cs_engine_after(eng, cs_sched_op(job->s, (uint32_t)data)->dur_ps, compute_done, job, data);
 }
 
-/* Hand transfer i to the network (with the costs' bandwidth efficiency applied). */
+/* Hand transfer i to the network (with the costs' bandwidth efficiencies applied). */
 static void send(cs_job *job, uint32_t i)
 {
     cs_sim *sim = job->sim;
     const cs_xfer *x = cs_sched_op(job->s, i);
     uint64_t bytes = x->bytes;
+    double scale = sim->bytes_scale;
     cs_err err;
-    int rc, chan_key;
-    if (sim->bytes_scale != 1.0)
-        bytes = (uint64_t)llround((double)bytes * sim->bytes_scale);
+    int rc, chan_key, tr = sim->use_tr ? cs__ex_transport_of(job, x) : -1;
+    if (tr >= 0 && sim->tr[tr].bw_eff > 0)
+        scale /= sim->tr[tr].bw_eff;
+    if (job->proxy_ps)
+        job->proxy_ps[i - job->base] = cs__ex_proxy(job, x, tr);
+    if (scale != 1.0)
+        bytes = (uint64_t)llround((double)bytes * scale);
     cs_err_clear(&err);
     /* The channel cap is shared per (channel, sending rank); a switch sending (in-network
      * reduction) has no channel of its own. */
-    chan_key = sim->cap_GBps <= 0 || rank_of(job, x->src) < 0 ? -1
-             : (x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks + rank_of(job, x->src);
+    chan_key = sim->cap_GBps <= 0 || cs__ex_rank_of(job, x->src) < 0 ? -1
+             : (x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks + cs__ex_rank_of(job, x->src);
     sim->n_sent++;
     if (job->sent_ps)
         job->sent_ps[i - job->base] = cs_engine_now(sim->eng);
     if (++sim->n_in_net > sim->peak_in_net)
         sim->peak_in_net = sim->n_in_net;
-    rc = sim->nops->send(sim->net, node_of(job, x->src), node_of(job, x->dst), bytes,
+    rc = sim->nops->send(sim->net, cs__ex_node_of(job, x->src), cs__ex_node_of(job, x->dst), bytes,
                          token_of(job, i), chan_key, &err);
     if (rc < 0)
         cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
@@ -278,101 +226,6 @@ static void send(cs_job *job, uint32_t i)
 static void send_later(cs_engine *eng, void *arg, uint64_t data)
 {
     send(arg, (uint32_t)data);
-}
-
-/* Take operations n_ops .. cs_sched_n_ops(s)-1 of the schedule in: their pending counts,
- * and each appended to its dependencies' successor lists (so the lists stay in operation
- * order). Returns 0 or CS_ENOMEM. */
-static int absorb(cs_job *job)
-{
-    const cs_sched *s = job->s;
-    uint32_t id, end = cs_sched_n_ops(s), need = end - job->base, k;
-    if (need > job->cap_ops) {
-        uint32_t cap = job->cap_ops ? job->cap_ops : 64;
-        ex_op *no;
-        while (cap < need)
-            cap = cap > UINT32_MAX / 2 ? need : cap * 2;
-        if (!(no = realloc(job->ops, (size_t)cap * sizeof *no)))
-            return CS_ENOMEM;
-        job->ops = no;
-        if (job->snap) {
-            cs_check_snap **ns = realloc(job->snap, (size_t)cap * sizeof *ns);
-            if (!ns)
-                return CS_ENOMEM;
-            memset(ns + job->cap_ops, 0, (size_t)(cap - job->cap_ops) * sizeof *ns);
-            job->snap = ns;
-        }
-        if (job->sent_ps) {
-            cs_time *nt = realloc(job->sent_ps, (size_t)cap * sizeof *nt);
-            if (!nt)
-                return CS_ENOMEM;
-            job->sent_ps = nt;
-        }
-        job->cap_ops = cap;
-    }
-    for (id = job->base + job->n_ops; id < end; id++) {
-        const cs_xfer *x = cs_sched_op(s, id);
-        const uint32_t *d = cs_sched_deps(s, id);
-        ex_op *o = &job->ops[id - job->base];
-        o->pending = x->n_deps;
-        o->succ_head = o->succ_tail = EX_NONE;
-        for (k = 0; k < x->n_deps; k++) {
-            ex_op *dep = &job->ops[d[k] - job->base];
-            uint32_t e = job->free_edge;
-            if (e != EX_NONE) {
-                job->free_edge = job->edges[e].next;
-            } else {
-                if (job->n_edges == job->cap_edges) {
-                    uint32_t cap = job->cap_edges ? job->cap_edges * 2 : 64;
-                    ex_edge *ne;
-                    if (job->cap_edges > UINT32_MAX / 4 ||
-                        !(ne = realloc(job->edges, (size_t)cap * sizeof *ne)))
-                        return CS_ENOMEM;
-                    job->edges = ne;
-                    job->cap_edges = cap;
-                }
-                e = job->n_edges++;
-            }
-            job->edges[e] = (ex_edge){id, EX_NONE};
-            if (dep->succ_tail == EX_NONE)
-                dep->succ_head = e;
-            else
-                job->edges[dep->succ_tail].next = e;
-            dep->succ_tail = e;
-        }
-    }
-    job->sim->n_held += end - job->base - job->n_ops;
-    if (job->sim->n_held > job->sim->peak_held)
-        job->sim->peak_held = job->sim->n_held;
-    job->n_ops = end - job->base;
-    return 0;
-}
-
-/* Streamed: drop the operations that are done and that no operation still to be produced
- * can depend on (those of steps before the last produced one), once they are at least
- * half of the window, so that moving the window costs O(1) per operation. */
-static void shrink(cs_job *job)
-{
-    const cs_sched *s = job->s;
-    int last = cs_sched_next_step(s) - 1;
-    uint32_t end = job->base + job->n_ops, k;
-    while (job->lo < end && job->ops[job->lo - job->base].pending == EX_DONE &&
-           cs_sched_op(s, job->lo)->step < last)
-        job->lo++;
-    k = job->lo - job->base;
-    if (k < 64 || k < job->n_ops / 2)
-        return;
-    cs_sched_drop(s, job->lo);
-    memmove(job->ops, job->ops + k, (size_t)(job->n_ops - k) * sizeof *job->ops);
-    if (job->snap) {
-        memmove(job->snap, job->snap + k, (size_t)(job->n_ops - k) * sizeof *job->snap);
-        memset(job->snap + job->n_ops - k, 0, (size_t)k * sizeof *job->snap);
-    }
-    if (job->sent_ps)
-        memmove(job->sent_ps, job->sent_ps + k, (size_t)(job->n_ops - k) * sizeof *job->sent_ps);
-    job->n_ops -= k;
-    job->base = job->lo;
-    job->sim->n_held -= k;
 }
 
 /* Dependencies of operation i are done: start it. */
@@ -387,7 +240,7 @@ static void post(cs_job *job, uint32_t i)
         cs_err err;
         int64_t rc;
         cs_err_clear(&err);
-        if ((rc = cs_sched_produce(job->s, &err)) < 0 || (rc = absorb(job)) < 0) {
+        if ((rc = cs_sched_produce(job->s, &err)) < 0 || (rc = cs__ex_absorb(job)) < 0) {
             cs_engine_fail(sim->eng, (int)rc, err.where, "%s", err.msg[0] ? err.msg
                            : "out of memory");
             return;
@@ -408,10 +261,18 @@ static void post(cs_job *job, uint32_t i)
         cs_engine_fail(sim->eng, CS_ENOMEM, NULL, "out of memory");
         return;
     }
-    if (sim->xfer_lat_ps > 0)
-        cs_engine_after(sim->eng, sim->xfer_lat_ps, send_later, job, i);
-    else
-        send(job, i);
+    {
+        cs_time lat = sim->xfer_lat_ps;
+        int tr;
+        /* A transport's step latency: once per step and connection, on its first piece
+         * (the later pieces are in flight behind it, NCCL_STEPS slots deep). */
+        if (sim->use_tr && x->pipe == 0 && (tr = cs__ex_transport_of(job, x)) >= 0)
+            lat += cs_time_from_us(sim->tr[tr].lat_us);
+        if (lat > 0)
+            cs_engine_after(sim->eng, lat, send_later, job, i);
+        else
+            send(job, i);
+    }
 }
 
 /* Operation i is done: apply its data, release its dependents. */
@@ -446,7 +307,7 @@ static void complete(cs_job *job, uint32_t i)
     job->ops[i - job->base] = (ex_op){EX_DONE, EX_NONE, EX_NONE};
     job->n_done++;
     if (s->stream)
-        shrink(job);
+        cs__ex_shrink(job);
     if (job->n_done == cs_sched_n_ops(s) && cs_sched_next_step(s) == s->n_steps) {
         job->done = 1;
         job->end_ps = cs_engine_now(job->sim->eng);
@@ -468,13 +329,33 @@ static void net_started(void *ctx, uint64_t token)
     observe(job_of(ctx, token), CS_OBS_XFER_START, (uint32_t)token);
 }
 
+static void delivered(cs_job *job, uint32_t i);
+
+/* The sender's proxy has handled the messages of a transfer whose bytes had arrived. */
+static void proxy_done(cs_engine *eng, void *arg, uint64_t data)
+{
+    (void)eng;
+    delivered(arg, (uint32_t)data);
+}
+
 static void net_done(void *ctx, uint64_t token)
 {
     cs_sim *sim = ctx;
     cs_job *job = job_of(sim, token);
     uint32_t i = (uint32_t)token;
-    const cs_xfer *x = cs_sched_op(job->s, i);
     sim->n_in_net--;
+    if (job->proxy_ps && job->proxy_ps[i - job->base] > cs_engine_now(sim->eng)) {
+        cs_engine_at(sim->eng, job->proxy_ps[i - job->base], proxy_done, job, i);
+        return;
+    }
+    delivered(job, i);
+}
+
+/* Transfer i is delivered (its bytes, and its proxy's messages): reduce, complete. */
+static void delivered(cs_job *job, uint32_t i)
+{
+    cs_sim *sim = job->sim;
+    const cs_xfer *x = cs_sched_op(job->s, i);
     observe(job, CS_OBS_XFER_DONE, i);
     if (x->op == CS_OP_REDUCE && sim->reduce_ps_per_byte > 0 && x->dst < job->s->n_ranks) {
         /* The receiver reduces for l/gamma from delivery (alpha-beta-gamma), or, in the
@@ -544,7 +425,10 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
     job->base = job->lo = s->base;
     if (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop)
         job->sent_ps = calloc(1, sizeof *job->sent_ps);    /* grown with the window */
-    if (!job->map || (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop && !job->sent_ps)) {
+    if (sim->use_proxy)
+        job->proxy_ps = calloc(1, sizeof *job->proxy_ps);  /* likewise */
+    if (!job->map || (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop && !job->sent_ps) ||
+        (sim->use_proxy && !job->proxy_ps)) {
         job_free(job);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
@@ -578,7 +462,7 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
         job_free(job);
         return rc;
     }
-    if (absorb(job) < 0) {
+    if (cs__ex_absorb(job) < 0) {
         job_free(job);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }

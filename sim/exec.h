@@ -63,6 +63,38 @@ typedef struct cs_sim_counters {
                                  its window of live steps) */
 } cs_sim_counters;
 
+/* NCCL's transports (src/transport/p2p.cc, shm.cc, net.cc), chosen per transfer from its
+ * route as NCCL chooses them per rank pair (src/graph/paths.cc): NET between ranks of
+ * different groups (hosts); within a host P2P when the route stays off the CPUs (NVLink,
+ * or a PCIe switch: NCCL's default P2P level PXB), SHM when it crosses a CPU (PHB or SYS,
+ * or every pair of a box whose GPUs cannot DMA to each other: host-staged). A NET route
+ * that crosses a CPU is host-staged (no GPUDirect RDMA: NCCL's GDR level PXB); where the
+ * topology declares host memory (link class "hostmem") a host-staged route goes into it
+ * and back out, so both directions share it (topologies/routing.c). */
+typedef enum cs_transport {
+    CS_TR_P2P,
+    CS_TR_SHM,
+    CS_TR_NET,
+    CS_TR_COUNT
+} cs_transport;
+
+/* One transport's costs; all zero means none. */
+typedef struct cs_transport_costs {
+    double lat_us;            /* latency of a step on a connection, us: paid by the first
+                                 piece of each step between two ranks; the step's later
+                                 pieces overlap it (NCCL_STEPS = 8 slots in flight per
+                                 connection, so a latency does not serialise the pieces) */
+    double bw_eff;            /* fraction of the route's bandwidth this transport's copies
+                                 reach, (0, 1]: applied on top of the protocol's; 0 means 1 */
+    double msg_us;            /* proxy time per message, us: each end's proxy thread (one
+                                 per rank, serving all its connections) spends it on every
+                                 message; a transfer is done when its bytes have arrived
+                                 and both proxies have handled its messages; 0 = none */
+    uint64_t msg_bytes;       /* bytes per message (NCCL's step: buffer / 8), bytes; a
+                                 piece of l bytes is ceil(l / msg_bytes) messages; 0 = one
+                                 message per piece */
+} cs_transport_costs;
+
 /* Costs the network models do not know about, applied by the executor (NCCL mode,
  * algorithms/nccl/nccl.h): a fixed launch cost per job, a protocol's per-transfer latency and its
  * bandwidth efficiency. All zero means none, exactly as without them. */
@@ -78,6 +110,8 @@ typedef struct cs_sim_costs {
                                  topology's reduce_GBps costs time only where it, not the
                                  link, is the bound); 0: for l/gamma after delivery, the
                                  alpha-beta-gamma model */
+    cs_transport_costs tr[CS_TR_COUNT];  /* per transport (cs_transport), zeros = none
+                                 (fluid model only: alpha_beta has no routes) */
 } cs_sim_costs;
 
 /* Options of a simulation. */

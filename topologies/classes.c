@@ -36,6 +36,9 @@ static const cs__link_class classes[] = {
     {"hccs", 30.0, 1.0, "one Ascend 910 HCCS port, 240 Gb/s (Hot Chips 2019, secondary)"},
     {"xgmi", 64.0, 1.0, "one AMD Infinity Fabric (xGMI) GPU link, 128 GB/s bidirectional (CDNA 3)"},
     {"upi", 22.0, 1.0, "CPU socket interconnect: NCCL's Sapphire Rapids figure 22 GB/s"},
+    {"hostmem", 100.0, 0.0, "a socket's host memory as host-staged copies (SHM, NET without "
+     "GDR) use it, per direction (into it, out of it): half of DDR4-3200 x 8 channels, "
+     "204.8 GB/s"},
 };
 
 const cs__link_class *cs__link_class_all(int *n)

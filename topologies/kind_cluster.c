@@ -57,6 +57,8 @@ static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int m
     if (src >= total || dst >= total || A == B || !is_accel(t, src) || !is_accel(t, dst) ||
         d->rail_of[i] < 0 || d->rail_of[j] < 0) {
         rc = seg(t, d, src, dst, key, out, &n, max, err);
+        if (rc >= 0)
+            rc = cs__host_detour(t, out, 0, &n, max, err);
         return rc < 0 ? rc : n;
     }
     if (d->fabric == FABRIC_RAIL) {
@@ -70,20 +72,32 @@ static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int m
             else
                 r = d->rail_of[i];     /* no NVLink: own rail, cross over at the far end */
         }
-        if ((rc = seg(t, d, src, via, key, out, &n, max, err)) < 0 ||
-            (rc = seg(t, d, via, A * d->per + d->nic_local[r], key, out, &n, max, err)) < 0 ||
+        int n1, n2;
+        if ((rc = seg(t, d, src, via, key, out, &n, max, err)) < 0)
+            return rc;
+        n1 = n;
+        if ((rc = seg(t, d, via, A * d->per + d->nic_local[r], key, out, &n, max, err)) < 0 ||
+            (rc = cs__host_detour(t, out, n1, &n, max, err)) < 0 ||
             (rc = seg(t, d, A * d->per + d->nic_local[r], B * d->per + d->nic_local[r], key,
-                      out, &n, max, err)) < 0 ||
-            (rc = seg(t, d, B * d->per + d->nic_local[r], dst, key, out, &n, max, err)) < 0)
+                      out, &n, max, err)) < 0)
+            return rc;
+        n2 = n;
+        if ((rc = seg(t, d, B * d->per + d->nic_local[r], dst, key, out, &n, max, err)) < 0 ||
+            (rc = cs__host_detour(t, out, n2, &n, max, err)) < 0)
             return rc;
         return n;
     }
     {
         int na = A * d->per + d->nic_local[d->rail_of[i]];
         int nb = B * d->per + d->nic_local[d->rail_of[j]];
+        int n1;
         if ((rc = seg(t, d, src, na, key, out, &n, max, err)) < 0 ||
-            (rc = seg(t, d, na, nb, key, out, &n, max, err)) < 0 ||
-            (rc = seg(t, d, nb, dst, key, out, &n, max, err)) < 0)
+            (rc = cs__host_detour(t, out, 0, &n, max, err)) < 0 ||
+            (rc = seg(t, d, na, nb, key, out, &n, max, err)) < 0)
+            return rc;
+        n1 = n;
+        if ((rc = seg(t, d, nb, dst, key, out, &n, max, err)) < 0 ||
+            (rc = cs__host_detour(t, out, n1, &n, max, err)) < 0)
             return rc;
     }
     return n;

@@ -98,8 +98,8 @@ typedef struct node_cfg {
     cs_node_type acc;        /* accelerator node type */
     json_t *nvo;             /* "nvlink" (borrowed), NULL: no GPU fabric */
     nvl_shape nv;            /* its shape, when nvo */
-    cs__linkspec nic, pcie, cpu_link;  /* link figures */
-    int has_nic, has_pcie, has_cpu;    /* those keys given */
+    cs__linkspec nic, pcie, cpu_link, mem;  /* link figures (mem: "host_memory") */
+    int has_nic, has_pcie, has_cpu, has_mem;  /* those keys given */
     int is_nicsw;            /* "nic_switch" */
     int attach_gpu;          /* "nic_attach": "gpu" */
 } node_cfg;
@@ -110,9 +110,10 @@ static int parse_node(json_t *root, node_cfg *c, cs_topo_problems *col, cs_err *
 {
     static const char *const keys[] = {"gpus", "gpu_type", "nvlink", "nics", "nic",
         "nic_attach", "nic_switch", "pcie", "pcie_switches", "cpus", "cpu_link", "nic_of_gpu",
-        NULL};
+        "host_memory", NULL};
     static const cs__linkspec upi = {"upi", 22.0, 1.0};
     static const cs__linkspec none = {"generic", 1, 0};
+    static const cs__linkspec mem = {"hostmem", 100.0, 0.0};
     const char *attach = "pcie";
     memset(c, 0, sizeof *c);
     c->gpus = 1;
@@ -136,6 +137,7 @@ static int parse_node(json_t *root, node_cfg *c, cs_topo_problems *col, cs_err *
                                     err));
     CS__NOTE(col, err, cs__json_int(root, "", "cpus", 0, 0, 64, &c->cpus, err));
     CS__NOTE(col, err, opt_spec(root, "cpu_link", &upi, &c->cpu_link, &c->has_cpu, err));
+    CS__NOTE(col, err, opt_spec(root, "host_memory", &mem, &c->mem, &c->has_mem, err));
     if (c->has_cpu && c->cpus < 2)
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "cpu_link", "needs cpus >= 2, got %ld",
                                       c->cpus));
@@ -159,6 +161,9 @@ static int parse_node(json_t *root, node_cfg *c, cs_topo_problems *col, cs_err *
     if ((c->n_psw || c->cpus) && !c->has_pcie)
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "pcie", "missing required key (expected "
                  "the PCIe link, e.g. {\"class\": \"pcie5\"}, with pcie_switches or cpus)"));
+    else if (c->has_mem && !c->cpus)
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "host_memory", "needs CPUs (pcie and "
+                 "cpus >= 1)"));
     else if (c->has_pcie && !c->cpus)
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "cpus", "must be >= 1 with pcie, got 0"));
     else if (!c->attach_gpu && c->nics && !c->has_pcie)
@@ -253,6 +258,8 @@ static int build_parsed(const node_cfg *c, cs_topo *t, cs_err *err)
         for (j = i + 1; j < cpus; j++)
             if ((rc = cs__topo_add_spec(t, cpu0 + (int)i, cpu0 + (int)j, &cpu_link, err)) < 0)
                 return rc;
+    if (c->has_mem && (rc = cs__add_host_memory(t, &c->mem, err)) < 0)
+        return rc;
     return cs__topo_use_ecmp(t, err);
 }
 

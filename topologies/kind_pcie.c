@@ -41,6 +41,8 @@ static int pcie_route(const cs_topo *t, int src, int dst, int32_t *out, int max,
     } else {
         rc = cs__router_path(t, &d->r, src, dst, (uint64_t)dst, out, &n, max, err);
     }
+    if (rc >= 0)
+        rc = cs__host_detour(t, out, 0, &n, max, err);
     return rc < 0 ? rc : n;
 }
 
@@ -53,6 +55,8 @@ typedef struct pcie_shape {
     cs__linkspec link;       /* device to switch / root port */
     cs__linkspec uplink;     /* switch to CPU */
     cs__linkspec sock;       /* CPU to CPU */
+    cs__linkspec mem;        /* CPU to its host memory (with has_mem) */
+    int has_mem;             /* "host_memory" given: host-staged copies go through it */
 } pcie_shape;
 
 /* Parse and check the keys: build (col NULL) stops at the first problem, check records
@@ -62,7 +66,7 @@ static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_topo_proble
 {
     static const char *const keys[] = {"sockets", "switches_per_socket", "gpus_per_switch",
         "nics_per_switch", "gpus_per_socket", "nics_per_socket", "p2p", "gpu_type", "link",
-        "uplink", "socket_link", NULL};
+        "uplink", "socket_link", "host_memory", NULL};
     static const cs__linkspec upi = {"upi", 22.0, 1.0};
     json_t *o = NULL;
     const char *gkey, *nkey;
@@ -101,6 +105,14 @@ static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_topo_proble
     CS__NOTE(col, err, cs__json_object(root, "", "socket_link", 0, &o, err));
     if (o)
         CS__NOTE(col, err, cs__linkspec_parse(o, "socket_link", NULL, &upi, &sh->sock, err));
+    o = NULL;
+    sh->has_mem = 0;
+    CS__NOTE(col, err, cs__json_object(root, "", "host_memory", 0, &o, err));
+    if (o) {
+        static const cs__linkspec mem = {"hostmem", 100.0, 0.0};
+        sh->has_mem = 1;
+        CS__NOTE(col, err, cs__linkspec_parse(o, "host_memory", NULL, &mem, &sh->mem, err));
+    }
     return 0;
 }
 
@@ -174,6 +186,16 @@ static int build_shape(const pcie_shape *shape, int is_p2p, cs_topo *t, cs_err *
         for (s2 = s + 1; s2 < sh.sockets; s2++)
             if ((rc = cs__topo_add_spec(t, cpu0 + (int)s, cpu0 + (int)s2, &sh.sock, err)) < 0)
                 return rc;
+    }
+    if (sh.has_mem) {
+        int n0 = t->n_nodes, v, *nc;
+        if ((rc = cs__add_host_memory(t, &sh.mem, err)) < 0)
+            return rc;
+        if (!(nc = realloc(d->cpu_of, (size_t)t->n_nodes * sizeof *nc)))
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        d->cpu_of = nc;
+        for (v = n0; v < t->n_nodes; v++)
+            nc[v] = -1;         /* host memory: not a device, never staged */
     }
     return 0;
 }

@@ -121,6 +121,19 @@ int cs__router_path(const cs_topo *t, cs__router *r, int src, int dst, uint64_t 
  * negative code. */
 int cs__router_reaches(const cs_topo *t, cs__router *r, int tier, int src, int dst,
                        cs_err *err);
+/* Host memory (SHM and NET without GPUDirect RDMA stage their copies in it): where the
+ * route out[n0..*n) runs between two nodes that are not CPUs and crosses a CPU that has a
+ * link of class CS__HOSTMEM_CLASS, insert, at the first such CPU, that link's two
+ * directions (into the memory and back out), so the two directions of a pair, and every
+ * host-staged copy of the socket, share it. Returns 0 or CS_ELIMIT (route longer than max)
+ * with err filled. */
+#define CS__HOSTMEM_CLASS "hostmem"
+int cs__host_detour(const cs_topo *t, int32_t *out, int n0, int *n, int max, cs_err *err);
+/* Add a host memory node "mem<k>" (a CPU-type leaf) to each CPU node of t, joined by a
+ * link of spec ls (its class is CS__HOSTMEM_CLASS whatever ls says). Returns 0 or a
+ * negative code. */
+int cs__add_host_memory(cs_topo *t, const cs__linkspec *ls, cs_err *err);
+
 /* Install tiered ECMP (key = destination node index) as t's route_fn. Returns 0 or
  * CS_ENOMEM. */
 int cs__topo_use_ecmp(cs_topo *t, cs_err *err);

@@ -228,7 +228,62 @@ static void router_free(void *p)
 static int ecmp_route(const cs_topo *t, int src, int dst, int32_t *out, int max, cs_err *err)
 {
     int n = 0, rc = cs__router_path(t, t->kind_data, src, dst, (uint64_t)dst, out, &n, max, err);
+    if (rc >= 0)
+        rc = cs__host_detour(t, out, 0, &n, max, err);
     return rc < 0 ? rc : n;
+}
+
+/* The dlink from CPU node c into its host memory, or -1. */
+static int32_t hostmem_dlink(const cs_topo *t, int c)
+{
+    int k;
+    if (!t->adj_off)
+        return -1;
+    for (k = t->adj_off[c]; k < t->adj_off[c + 1]; k++) {
+        const cs_link *l = &t->links[cs_dlink_link(t->adj[k])];
+        if (l->cls && !strcmp(l->cls, CS__HOSTMEM_CLASS))
+            return t->adj[k];
+    }
+    return -1;
+}
+
+int cs__host_detour(const cs_topo *t, int32_t *out, int n0, int *n, int max, cs_err *err)
+{
+    int k, j;
+    if (*n - n0 < 2 || t->nodes[cs_dlink_from(t, out[n0])].type == CS_NODE_CPU ||
+        t->nodes[cs_dlink_to(t, out[*n - 1])].type == CS_NODE_CPU)
+        return 0;
+    for (k = n0; k + 1 < *n; k++) {
+        int c = cs_dlink_to(t, out[k]);
+        int32_t in;
+        if (t->nodes[c].type != CS_NODE_CPU || (in = hostmem_dlink(t, c)) < 0)
+            continue;
+        if (*n + 2 > max)
+            return cs_err_set(err, CS_ELIMIT, "route", "route longer than %d links", max);
+        for (j = *n - 1; j > k; j--)
+            out[j + 2] = out[j];
+        out[k + 1] = in;
+        out[k + 2] = in ^ 1;
+        *n += 2;
+        return 0;
+    }
+    return 0;
+}
+
+int cs__add_host_memory(cs_topo *t, const cs__linkspec *ls, cs_err *err)
+{
+    cs__linkspec m = *ls;
+    int v, n = t->n_nodes, k = 0, rc;
+    m.cls = CS__HOSTMEM_CLASS;
+    for (v = 0; v < n; v++) {
+        if (t->nodes[v].type != CS_NODE_CPU)
+            continue;
+        if ((rc = cs__topo_add_nodef(t, CS_NODE_CPU, t->nodes[v].group, err, "mem%d", k++)) < 0)
+            return rc;
+        if ((rc = cs__topo_add_spec(t, v, rc, &m, err)) < 0)
+            return rc;
+    }
+    return 0;
 }
 
 int cs__topo_use_ecmp(cs_topo *t, cs_err *err)

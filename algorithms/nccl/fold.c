@@ -345,7 +345,10 @@ int cs_nccl_fold_ring(const cs_coll_req *req, const cs_topo *topo, const cs_sim_
         char name[48];
         int v;
         snprintf(name, sizeof name, "fold.ghost%d", i);
-        if ((v = cs_topo_add_node(f, name, CS_NODE_GPU, -1)) < 0 ||
+        /* The ghost stands for a GPU of the next node: another group, so that transfers
+         * into it are NET (sim/exec.h transports), as in the full run. */
+        if ((v = cs_topo_add_node(f, name, CS_NODE_GPU,
+                                  t->nodes[t->ranks[0]].group + 1)) < 0 ||
             cs_topo_add_link(f, t->ranks[i], v, "fold", GHOST_GBPS, 0) < 0) {
             rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
             goto out;

@@ -6,6 +6,9 @@
  *            "protocols": {"Simple": {"enabled": true, "base_us": 8.4, "hop_us": 2.8,
  *                                     "bw_eff": 1.0, "chunk_bytes": 2097152,
  *                                     "channel_bytes": 32768}, ...},
+ *            "transports": {"p2p": {...}, "shm": {...},
+ *                           "net": {"lat_us": 0, "flush_us": 0, "bw_eff": 1, "msg_us": 0,
+ *                                   "msg_bytes": 524288}},
  *            "calibration": {...}}
  * Every key is optional and overrides the table of "version" (default: the newest).
  * "calibration" records what `collsim calibrate` fitted; it is kept as written and not
@@ -48,13 +51,42 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
     return 0;
 }
 
+/* One transport's object: {"lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes"}, all
+ * optional. */
+static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
+                          double *flush_us, cs_err *err)
+{
+    static const char *const keys[] = {"lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes",
+                                       NULL};
+    char path[CS_JPATH_MAX];
+    long mb = (long)q->msg_bytes;
+    int rc;
+    if (!json_is_object(obj))
+        return cs_err_set(err, CS_EINVAL, where, "expected an object, got %s",
+                          cs__json_type_name(obj));
+    if ((rc = cs__json_check_keys(obj, where, keys, NULL, err)) < 0 ||
+        (rc = cs__json_nonneg(obj, where, "lat_us", 0, &q->lat_us, err)) < 0 ||
+        (rc = cs__json_nonneg(obj, where, "flush_us", 0, flush_us, err)) < 0 ||
+        (rc = cs__json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
+        (rc = cs__json_nonneg(obj, where, "msg_us", 0, &q->msg_us, err)) < 0 ||
+        (rc = cs__json_int(obj, where, "msg_bytes", 0, 0, 1L << 40, &mb, err)) < 0)
+        return rc;
+    q->msg_bytes = (uint64_t)mb;
+    if (q->bw_eff > 1) {
+        cs__jpath_key(path, sizeof path, where, "bw_eff");
+        return cs_err_set(err, CS_EINVAL, path, "must be in (0, 1], got %g", q->bw_eff);
+    }
+    return 0;
+}
+
 int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *err)
 {
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps",
                                        "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
-                                       "proto", "protocols", "calibration", NULL};
+                                       "proto", "protocols", "transports",
+                                       "calibration", NULL};
     const char *version = NULL, *proto = NULL;
-    json_t *protos = NULL, *cal = NULL;
+    json_t *protos = NULL, *cal = NULL, *trs = NULL;
     long channels, max_chunks;
     int rc, i;
     cs_nccl_params_default(out);
@@ -77,6 +109,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
         (rc = cs__json_int(nccl, "nccl", "max_chunks", 0, 1, 4096, &max_chunks, err)) < 0 ||
         (rc = cs__json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
         (rc = cs__json_object(nccl, "nccl", "protocols", 0, &protos, err)) < 0 ||
+        (rc = cs__json_object(nccl, "nccl", "transports", 0, &trs, err)) < 0 ||
         (rc = cs__json_object(nccl, "nccl", "calibration", 0, &cal, err)) < 0)
         return rc;
     out->channels = (int)channels;
@@ -98,6 +131,18 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
             char path[CS_JPATH_MAX];
             cs__jpath_key(path, sizeof path, "nccl.protocols", names[i]);
             if (q && (rc = read_proto(q, path, &out->proto[i], err)) < 0)
+                return rc;
+        }
+    }
+    if (trs) {
+        const char *const names[] = {"p2p", "shm", "net", NULL};
+        if ((rc = cs__json_check_keys(trs, "nccl.transports", names, NULL, err)) < 0)
+            return rc;
+        for (i = 0; i < CS_TR_COUNT; i++) {
+            json_t *q = json_object_get(trs, names[i]);
+            char path[CS_JPATH_MAX];
+            cs__jpath_key(path, sizeof path, "nccl.transports", names[i]);
+            if (q && (rc = read_transport(q, path, &out->tr[i], &out->flush_us[i], err)) < 0)
                 return rc;
         }
     }

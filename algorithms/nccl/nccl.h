@@ -61,6 +61,14 @@ typedef struct cs_nccl_params {
                                 where every node does the same, one node stands for all
                                 (fold.c; equal times, N times cheaper) - not in JSON */
     cs_nccl_proto proto[CS_PROTO_COUNT];
+    cs_transport_costs tr[CS_TR_COUNT];  /* NCCL's transports P2P, SHM, NET (sim/exec.h):
+                                 step latency, copy efficiency, proxy time per message and
+                                 message size; zeros (the default) = none, the links and the
+                                 protocol decide ("transports" in JSON) */
+    double flush_us[CS_TR_COUNT];  /* added to a transport's step latency with Simple only,
+                                 us: NCCL's tuner counts a net plugin's latency twice for
+                                 Simple (the receiver's flush of GPUDirect writes, tuning.cc);
+                                 0 = none ("flush_us" in JSON) */
 } cs_nccl_params;
 
 /* Default table for NCCL 2.30.7 (models.md §2.4, §2.5, §2.7): base latencies of Ring
@@ -82,13 +90,22 @@ int cs_nccl_params_version(const char *version, cs_nccl_params *p, cs_err *err);
 const char *cs_proto_name(cs_proto p);
 int cs_proto_lookup(const char *name, cs_proto *out, cs_err *err);
 
+/* Names of the transports in JSON ("p2p", "shm", "net"), by cs_transport. */
+const char *cs_transport_name(cs_transport t);
+/* The transport costs of c in words, for explain ("net: step 40 us, proxy 40 us per
+ * 2097152 B message"; transports without costs left out, "; " between them) into buf
+ * (truncated to n). Returns 1 if some transport has costs, 0 (buf "") if none. */
+int cs_nccl_transports_str(const cs_sim_costs *c, char *buf, size_t n);
+
 /* Check ranges: launch >= 0, channels >= 1, max_chunks >= 1, per protocol base/hop >= 0,
+ * per transport lat_us, msg_us >= 0 and bw_eff in [0, 1] (0 = 1),
  * bw_eff in (0, 1], chunk_bytes >= 1, at least one protocol enabled, a forced protocol
  * enabled. where names the object in messages ("nccl"). */
 int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err);
 
 /* The executor costs of running protocol pr: launch + base as the job's launch cost,
- * hop_us per transfer, bw_eff, the channel cap. With nvls set, those of NVLS instead (it
+ * hop_us per transfer, bw_eff, the channel cap, the transports' costs (the same for every
+ * protocol: a NET step is a message whatever the protocol). With nvls set, those of NVLS instead (it
  * runs Simple only): launch + nvls_lat_us, no per-transfer latency, Simple's bw_eff x
  * nvls_eff. Reductions always run inside the receive loop (reduce_in_loop). */
 void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs *out);

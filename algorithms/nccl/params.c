@@ -7,6 +7,38 @@
 #include <strings.h>
 
 static const char *const proto_names[CS_PROTO_COUNT] = {"LL", "LL128", "Simple"};
+static const char *const tr_names[CS_TR_COUNT] = {"p2p", "shm", "net"};
+
+const char *cs_transport_name(cs_transport t)
+{
+    return t >= 0 && t < CS_TR_COUNT ? tr_names[t] : "?";
+}
+
+int cs_nccl_transports_str(const cs_sim_costs *c, char *buf, size_t n)
+{
+    size_t len = 0;
+    int i, any = 0;
+    if (n)
+        buf[0] = 0;
+    for (i = 0; i < CS_TR_COUNT; i++) {
+        const cs_transport_costs *q = &c->tr[i];
+        char part[160];
+        int k;
+        if (!(q->lat_us > 0 || (q->bw_eff > 0 && q->bw_eff < 1) || q->msg_us > 0))
+            continue;
+        k = snprintf(part, sizeof part, "%s%s: step %g us", any ? "; " : "", tr_names[i],
+                     q->lat_us);
+        if (q->bw_eff > 0 && q->bw_eff < 1)
+            k += snprintf(part + k, sizeof part - (size_t)k, ", copy x %g", q->bw_eff);
+        if (q->msg_us > 0)
+            snprintf(part + k, sizeof part - (size_t)k, ", proxy %g us per %llu B message",
+                     q->msg_us, (unsigned long long)q->msg_bytes);
+        if (len < n)
+            len += (size_t)snprintf(buf + len, n - len, "%s", part);
+        any = 1;
+    }
+    return any;
+}
 
 /* Built-in tables, newest first. */
 static const struct {
@@ -126,6 +158,15 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
     }
     if (!any)
         return cs_err_set(err, CS_EINVAL, where, "no protocol is enabled");
+    for (i = 0; i < CS_TR_COUNT; i++) {
+        const cs_transport_costs *t = &p->tr[i];
+        if (!(t->lat_us >= 0) || !(t->msg_us >= 0) || !(t->bw_eff >= 0) || t->bw_eff > 1 ||
+            !(p->flush_us[i] >= 0))
+            return cs_err_set(err, CS_EINVAL, where, "transport %s: lat_us and msg_us must "
+                              "be >= 0, bw_eff in (0, 1] and flush_us >= 0, got %g, %g, "
+                              "%g, %g", cs_transport_name((cs_transport)i), t->lat_us,
+                              t->msg_us, t->bw_eff, p->flush_us[i]);
+    }
     if (p->force_proto >= 0 && (p->force_proto >= CS_PROTO_COUNT ||
                                 !p->proto[p->force_proto].enabled))
         return cs_err_set(err, CS_EINVAL, where, "protocol %s is forced but disabled",
@@ -135,6 +176,11 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
 
 void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs *out)
 {
+    int i;
+    memset(out, 0, sizeof *out);
+    memcpy(out->tr, p->tr, sizeof out->tr);
+    for (i = 0; i < CS_TR_COUNT && !nvls && pr == CS_PROTO_SIMPLE; i++)
+        out->tr[i].lat_us += p->flush_us[i];
     out->launch_us = p->launch_us + (nvls ? p->nvls_lat_us : p->proto[pr].base_us);
     out->xfer_lat_us = nvls ? 0.0 : p->proto[pr].hop_us;
     out->bw_eff = p->proto[pr].bw_eff * (nvls ? p->nvls_eff : 1.0);

@@ -1,0 +1,312 @@
+/* test_transport.c: NCCL's transports in the executor (sim/exec.h cs_transport_costs): P2P,
+ * SHM and NET chosen per transfer from its route, host memory shared by both directions of
+ * host-staged copies (topologies/routing.c cs__host_detour), NET with GPUDirect RDMA or
+ * staged through host memory, a step latency that the pieces of a step overlap, a proxy's
+ * time per message, and the "transports" keys of the "nccl" object. Every expected number is
+ * derived by hand in a comment. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "tests/testutil.h"
+#include "sim/exec.h"
+#include "algorithms/nccl/nccl.h"
+#include "algorithms/nccl/mode.h"
+#include "algorithms/nccl/fold.h"
+#include "algorithms/coll.h"
+#include "topologies/topology.h"
+
+static cs_topo *load(const char *json)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    if (cs_topo_load_string(json, "test", &t, &err) < 0)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    return t;
+}
+
+#define MB12 12000000u   /* 12 MB: 1000 us at 12 GB/s */
+
+/* Time (us) of rank 0 sending `bytes` to rank dst, and, with both, dst sending as much
+ * back at the same time (the two transfers are independent). */
+static double xfer_us(const cs_topo *t, int dst, uint64_t bytes, int both,
+                      const cs_sim_costs *c)
+{
+    cs_sched s;
+    cs_time t_ps = -1;
+    cs_err err;
+    cs_sim_opts so = {0, 0, c};
+    int64_t k;
+    cs_sched_init(&s, CS_COLL_SENDRECV, t->n_ranks, 0, bytes);
+    k = cs_sched_chunk(&s, bytes, 0, dst);
+    cs_sched_xfer_range(&s, 0, dst, CS_OP_COPY, (uint32_t)k, 1, NULL, 0, 0);
+    if (both) {
+        k = cs_sched_chunk(&s, bytes, dst, 0);
+        cs_sched_xfer_range(&s, dst, 0, CS_OP_COPY, (uint32_t)k, 1, NULL, 0, 0);
+    }
+    if (cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, &err) < 0)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    cs_sched_fini(&s);
+    return cs_time_to_us(t_ps);
+}
+
+/* Distinct step latencies per transport, so the time says which one a transfer took. */
+static cs_sim_costs tr_costs(void)
+{
+    cs_sim_costs c;
+    memset(&c, 0, sizeof c);
+    c.tr[CS_TR_P2P].lat_us = 3;
+    c.tr[CS_TR_SHM].lat_us = 2;
+    c.tr[CS_TR_NET].lat_us = 5;
+    return c;
+}
+
+/* A PCIe box of 2 GPUs: under one switch with P2P, or on one CPU's root ports without
+ * (host-staged), 12 or 24 GB/s links of 1 us, 10 GB/s host memory. */
+static cs_topo *pcie_pair(int p2p)
+{
+    char json[640];
+    snprintf(json, sizeof json, "{\"kind\": \"pcie\", \"sockets\": 1, "
+             "\"switches_per_socket\": %d, \"%s\": 2, \"p2p\": %s, "
+             "\"link\": {\"class\": \"pcie4\", \"bandwidth_GBps\": %d, \"latency_us\": 1}, "
+             "\"host_memory\": {\"bandwidth_GBps\": 10}}", p2p ? 1 : 0,
+             p2p ? "gpus_per_switch" : "gpus_per_socket", p2p ? "true" : "false",
+             p2p ? 12 : 24);
+    return load(json);
+}
+
+/* P2P under a PCIe switch: g0 -> sw -> g1, two links of 1 us, P2P's step latency 3 us,
+ * 12 MB at 12 GB/s: 2 + 3 + 1000 = 1005 us; both directions at once take the same, each
+ * at full speed (full-duplex links, host memory untouched). */
+static void t_p2p(void)
+{
+    cs_topo *t = pcie_pair(1);
+    cs_sim_costs c = tr_costs();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 1005.0, 1e-9);
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 1, &c), 1005.0, 1e-9);
+    cs_topo_free(t);
+}
+
+/* SHM without P2P: g0 -> cpu0 -> mem0 -> cpu0 -> g1, latencies 1 + 0 + 0 + 1 us, SHM's
+ * step latency 2 us, the host memory's 10 GB/s the bottleneck: 12 MB in 1200 us, 1204 us.
+ * Both directions: each crosses cpu0 -> mem0 and mem0 -> cpu0, so each direction of the
+ * memory carries two flows at 5 GB/s: 2400 + 4 = 2404 us. With SHM's copy efficiency
+ * 0.8 the transfer loads the route like 15 MB: 1500 + 4 = 1504 us. */
+static void t_shm(void)
+{
+    cs_topo *t = pcie_pair(0);
+    cs_sim_costs c = tr_costs();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 1204.0, 1e-9);
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 1, &c), 2404.0, 1e-9);
+    c.tr[CS_TR_SHM].bw_eff = 0.8;
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 1504.0, 1e-9);
+    cs_topo_free(t);
+}
+
+/* NCCL's default P2P level is PXB: with P2P on, two GPUs under different PCIe switches of
+ * one socket still use SHM (their path crosses the CPU, PHB). g0 -> sw0 -> cpu0 -> mem0 ->
+ * cpu0 -> sw1 -> g1: latencies 1+1+0+0+1+1 = 4 us, SHM's step latency 2 us (not P2P's 3),
+ * host memory 10 GB/s: 1200 + 6 = 1206 us. */
+static void t_p2p_level(void)
+{
+    cs_topo *t = load("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 2, "
+                      "\"gpus_per_switch\": 1, \"p2p\": true, \"link\": {\"class\": "
+                      "\"pcie4\", \"bandwidth_GBps\": 12, \"latency_us\": 1}, "
+                      "\"host_memory\": {\"bandwidth_GBps\": 10}}");
+    cs_sim_costs c = tr_costs();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 1206.0, 1e-9);
+    cs_topo_free(t);
+}
+
+/* Two servers of 1 GPU and 1 NIC on one switch: with a PCIe switch the NIC sits beside the
+ * GPU (GPUDirect RDMA, NCCL's PXB); without, both hang off the CPU's root ports and the
+ * copy is staged in host memory (PHB > NCCL's GDR level PXB). */
+static cs_topo *net_pair(int gdr)
+{
+    char json[768];
+    snprintf(json, sizeof json, "{\"kind\": \"cluster\", \"nodes\": 2, \"node\": {"
+             "\"kind\": \"node\", \"gpus\": 1, \"nics\": 1, "
+             "\"nic\": {\"class\": \"roce100\", \"bandwidth_GBps\": 12, \"latency_us\": 1}, "
+             "\"pcie\": {\"class\": \"pcie4\", \"bandwidth_GBps\": 24, \"latency_us\": 1}, "
+             "\"pcie_switches\": %d, \"cpus\": 1, \"host_memory\": {\"bandwidth_GBps\": 10}}, "
+             "\"fabric\": {\"type\": \"switch\"}}", gdr ? 1 : 0);
+    return load(json);
+}
+
+/* GDR: g -> pcisw -> nic -> switch -> nic -> pcisw -> g, latencies 1+1+1+1+1+1 = 6 us, NET's
+ * step latency 5 us, the NIC's 12 GB/s: 1000 + 11 = 1011 us, both directions the same.
+ * Staged: g -> cpu -> mem -> cpu -> nic -> switch -> nic -> cpu -> mem -> cpu -> g,
+ * latencies 1+0+0+1+1+1+1+0+0+1 = 6 us, host memory's 10 GB/s: 1200 + 11 = 1211 us; both
+ * directions: each server's memory carries the outgoing and the incoming copy, 5 GB/s
+ * each: 2400 + 11 = 2411 us. */
+static void t_net_gdr_staged(void)
+{
+    cs_topo *g = net_pair(1), *s = net_pair(0);
+    cs_sim_costs c = tr_costs();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CS_ASSERT_REL(xfer_us(g, 1, MB12, 0, &c), 1011.0, 1e-9);
+    CS_ASSERT_REL(xfer_us(g, 1, MB12, 1, &c), 1011.0, 1e-9);
+    CS_ASSERT_REL(xfer_us(s, 1, MB12, 0, &c), 1211.0, 1e-9);
+    CS_ASSERT_REL(xfer_us(s, 1, MB12, 1, &c), 2411.0, 1e-9);
+    cs_topo_free(g);
+    cs_topo_free(s);
+}
+
+/* The proxy: NET messages of 1 MB, 100 us each on the sender's proxy: 12 messages take
+ * 1200 us from when the transfer is sent (after the 5 us step latency): done at 1205 us,
+ * later than the bytes (1011 us). At 10 us a message (120 us) the bytes decide: 1011 us.
+ * Both directions: each rank's proxy handles its own sends, so still 1205 us. */
+static void t_net_proxy(void)
+{
+    cs_topo *g = net_pair(1);
+    cs_sim_costs c = tr_costs();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    c.tr[CS_TR_NET].msg_bytes = 1000000;
+    c.tr[CS_TR_NET].msg_us = 100;
+    CS_ASSERT_REL(xfer_us(g, 1, MB12, 0, &c), 1205.0, 1e-9);
+    CS_ASSERT_REL(xfer_us(g, 1, MB12, 1, &c), 1205.0, 1e-9);
+    c.tr[CS_TR_NET].msg_us = 10;
+    CS_ASSERT_REL(xfer_us(g, 1, MB12, 0, &c), 1011.0, 1e-9);
+    cs_topo_free(g);
+}
+
+/* A step of two pieces on one NET connection, the second after the first (as ring.c chains
+ * them): the step latency is paid by the first piece only, the second is in flight behind
+ * it. 6 MB each at 12 GB/s = 500 us: (5 + 6 + 500) + (6 + 500) = 1017 us, not 1022. */
+static void t_net_step_latency(void)
+{
+    cs_topo *g = net_pair(1);
+    cs_sim_costs c = tr_costs();
+    cs_sched s;
+    cs_time t_ps = -1;
+    cs_err err;
+    cs_sim_opts so = {0, 0, &c};
+    int64_t k0, k1, x0, x1;
+    uint32_t dep;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    cs_sched_init(&s, CS_COLL_SENDRECV, 2, 0, 2 * 6000000);
+    k0 = cs_sched_chunk(&s, 6000000, 0, 1);
+    k1 = cs_sched_chunk(&s, 6000000, 0, 1);
+    x0 = cs_sched_xfer_range(&s, 0, 1, CS_OP_COPY, (uint32_t)k0, 1, NULL, 0, 0);
+    dep = (uint32_t)x0;
+    x1 = cs_sched_xfer_range(&s, 0, 1, CS_OP_COPY, (uint32_t)k1, 1, &dep, 1, 0);
+    CU_ASSERT_FATAL(x0 >= 0 && x1 >= 0);
+    s.xfers[x1].pipe = 1;
+    CU_ASSERT_EQUAL(cs_sim_once(g, &s, NULL, &so, &t_ps, NULL, &err), 0);
+    CS_ASSERT_REL(cs_time_to_us(t_ps), 1017.0, 1e-9);
+    cs_sched_fini(&s);
+    cs_topo_free(g);
+}
+
+/* The "transports" object of "nccl": read into the table, copied into the costs; bad
+ * values are errors naming their path. */
+static void t_json(void)
+{
+    json_t *o = json_loads("{\"transports\": {\"net\": {\"lat_us\": 20, \"flush_us\": 7, \"msg_us\": 4, "
+                           "\"msg_bytes\": 524288, \"bw_eff\": 0.9}, \"shm\": {\"lat_us\": 1}}}",
+                           0, NULL);
+    json_t *bad = json_loads("{\"transports\": {\"net\": {\"bw_eff\": 2}}}", 0, NULL);
+    json_t *bad2 = json_loads("{\"transports\": {\"nvlink\": {}}}", 0, NULL);
+    cs_nccl_params p;
+    cs_sim_costs c;
+    cs_err err;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_params_from_json(o, &p, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.tr[CS_TR_NET].lat_us, 20, 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.tr[CS_TR_NET].msg_us, 4, 0);
+    CU_ASSERT_EQUAL(p.tr[CS_TR_NET].msg_bytes, 524288u);
+    CU_ASSERT_DOUBLE_EQUAL(p.tr[CS_TR_SHM].lat_us, 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.tr[CS_TR_P2P].lat_us, 0, 0);
+    cs_nccl_costs(&p, CS_PROTO_SIMPLE, 0, &c);
+    CU_ASSERT_DOUBLE_EQUAL(c.tr[CS_TR_NET].bw_eff, 0.9, 0);
+    /* The flush counts with Simple only: 20 + 7 = 27 us a step; LL 20. */
+    CU_ASSERT_DOUBLE_EQUAL(c.tr[CS_TR_NET].lat_us, 27, 1e-12);
+    cs_nccl_costs(&p, CS_PROTO_LL, 0, &c);
+    CU_ASSERT_DOUBLE_EQUAL(c.tr[CS_TR_NET].lat_us, 20, 1e-12);
+    {
+        char buf[256];
+        CU_ASSERT_EQUAL(cs_nccl_transports_str(&c, buf, sizeof buf), 1);
+        CU_ASSERT_STRING_EQUAL(buf, "shm: step 1 us; net: step 20 us, copy x 0.9, proxy 4 us "
+                               "per 524288 B message");
+        memset(c.tr, 0, sizeof c.tr);
+        CU_ASSERT_EQUAL(cs_nccl_transports_str(&c, buf, sizeof buf), 0);
+        CU_ASSERT_STRING_EQUAL(buf, "");
+    }
+    CU_ASSERT(cs_nccl_params_from_json(bad, &p, &err) < 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.net.bw_eff");
+    CU_ASSERT(cs_nccl_params_from_json(bad2, &p, &err) < 0);
+    json_decref(o);
+    json_decref(bad);
+    json_decref(bad2);
+}
+
+/* Folding a multi-node ring onto one node (algorithms/nccl/fold.c) keeps the transports:
+ * the ghost standing for the next node's GPU is on another server, so the transfers into
+ * it are NET as in the full run, and the proxy time is the sender's, a rank of the first
+ * node. 3 x dgx-h100 on rails, 16 channels, NET step latency 20 us and 10 us per 512 KiB
+ * message: the folded time equals the full simulation's, and the NET costs show (slower
+ * than without them). */
+static void t_fold_keeps_transports(void)
+{
+    static const char text[] = "{\"kind\":\"cluster\",\"nodes\":3,\"node\":\"dgx-h100\","
+        "\"fabric\":{\"type\":\"rail\",\"link\":{\"class\":\"ib_ndr\","
+        "\"bandwidth_GBps\":50,\"latency_us\":1.5}},\"nccl\":{\"channels\":16,"
+        "\"transports\":{\"net\":{\"lat_us\":20,\"msg_us\":10,\"msg_bytes\":524288}}}}";
+    char spec[64];
+    FILE *f;
+    int fd, on, pr;
+    cs_topo *t = NULL;
+    cs_err err;
+    cs_nccl_params np;
+    const cs_algo *ring;
+    snprintf(spec, sizeof spec, "/tmp/cs_test_transport_XXXXXX");
+    fd = mkstemp(spec);
+    CU_ASSERT_FATAL(fd >= 0);
+    f = fdopen(fd, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(spec, NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+    for (pr = CS_PROTO_LL128; pr < CS_PROTO_COUNT; pr++) {
+        cs_coll_req req;
+        cs_nccl_pick full, fold, bare;
+        cs_time tf = 0;
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 48u << 20);
+        req.topo = t;
+        np.force_proto = pr;
+        np.no_fold = 1;
+        CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &full, &err), 0);
+        np.no_fold = 0;
+        CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &fold, &err), 0);
+        CS_ASSERT_REL(fold.time_us, full.time_us, 1e-9);
+        req.channels = fold.channels;
+        req.chunks = fold.chunks;
+        CU_ASSERT_EQUAL(cs_nccl_fold_ring(&req, t, NULL, 1.0, 0, &tf, &err), 1);
+        memset(np.tr, 0, sizeof np.tr);
+        CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &bare, &err), 0);
+        CU_ASSERT(bare.time_us < fold.time_us);
+        np.tr[CS_TR_NET].lat_us = 20;
+        np.tr[CS_TR_NET].msg_us = 10;
+        np.tr[CS_TR_NET].msg_bytes = 524288;
+    }
+    cs_topo_free(t);
+    unlink(spec);
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case tr[] = {
+        {"p2p_both_directions", t_p2p}, {"shm_shares_host", t_shm},
+        {"p2p_level_pxb", t_p2p_level},
+        {"net_gdr_vs_staged", t_net_gdr_staged}, {"net_proxy", t_net_proxy},
+        {"net_step_latency", t_net_step_latency}, {"json", t_json},
+        {"fold_keeps_transports", t_fold_keeps_transports}, {NULL, NULL}};
+    return cs_test_add_suite("transport", tr);
+}
