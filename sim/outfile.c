@@ -192,6 +192,14 @@ int cs_outfile_commit(cs_outfile *o, cs_err *err)
         e = errno;
     }
     o->f = NULL;
+    /* Test hook (tests/output.sh): hold the finished temporary this many seconds before
+     * the rename, so a signal is sure to arrive while it exists, however loaded the machine. */
+    if (!bad && o->tmp && getenv("COLLSIM_TEST_HOLD_OUTPUT_S")) {
+        long sec = strtol(getenv("COLLSIM_TEST_HOLD_OUTPUT_S"), NULL, 10);
+        unsigned left = sec > 0 && sec <= 600 ? (unsigned)sec : 0;
+        while (left > 0)
+            left = sleep(left);
+    }
     /* the target may have changed meanwhile: never rename over anything but a file */
     if (!bad && o->tmp && lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
         bad = 1;
