@@ -111,13 +111,20 @@ static int grid_build(cs_topo *t, grid *g, const cs__linkspec *ls, cs_err *err)
     return 0;
 }
 
-/* The rank link: "link", every problem to col when checking (see cs__topo_note). */
-static int grid_link(json_t *root, cs__linkspec *ls, cs_topo_problems *col, cs_err *err)
+/* The rank link ("link", every problem to col when checking, see cs__topo_note), then a new
+ * empty grid in *g, left NULL when col holds more problems than its first n0. */
+static int grid_new(json_t *root, cs__linkspec *ls, cs_topo_problems *col, int n0, grid **g,
+                    cs_err *err)
 {
     json_t *link = NULL;
+    *g = NULL;
     CS__NOTE(col, err, cs_json_object(root, "", "link", 1, &link, err));
     if (link)
         CS__NOTE(col, err, cs__linkspec_parse(link, "link", NULL, NULL, ls, err));
+    if (col && col->n > n0)
+        return 0;
+    if (!(*g = calloc(1, sizeof **g)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     return 0;
 }
 
@@ -173,12 +180,8 @@ static int dims_run(json_t *root, cs_topo *t, int is_torus, cs_topo_problems *co
                 break;
             }
         }
-    if ((rc = grid_link(root, &ls, col, err)) < 0)
+    if ((rc = grid_new(root, &ls, col, n0, &g, err)) < 0 || !g)
         return rc;
-    if (col && col->n > n0)
-        return 0;
-    if (!(g = calloc(1, sizeof *g)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     g->is_torus = is_torus;
     g->n_dims = (int)json_array_size(dims);
     for (i = 0; i < (size_t)g->n_dims; i++)
@@ -210,12 +213,8 @@ static int cube_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *err
     if (n & (n - 1))
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "ranks", "must be a power of two, got %ld",
                                       n));
-    if ((rc = grid_link(root, &ls, col, err)) < 0)
+    if ((rc = grid_new(root, &ls, col, n0, &g, err)) < 0 || !g)
         return rc;
-    if (col && col->n > n0)
-        return 0;
-    if (!(g = calloc(1, sizeof *g)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     while ((1L << d) < n)
         g->dims[d++] = 2;
     if (d == 0)
