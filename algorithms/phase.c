@@ -270,6 +270,23 @@ double cs__serial_reduce(int n, double t, double g)
     return t + (n - 1) * (t > g ? t : g) + g;
 }
 
+int cs__fold_blocks(const cs_coll_req *req, cs_sched *s, cs__fold *fd, cs__front *f,
+                    int **rank, int **start)
+{
+    int p = req->n_ranks, v, rc;
+    for (v = 0; v < p; v++)
+        if (cs_sched_chunk(s, cs_split(req->bytes, (uint64_t)p, (uint64_t)v), v, -1) < 0)
+            return CS_ENOMEM;
+    if (p == 1)
+        return 1;
+    cs__fold_init(fd, p);
+    if ((rc = cs__front_init(f, s, p)) < 0)
+        return rc;
+    if ((rc = cs__fold_arrays(fd, 0, 1, rank, start)) < 0)
+        cs__front_fini(f);
+    return rc;
+}
+
 int cs__fold_in(cs__front *f, const cs__fold *fd, int root, cs_op op, int own, uint32_t n)
 {
     int p = fd->p, v, rc = 0;

@@ -43,18 +43,8 @@ static int build_allgather(const cs_coll_req *req, cs_sched *s)
     uint32_t *ids;
     cs__fold fd;
     cs__front f;
-    for (v = 0; v < p; v++)
-        if (cs_sched_chunk(s, cs_split(req->bytes, (uint64_t)p, (uint64_t)v), v, -1) < 0)
-            return CS_ENOMEM;
-    if (p == 1)
-        return 0;
-    cs__fold_init(&fd, p);
-    if ((rc = cs__front_init(&f, s, p)) < 0)
-        return rc;
-    if ((rc = cs__fold_arrays(&fd, 0, 1, &rank, &start)) < 0) {
-        cs__front_fini(&f);
-        return rc;
-    }
+    if ((rc = cs__fold_blocks(req, s, &fd, &f, &rank, &start)) != 0)
+        return rc < 0 ? rc : 0;
     ids = malloc((size_t)p * sizeof *ids);
     if (!ids)
         rc = CS_ENOMEM;

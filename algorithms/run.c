@@ -70,6 +70,18 @@ static void take_links(const cs_sim *sim, const cs_topo *t, cs_time span_ps, uin
     }
 }
 
+/* A table row: size S bytes (count elements) in time_us with wrong ranks, by algorithm. */
+static void row_set(cs_row *row, uint64_t S, uint64_t count, double time_us, int wrong,
+                    const char *algorithm)
+{
+    memset(row, 0, sizeof *row);
+    row->size_bytes = S;
+    row->count = count;
+    row->time_us = time_us;
+    row->wrong = wrong;
+    row->algorithm = algorithm;
+}
+
 /* Simulate s alone on t with link statistics into links (S bytes per rank moved): its end
  * (*t_ps) and wrong ranks (*wrong) when asked (may be NULL). Returns 0 or a negative code. */
 static int run_links(const cs_topo *t, const cs_sim_opts *so, cs_sched *s, uint64_t S,
@@ -159,12 +171,7 @@ static int run_size_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, in
         if (rc < 0)
             return rc;
     }
-    memset(row, 0, sizeof *row);
-    row->size_bytes = S;
-    row->count = count;
-    row->time_us = pick.time_us;
-    row->wrong = pick.wrong;
-    row->algorithm = pick.algo->name;
+    row_set(row, S, count, pick.time_us, pick.wrong, pick.algo->name);
     row->protocol = cs_proto_name(pick.proto);
     row->channels = pick.channels;
     return 0;
@@ -219,12 +226,7 @@ static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, i
     cs_sched_fini(&s);
     if (rc < 0)
         return rc;
-    memset(row, 0, sizeof *row);
-    row->size_bytes = S;
-    row->count = count;
-    row->time_us = cs_time_to_us(t_ps);
-    row->wrong = wrong;
-    row->algorithm = ops->name;
+    row_set(row, S, count, cs_time_to_us(t_ps), wrong, ops->name);
     closed_form(ops, &req, t, row);
     return 0;
 }
