@@ -260,38 +260,34 @@ int cs_json_string(const json_t *obj, const char *parent, const char *key, int r
     return cs_json_as_string(v, path, out, err);
 }
 
-int cs_json_array(const json_t *obj, const char *parent, const char *key, int required,
-                  json_t **out, cs_err *err)
+/* obj[key] of JSON type want, named expected ("an array"); *out borrowed, NULL if absent. */
+static int typed_key(const json_t *obj, const char *parent, const char *key, int required,
+                     json_type want, const char *expected, json_t **out, cs_err *err)
 {
     char path[CS_JPATH_MAX];
     json_t *v;
     int rc;
     *out = NULL;
-    rc = get_key(obj, parent, key, required, "an array", &v, path, err);
+    rc = get_key(obj, parent, key, required, expected, &v, path, err);
     if (rc <= 0)
         return rc;
-    if (!json_is_array(v))
-        return cs_err_set(err, CS_EINVAL, path, "expected an array, got %s",
+    if (json_typeof(v) != want)
+        return cs_err_set(err, CS_EINVAL, path, "expected %s, got %s", expected,
                           cs_json_type_name(v));
     *out = v;
     return 0;
 }
 
+int cs_json_array(const json_t *obj, const char *parent, const char *key, int required,
+                  json_t **out, cs_err *err)
+{
+    return typed_key(obj, parent, key, required, JSON_ARRAY, "an array", out, err);
+}
+
 int cs_json_object(const json_t *obj, const char *parent, const char *key, int required,
                    json_t **out, cs_err *err)
 {
-    char path[CS_JPATH_MAX];
-    json_t *v;
-    int rc;
-    *out = NULL;
-    rc = get_key(obj, parent, key, required, "an object", &v, path, err);
-    if (rc <= 0)
-        return rc;
-    if (!json_is_object(v))
-        return cs_err_set(err, CS_EINVAL, path, "expected an object, got %s",
-                          cs_json_type_name(v));
-    *out = v;
-    return 0;
+    return typed_key(obj, parent, key, required, JSON_OBJECT, "an object", out, err);
 }
 
 /* The optional readers (plan wording). */
