@@ -68,5 +68,6 @@ for f in $(echo "$sources" | sort); do
     echo "layers: $f has $n lines; split it by concept (<= 600 lines a file)"
     bad=1
 done
-[ "$bad" -eq 0 ] && echo "layers: every include points down, no header circle, cli files <= 300 lines, no source file over 600 lines"
+[ "$bad" -eq 0 ] && echo "layers: every include points down, no header circle, cli files" \
+    "<= 300 lines, no source file over 600 lines"
 exit "$bad"
