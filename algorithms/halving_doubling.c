@@ -11,15 +11,15 @@
 
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
-    int p = req->n_ranks, v, rc, *rank, *start, step, lg = cs_floor_log2(p);
+    int p = req->n_ranks, rc, *rank, *start, step, lg = cs_floor_log2(p);
     cs__fold fd;
     cs__front f;
     (void)err;
     if ((rc = cs__rabenseifner_rs(req, s, &f, &fd, &rank, &start, &step)) < 0 || !rank)
         return rc;
     rc = cs__doubling(&f, fd.p2, rank, start, step + lg);
-    for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
-        rc = cs__ok(cs__put(&f, v - 1, v, CS_OP_COPY, 0, (uint32_t)fd.p2, step + 2 * lg));
+    if (rc >= 0)
+        rc = cs__fold_out(&f, &fd, 0, 0, (uint32_t)fd.p2, step + 2 * lg);
     free(rank);
     cs__front_fini(&f);
     return rc < 0 ? rc : 0;

@@ -65,6 +65,19 @@ int cs__fold_old(const cs__fold *fd, int w);
  * ranks' blocks (per_rank), so new ranks [w0, w1) hold chunks [start[w0], start[w1]).
  * One allocation: free *rank frees both. Returns 0 or CS_ENOMEM. */
 int cs__fold_arrays(const cs__fold *fd, int root, int per_rank, int **rank, int **start);
+/* The start of a fold algorithm on the p ranks' own blocks (chunk v = block v of the
+ * buffer, owned by rank v): the chunks, the fold, a front and the arrays of
+ * cs__fold_arrays (per rank, root 0). Returns 1 when p == 1 (nothing to move, nothing
+ * held), 0 with the front and *rank for the caller to free, or a negative code. */
+int cs__fold_blocks(const cs_coll_req *req, cs_sched *s, cs__fold *fd, cs__front *f,
+                    int **rank, int **start);
+/* The fold's end rounds, ranks counted from root (v = rank - root). In: every odd v < 2r
+ * sends v - 1 chunks [lo, lo + n) with op at step 0 (lo = v when own is set, else 0) and
+ * the round is committed; returns the step the phases on the p2 new ranks start at (1, or
+ * 0 when nothing folds) or a negative code. Out: every v - 1 copies the same chunks back to
+ * v at step; returns 0 or a negative code. */
+int cs__fold_in(cs__front *f, const cs__fold *fd, int root, cs_op op, int own, uint32_t n);
+int cs__fold_out(cs__front *f, const cs__fold *fd, int root, int own, uint32_t n, int step);
 
 /* Phases on n = 2^k "new" ranks w whose actual ranks are rank[w], where w holds the
  * super-block of chunks [start[w], start[w+1]) (start has n+1 entries). Each returns 0 or a

@@ -270,6 +270,43 @@ double cs__serial_reduce(int n, double t, double g)
     return t + (n - 1) * (t > g ? t : g) + g;
 }
 
+int cs__fold_blocks(const cs_coll_req *req, cs_sched *s, cs__fold *fd, cs__front *f,
+                    int **rank, int **start)
+{
+    int p = req->n_ranks, v, rc;
+    for (v = 0; v < p; v++)
+        if (cs_sched_chunk(s, cs_split(req->bytes, (uint64_t)p, (uint64_t)v), v, -1) < 0)
+            return CS_ENOMEM;
+    if (p == 1)
+        return 1;
+    cs__fold_init(fd, p);
+    if ((rc = cs__front_init(f, s, p)) < 0)
+        return rc;
+    if ((rc = cs__fold_arrays(fd, 0, 1, rank, start)) < 0)
+        cs__front_fini(f);
+    return rc;
+}
+
+int cs__fold_in(cs__front *f, const cs__fold *fd, int root, cs_op op, int own, uint32_t n)
+{
+    int p = fd->p, v, rc = 0;
+    for (v = 1; v < 2 * fd->r && rc >= 0; v += 2)
+        rc = cs__ok(cs__put(f, (root + v) % p, (root + v - 1) % p, op, own ? (uint32_t)v : 0, n,
+                            0));
+    if (rc >= 0)
+        rc = cs__front_commit(f);
+    return rc < 0 ? rc : fd->r > 0;
+}
+
+int cs__fold_out(cs__front *f, const cs__fold *fd, int root, int own, uint32_t n, int step)
+{
+    int p = fd->p, v, rc = 0;
+    for (v = 1; v < 2 * fd->r && rc >= 0; v += 2)
+        rc = cs__ok(cs__put(f, (root + v - 1) % p, (root + v) % p, CS_OP_COPY,
+                            own ? (uint32_t)v : 0, n, step));
+    return rc;
+}
+
 int cs__rabenseifner_rs(const cs_coll_req *req, cs_sched *s, cs__front *f, cs__fold *fd,
                         int **rank, int **start, int *step)
 {
@@ -287,13 +324,8 @@ int cs__rabenseifner_rs(const cs_coll_req *req, cs_sched *s, cs__front *f, cs__f
         cs__front_fini(f);
         return rc;
     }
-    for (v = 1; v < 2 * fd->r && rc >= 0; v += 2)
-        rc = cs__ok(cs__put(f, (root + v) % p, (root + v - 1) % p, CS_OP_REDUCE, 0,
-                            (uint32_t)fd->p2, 0));
-    if (rc >= 0)
-        rc = cs__front_commit(f);
     *step = fd->r > 0;
-    if (rc >= 0)
+    if ((rc = cs__fold_in(f, fd, root, CS_OP_REDUCE, 0, (uint32_t)fd->p2)) >= 0)
         rc = cs__halving(f, fd->p2, *rank, *start, *step);
     if (rc < 0) {
         free(*rank);

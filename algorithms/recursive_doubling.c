@@ -12,7 +12,7 @@
 
 static int build_allreduce(const cs_coll_req *req, cs_sched *s)
 {
-    int p = req->n_ranks, v, w, m, k, step, rc;
+    int p = req->n_ranks, w, m, k, step, rc;
     cs__fold fd;
     cs__front f;
     if (cs_sched_chunk(s, req->bytes, -1, -1) < 0)
@@ -22,11 +22,7 @@ static int build_allreduce(const cs_coll_req *req, cs_sched *s)
     cs__fold_init(&fd, p);
     if ((rc = cs__front_init(&f, s, p)) < 0)
         return rc;
-    for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
-        rc = cs__ok(cs__put(&f, v, v - 1, CS_OP_REDUCE, 0, 1, 0));
-    if (rc >= 0)
-        rc = cs__front_commit(&f);
-    step = fd.r > 0;
+    rc = step = cs__fold_in(&f, &fd, 0, CS_OP_REDUCE, 0, 1);
     for (m = 1, k = 0; m < fd.p2 && rc >= 0; m *= 2, k++) {
         for (w = 0; w < fd.p2 && rc >= 0; w++)
             if (!(w & m))
@@ -35,39 +31,24 @@ static int build_allreduce(const cs_coll_req *req, cs_sched *s)
         if (rc >= 0)
             rc = cs__front_commit(&f);
     }
-    for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
-        rc = cs__ok(cs__put(&f, v - 1, v, CS_OP_COPY, 0, 1, step + k));
+    if (rc >= 0)
+        rc = cs__fold_out(&f, &fd, 0, 0, 1, step + k);
     cs__front_fini(&f);
     return rc < 0 ? rc : 0;
 }
 
 static int build_allgather(const cs_coll_req *req, cs_sched *s)
 {
-    int p = req->n_ranks, v, rc, *rank, *start, step;
+    int p = req->n_ranks, v, rc, *rank, *start, step = 0;
     uint32_t *ids;
     cs__fold fd;
     cs__front f;
-    for (v = 0; v < p; v++)
-        if (cs_sched_chunk(s, cs_split(req->bytes, (uint64_t)p, (uint64_t)v), v, -1) < 0)
-            return CS_ENOMEM;
-    if (p == 1)
-        return 0;
-    cs__fold_init(&fd, p);
-    if ((rc = cs__front_init(&f, s, p)) < 0)
-        return rc;
-    if ((rc = cs__fold_arrays(&fd, 0, 1, &rank, &start)) < 0) {
-        cs__front_fini(&f);
-        return rc;
-    }
+    if ((rc = cs__fold_blocks(req, s, &fd, &f, &rank, &start)) != 0)
+        return rc < 0 ? rc : 0;
     ids = malloc((size_t)p * sizeof *ids);
     if (!ids)
         rc = CS_ENOMEM;
-    for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
-        rc = cs__ok(cs__put(&f, v, v - 1, CS_OP_COPY, (uint32_t)v, 1, 0));
-    if (rc >= 0)
-        rc = cs__front_commit(&f);
-    step = fd.r > 0;
-    if (rc >= 0)
+    else if ((rc = step = cs__fold_in(&f, &fd, 0, CS_OP_COPY, 1, 1)) >= 0)
         rc = cs__doubling(&f, fd.p2, rank, start, step);
     step += cs_floor_log2(p);
     /* The even partner sends the folded rank every block but its own. */

@@ -11,32 +11,16 @@
 
 static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
 {
-    int p = req->n_ranks, v, rc, *rank, *start, step;
+    int p = req->n_ranks, rc, *rank, *start, step;
     cs__fold fd;
     cs__front f;
     (void)err;
-    for (v = 0; v < p; v++)
-        if (cs_sched_chunk(s, cs_split(req->bytes, (uint64_t)p, (uint64_t)v), v, -1) < 0)
-            return CS_ENOMEM;
-    if (p == 1)
-        return 0;
-    cs__fold_init(&fd, p);
-    if ((rc = cs__front_init(&f, s, p)) < 0)
-        return rc;
-    if ((rc = cs__fold_arrays(&fd, 0, 1, &rank, &start)) < 0) {
-        cs__front_fini(&f);
-        return rc;
-    }
-    for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
-        rc = cs__ok(cs__put(&f, v, v - 1, CS_OP_REDUCE, 0, (uint32_t)p, 0));
-    if (rc >= 0)
-        rc = cs__front_commit(&f);
-    step = fd.r > 0;
-    if (rc >= 0)
+    if ((rc = cs__fold_blocks(req, s, &fd, &f, &rank, &start)) != 0)
+        return rc < 0 ? rc : 0;
+    if ((rc = step = cs__fold_in(&f, &fd, 0, CS_OP_REDUCE, 0, (uint32_t)p)) >= 0)
         rc = cs__halving(&f, fd.p2, rank, start, step);
-    step += cs_floor_log2(p);
-    for (v = 1; v < 2 * fd.r && rc >= 0; v += 2)
-        rc = cs__ok(cs__put(&f, v - 1, v, CS_OP_COPY, (uint32_t)v, 1, step));
+    if (rc >= 0)
+        rc = cs__fold_out(&f, &fd, 0, 1, 1, step + cs_floor_log2(p));
     free(rank);
     cs__front_fini(&f);
     return rc;

@@ -70,6 +70,38 @@ static void take_links(const cs_sim *sim, const cs_topo *t, cs_time span_ps, uin
     }
 }
 
+/* A table row: size S bytes (count elements) in time_us with wrong ranks, by algorithm. */
+static void row_set(cs_row *row, uint64_t S, uint64_t count, double time_us, int wrong,
+                    const char *algorithm)
+{
+    memset(row, 0, sizeof *row);
+    row->size_bytes = S;
+    row->count = count;
+    row->time_us = time_us;
+    row->wrong = wrong;
+    row->algorithm = algorithm;
+}
+
+/* Simulate s alone on t with link statistics into links (S bytes per rank moved): its end
+ * (*t_ps) and wrong ranks (*wrong) when asked (may be NULL). Returns 0 or a negative code. */
+static int run_links(const cs_topo *t, const cs_sim_opts *so, cs_sched *s, uint64_t S,
+                     cs_run_links *links, cs_time *t_ps, int *wrong, cs_err *err)
+{
+    cs_sim *sim;
+    cs_job *job;
+    int rc = cs_sim_new(&sim, t, so, err);
+    if (rc == 0 && (rc = cs_sim_add(sim, s, NULL, 0, &job, err)) == 0 &&
+        (rc = cs_sim_run(sim, err)) == 0) {
+        if (t_ps)
+            *t_ps = cs_job_end(job);
+        if (wrong)
+            *wrong = cs_job_wrong(job);
+        take_links(sim, t, cs_job_end(job), S, links);
+    }
+    cs_sim_free(sim);
+    return rc;
+}
+
 /* "sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2147483648 B (2 GiB), peak 2 flows": bytes
  * as an exact integer with the binary unit beside it. */
 static void link_line(const cs_topo *t, const cs_run_links *L, int k, char *buf, size_t n)
@@ -134,23 +166,12 @@ static int run_size_nccl(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, in
     if (links) {
         /* The winner again, for its link statistics. */
         cs_sim_opts so = {0, 0, &costs};
-        cs_sim *sim;
-        cs_job *job;
-        rc = cs_sim_new(&sim, t, &so, err);
-        if (rc == 0 && (rc = cs_sim_add(sim, &s, NULL, 0, &job, err)) == 0 &&
-            (rc = cs_sim_run(sim, err)) == 0)
-            take_links(sim, t, cs_job_end(job), S, links);
-        cs_sim_free(sim);
+        rc = run_links(t, &so, &s, S, links, NULL, NULL, err);
         cs_sched_fini(&s);
         if (rc < 0)
             return rc;
     }
-    memset(row, 0, sizeof *row);
-    row->size_bytes = S;
-    row->count = count;
-    row->time_us = pick.time_us;
-    row->wrong = pick.wrong;
-    row->algorithm = pick.algo->name;
+    row_set(row, S, count, pick.time_us, pick.wrong, pick.algo->name);
     row->protocol = cs_proto_name(pick.proto);
     row->channels = pick.channels;
     return 0;
@@ -198,29 +219,14 @@ static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, i
     rc = cs_algo_build(ops, &req, &s, err);
     if (rc < 0)
         return rc;
-    if (links) {
-        cs_sim *sim;
-        cs_job *job;
-        rc = cs_sim_new(&sim, t, &so, err);
-        if (rc == 0 && (rc = cs_sim_add(sim, &s, NULL, 0, &job, err)) == 0 &&
-            (rc = cs_sim_run(sim, err)) == 0) {
-            t_ps = cs_job_end(job);
-            wrong = cs_job_wrong(job);
-            take_links(sim, t, t_ps, S, links);
-        }
-        cs_sim_free(sim);
-    } else {
+    if (links)
+        rc = run_links(t, &so, &s, S, links, &t_ps, &wrong, err);
+    else
         rc = cs_sim_once(t, &s, NULL, &so, &t_ps, &wrong, err);
-    }
     cs_sched_fini(&s);
     if (rc < 0)
         return rc;
-    memset(row, 0, sizeof *row);
-    row->size_bytes = S;
-    row->count = count;
-    row->time_us = cs_time_to_us(t_ps);
-    row->wrong = wrong;
-    row->algorithm = ops->name;
+    row_set(row, S, count, cs_time_to_us(t_ps), wrong, ops->name);
     closed_form(ops, &req, t, row);
     return 0;
 }

@@ -46,6 +46,11 @@ int cs__log_meta_device(cs__log_meta *m, int rank, const char *host, const char 
  * -o, -p). Returns 1 if it named a test program, 0 if it is not a command line, CS_ENOMEM. */
 int cs__log_meta_command(cs__log_meta *m, const char *line);
 
+/* The collective of a test program name (a path is allowed; logparse.c). strict: a name
+ * without a _perf/_test suffix counts only when unambiguous (has an underscore or is
+ * "alltoall"). Returns 0 or CS_ENOENT. */
+int cs__log_coll_from_program(const char *prog, int strict, cs_coll *out);
+
 /* Split s (modified in place) at whitespace and at any character of extra_seps (may be
  * NULL); returns the token count (at most max). */
 int cs__log_split(char *s, const char *extra_seps, char **tok, int max);

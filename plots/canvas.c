@@ -315,18 +315,22 @@ double cs__text_w(cairo_t *cr, const char *s)
     return te.x_advance;
 }
 
+/* The baseline of text anchored at y: its top (ay <= 0), middle (0 < ay < 1) or baseline. */
+static double baseline(const cairo_font_extents_t *fe, double y, double ay)
+{
+    if (ay <= 0)
+        return y + fe->ascent;
+    if (ay < 1)
+        return y + (fe->ascent - fe->descent) / 2;
+    return y;
+}
+
 void cs__text(cairo_t *cr, double x, double y, double ax, double ay, const char *s)
 {
     cairo_font_extents_t fe;
-    double w = cs__text_w(cr, s), by;
+    double w = cs__text_w(cr, s);
     cairo_font_extents(cr, &fe);
-    if (ay <= 0)
-        by = y + fe.ascent;
-    else if (ay < 1)
-        by = y + (fe.ascent - fe.descent) / 2;
-    else
-        by = y;
-    cairo_move_to(cr, x - ax * w, by);
+    cairo_move_to(cr, x - ax * w, baseline(&fe, y, ay));
     cairo_show_text(cr, s);
     cairo_new_path(cr);
 }
@@ -403,12 +407,7 @@ void cs__texts_add(cs_plot_texts *tx, cairo_t *cr, double x, double y, double ax
     t = &tx->items[tx->n++];
     w = cs__text_w(cr, s);
     cairo_font_extents(cr, &fe);
-    if (ay <= 0)
-        by = y + fe.ascent;
-    else if (ay < 1)
-        by = y + (fe.ascent - fe.descent) / 2;
-    else
-        by = y;
+    by = baseline(&fe, y, ay);
     t->box.x = x - ax * w;
     t->box.y = by - fe.ascent;
     t->box.w = w;

@@ -163,6 +163,36 @@ int cs__series_add_closed_form(cs_series_set *set, int si, const double *closed,
     return 0;
 }
 
+/* A series about to be read with n rows: added to set under label (*si its index), with
+ * room for the rows' closed-form times (*closed, freed by series_end). where names the
+ * source in an out-of-memory error (may be NULL). Returns 0 or CS_ENOMEM. */
+static int series_begin(cs_series_set *set, const char *label, int is_measured, size_t n,
+                        const char *where, double **closed, int *si, cs_err *err)
+{
+    if (!(*closed = malloc((n ? n : 1) * sizeof **closed)))
+        return cs_err_set(err, CS_ENOMEM, where, "out of memory");
+    if (!cs_series_add(set, label, is_measured)) {
+        free(*closed);
+        return cs_err_set(err, CS_ENOMEM, where, "out of memory");
+    }
+    *si = set->n - 1;
+    return 0;
+}
+
+/* The end of series si, read with result rc: its closed-form series beside it (simulated
+ * series), closed freed; after an error every series added since set had n0 goes. */
+static int series_end(cs_series_set *set, int si, int n0, int is_measured, double *closed,
+                      int rc, cs_err *err)
+{
+    if (!rc && !is_measured)
+        rc = cs__series_add_closed_form(set, si, closed, err);
+    free(closed);
+    if (rc)
+        while (set->n > n0)
+            cs__series_pop(set);
+    return rc;
+}
+
 /* One sweep object of a results JSON. */
 static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const char *path,
                            const char *label, int is_measured, cs_err *err)
@@ -183,13 +213,10 @@ static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const
     }
     cs__series_default_label(lab, sizeof lab, json_string_value(json_object_get(o, "algorithm")),
                   json_string_value(json_object_get(o, "topology")), path);
-    if (!(closed = malloc(json_array_size(res) * sizeof *closed)))
-        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
-    if (!(s = cs_series_add(set, label ? label : lab, is_measured))) {
-        free(closed);
-        return cs_err_set(err, CS_ENOMEM, path, "out of memory");
-    }
-    si = set->n - 1;
+    if ((rc = series_begin(set, label ? label : lab, is_measured, json_array_size(res), path,
+                           &closed, &si, err)))
+        return rc;
+    s = &set->items[si];
     for (i = 0; i < json_array_size(res); i++) {
         json_t *row = json_array_get(res, i);
         cs_point p;
@@ -207,13 +234,7 @@ static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const
         if (rc)
             break;
     }
-    if (!rc && !is_measured)
-        rc = cs__series_add_closed_form(set, si, closed, err);
-    free(closed);
-    if (rc)
-        while (set->n > n0)
-            cs__series_pop(set);
-    return rc;
+    return series_end(set, si, n0, is_measured, closed, rc, err);
 }
 
 static int load_json(cs_series_set *set, const char *path, const char *label, int is_measured,
@@ -323,13 +344,10 @@ int cs_series_from_sweep(cs_series_set *set, const cs_sweep *sw, const char *lab
     double *closed;
     int i, si, n0 = set->n, rc = 0;
     cs__series_default_label(lab, sizeof lab, sw->algorithm, sw->topology, "sweep");
-    if (!(closed = malloc((size_t)(sw->n_rows ? sw->n_rows : 1) * sizeof *closed)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    if (!(s = cs_series_add(set, label ? label : lab, is_measured))) {
-        free(closed);
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    }
-    si = set->n - 1;
+    if ((rc = series_begin(set, label ? label : lab, is_measured, (size_t)sw->n_rows, NULL,
+                           &closed, &si, err)))
+        return rc;
+    s = &set->items[si];
     for (i = 0; i < sw->n_rows && !rc; i++) {
         const cs_row *r = &sw->rows[i];
         cs_point p;
@@ -342,13 +360,7 @@ int cs_series_from_sweep(cs_series_set *set, const cs_sweep *sw, const char *lab
         if (cs_series_push(s, &p, NAN))   /* size 0 (barrier) too: a ranks chart draws it */
             rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
-    if (!rc && !is_measured)
-        rc = cs__series_add_closed_form(set, si, closed, err);
-    free(closed);
-    if (rc)
-        while (set->n > n0)
-            cs__series_pop(set);
-    return rc;
+    return series_end(set, si, n0, is_measured, closed, rc, err);
 }
 
 void cs_series_pair_by_label(cs_series_set *set)

@@ -3,7 +3,7 @@
  * (divisibility, sizes, the topology's ranks), each failing with its key path. */
 #include "scenarios/plan.h"
 #include "scenarios/model-private.h"
-#include "scenarios/jread.h"
+#include "sim/json.h"
 #include "sim/limits.h"
 
 #include <jansson.h>
@@ -98,16 +98,17 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
     int rc, dt = (int)p->dtype, opt = p->optimizer_sgd, rec = (int)p->recompute;
     if (!json_is_object(t))
         return cs_err_set(err, CS_EINVAL, "train", "expected an object");
-    if ((rc = cs__jr_keys(t, "train", keys, err)) < 0 ||
-        (rc = cs__jr_need(t, "train", "global_batch", err)) < 0 ||
-        (rc = cs__jr_int(t, "train", "global_batch", 1, 1L << 40, &p->global_batch, err)) < 0 ||
-        (rc = cs__jr_intv(t, "train", "micro_batch", 1, 1 << 20, &p->micro_batch, err)) < 0 ||
-        (rc = cs__jr_enum(t, "train", "dtype", cs__dtype_names(), &dt, err)) < 0 ||
-        (rc = cs__jr_enum(t, "train", "optimizer", opts, &opt, err)) < 0 ||
-        (rc = cs__jr_enum(t, "train", "recompute", rcs, &rec, err)) < 0 ||
-        (rc = cs__jr_num(t, "train", "grad_compression", 0, &p->grad_compression, err)) < 0 ||
-        (rc = cs__jr_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0 ||
-        (rc = cs__jr_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0)
+    if ((rc = cs_json_check_keys(t, "train", keys, NULL, err)) < 0 ||
+        (rc = cs_json_need(t, "train", "global_batch", err)) < 0 ||
+        (rc = cs_json_opt_int(t, "train", "global_batch", 1, 1L << 40, &p->global_batch,
+                              err)) < 0 ||
+        (rc = cs_json_opt_intv(t, "train", "micro_batch", 1, 1 << 20, &p->micro_batch, err)) < 0 ||
+        (rc = cs_json_opt_enum(t, "train", "dtype", cs__dtype_names(), &dt, err)) < 0 ||
+        (rc = cs_json_opt_enum(t, "train", "optimizer", opts, &opt, err)) < 0 ||
+        (rc = cs_json_opt_enum(t, "train", "recompute", rcs, &rec, err)) < 0 ||
+        (rc = cs_json_opt_num(t, "train", "grad_compression", 0, &p->grad_compression, err)) < 0 ||
+        (rc = cs_json_opt_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0 ||
+        (rc = cs_json_opt_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0)
         return rc;
     if (p->grad_compression > 1)
         return cs_err_set(err, CS_EINVAL, "train.grad_compression", "must be in (0, 1], got %g",
@@ -130,21 +131,23 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
     json_t *ord;
     if (!json_is_object(o))
         return cs_err_set(err, CS_EINVAL, "parallel", "expected an object");
-    if ((rc = cs__jr_keys(o, "parallel", keys, err)) < 0 ||
-        (rc = cs__jr_intv(o, "parallel", "tp", 1, big, &p->tp, err)) < 0 ||
-        (rc = cs__jr_intv(o, "parallel", "pp", 1, big, &p->pp, err)) < 0 ||
-        (rc = cs__jr_intv(o, "parallel", "dp", 1, big, &p->dp, err)) < 0 ||
-        (rc = cs__jr_intv(o, "parallel", "cp", 1, big, &p->cp, err)) < 0 ||
-        (rc = cs__jr_intv(o, "parallel", "ep", 1, big, &p->ep, err)) < 0 ||
-        (rc = cs__jr_intv(o, "parallel", "vp", 1, big, &p->vp, err)) < 0 ||
-        (rc = cs__jr_bool(o, "parallel", "sequence_parallel", &p->sp, err)) < 0 ||
-        (rc = cs__jr_intv(o, "parallel", "zero", 0, 3, &p->zero, err)) < 0 ||
-        (rc = cs__jr_enum(o, "parallel", "schedule", scheds, &sc, err)) < 0 ||
-        (rc = cs__jr_num(o, "parallel", "bucket_MB", 0, &p->bucket_MB, err)) < 0 ||
-        (rc = cs__jr_bool(o, "parallel", "overlap_grad_reduce", &p->overlap_grad_reduce, err)) < 0 ||
-        (rc = cs__jr_bool(o, "parallel", "overlap_param_gather", &p->overlap_param_gather, err)) < 0 ||
-        (rc = cs__jr_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0 ||
-        (rc = cs__jr_bool(o, "parallel", "tp_comm_overlap", &p->tp_comm_overlap, err)) < 0)
+    if ((rc = cs_json_check_keys(o, "parallel", keys, NULL, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "tp", 1, big, &p->tp, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "pp", 1, big, &p->pp, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "dp", 1, big, &p->dp, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "cp", 1, big, &p->cp, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "ep", 1, big, &p->ep, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "vp", 1, big, &p->vp, err)) < 0 ||
+        (rc = cs_json_opt_bool(o, "parallel", "sequence_parallel", &p->sp, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "zero", 0, 3, &p->zero, err)) < 0 ||
+        (rc = cs_json_opt_enum(o, "parallel", "schedule", scheds, &sc, err)) < 0 ||
+        (rc = cs_json_opt_num(o, "parallel", "bucket_MB", 0, &p->bucket_MB, err)) < 0 ||
+        (rc = cs_json_opt_bool(o, "parallel", "overlap_grad_reduce", &p->overlap_grad_reduce,
+                               err)) < 0 ||
+        (rc = cs_json_opt_bool(o, "parallel", "overlap_param_gather", &p->overlap_param_gather,
+                               err)) < 0 ||
+        (rc = cs_json_opt_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0 ||
+        (rc = cs_json_opt_bool(o, "parallel", "tp_comm_overlap", &p->tp_comm_overlap, err)) < 0)
         return rc;
     p->schedule = (cs_sched_kind)sc;
     p->dp_mode = (cs_dp_mode)md;
@@ -165,7 +168,7 @@ static int parse_system(json_t *o, cs_plan *p, cs_err *err)
     int rc;
     if (!json_is_object(o))
         return cs_err_set(err, CS_EINVAL, "system", "expected an object");
-    if ((rc = cs__jr_keys(o, "system", keys, err)) < 0)
+    if ((rc = cs_json_check_keys(o, "system", keys, NULL, err)) < 0)
         return rc;
     if ((v = json_object_get(o, "topo"))) {
         if (json_is_string(v)) {
@@ -200,7 +203,7 @@ static int parse_root(json_t *root, const char *dir, cs_plan *p, cs_err *err)
     int rc;
     if (!json_is_object(root))
         return cs_err_set(err, CS_EINVAL, "", "a plan is a JSON object");
-    if ((rc = cs__jr_keys(root, "", keys, err)) < 0)
+    if ((rc = cs_json_check_keys(root, "", keys, NULL, err)) < 0)
         return rc;
     if ((v = json_object_get(root, "model")) && (rc = parse_model(v, dir, p, err)) < 0)
         return rc;

@@ -4,7 +4,7 @@
  * eq. 7/8 generalised to GQA, gated MLPs and MoE). */
 #include "scenarios/plan.h"
 #include "scenarios/model-private.h"
-#include "scenarios/jread.h"
+#include "sim/json.h"
 #include "topologies/topology.h"
 
 #include <jansson.h>
@@ -113,42 +113,42 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
         return cs_err_set(err, CS_EINVAL, where, "expected a preset name or a model object");
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
-    if ((rc = cs__jr_keys(o, where, keys, err)) < 0)
+    if ((rc = cs_json_check_keys(o, where, keys, NULL, err)) < 0)
         return rc;
     for (i = 0; need[i]; i++)
-        if ((rc = cs__jr_need(o, where, need[i], err)) < 0)
+        if ((rc = cs_json_need(o, where, need[i], err)) < 0)
             return rc;
-    if ((rc = cs__jr_intv(o, where, "layers", 1, L_MAX, &m->layers, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "hidden", 1, H_MAX, &m->hidden, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "heads", 1, H_MAX, &m->heads, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "seq_len", 1, S_MAX, &m->seq_len, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "vocab", 1, V_MAX, &m->vocab, err)) < 0)
+    if ((rc = cs_json_opt_intv(o, where, "layers", 1, L_MAX, &m->layers, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "hidden", 1, H_MAX, &m->hidden, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "heads", 1, H_MAX, &m->heads, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "seq_len", 1, S_MAX, &m->seq_len, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "vocab", 1, V_MAX, &m->vocab, err)) < 0)
         return rc;
     m->kv_heads = m->heads;
     m->ffn_hidden = 4 * m->hidden;
-    if ((rc = cs__jr_intv(o, where, "kv_heads", 1, H_MAX, &m->kv_heads, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "ffn_hidden", 1, V_MAX, &m->ffn_hidden, err)) < 0 ||
-        (rc = cs__jr_bool(o, where, "gated_mlp", &m->gated_mlp, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "experts", 0, L_MAX, &m->experts, err)) < 0 ||
-        (rc = cs__jr_intv(o, where, "top_k", 0, L_MAX, &m->top_k, err)) < 0)
+    if ((rc = cs_json_opt_intv(o, where, "kv_heads", 1, H_MAX, &m->kv_heads, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "ffn_hidden", 1, V_MAX, &m->ffn_hidden, err)) < 0 ||
+        (rc = cs_json_opt_bool(o, where, "gated_mlp", &m->gated_mlp, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "experts", 0, L_MAX, &m->experts, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "top_k", 0, L_MAX, &m->top_k, err)) < 0)
         return rc;
     m->moe_ffn_hidden = m->ffn_hidden;
-    if ((rc = cs__jr_intv(o, where, "moe_ffn_hidden", 1, V_MAX, &m->moe_ffn_hidden, err)) < 0)
+    if ((rc = cs_json_opt_intv(o, where, "moe_ffn_hidden", 1, V_MAX, &m->moe_ffn_hidden, err)) < 0)
         return rc;
     if (m->hidden % m->heads) {
-        cs__jr_path(w, sizeof w, where, "heads");
+        cs_jpath_key(w, sizeof w, where, "heads");
         return cs_err_set(err, CS_EINVAL, w, "must divide hidden (%d), got %d", m->hidden,
                           m->heads);
     }
     if (m->heads % m->kv_heads) {
-        cs__jr_path(w, sizeof w, where, "kv_heads");
+        cs_jpath_key(w, sizeof w, where, "kv_heads");
         return cs_err_set(err, CS_EINVAL, w, "must divide heads (%d), got %d", m->heads,
                           m->kv_heads);
     }
     if (m->experts > 0 && m->top_k == 0)
         m->top_k = 1;
     if (m->top_k > m->experts) {
-        cs__jr_path(w, sizeof w, where, "top_k");
+        cs_jpath_key(w, sizeof w, where, "top_k");
         return cs_err_set(err, CS_EINVAL, w, "must be <= experts (%d), got %d", m->experts,
                           m->top_k);
     }
@@ -183,29 +183,29 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
     g->gemm_eff_max = 0.66;
     g->gemm_half_GFLOP = 1.0;
     g->mem_eff = 0.9;
-    if ((rc = cs__jr_keys(o, where, keys, err)) < 0 ||
-        (rc = cs__jr_need(o, where, "peak_tflops", err)) < 0 ||
-        (rc = cs__jr_need(o, where, "hbm_GB", err)) < 0 ||
-        (rc = cs__jr_need(o, where, "hbm_GBps", err)) < 0 ||
-        (rc = cs__jr_num(o, where, "hbm_GB", 0, &g->hbm_GB, err)) < 0 ||
-        (rc = cs__jr_num(o, where, "hbm_GBps", 0, &g->hbm_GBps, err)) < 0 ||
-        (rc = cs__jr_num(o, where, "gemm_eff_max", 0, &g->gemm_eff_max, err)) < 0 ||
-        (rc = cs__jr_num(o, where, "gemm_half_GFLOP", 1, &g->gemm_half_GFLOP, err)) < 0 ||
-        (rc = cs__jr_num(o, where, "mem_eff", 0, &g->mem_eff, err)) < 0)
+    if ((rc = cs_json_check_keys(o, where, keys, NULL, err)) < 0 ||
+        (rc = cs_json_need(o, where, "peak_tflops", err)) < 0 ||
+        (rc = cs_json_need(o, where, "hbm_GB", err)) < 0 ||
+        (rc = cs_json_need(o, where, "hbm_GBps", err)) < 0 ||
+        (rc = cs_json_opt_num(o, where, "hbm_GB", 0, &g->hbm_GB, err)) < 0 ||
+        (rc = cs_json_opt_num(o, where, "hbm_GBps", 0, &g->hbm_GBps, err)) < 0 ||
+        (rc = cs_json_opt_num(o, where, "gemm_eff_max", 0, &g->gemm_eff_max, err)) < 0 ||
+        (rc = cs_json_opt_num(o, where, "gemm_half_GFLOP", 1, &g->gemm_half_GFLOP, err)) < 0 ||
+        (rc = cs_json_opt_num(o, where, "mem_eff", 0, &g->mem_eff, err)) < 0)
         return rc;
     if (g->gemm_eff_max > 1 || g->mem_eff > 1) {
-        cs__jr_path(w, sizeof w, where, g->gemm_eff_max > 1 ? "gemm_eff_max" : "mem_eff");
+        cs_jpath_key(w, sizeof w, where, g->gemm_eff_max > 1 ? "gemm_eff_max" : "mem_eff");
         return cs_err_set(err, CS_EINVAL, w, "must be in (0, 1], got %g",
                           g->gemm_eff_max > 1 ? g->gemm_eff_max : g->mem_eff);
     }
-    cs__jr_path(w, sizeof w, where, "peak_tflops");
+    cs_jpath_key(w, sizeof w, where, "peak_tflops");
     pk = json_object_get(o, "peak_tflops");
     if (!json_is_object(pk))
         return cs_err_set(err, CS_EINVAL, w, "expected an object of TFLOP/s per dtype");
-    if ((rc = cs__jr_keys(pk, w, dtype_names, err)) < 0)
+    if ((rc = cs_json_check_keys(pk, w, dtype_names, NULL, err)) < 0)
         return rc;
     for (d = 0; d < CS_DT_COUNT; d++)
-        if ((rc = cs__jr_num(pk, w, dtype_names[d], 1, &g->peak_tflops[d], err)) < 0)
+        if ((rc = cs_json_opt_num(pk, w, dtype_names[d], 1, &g->peak_tflops[d], err)) < 0)
             return rc;
     return 0;
 }

@@ -2,8 +2,8 @@
  * (rank or auxiliary endpoint) and chunk it tracks the set of ranks whose contributions
  * that holder's copy has; transfers copy or union the sets; at the end the collective's
  * postcondition is checked per rank (DESIGN §3, the #wrong column). Sets are stored
- * compressed (check.c): per chunk, runs of consecutive holders whose sets follow one
- * formula, so the state of a ring stays O(ranks) instead of ranks x chunks bitsets. */
+ * compressed (checkset-private.h): per chunk, runs of consecutive holders whose sets follow
+ * one formula, so the state of a ring stays O(ranks) instead of ranks x chunks bitsets. */
 #ifndef CS_CHECK_PRIVATE_H
 #define CS_CHECK_PRIVATE_H
 

@@ -8,30 +8,9 @@ collsim=$1
 tests=$2
 bad=$tests/data/bad
 ok=$tests/data/ok
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
+. "$tests/cases.sh"
 
-check() {   # check NAME CONDITION-RESULT MESSAGE
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: $3"; fi
-}
-
-for args in "$bad"/*.args; do
-    [ -e "$args" ] || continue
-    name=$(basename "$args" .args)
-    expect=$bad/$name.expect
-    want_rc=$(sed -n 1p "$expect")
-    want_msg=$(sed -n 2p "$expect")
-    line=$(sed -e "s|@BAD@|$bad|g" -e "s|@OK@|$ok|g" -e "s|@OUT@|$work/out-$name|g" "$args")
-    # shellcheck disable=SC2086
-    (cd "$work" && eval "\"$collsim\" $line") >"$work/stdout" 2>"$work/stderr" </dev/null
-    rc=$?
-    [ "$rc" = "$want_rc" ]; check "$name" $? "exit $rc, want $want_rc ($(cat "$work/stderr"))"
-    grep -qF -- "$want_msg" "$work/stderr"; check "$name" $? "stderr '$(cat "$work/stderr")' lacks '$want_msg'"
-    n=$(grep -c '' "$work/stderr"); [ "$n" -eq 1 ]; check "$name" $? "stderr has $n lines, want 1"
-    ls "$work" | grep -q "^out-$name" && { check "$name" 1 "left an output file"; rm -f "$work"/out-"$name"*; }
-done
+run_cases "$bad" "s|@BAD@|$bad|g; s|@OK@|$ok|g"
 
 # Determinism: the same command twice prints the same bytes.
 "$collsim" run allreduce -b 8 -e 64M -f 4 >"$work/a" 2>&1

@@ -2,7 +2,8 @@
 # layers.sh: the layout rule as a test (DESIGN §1). Every #include "x/..." of a file must name
 # its own folder or a lower layer (sim < topologies < algorithms < calibration < scenarios <
 # plots < cli; tests may include anything); no two headers include each other, directly or
-# through others; no command file in cli/ is over 300 lines. Prints every breach and exits 1.
+# through others; no command file in cli/ is over 300 lines; no .c/.h file outside tests/ is
+# over 600 lines (split by concept before adding to it). Prints every breach and exits 1.
 set -u
 cd "${1:-.}" || exit 1
 rank() {
@@ -39,5 +40,33 @@ for f in cli/*.c; do
         bad=1
     fi
 done
-[ "$bad" -eq 0 ] && echo "layers: every include points down, no header circle, cli files <= 300 lines"
+# Source files over 600 lines: split by concept before adding to them. The allow-list holds
+# only files being split right now by other work, each with where that happens; an entry goes
+# once its split lands (an entry that is gone or no longer over 600 lines is reported):
+#   calibration/calibrate.c the fit loop, split on the calibration speed branch (issue 12)
+long_ok="calibration/calibrate.c"
+for f in $long_ok; do
+    if [ ! -f "$f" ] || [ "$(wc -l < "$f")" -le 600 ]; then
+        echo "layers: $f is on the 600-line allow-list but is not over 600 lines: take it off"
+        bad=1
+    fi
+done
+# The tree's sources: what git tracks or would (not ignored), so build folders of any name
+# stay out; outside a checkout, every file but build*/.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    sources=$(git ls-files -co --exclude-standard -- '*.[ch]' | grep -v '^tests/')
+else
+    sources=$(find . -path ./tests -prune -o -path './build*' -prune -o -name '*.[ch]' -print |
+              sed 's|^\./||')
+fi
+for f in $(echo "$sources" | sort); do
+    [ -f "$f" ] || continue
+    n=$(wc -l < "$f")
+    [ "$n" -le 600 ] && continue
+    case " $long_ok " in *" $f "*) continue ;; esac
+    echo "layers: $f has $n lines; split it by concept (<= 600 lines a file)"
+    bad=1
+done
+[ "$bad" -eq 0 ] && echo "layers: every include points down, no header circle, cli files" \
+    "<= 300 lines, no source file over 600 lines"
 exit "$bad"

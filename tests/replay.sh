@@ -8,14 +8,7 @@
 set -u
 collsim=$1
 fuzz=$2/data/fuzz
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-
-check() {   # check NAME CONDITION-RESULT MESSAGE
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: $3"; fi
-}
+. "$2/cases.sh"
 
 # Generated inputs: the 65536 x 32768-rank cluster (3.7 MB, so its generator is kept
 # instead) and the fuzz_run artifacts (5 control bytes, then the topology JSON).
@@ -24,25 +17,7 @@ for b in fuzz-run-crash-d46bb7db-ubsan-trace239 ptr-null-zero-run-switch8; do
     tail -c +6 "$fuzz/$b.bin" >"$work/$b.json"
 done
 
-for args in "$fuzz"/*.args; do
-    name=$(basename "$args" .args)
-    expect=$fuzz/$name.expect
-    want_rc=$(sed -n 1p "$expect")
-    want_msg=$(sed -n 2p "$expect")
-    line=$(sed -e "s|@FUZZ@|$fuzz|g" -e "s|@WORK@|$work|g" -e "s|@OUT@|$work/out-$name|g" "$args")
-    # shellcheck disable=SC2086
-    (cd "$work" && eval "\"$collsim\" $line") >"$work/stdout" 2>"$work/stderr" </dev/null
-    rc=$?
-    [ "$rc" = "$want_rc" ]; check "$name" $? "exit $rc, want $want_rc ($(head -c 600 "$work/stderr"))"
-    if [ "$want_rc" -eq 0 ]; then
-        grep -qF -- "$want_msg" "$work/stdout"; check "$name" $? "stdout lacks '$want_msg'"
-        [ ! -s "$work/stderr" ]; check "$name" $? "stderr not empty: $(head -c 600 "$work/stderr")"
-    else
-        grep -qF -- "$want_msg" "$work/stderr"; check "$name" $? "stderr '$(head -c 600 "$work/stderr")' lacks '$want_msg'"
-        n=$(grep -c '' "$work/stderr"); [ "$n" -eq 1 ]; check "$name" $? "stderr has $n lines, want 1"
-    fi
-    ls "$work" | grep -q "^out-$name" && { check "$name" 1 "left an output file"; rm -f "$work"/out-"$name"*; }
-done
+run_cases "$fuzz" "s|@FUZZ@|$fuzz|g; s|@WORK@|$work|g"
 
 # topo check reports the route that crosses a link twice (it used to print "ok").
 "$collsim" topo check "$fuzz/silent-graph-route-revisits-link.json" >"$work/o" 2>&1

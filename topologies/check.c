@@ -6,7 +6,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/kinds.h"
 
 /* Record err's problem; CS_ENOMEM (with err filled) when the list cannot grow. */
@@ -38,10 +38,10 @@ static int check_root(json_t *root, const char *name, const cs_topo_section *con
     int rc;
     if (!json_is_object(root)) {
         cs_err_set(err, CS_EINVAL, name, "expected a JSON object, got %s",
-                   cs__json_type_name(root));
+                   cs_json_type_name(root));
         return note(probs, err);
     }
-    if ((rc = cs__json_string(root, "", "kind", 1, &kind_name, err)) < 0 ||
+    if ((rc = cs_json_string(root, "", "kind", 1, &kind_name, err)) < 0 ||
         (rc = cs_topo_kind_lookup(kind_name, &kind, err)) < 0)
         return note(probs, err);
     if ((rc = cs__topo_common(root, &reduce_GBps, probs, err)) < 0)
@@ -84,11 +84,11 @@ int cs_topo_check(const char *spec, const cs_topo_section *const *sections,
     cs_err_clear(err);
     if (p) {
         len = strlen(p->json);
-        root = cs__json_loadb(p->json, len, JSON_REJECT_DUPLICATES, &jerr);
+        root = cs_json_loadb(p->json, len, JSON_REJECT_DUPLICATES, &jerr);
     } else {
         if ((rc = cs__topo_read_file(spec, &buf, &len, err)) < 0)
             return rc == CS_ENOMEM ? rc : note(probs, err) < 0 ? CS_ENOMEM : probs->n;
-        root = cs__json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+        root = cs_json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
         free(buf);
     }
     if (!root) {
@@ -232,4 +232,27 @@ int cs_topo_bisection_GBps(const cs_topo *t, double *out, cs_err *err)
     mf_free(&g);
     *out = total;
     return 0;
+}
+
+/* The problem list of `topo check` (topology.h): kinds append to it while checking. */
+int cs_topo_problems_add(cs_topo_problems *p, const cs_err *e)
+{
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 8;
+        cs_err *items = realloc(p->items, (size_t)cap * sizeof *items);
+        if (!items)
+            return CS_ENOMEM;
+        p->items = items;
+        p->cap = cap;
+    }
+    p->items[p->n++] = *e;
+    return 0;
+}
+
+void cs_topo_problems_fini(cs_topo_problems *p)
+{
+    if (!p)
+        return;
+    free(p->items);
+    memset(p, 0, sizeof *p);
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 
 const char *const cs__topo_common_keys[] = {
     "kind", "name", "description", "sources", "reduce_GBps", "nccl", NULL
@@ -64,11 +64,11 @@ int cs__linkspec_parse(json_t *obj, const char *where, const char *const *extra,
     int rc, has_defaults;
     if (!json_is_object(obj))
         return cs_err_set(err, CS_EINVAL, where, "expected an object, got %s",
-                          cs__json_type_name(obj));
-    if ((rc = cs__json_check_keys(obj, where, keys, extra, err)) < 0)
+                          cs_json_type_name(obj));
+    if ((rc = cs_json_check_keys(obj, where, keys, extra, err)) < 0)
         return rc;
     out->cls = base ? base->cls : "generic";
-    if ((rc = cs__json_string(obj, where, "class", 0, &out->cls, err)) < 0)
+    if ((rc = cs_json_string(obj, where, "class", 0, &out->cls, err)) < 0)
         return rc;
     if (json_object_get(obj, "class"))
         lc = cs__link_class_find(out->cls);
@@ -78,15 +78,15 @@ int cs__linkspec_parse(json_t *obj, const char *where, const char *const *extra,
     if (!has_defaults && !json_object_get(obj, "bandwidth_GBps") &&
         json_object_get(obj, "class")) {
         char path[CS_JPATH_MAX];
-        cs__jpath_key(path, sizeof path, where, "bandwidth_GBps");
+        cs_jpath_key(path, sizeof path, where, "bandwidth_GBps");
         return cs_err_set(err, CS_EINVAL, path, "missing required key (expected a number > 0; "
                           "class '%s' has no default figures)", out->cls);
     }
-    if ((rc = cs__json_range(obj, where, "bandwidth_GBps", !has_defaults, CS_LIMIT_BW_MIN_GBPS,
-                             CS_LIMIT_BW_MAX_GBPS, "GB/s", &out->bw_GBps, err)) < 0)
+    if ((rc = cs_json_range(obj, where, "bandwidth_GBps", !has_defaults, CS_LIMIT_BW_MIN_GBPS,
+                            CS_LIMIT_BW_MAX_GBPS, "GB/s", &out->bw_GBps, err)) < 0)
         return rc;
-    return cs__json_range(obj, where, "latency_us", !has_defaults, 0, CS_LIMIT_LAT_MAX_US, "us",
-                          &out->lat_us, err);
+    return cs_json_range(obj, where, "latency_us", !has_defaults, 0, CS_LIMIT_LAT_MAX_US, "us",
+                         &out->lat_us, err);
 }
 
 int cs__topo_size_check(int64_t n_nodes, int64_t n_links, int64_t n_ranks, const char *where,
@@ -146,18 +146,18 @@ int cs__topo_add_spec(cs_topo *t, int a, int b, const cs__linkspec *ls, cs_err *
     return idx;
 }
 
-int cs__json_accel_type(const json_t *obj, const char *parent, cs_node_type *out, cs_err *err)
+int cs_json_accel_type(const json_t *obj, const char *parent, cs_node_type *out, cs_err *err)
 {
     const char *ty = "gpu";
     char path[CS_JPATH_MAX];
-    int rc = cs__json_string(obj, parent, "gpu_type", 0, &ty, err);
+    int rc = cs_json_string(obj, parent, "gpu_type", 0, &ty, err);
     if (rc < 0)
         return rc;
     if (!strcmp(ty, "gpu") || !strcmp(ty, "npu")) {
         *out = ty[0] == 'g' ? CS_NODE_GPU : CS_NODE_NPU;
         return 0;
     }
-    cs__jpath_key(path, sizeof path, parent, "gpu_type");
+    cs_jpath_key(path, sizeof path, parent, "gpu_type");
     return cs_err_set(err, CS_EINVAL, path, "expected \"gpu\" or \"npu\", got '%s'", ty);
 }
 

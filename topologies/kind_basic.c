@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/kinds.h"
 
 /* Most ranks a uniform kind builds: bounds typos such as 80000000. */
@@ -25,18 +25,18 @@ static int basic_parse_col(json_t *root, cs_topo *t, cs__linkspec *ls, cs_topo_p
     long n = 1, i;
     int rc, n0 = col ? col->n : 0, sharp = 0;
     int is_switch = t->kind && !strcmp(t->kind, "switch");
-    CS__NOTE(col, err, cs__json_check_keys(root, "", is_switch ? sw_keys : keys,
-                                           cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs_json_check_keys(root, "", is_switch ? sw_keys : keys,
+                                          cs__topo_common_keys, err));
     if (!json_object_get(root, "ranks"))
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "ranks", "missing: give the rank count "
                                       "here or with -g (this kind takes it from the command)"));
     else
-        CS__NOTE(col, err, cs__json_int(root, "", "ranks", 1, 1, MAX_RANKS, &n, err));
-    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &link, err));
+        CS__NOTE(col, err, cs_json_int(root, "", "ranks", 1, 1, MAX_RANKS, &n, err));
+    CS__NOTE(col, err, cs_json_object(root, "", "link", 1, &link, err));
     if (link)
         CS__NOTE(col, err, cs__linkspec_parse(link, "link", NULL, NULL, ls, err));
     if (is_switch)
-        CS__NOTE(col, err, cs__json_bool(root, "", "sharp", 0, &sharp, err));
+        CS__NOTE(col, err, cs_json_bool(root, "", "sharp", 0, &sharp, err));
     if (col && col->n > n0)
         return 1;                 /* problems recorded: nothing to build */
     if ((rc = cs__topo_size_check(n + 1, n, n, "ranks", "this many ranks", err)) < 0 ||
@@ -122,7 +122,7 @@ static int build_switch(json_t *root, cs_topo *t, cs_err *err)
 {
     cs__linkspec ls;
     int i, sw, sharp = 0, rc = basic_parse(root, t, &ls, err);
-    if (rc < 0 || (rc = cs__json_bool(root, "", "sharp", 0, &sharp, err)) < 0)
+    if (rc < 0 || (rc = cs_json_bool(root, "", "sharp", 0, &sharp, err)) < 0)
         return rc;      /* (basic_parse checked "sharp"; read here for its value) */
     if ((sw = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "sw")) < 0)
         return sw;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/kinds.h"
 
 #define MAX_COPIES (1L << 16)
@@ -237,9 +237,9 @@ static int build_member(json_t *root, cs_topo **out, json_t **owned, cs_topo_pro
             return cs_err_set(err, CS_EPARSE, "node", "preset '%s': %s", p->name, jerr.text);
     } else if (!json_is_object(node)) {
         return cs_err_set(err, CS_EINVAL, "node", "expected a preset name or a topology "
-                          "object, got %s", cs__json_type_name(node));
+                          "object, got %s", cs_json_type_name(node));
     }
-    if ((rc = cs__json_string(node, "node", "kind", 1, &kname, err)) < 0)
+    if ((rc = cs_json_string(node, "node", "kind", 1, &kname, err)) < 0)
         return rc;
     if (!strcmp(kname, "cluster"))
         return cs_err_set(err, CS_EINVAL, "node.kind", "a cluster cannot be a cluster's node");
@@ -313,11 +313,11 @@ static int parse_fabric(json_t *root, const cs__linkspec *nic, int node_ok, fabr
     memset(fc, 0, sizeof *fc);
     fc->ratio = 1;
     fc->ls = nic ? *nic : none;
-    if ((rc = cs__json_object(root, "", "fabric", 1, &f, err)) < 0)
+    if ((rc = cs_json_object(root, "", "fabric", 1, &f, err)) < 0)
         return cs__topo_note(col, rc, err);
-    CS__NOTE(col, err, cs__json_check_keys(f, "fabric", keys, NULL, err));
-    CS__NOTE(col, err, cs__json_string(f, "fabric", "type", 1, &type, err));
-    CS__NOTE(col, err, cs__json_bool(f, "fabric", "sharp", 0, &fc->sharp, err));
+    CS__NOTE(col, err, cs_json_check_keys(f, "fabric", keys, NULL, err));
+    CS__NOTE(col, err, cs_json_string(f, "fabric", "type", 1, &type, err));
+    CS__NOTE(col, err, cs_json_bool(f, "fabric", "sharp", 0, &fc->sharp, err));
     if (!strcmp(type, "fat_tree"))
         fc->type = FABRIC_FAT_TREE;
     else if (!strcmp(type, "rail"))
@@ -335,11 +335,11 @@ static int parse_fabric(json_t *root, const cs__linkspec *nic, int node_ok, fabr
         fc->has_up_bw = json_object_get(o, "bandwidth_GBps") || json_object_get(o, "class");
         CS__NOTE(col, err, cs__linkspec_parse(o, "fabric.uplink", NULL, &fc->ls, &fc->up, err));
     }
-    CS__NOTE(col, err, cs__json_int(f, "fabric", "spines", fc->type == FABRIC_FAT_TREE, 0,
-                                    1 << 16, &fc->spines, err));
-    CS__NOTE(col, err, cs__json_int(f, "fabric", "nics_per_leaf", fc->type == FABRIC_FAT_TREE,
-                                    1, 1 << 20, &fc->per_leaf, err));
-    CS__NOTE(col, err, cs__json_positive(f, "fabric", "oversubscription", 0, &fc->ratio, err));
+    CS__NOTE(col, err, cs_json_int(f, "fabric", "spines", fc->type == FABRIC_FAT_TREE, 0,
+                                   1 << 16, &fc->spines, err));
+    CS__NOTE(col, err, cs_json_int(f, "fabric", "nics_per_leaf", fc->type == FABRIC_FAT_TREE,
+                                   1, 1 << 20, &fc->per_leaf, err));
+    CS__NOTE(col, err, cs_json_positive(f, "fabric", "oversubscription", 0, &fc->ratio, err));
     if (fc->type != FABRIC_FAT_TREE && json_object_get(f, "nics_per_leaf"))
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "fabric.nics_per_leaf", "only used with "
                                       "fat_tree"));
@@ -410,8 +410,8 @@ static int cluster_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *
     json_t *owned = NULL, *node, *nic_o;
     long copies = 1;
     int rc, v, n0 = col ? col->n : 0;
-    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
-    CS__NOTE(col, err, cs__json_int(root, "", "nodes", 1, 1, MAX_COPIES, &copies, err));
+    CS__NOTE(col, err, cs_json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "nodes", 1, 1, MAX_COPIES, &copies, err));
     if ((rc = build_member(root, &m, &owned, col, err)) < 0 &&
         (rc = cs__topo_note(col, rc, err)) < 0)
         goto out;

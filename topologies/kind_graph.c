@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/kinds.h"
 
 /* Most nodes a graph may declare (bounds the name index). */
@@ -35,7 +35,7 @@ static int node_ref(graph_ctx *g, const json_t *v, const char *where, int *out)
 {
     const char *name;
     json_t *idx;
-    int rc = cs__json_as_string(v, where, &name, g->err);
+    int rc = cs_json_as_string(v, where, &name, g->err);
     if (rc < 0)
         return rc;
     if (!(idx = json_object_get(g->index, name)))
@@ -54,25 +54,25 @@ static int parse_node(graph_ctx *g, json_t *nd, size_t i)
     cs_node_type type = CS_NODE_GPU;
     long group = -1;
     int rc, idx, nvls = 0, sharp = 0;
-    cs__jpath_idx(path, sizeof path, "nodes", i);
+    cs_jpath_idx(path, sizeof path, "nodes", i);
     if (!json_is_object(nd))
         return fail(g, cs_err_set(g->err, CS_EINVAL, path, "expected an object, got %s",
-                                  cs__json_type_name(nd)));
-    if ((rc = cs__json_check_keys(nd, path, keys, NULL, g->err)) < 0 && (rc = fail(g, rc)) < 0)
+                                  cs_json_type_name(nd)));
+    if ((rc = cs_json_check_keys(nd, path, keys, NULL, g->err)) < 0 && (rc = fail(g, rc)) < 0)
         return rc;
-    if ((rc = cs__json_string(nd, path, "name", 1, &name, g->err)) < 0)
+    if ((rc = cs_json_string(nd, path, "name", 1, &name, g->err)) < 0)
         return fail(g, rc);
-    if ((rc = cs__json_int(nd, path, "group", 0, 0, 1L << 30, &group, g->err)) < 0 &&
+    if ((rc = cs_json_int(nd, path, "group", 0, 0, 1L << 30, &group, g->err)) < 0 &&
         (rc = fail(g, rc)) < 0)
         return rc;
     /* A switch reduces in the network only where the file says so: "nvls" (NVLink SHARP,
      * NVSwitch gen3+) or "sharp" (InfiniBand SHARP). */
-    if (((rc = cs__json_bool(nd, path, "nvls", 0, &nvls, g->err)) < 0 ||
-         (rc = cs__json_bool(nd, path, "sharp", 0, &sharp, g->err)) < 0) &&
+    if (((rc = cs_json_bool(nd, path, "nvls", 0, &nvls, g->err)) < 0 ||
+         (rc = cs_json_bool(nd, path, "sharp", 0, &sharp, g->err)) < 0) &&
         (rc = fail(g, rc)) < 0)
         return rc;
-    cs__jpath_key(tpath, sizeof tpath, path, "type");
-    if ((rc = cs__json_string(nd, path, "type", 1, &type_name, g->err)) < 0) {
+    cs_jpath_key(tpath, sizeof tpath, path, "type");
+    if ((rc = cs_json_string(nd, path, "type", 1, &type_name, g->err)) < 0) {
         if ((rc = fail(g, rc)) < 0)
             return rc;
     } else if (cs_node_type_lookup(type_name, &type) < 0) {
@@ -81,12 +81,12 @@ static int parse_node(graph_ctx *g, json_t *nd, size_t i)
         if ((rc = fail(g, rc)) < 0)
             return rc;
     }
-    cs__jpath_key(tpath, sizeof tpath, path, "name");
+    cs_jpath_key(tpath, sizeof tpath, path, "name");
     if ((prev = json_object_get(g->index, name)))
         return fail(g, cs_err_set(g->err, CS_EINVAL, tpath, "duplicate node name '%s' (first "
                                   "at nodes[%d])", name, g->pos[json_integer_value(prev)]));
     if ((nvls || sharp) && type != CS_NODE_SWITCH) {
-        cs__jpath_key(tpath, sizeof tpath, path, nvls ? "nvls" : "sharp");
+        cs_jpath_key(tpath, sizeof tpath, path, nvls ? "nvls" : "sharp");
         if ((rc = fail(g, cs_err_set(g->err, CS_EINVAL, tpath, "only a switch reduces in the "
                                      "network, got a node of type %s",
                                      cs_node_type_name(type)))) < 0)
@@ -126,17 +126,17 @@ static int parse_link(graph_ctx *g, json_t *lk, size_t i)
     cs__linkspec ls;
     json_t *from, *to;
     int rc, a = -1, b = -1, is_bad = 0;
-    cs__jpath_idx(path, sizeof path, "links", i);
+    cs_jpath_idx(path, sizeof path, "links", i);
     if (!json_is_object(lk))
         return fail(g, cs_err_set(g->err, CS_EINVAL, path, "expected an object, got %s",
-                                  cs__json_type_name(lk)));
+                                  cs_json_type_name(lk)));
     if ((rc = cs__linkspec_parse(lk, path, extra, NULL, &ls, g->err)) < 0) {
         if ((rc = fail(g, rc)) < 0)
             return rc;
         is_bad = 1;
     }
-    cs__jpath_key(fpath, sizeof fpath, path, "from");
-    cs__jpath_key(tpath, sizeof tpath, path, "to");
+    cs_jpath_key(fpath, sizeof fpath, path, "from");
+    cs_jpath_key(tpath, sizeof tpath, path, "to");
     from = json_object_get(lk, "from");
     to = json_object_get(lk, "to");
     if (!from)
@@ -178,7 +178,7 @@ static int parse_ranks(graph_ctx *g, json_t *ranks)
     json_array_foreach(ranks, i, r) {
         char path[CS_JPATH_MAX];
         int v;
-        cs__jpath_idx(path, sizeof path, "ranks", i);
+        cs_jpath_idx(path, sizeof path, "ranks", i);
         rc = node_ref(g, r, path, &v);
         if (rc == 0 && !cs_node_is_endpoint(t->nodes[v].type))
             rc = cs_err_set(g->err, CS_EINVAL, path, "'%s' is a %s, not an endpoint (expected "
@@ -251,13 +251,13 @@ static int parse_route(graph_ctx *g, json_t *ro, const char *path, cs_route *rt)
     int rc, prev = -1;
     if (!json_is_object(ro))
         return cs_err_set(err, CS_EINVAL, path, "expected an object, got %s",
-                          cs__json_type_name(ro));
-    if ((rc = cs__json_check_keys(ro, path, keys, NULL, err)) < 0 ||
-        (rc = cs__json_array(ro, path, "path", 1, &walk, err)) < 0)
+                          cs_json_type_name(ro));
+    if ((rc = cs_json_check_keys(ro, path, keys, NULL, err)) < 0 ||
+        (rc = cs_json_array(ro, path, "path", 1, &walk, err)) < 0)
         return rc;
-    cs__jpath_key(fpath, sizeof fpath, path, "from");
-    cs__jpath_key(tpath, sizeof tpath, path, "to");
-    cs__jpath_key(ppath, sizeof ppath, path, "path");
+    cs_jpath_key(fpath, sizeof fpath, path, "from");
+    cs_jpath_key(tpath, sizeof tpath, path, "to");
+    cs_jpath_key(ppath, sizeof ppath, path, "path");
     if (!(from = json_object_get(ro, "from")))
         return cs_err_set(err, CS_EINVAL, fpath, "missing required key (expected a node name)");
     if (!(to = json_object_get(ro, "to")))
@@ -276,7 +276,7 @@ static int parse_route(graph_ctx *g, json_t *ro, const char *path, cs_route *rt)
     rt->n_dlinks = 0;
     for (i = 0; i < n; i++) {
         int v;
-        cs__jpath_idx(epath, sizeof epath, ppath, i);
+        cs_jpath_idx(epath, sizeof epath, ppath, i);
         if ((rc = node_ref(g, json_array_get(walk, i), epath, &v)) < 0)
             goto fail;
         if (i == 0 && v != rt->src) {
@@ -322,7 +322,7 @@ static int parse_routes(graph_ctx *g, json_t *routes)
     for (i = 0; i < n; i++) {
         char path[CS_JPATH_MAX];
         cs_route *rt = &t->routes[t->n_routes];
-        cs__jpath_idx(path, sizeof path, "routes", i);
+        cs_jpath_idx(path, sizeof path, "routes", i);
         if ((rc = parse_route(g, json_array_get(routes, i), path, rt)) < 0) {
             if ((rc = fail(g, rc)) < 0)
                 return rc;
@@ -385,13 +385,13 @@ static int graph_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *er
     graph_ctx g = {NULL, NULL, t, col, err};
     size_t i;
     int rc;
-    if ((rc = cs__json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 &&
+    if ((rc = cs_json_check_keys(root, "", keys, cs__topo_common_keys, err)) < 0 &&
         (rc = fail(&g, rc)) < 0)
         return rc;
-    if ((rc = cs__json_array(root, "", "nodes", 1, &nodes, err)) < 0 ||
-        (rc = cs__json_array(root, "", "links", 1, &links, err)) < 0 ||
-        (rc = cs__json_array(root, "", "ranks", 1, &ranks, err)) < 0 ||
-        (rc = cs__json_array(root, "", "routes", 0, &routes, err)) < 0)
+    if ((rc = cs_json_array(root, "", "nodes", 1, &nodes, err)) < 0 ||
+        (rc = cs_json_array(root, "", "links", 1, &links, err)) < 0 ||
+        (rc = cs_json_array(root, "", "ranks", 1, &ranks, err)) < 0 ||
+        (rc = cs_json_array(root, "", "routes", 0, &routes, err)) < 0)
         return fail(&g, rc);
     if (!(g.index = json_object()))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");

@@ -4,7 +4,7 @@
  * (dimension 0 first, the shorter way round, ties in the + direction), as TPU tori do. */
 #include <stdlib.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/kinds.h"
 
 /* Most dimensions and most ranks of a grid. */
@@ -111,13 +111,20 @@ static int grid_build(cs_topo *t, grid *g, const cs__linkspec *ls, cs_err *err)
     return 0;
 }
 
-/* The rank link: "link", every problem to col when checking (see cs__topo_note). */
-static int grid_link(json_t *root, cs__linkspec *ls, cs_topo_problems *col, cs_err *err)
+/* The rank link ("link", every problem to col when checking, see cs__topo_note), then a new
+ * empty grid in *g, left NULL when col holds more problems than its first n0. */
+static int grid_new(json_t *root, cs__linkspec *ls, cs_topo_problems *col, int n0, grid **g,
+                    cs_err *err)
 {
     json_t *link = NULL;
-    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &link, err));
+    *g = NULL;
+    CS__NOTE(col, err, cs_json_object(root, "", "link", 1, &link, err));
     if (link)
         CS__NOTE(col, err, cs__linkspec_parse(link, "link", NULL, NULL, ls, err));
+    if (col && col->n > n0)
+        return 0;
+    if (!(*g = calloc(1, sizeof **g)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     return 0;
 }
 
@@ -153,8 +160,8 @@ static int dims_run(json_t *root, cs_topo *t, int is_torus, cs_topo_problems *co
     size_t i;
     int n0 = col ? col->n : 0, rc;
     grid *g;
-    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
-    CS__NOTE(col, err, cs__json_array(root, "", "dims", 1, &dims, err));
+    CS__NOTE(col, err, cs_json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs_json_array(root, "", "dims", 1, &dims, err));
     if (dims && (json_array_size(dims) < 1 || json_array_size(dims) > MAX_DIMS)) {
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "dims", "expected 1 to %d dimensions, "
                                       "got %zu", MAX_DIMS, json_array_size(dims)));
@@ -164,8 +171,8 @@ static int dims_run(json_t *root, cs_topo *t, int is_torus, cs_topo_problems *co
         json_array_foreach(dims, i, v) {
             char path[CS_JPATH_MAX];
             long k = 1;
-            cs__jpath_idx(path, sizeof path, "dims", i);
-            CS__NOTE(col, err, cs__json_as_int(v, path, 1, MAX_GRID_RANKS, &k, err));
+            cs_jpath_idx(path, sizeof path, "dims", i);
+            CS__NOTE(col, err, cs_json_as_int(v, path, 1, MAX_GRID_RANKS, &k, err));
             sizes[i] = (int)k;
             if ((total *= k) > MAX_GRID_RANKS) {
                 CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "dims", "the grid has more than "
@@ -173,12 +180,8 @@ static int dims_run(json_t *root, cs_topo *t, int is_torus, cs_topo_problems *co
                 break;
             }
         }
-    if ((rc = grid_link(root, &ls, col, err)) < 0)
+    if ((rc = grid_new(root, &ls, col, n0, &g, err)) < 0 || !g)
         return rc;
-    if (col && col->n > n0)
-        return 0;
-    if (!(g = calloc(1, sizeof *g)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     g->is_torus = is_torus;
     g->n_dims = (int)json_array_size(dims);
     for (i = 0; i < (size_t)g->n_dims; i++)
@@ -205,17 +208,13 @@ static int cube_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *err
     grid *g;
     long n = 1;
     int d = 0, rc, n0 = col ? col->n : 0;
-    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
-    CS__NOTE(col, err, cs__json_int(root, "", "ranks", 1, 1, MAX_GRID_RANKS, &n, err));
+    CS__NOTE(col, err, cs_json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "ranks", 1, 1, MAX_GRID_RANKS, &n, err));
     if (n & (n - 1))
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "ranks", "must be a power of two, got %ld",
                                       n));
-    if ((rc = grid_link(root, &ls, col, err)) < 0)
+    if ((rc = grid_new(root, &ls, col, n0, &g, err)) < 0 || !g)
         return rc;
-    if (col && col->n > n0)
-        return 0;
-    if (!(g = calloc(1, sizeof *g)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     while ((1L << d) < n)
         g->dims[d++] = 2;
     if (d == 0)

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/kinds.h"
 
 #define MAX_NODE_GPUS 1024
@@ -32,10 +32,10 @@ static int parse_nvlink(json_t *o, long gpus, nvl_shape *nv, cs_topo_problems *c
     nv->nvls = 0;
     nv->ls = (cs__linkspec){"generic", 1, 0};
     CS__NOTE(col, err, cs__linkspec_parse(o, "nvlink", extra, NULL, &nv->ls, err));
-    CS__NOTE(col, err, cs__json_string(o, "nvlink", "topology", 1, &topo, err));
-    CS__NOTE(col, err, cs__json_int(o, "nvlink", "links", 0, 1, 1024, &nv->links, err));
-    CS__NOTE(col, err, cs__json_int(o, "nvlink", "groups", 0, 1, gpus, &nv->groups, err));
-    CS__NOTE(col, err, cs__json_bool(o, "nvlink", "nvls", 0, &nv->nvls, err));
+    CS__NOTE(col, err, cs_json_string(o, "nvlink", "topology", 1, &topo, err));
+    CS__NOTE(col, err, cs_json_int(o, "nvlink", "links", 0, 1, 1024, &nv->links, err));
+    CS__NOTE(col, err, cs_json_int(o, "nvlink", "groups", 0, 1, gpus, &nv->groups, err));
+    CS__NOTE(col, err, cs_json_bool(o, "nvlink", "nvls", 0, &nv->nvls, err));
     if (strcmp(topo, "switch") && strcmp(topo, "mesh"))
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "nvlink.topology", "expected \"switch\" "
                                       "or \"mesh\", got '%s'", topo));
@@ -57,7 +57,7 @@ static int opt_spec(json_t *root, const char *key, const cs__linkspec *base, cs_
                     int *given, cs_err *err)
 {
     json_t *o;
-    int rc = cs__json_object(root, "", key, 0, &o, err);
+    int rc = cs_json_object(root, "", key, 0, &o, err);
     *given = o != NULL;
     if (base)
         *out = *base;
@@ -74,7 +74,7 @@ static int parse_nic_of_gpu(json_t *root, long gpus, long nics, cs_topo_problems
 {
     json_t *a = NULL, *v;
     size_t i;
-    CS__NOTE(col, err, cs__json_array(root, "", "nic_of_gpu", 0, &a, err));
+    CS__NOTE(col, err, cs_json_array(root, "", "nic_of_gpu", 0, &a, err));
     if (!a)
         return 0;
     if (nics < 1)
@@ -86,8 +86,8 @@ static int parse_nic_of_gpu(json_t *root, long gpus, long nics, cs_topo_problems
         json_array_foreach(a, i, v) {
             char path[CS_JPATH_MAX];
             long k;
-            cs__jpath_idx(path, sizeof path, "nic_of_gpu", i);
-            CS__NOTE(col, err, cs__json_as_int(v, path, 0, nics - 1, &k, err));
+            cs_jpath_idx(path, sizeof path, "nic_of_gpu", i);
+            CS__NOTE(col, err, cs_json_as_int(v, path, 0, nics - 1, &k, err));
         }
     return 0;
 }
@@ -119,23 +119,23 @@ static int parse_node(json_t *root, node_cfg *c, cs_topo_problems *col, cs_err *
     c->gpus = 1;
     c->acc = CS_NODE_GPU;
     c->nic = c->pcie = none;
-    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
-    CS__NOTE(col, err, cs__json_int(root, "", "gpus", 1, 1, MAX_NODE_GPUS, &c->gpus, err));
-    CS__NOTE(col, err, cs__json_accel_type(root, "", &c->acc, err));
-    CS__NOTE(col, err, cs__json_object(root, "", "nvlink", 0, &c->nvo, err));
+    CS__NOTE(col, err, cs_json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "gpus", 1, 1, MAX_NODE_GPUS, &c->gpus, err));
+    CS__NOTE(col, err, cs_json_accel_type(root, "", &c->acc, err));
+    CS__NOTE(col, err, cs_json_object(root, "", "nvlink", 0, &c->nvo, err));
     if (c->nvo) {
         int rc = parse_nvlink(c->nvo, c->gpus, &c->nv, col, err);
         if (rc < 0)
             return rc;
     }
-    CS__NOTE(col, err, cs__json_int(root, "", "nics", 0, 0, MAX_NODE_NICS, &c->nics, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "nics", 0, 0, MAX_NODE_NICS, &c->nics, err));
     CS__NOTE(col, err, opt_spec(root, "nic", NULL, &c->nic, &c->has_nic, err));
-    CS__NOTE(col, err, cs__json_string(root, "", "nic_attach", 0, &attach, err));
-    CS__NOTE(col, err, cs__json_bool(root, "", "nic_switch", 0, &c->is_nicsw, err));
+    CS__NOTE(col, err, cs_json_string(root, "", "nic_attach", 0, &attach, err));
+    CS__NOTE(col, err, cs_json_bool(root, "", "nic_switch", 0, &c->is_nicsw, err));
     CS__NOTE(col, err, opt_spec(root, "pcie", NULL, &c->pcie, &c->has_pcie, err));
-    CS__NOTE(col, err, cs__json_int(root, "", "pcie_switches", 0, 0, MAX_NODE_GPUS, &c->n_psw,
-                                    err));
-    CS__NOTE(col, err, cs__json_int(root, "", "cpus", 0, 0, 64, &c->cpus, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "pcie_switches", 0, 0, MAX_NODE_GPUS, &c->n_psw,
+                                   err));
+    CS__NOTE(col, err, cs_json_int(root, "", "cpus", 0, 0, 64, &c->cpus, err));
     CS__NOTE(col, err, opt_spec(root, "cpu_link", &upi, &c->cpu_link, &c->has_cpu, err));
     CS__NOTE(col, err, opt_spec(root, "host_memory", &mem, &c->mem, &c->has_mem, err));
     if (c->has_cpu && c->cpus < 2)

@@ -5,7 +5,7 @@
  * memory and back down, so pairs under one switch share its uplink. */
 #include <stdlib.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/kinds.h"
 
 #define MAX_PER (1L << 10)
@@ -78,11 +78,11 @@ static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_topo_proble
     sh->link = sh->uplink = (cs__linkspec){"generic", 1, 0};
     sh->sock = upi;
     *is_p2p = 1;
-    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
-    CS__NOTE(col, err, cs__json_int(root, "", "sockets", 0, 1, 8, &sh->sockets, err));
-    CS__NOTE(col, err, cs__json_int(root, "", "switches_per_socket", 0, 0, MAX_PER,
-                                    &sh->switches, err));
-    CS__NOTE(col, err, cs__json_bool(root, "", "p2p", 1, is_p2p, err));
+    CS__NOTE(col, err, cs_json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "sockets", 0, 1, 8, &sh->sockets, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "switches_per_socket", 0, 0, MAX_PER,
+                                   &sh->switches, err));
+    CS__NOTE(col, err, cs_json_bool(root, "", "p2p", 1, is_p2p, err));
     gkey = sh->switches ? "gpus_per_switch" : "gpus_per_socket";
     nkey = sh->switches ? "nics_per_switch" : "nics_per_socket";
     if (json_object_get(root, sh->switches ? "gpus_per_socket" : "gpus_per_switch") ||
@@ -90,24 +90,24 @@ static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_topo_proble
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, sh->switches ? "switches_per_socket" :
                                       gkey, "with %ld switches per socket give %s and %s",
                                       sh->switches, gkey, nkey));
-    CS__NOTE(col, err, cs__json_int(root, "", gkey, 1, 1, MAX_PER, &sh->gpus, err));
-    CS__NOTE(col, err, cs__json_int(root, "", nkey, 0, 0, MAX_PER, &sh->nics, err));
-    CS__NOTE(col, err, cs__json_accel_type(root, "", &sh->gpu_type, err));
-    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &o, err));
+    CS__NOTE(col, err, cs_json_int(root, "", gkey, 1, 1, MAX_PER, &sh->gpus, err));
+    CS__NOTE(col, err, cs_json_int(root, "", nkey, 0, 0, MAX_PER, &sh->nics, err));
+    CS__NOTE(col, err, cs_json_accel_type(root, "", &sh->gpu_type, err));
+    CS__NOTE(col, err, cs_json_object(root, "", "link", 1, &o, err));
     if (o)
         CS__NOTE(col, err, cs__linkspec_parse(o, "link", NULL, NULL, &sh->link, err));
     sh->uplink = sh->link;
     o = NULL;
-    CS__NOTE(col, err, cs__json_object(root, "", "uplink", 0, &o, err));
+    CS__NOTE(col, err, cs_json_object(root, "", "uplink", 0, &o, err));
     if (o)
         CS__NOTE(col, err, cs__linkspec_parse(o, "uplink", NULL, &sh->link, &sh->uplink, err));
     o = NULL;
-    CS__NOTE(col, err, cs__json_object(root, "", "socket_link", 0, &o, err));
+    CS__NOTE(col, err, cs_json_object(root, "", "socket_link", 0, &o, err));
     if (o)
         CS__NOTE(col, err, cs__linkspec_parse(o, "socket_link", NULL, &upi, &sh->sock, err));
     o = NULL;
     sh->has_mem = 0;
-    CS__NOTE(col, err, cs__json_object(root, "", "host_memory", 0, &o, err));
+    CS__NOTE(col, err, cs_json_object(root, "", "host_memory", 0, &o, err));
     if (o) {
         static const cs__linkspec mem = {"hostmem", 100.0, 0.0};
         sh->has_mem = 1;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/kinds.h"
 
 #define MAX_TREE_RANKS (1L << 20)
@@ -27,7 +27,7 @@ static int parse_uplink(json_t *root, const cs__linkspec *link, cs__linkspec *up
                         cs_err *err)
 {
     json_t *o;
-    int rc = cs__json_object(root, "", "uplink", 0, &o, err);
+    int rc = cs_json_object(root, "", "uplink", 0, &o, err);
     *up = *link;
     *has_bw = 0;
     if (rc < 0 || !o)
@@ -46,10 +46,10 @@ static int tree_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *err
     json_t *link = NULL;
     long n = 1, k = 2;
     int rc, has_bw, level = 0, first, count, i, n0 = col ? col->n : 0;
-    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
-    CS__NOTE(col, err, cs__json_int(root, "", "ranks", 1, 1, MAX_TREE_RANKS, &n, err));
-    CS__NOTE(col, err, cs__json_int(root, "", "arity", 1, 2, 1 << 16, &k, err));
-    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &link, err));
+    CS__NOTE(col, err, cs_json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "ranks", 1, 1, MAX_TREE_RANKS, &n, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "arity", 1, 2, 1 << 16, &k, err));
+    CS__NOTE(col, err, cs_json_object(root, "", "link", 1, &link, err));
     if (link)
         CS__NOTE(col, err, cs__linkspec_parse(link, "link", NULL, NULL, &ls, err));
     CS__NOTE(col, err, parse_uplink(root, &ls, &up, &has_bw, err));
@@ -135,13 +135,13 @@ static int fat_tree_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err 
     double ratio = 1;
     long n = 1, per_leaf = 1, spines = 1, k = 2, levels = 1;
     int rc, has_bw = 0, is_kary = json_object_get(root, "arity") != NULL, n0 = col ? col->n : 0;
-    CS__NOTE(col, err, cs__json_check_keys(root, "", keys, cs__topo_common_keys, err));
-    CS__NOTE(col, err, cs__json_object(root, "", "link", 1, &link, err));
+    CS__NOTE(col, err, cs_json_check_keys(root, "", keys, cs__topo_common_keys, err));
+    CS__NOTE(col, err, cs_json_object(root, "", "link", 1, &link, err));
     if (link)
         CS__NOTE(col, err, cs__linkspec_parse(link, "link", NULL, NULL, &ls, err));
     up = ls;
     CS__NOTE(col, err, parse_uplink(root, &ls, &up, &has_bw, err));
-    CS__NOTE(col, err, cs__json_positive(root, "", "oversubscription", 0, &ratio, err));
+    CS__NOTE(col, err, cs_json_positive(root, "", "oversubscription", 0, &ratio, err));
     if (has_bw && json_object_get(root, "oversubscription"))
         CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "oversubscription", "give either "
                  "oversubscription or the uplink's bandwidth (uplink.bandwidth_GBps or "
@@ -154,8 +154,8 @@ static int fat_tree_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err 
             if (json_object_get(root, *p))
                 CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, *p, "not used with arity (a k-ary "
                                               "n-tree has arity^levels ranks)"));
-        CS__NOTE(col, err, cs__json_int(root, "", "arity", 1, 2, 1 << 12, &k, err));
-        CS__NOTE(col, err, cs__json_int(root, "", "levels", 1, 1, 8, &levels, err));
+        CS__NOTE(col, err, cs_json_int(root, "", "arity", 1, 2, 1 << 12, &k, err));
+        CS__NOTE(col, err, cs_json_int(root, "", "levels", 1, 1, 8, &levels, err));
         for (l = 0; l < levels && total <= MAX_TREE_RANKS; l++)
             total *= k;
         if (total > MAX_TREE_RANKS)
@@ -165,10 +165,10 @@ static int fat_tree_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err 
         if (json_object_get(root, "levels"))
             CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "levels", "only used with arity "
                                           "(k-ary n-tree)"));
-        CS__NOTE(col, err, cs__json_int(root, "", "ranks", 1, 1, MAX_TREE_RANKS, &n, err));
-        CS__NOTE(col, err, cs__json_int(root, "", "ranks_per_leaf", 1, 1, MAX_TREE_RANKS,
-                                        &per_leaf, err));
-        CS__NOTE(col, err, cs__json_int(root, "", "spines", 1, 1, 1 << 16, &spines, err));
+        CS__NOTE(col, err, cs_json_int(root, "", "ranks", 1, 1, MAX_TREE_RANKS, &n, err));
+        CS__NOTE(col, err, cs_json_int(root, "", "ranks_per_leaf", 1, 1, MAX_TREE_RANKS,
+                                       &per_leaf, err));
+        CS__NOTE(col, err, cs_json_int(root, "", "spines", 1, 1, 1 << 16, &spines, err));
     }
     if (col && col->n > n0)
         return 0;

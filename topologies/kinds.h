@@ -11,7 +11,7 @@
 #include "topologies/topology.h"
 
 /* Top-level keys the loader handles for every kind (NULL-terminated); kinds pass it as the
- * second list of cs__json_check_keys. */
+ * second list of cs_json_check_keys. */
 extern const char *const cs__topo_common_keys[];
 
 /* Check the keys the loader handles for every kind ("name", "description", "sources",
@@ -58,7 +58,7 @@ int cs__linkspec_parse(json_t *obj, const char *where, const char *const *extra,
                        const cs__linkspec *base, cs__linkspec *out, cs_err *err);
 
 /* Optional "gpu_type" of obj: "gpu" (default) or "npu". Returns 0 or CS_EINVAL. */
-int cs__json_accel_type(const json_t *obj, const char *parent, cs_node_type *out, cs_err *err);
+int cs_json_accel_type(const json_t *obj, const char *parent, cs_node_type *out, cs_err *err);
 
 /* Before building a large topology: refuse more than CS_LIMIT_MAX_RANKS ranks, nodes or
  * links (CS_ELIMIT naming `where` and the count), then estimate its memory (nodes, links,

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/kinds.h"
 #include "sim/limits.h"
 
@@ -34,15 +34,15 @@ static int check_sources(const json_t *root, cs_err *err)
     size_t i;
     int rc;
     if (!v || json_is_string(v))
-        return v ? cs__json_as_string(v, "sources", &s, err) : 0;
+        return v ? cs_json_as_string(v, "sources", &s, err) : 0;
     if (!json_is_array(v))
         return cs_err_set(err, CS_EINVAL, "sources",
                           "expected a string or an array of strings, got %s",
-                          cs__json_type_name(v));
+                          cs_json_type_name(v));
     json_array_foreach(v, i, item) {
         char path[CS_JPATH_MAX];
-        cs__jpath_idx(path, sizeof path, "sources", i);
-        if ((rc = cs__json_as_string(item, path, &s, err)) < 0)
+        cs_jpath_idx(path, sizeof path, "sources", i);
+        if ((rc = cs_json_as_string(item, path, &s, err)) < 0)
             return rc;
     }
     return 0;
@@ -65,12 +65,12 @@ int cs__topo_common(json_t *root, double *reduce_GBps, cs_topo_problems *col, cs
     int i, rc = 0;
     for (i = 0; i < 5; i++) {
         switch (i) {
-        case 0: rc = cs__json_string(root, "", "name", 0, &s, err); break;
-        case 1: rc = cs__json_string(root, "", "description", 0, &s, err); break;
+        case 0: rc = cs_json_string(root, "", "name", 0, &s, err); break;
+        case 1: rc = cs_json_string(root, "", "description", 0, &s, err); break;
         case 2: rc = check_sources(root, err); break;
-        case 3: rc = cs__json_range(root, "", "reduce_GBps", 0, CS_LIMIT_BW_MIN_GBPS,
-                                    CS_LIMIT_BW_MAX_GBPS, "GB/s", reduce_GBps, err); break;
-        default: rc = cs__json_object(root, "", "nccl", 0, &nccl, err); break;
+        case 3: rc = cs_json_range(root, "", "reduce_GBps", 0, CS_LIMIT_BW_MIN_GBPS,
+                                   CS_LIMIT_BW_MAX_GBPS, "GB/s", reduce_GBps, err); break;
+        default: rc = cs_json_object(root, "", "nccl", 0, &nccl, err); break;
         }
         if (rc < 0 && (!col || rc == CS_ENOMEM))
             return rc;
@@ -92,8 +92,8 @@ static int load_root(json_t *root, const char *name, int ranks, cs_topo **out, c
 
     if (!json_is_object(root))
         return cs_err_set(err, CS_EINVAL, name, "expected a JSON object, got %s",
-                          cs__json_type_name(root));
-    if ((rc = cs__json_string(root, "", "kind", 1, &kind_name, err)) < 0)
+                          cs_json_type_name(root));
+    if ((rc = cs_json_string(root, "", "kind", 1, &kind_name, err)) < 0)
         return rc;
     if ((rc = cs_topo_kind_lookup(kind_name, &kind, err)) < 0)
         return rc;
@@ -127,7 +127,7 @@ static int load_buffer(const char *text, size_t len, const char *name, int ranks
     json_error_t jerr;
     json_t *root;
     int rc;
-    root = cs__json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    root = cs_json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         char where[sizeof err->where];
         snprintf(where, sizeof where, "%s:%d:%d", name, jerr.line, jerr.column);
@@ -254,11 +254,11 @@ int cs_topo_section_get(const char *spec, const char *key, json_t **out, cs_err 
     int rc;
     *out = NULL;
     if (p) {
-        root = cs__json_loadb(p->json, strlen(p->json), 0, &je);
+        root = cs_json_loadb(p->json, strlen(p->json), 0, &je);
     } else {
         if ((rc = cs__topo_read_file(spec, &buf, &len, err)) < 0)
             return rc;
-        root = cs__json_loadb(buf, len, 0, &je);
+        root = cs_json_loadb(buf, len, 0, &je);
         free(buf);
     }
     if (!root) {

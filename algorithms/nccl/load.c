@@ -21,7 +21,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "topologies/jsonutil.h"
+#include "sim/json.h"
 #include "topologies/topology.h"
 
 static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *err)
@@ -33,19 +33,19 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
     int rc;
     if (!json_is_object(obj))
         return cs_err_set(err, CS_EINVAL, where, "expected an object, got %s",
-                          cs__json_type_name(obj));
-    if ((rc = cs__json_check_keys(obj, where, keys, NULL, err)) < 0 ||
-        (rc = cs__json_bool(obj, where, "enabled", 0, &q->enabled, err)) < 0 ||
-        (rc = cs__json_nonneg(obj, where, "base_us", 0, &q->base_us, err)) < 0 ||
-        (rc = cs__json_nonneg(obj, where, "hop_us", 0, &q->hop_us, err)) < 0 ||
-        (rc = cs__json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
-        (rc = cs__json_int(obj, where, "chunk_bytes", 0, 1, 1L << 40, &chunk, err)) < 0 ||
-        (rc = cs__json_int(obj, where, "channel_bytes", 0, 1, 1L << 40, &chb, err)) < 0)
+                          cs_json_type_name(obj));
+    if ((rc = cs_json_check_keys(obj, where, keys, NULL, err)) < 0 ||
+        (rc = cs_json_bool(obj, where, "enabled", 0, &q->enabled, err)) < 0 ||
+        (rc = cs_json_nonneg(obj, where, "base_us", 0, &q->base_us, err)) < 0 ||
+        (rc = cs_json_nonneg(obj, where, "hop_us", 0, &q->hop_us, err)) < 0 ||
+        (rc = cs_json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
+        (rc = cs_json_int(obj, where, "chunk_bytes", 0, 1, 1L << 40, &chunk, err)) < 0 ||
+        (rc = cs_json_int(obj, where, "channel_bytes", 0, 1, 1L << 40, &chb, err)) < 0)
         return rc;
     q->chunk_bytes = (uint64_t)chunk;
     q->channel_bytes = (uint64_t)chb;
     if (q->bw_eff > 1) {
-        cs__jpath_key(path, sizeof path, where, "bw_eff");
+        cs_jpath_key(path, sizeof path, where, "bw_eff");
         return cs_err_set(err, CS_EINVAL, path, "must be in (0, 1], got %g", q->bw_eff);
     }
     return 0;
@@ -63,17 +63,17 @@ static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
     int rc;
     if (!json_is_object(obj))
         return cs_err_set(err, CS_EINVAL, where, "expected an object, got %s",
-                          cs__json_type_name(obj));
-    if ((rc = cs__json_check_keys(obj, where, keys, NULL, err)) < 0 ||
-        (rc = cs__json_nonneg(obj, where, "lat_us", 0, &q->lat_us, err)) < 0 ||
-        (rc = cs__json_nonneg(obj, where, "flush_us", 0, flush_us, err)) < 0 ||
-        (rc = cs__json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
-        (rc = cs__json_nonneg(obj, where, "msg_us", 0, &q->msg_us, err)) < 0 ||
-        (rc = cs__json_int(obj, where, "msg_bytes", 0, 0, 1L << 40, &mb, err)) < 0)
+                          cs_json_type_name(obj));
+    if ((rc = cs_json_check_keys(obj, where, keys, NULL, err)) < 0 ||
+        (rc = cs_json_nonneg(obj, where, "lat_us", 0, &q->lat_us, err)) < 0 ||
+        (rc = cs_json_nonneg(obj, where, "flush_us", 0, flush_us, err)) < 0 ||
+        (rc = cs_json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
+        (rc = cs_json_nonneg(obj, where, "msg_us", 0, &q->msg_us, err)) < 0 ||
+        (rc = cs_json_int(obj, where, "msg_bytes", 0, 0, 1L << 40, &mb, err)) < 0)
         return rc;
     q->msg_bytes = (uint64_t)mb;
     if (q->bw_eff > 1) {
-        cs__jpath_key(path, sizeof path, where, "bw_eff");
+        cs_jpath_key(path, sizeof path, where, "bw_eff");
         return cs_err_set(err, CS_EINVAL, path, "must be in (0, 1], got %g", q->bw_eff);
     }
     return 0;
@@ -92,25 +92,25 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     cs_nccl_params_default(out);
     if (!json_is_object(nccl))
         return cs_err_set(err, CS_EINVAL, "nccl", "expected an object, got %s",
-                          cs__json_type_name(nccl));
-    if ((rc = cs__json_check_keys(nccl, "nccl", keys, NULL, err)) < 0 ||
-        (rc = cs__json_string(nccl, "nccl", "version", 0, &version, err)) < 0)
+                          cs_json_type_name(nccl));
+    if ((rc = cs_json_check_keys(nccl, "nccl", keys, NULL, err)) < 0 ||
+        (rc = cs_json_string(nccl, "nccl", "version", 0, &version, err)) < 0)
         return rc;
     if (version && (rc = cs_nccl_params_version(version, out, err)) < 0)
         return rc;
     channels = out->channels;
     max_chunks = out->max_chunks;
-    if ((rc = cs__json_nonneg(nccl, "nccl", "launch_us", 0, &out->launch_us, err)) < 0 ||
-        (rc = cs__json_int(nccl, "nccl", "channels", 0, 1, 64, &channels, err)) < 0 ||
-        (rc = cs__json_nonneg(nccl, "nccl", "channel_GBps", 0, &out->channel_GBps, err)) < 0 ||
-        (rc = cs__json_bool(nccl, "nccl", "nvls", 0, &out->nvls, err)) < 0 ||
-        (rc = cs__json_positive(nccl, "nccl", "nvls_eff", 0, &out->nvls_eff, err)) < 0 ||
-        (rc = cs__json_nonneg(nccl, "nccl", "nvls_lat_us", 0, &out->nvls_lat_us, err)) < 0 ||
-        (rc = cs__json_int(nccl, "nccl", "max_chunks", 0, 1, 4096, &max_chunks, err)) < 0 ||
-        (rc = cs__json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
-        (rc = cs__json_object(nccl, "nccl", "protocols", 0, &protos, err)) < 0 ||
-        (rc = cs__json_object(nccl, "nccl", "transports", 0, &trs, err)) < 0 ||
-        (rc = cs__json_object(nccl, "nccl", "calibration", 0, &cal, err)) < 0)
+    if ((rc = cs_json_nonneg(nccl, "nccl", "launch_us", 0, &out->launch_us, err)) < 0 ||
+        (rc = cs_json_int(nccl, "nccl", "channels", 0, 1, 64, &channels, err)) < 0 ||
+        (rc = cs_json_nonneg(nccl, "nccl", "channel_GBps", 0, &out->channel_GBps, err)) < 0 ||
+        (rc = cs_json_bool(nccl, "nccl", "nvls", 0, &out->nvls, err)) < 0 ||
+        (rc = cs_json_positive(nccl, "nccl", "nvls_eff", 0, &out->nvls_eff, err)) < 0 ||
+        (rc = cs_json_nonneg(nccl, "nccl", "nvls_lat_us", 0, &out->nvls_lat_us, err)) < 0 ||
+        (rc = cs_json_int(nccl, "nccl", "max_chunks", 0, 1, 4096, &max_chunks, err)) < 0 ||
+        (rc = cs_json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
+        (rc = cs_json_object(nccl, "nccl", "protocols", 0, &protos, err)) < 0 ||
+        (rc = cs_json_object(nccl, "nccl", "transports", 0, &trs, err)) < 0 ||
+        (rc = cs_json_object(nccl, "nccl", "calibration", 0, &cal, err)) < 0)
         return rc;
     out->channels = (int)channels;
     out->max_chunks = (int)max_chunks;
@@ -124,24 +124,24 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     }
     if (protos) {
         const char *const names[] = {"LL", "LL128", "Simple", NULL};
-        if ((rc = cs__json_check_keys(protos, "nccl.protocols", names, NULL, err)) < 0)
+        if ((rc = cs_json_check_keys(protos, "nccl.protocols", names, NULL, err)) < 0)
             return rc;
         for (i = 0; i < CS_PROTO_COUNT; i++) {
             json_t *q = json_object_get(protos, names[i]);
             char path[CS_JPATH_MAX];
-            cs__jpath_key(path, sizeof path, "nccl.protocols", names[i]);
+            cs_jpath_key(path, sizeof path, "nccl.protocols", names[i]);
             if (q && (rc = read_proto(q, path, &out->proto[i], err)) < 0)
                 return rc;
         }
     }
     if (trs) {
         const char *const names[] = {"p2p", "shm", "net", NULL};
-        if ((rc = cs__json_check_keys(trs, "nccl.transports", names, NULL, err)) < 0)
+        if ((rc = cs_json_check_keys(trs, "nccl.transports", names, NULL, err)) < 0)
             return rc;
         for (i = 0; i < CS_TR_COUNT; i++) {
             json_t *q = json_object_get(trs, names[i]);
             char path[CS_JPATH_MAX];
-            cs__jpath_key(path, sizeof path, "nccl.transports", names[i]);
+            cs_jpath_key(path, sizeof path, "nccl.transports", names[i]);
             if (q && (rc = read_transport(q, path, &out->tr[i], &out->flush_us[i], err)) < 0)
                 return rc;
         }
