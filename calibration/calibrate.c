@@ -3,6 +3,8 @@
  * calib_params.c, the pre-fit in calib_prefit.c, the holds in calib_hold.c, the JSON of
  * the result in calib_out.c. */
 #include "calibration/calib-private.h"
+#include "calibration/simcache.h"
+#include "sim/par.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -77,6 +79,17 @@ int cs__calib_fit_round(cs_calib *c, const double *ob, int max_iter, int warm, c
     return rc;
 }
 
+/* o->reuse, or COLLSIM_CALIB_REUSE=off|verify from the environment where o asks for the
+ * default. */
+static cs_calib_reuse reuse_mode(const cs_calib_opts *o)
+{
+    const char *e = getenv("COLLSIM_CALIB_REUSE");
+    if (o->reuse != CS_CALIB_REUSE_ON || !e)
+        return o->reuse;
+    return !strcmp(e, "off") || !strcmp(e, "0") ? CS_CALIB_REUSE_OFF
+         : !strcmp(e, "verify") ? CS_CALIB_REUSE_VERIFY : CS_CALIB_REUSE_ON;
+}
+
 int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
                  const cs_calib_opts *o, cs_err *err)
 {
@@ -98,12 +111,31 @@ int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
         ob[i] = ls->rows[i].measured_us;
     for (i = 0; i < c->n_par; i++)
         c->fit_start[i] = c->par[i].value;
-    if ((rc = cs__calib_fit_round(c, ob, o->max_iter, 0, err)) < 0 ||
-        (rc = cs__calib_hold_undetermined(c, ob, o->max_iter, err)) < 0) {
-        free(ob);
-        return rc;
+    if (reuse_mode(o) != CS_CALIB_REUSE_OFF) {
+        if ((rc = cs_simcache_new(&c->cache, err)) < 0) {
+            free(ob);
+            return rc;
+        }
+        cs_simcache_set_verify(c->cache, reuse_mode(o) == CS_CALIB_REUSE_VERIFY);
+        ls->cache = c->cache;
     }
+    if ((rc = cs__calib_fit_round(c, ob, o->max_iter, 0, err)) == 0)
+        rc = cs__calib_hold_undetermined(c, ob, o->max_iter, err);
     free(ob);
+    ls->cache = NULL;
+    if (c->cache) {
+        cs_simcache_stats_get(c->cache, &c->reuse);
+        if (getenv("COLLSIM_CALIB_STATS"))
+            fprintf(stderr, "# reuse (process %d): %ld candidate times asked, %ld simulated, "
+                    "%ld from the cache, %ld of them shifted by the launch cost; %ld "
+                    "topology states\n", cs_par_rank(), c->reuse.lookups, c->reuse.simulated,
+                    c->reuse.hits + c->reuse.hits_launch, c->reuse.hits_launch,
+                    c->reuse.topo_states);
+        cs_simcache_free(c->cache);
+        c->cache = NULL;
+    }
+    if (rc < 0)
+        return rc;
     for (i = 0; i < c->n_par; i++) {
         if (c->held[i] != CS_CALIB_FREE) {
             c->par[i].value = c->start[i];

@@ -15,6 +15,7 @@
 #include "algorithms/nccl/nccl.h"
 #include "calibration/fit.h"
 #include "calibration/logsim.h"
+#include "calibration/simcache.h"
 
 /* A link class being fitted: its links and their original figures. */
 typedef struct cs_calib_class {
@@ -70,7 +71,22 @@ typedef struct cs_calib {
     int p_chan;               /* channel_GBps, -1 unless the start table sets a cap */
     int p_nvls;               /* nvls_eff, -1 unless the start table enables NVLS */
     double gamma0;            /* the topology's reduce_GBps before the fit (0 = free) */
+    cs_simcache *cache;       /* candidate times memoised during the fit (owned, freed at
+                                 the end of cs_calib_run) */
+    cs_simcache_stats reuse;  /* its counters at the end of the fit (zero without reuse):
+                                 this process's, under MPI each process has its own */
 } cs_calib;
+
+/* Reuse of simulations between the fit's evaluations (calibration/simcache.h). With the
+ * default, the environment may choose: COLLSIM_CALIB_REUSE=off (or 0) or verify.
+ * COLLSIM_CALIB_STATS=1 prints the cache's counters to stderr at the end of the fit (one
+ * line per process). */
+typedef enum cs_calib_reuse {
+    CS_CALIB_REUSE_ON = 0,         /* default: candidate times memoised */
+    CS_CALIB_REUSE_OFF,            /* every candidate simulated every time (the reference) */
+    CS_CALIB_REUSE_VERIFY          /* memoised, and every answer checked against a
+                                      simulation (a difference fails with CS_ESTATE) */
+} cs_calib_reuse;
 
 /* What a calibration was asked for. */
 typedef struct cs_calib_opts {
@@ -81,6 +97,7 @@ typedef struct cs_calib_opts {
     const cs_lset_opts *ls;   /* which rows were taken */
     char *const *logs;        /* log paths */
     int n_logs;
+    cs_calib_reuse reuse;     /* reuse of simulations (0 = on) */
 } cs_calib_opts;
 
 /* Fit t and np to the rows of ls (all borrowed; c is initialised here and keeps pointers to
