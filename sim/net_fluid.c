@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct fl_group fl_group;
+
 typedef struct fl_flow {
     uint64_t token;           /* executor's id */
     uint64_t bytes;           /* payload, bytes */
@@ -31,7 +33,23 @@ typedef struct fl_flow {
     int fixed;                /* share fixed in the current progressive filling */
     struct fl_flow *next;     /* free list / all list */
     struct fl_flow *all_next;
+    fl_group *grp;            /* flows on the same links, while on its links */
+    struct fl_flow *g_next, *g_prev;   /* the group's members */
 } fl_flow;
+
+/* Flows on the same links (one route, one channel link): max-min fairness gives them the
+ * same share, fixed in the same step of the filling. A recompute joins a group's links
+ * once, and the filling fixes a group at once (its m flows' shares subtracted m times, in
+ * the same arithmetic as one by one: every subtraction of a step is the same number). */
+struct fl_group {
+    const int32_t *route;     /* the members' route (key) */
+    int n_route;
+    int32_t vlink;            /* and channel link (key) */
+    fl_flow *first;           /* members on the links */
+    int n;                    /* how many */
+    uint32_t mark;            /* recompute epoch in which its links were joined */
+    fl_group *hnext;          /* hash chain / free list */
+};
 
 typedef struct fl_link {
     double cap;               /* capacity, bytes per picosecond */
@@ -70,6 +88,10 @@ struct cs_net {
     int n_seeds;
     int pending;              /* a recompute event is scheduled for now */
     fl_flow *free_flows, *all_flows;
+    fl_group **gtab;          /* groups by (route, vlink): hash buckets */
+    uint32_t n_gtab;          /* buckets, a power of two */
+    uint32_t n_groups;        /* groups with members */
+    fl_group *free_groups;    /* unused groups */
 };
 
 static void fl_destroy(cs_net *n);
@@ -122,6 +144,18 @@ static void fl_destroy(cs_net *n)
         free(n->all_flows);
         n->all_flows = nx;
     }
+    for (i = 0; i < (int)n->n_gtab; i++)
+        while (n->gtab[i]) {
+            fl_group *nx = n->gtab[i]->hnext;
+            free(n->gtab[i]);
+            n->gtab[i] = nx;
+        }
+    while (n->free_groups) {
+        fl_group *nx = n->free_groups->hnext;
+        free(n->free_groups);
+        n->free_groups = nx;
+    }
+    free(n->gtab);
     free(n->links);
     free(n->stats);
     free(n->comp_flows);
@@ -249,15 +283,20 @@ static void fill_component(cs_net *n, const int32_t *comp, int32_t nc)
         if (best_share < 0)
             best_share = 0;
         for (j = 0; j < best->n_flows; j++) {
-            fl_flow *f = best->flows[j];
+            fl_flow *f = best->flows[j], *h;
+            int m = 0, q;
             if (f->fixed)
                 continue;
-            f->fixed = 1;
-            f->new_rate = best_share;
+            /* f's whole group: every member is on best, unfixed until now */
+            for (h = f->grp->first; h; h = h->g_next, m++) {
+                h->fixed = 1;
+                h->new_rate = best_share;
+            }
             for (k = 0; k < flow_nlinks(f); k++) {
                 fl_link *L = &n->links[flow_link(f, k)];
-                L->rem -= best_share;
-                L->unfixed--;
+                for (q = 0; q < m; q++)
+                    L->rem -= best_share;
+                L->unfixed -= m;
                 n->counters.link_visits++;
                 if (L == best || n->h_idx[L->pos] < 0)
                     continue;
@@ -319,6 +358,9 @@ static int recompute(cs_net *n)
             }
             n->comp_flows[nf++] = f;
             f->fixed = 0;
+            if (f->grp->mark == ep)
+                continue;      /* a member before it joined the group's links already */
+            f->grp->mark = ep;
             for (k = 0; k < flow_nlinks(f); k++) {
                 fl_link *M = &n->links[flow_link(f, k)];
                 int32_t a, b;
@@ -455,6 +497,87 @@ static void release(cs_net *n, fl_flow *f)
     n->free_flows = f;
 }
 
+static uint32_t group_hash(const int32_t *route, int32_t vlink)
+{
+    uint64_t h = (uint64_t)(uintptr_t)route * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)vlink;
+    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* Put f into the group of its links (created when it has none). Returns 0 or CS_ENOMEM. */
+static int group_join(cs_net *n, fl_flow *f)
+{
+    uint32_t b;
+    fl_group *g;
+    if (2 * (n->n_groups + 1) > n->n_gtab) {
+        uint32_t nb = n->n_gtab ? 2 * n->n_gtab : 256, i;
+        fl_group **nt = calloc(nb, sizeof *nt);
+        if (!nt)
+            return CS_ENOMEM;
+        for (i = 0; i < n->n_gtab; i++)
+            while (n->gtab[i]) {
+                fl_group *x = n->gtab[i];
+                n->gtab[i] = x->hnext;
+                b = group_hash(x->route, x->vlink) & (nb - 1);
+                x->hnext = nt[b];
+                nt[b] = x;
+            }
+        free(n->gtab);
+        n->gtab = nt;
+        n->n_gtab = nb;
+    }
+    b = group_hash(f->route, f->vlink) & (n->n_gtab - 1);
+    for (g = n->gtab[b]; g; g = g->hnext)
+        if (g->route == f->route && g->n_route == f->n_route && g->vlink == f->vlink)
+            break;
+    if (!g) {
+        if (n->free_groups) {
+            g = n->free_groups;
+            n->free_groups = g->hnext;
+        } else if (!(g = malloc(sizeof *g))) {
+            return CS_ENOMEM;
+        }
+        g->route = f->route;
+        g->n_route = f->n_route;
+        g->vlink = f->vlink;
+        g->first = NULL;
+        g->n = 0;
+        g->mark = 0;
+        g->hnext = n->gtab[b];
+        n->gtab[b] = g;
+        n->n_groups++;
+    }
+    f->grp = g;
+    f->g_prev = NULL;
+    f->g_next = g->first;
+    if (g->first)
+        g->first->g_prev = f;
+    g->first = f;
+    g->n++;
+    return 0;
+}
+
+/* Take f out of its group (the group goes back to the free list when empty). */
+static void group_leave(cs_net *n, fl_flow *f)
+{
+    fl_group *g = f->grp, **pp;
+    if (f->g_prev)
+        f->g_prev->g_next = f->g_next;
+    else
+        g->first = f->g_next;
+    if (f->g_next)
+        f->g_next->g_prev = f->g_prev;
+    f->grp = NULL;
+    if (--g->n > 0)
+        return;
+    for (pp = &n->gtab[group_hash(g->route, g->vlink) & (n->n_gtab - 1)]; *pp != g;
+         pp = &(*pp)->hnext)
+        ;
+    *pp = g->hnext;
+    g->hnext = n->free_groups;
+    n->free_groups = g;
+    n->n_groups--;
+}
+
 /* The route latency has passed: the flow joins its links. */
 static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
 {
@@ -467,6 +590,8 @@ static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_add(n, flow_link(f, k), f, now);
+    if (group_join(n, f) < 0)
+        cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
     if (++n->n_live_flows > n->counters.peak_flows)
         n->counters.peak_flows = n->n_live_flows;
     touch(n, f);
@@ -485,6 +610,8 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data)
     if (f->n_route) {
         n->n_live_flows--;
         touch(n, f);
+        if (f->grp)
+            group_leave(n, f);
     }
     release(n, f);
     n->cb.on_done(n->cb.ctx, token);
