@@ -51,6 +51,8 @@ void cs_calib_fini(cs_calib *c)
         free(c->cls[i].lat0);
     }
     free(c->cls);
+    cs_simcache_free(c->cache);     /* NULL unless cs_calib_run stopped half way */
+    c->cache = NULL;
 }
 
 /* One round of the fit, the parameters in held[] held at their start values. Cold: from the
