@@ -26,28 +26,27 @@ typedef struct fl_flow {
     int32_t vlink;            /* its channel's virtual link (index in links), -1 none */
     double remaining;         /* bytes still to deliver at time `last` */
     double rate;              /* current share, bytes per picosecond */
-    double new_rate;          /* share being computed, bytes per picosecond */
     cs_time last;             /* when remaining was last brought up to date, ps */
     cs_event_id ev;           /* pending completion event, 0 if none */
     uint32_t mark;            /* visit epoch of the current recompute */
-    int fixed;                /* share fixed in the current progressive filling */
     struct fl_flow *next;     /* free list / all list */
     struct fl_flow *all_next;
     fl_group *grp;            /* flows on the same links, while on its links */
-    struct fl_flow *g_next, *g_prev;   /* the group's members */
 } fl_flow;
 
 /* Flows on the same links (one route, one channel link): max-min fairness gives them the
  * same share, fixed in the same step of the filling. A recompute joins a group's links
  * once, and the filling fixes a group at once (its m flows' shares subtracted m times, in
- * the same arithmetic as one by one: every subtraction of a step is the same number). */
+ * the same arithmetic as one by one: every subtraction of a step is the same number); the
+ * flows take their group's share. */
 struct fl_group {
     const int32_t *route;     /* the members' route (key) */
     int n_route;
     int32_t vlink;            /* and channel link (key) */
-    fl_flow *first;           /* members on the links */
-    int n;                    /* how many */
+    int n;                    /* members: flows on the links */
     uint32_t mark;            /* recompute epoch in which its links were joined */
+    int fixed;                /* share fixed in the current progressive filling */
+    double share;             /* the members' share being computed, bytes per picosecond */
     fl_group *hnext;          /* hash chain / free list */
 };
 
@@ -283,15 +282,14 @@ static void fill_component(cs_net *n, const int32_t *comp, int32_t nc)
         if (best_share < 0)
             best_share = 0;
         for (j = 0; j < best->n_flows; j++) {
-            fl_flow *f = best->flows[j], *h;
-            int m = 0, q;
-            if (f->fixed)
+            fl_flow *f = best->flows[j];
+            fl_group *g = f->grp;
+            int m = g->n, q;
+            if (g->fixed)
                 continue;
             /* f's whole group: every member is on best, unfixed until now */
-            for (h = f->grp->first; h; h = h->g_next, m++) {
-                h->fixed = 1;
-                h->new_rate = best_share;
-            }
+            g->fixed = 1;
+            g->share = best_share;
             for (k = 0; k < flow_nlinks(f); k++) {
                 fl_link *L = &n->links[flow_link(f, k)];
                 for (q = 0; q < m; q++)
@@ -357,10 +355,10 @@ static int recompute(cs_net *n)
                 n->cap_comp_flows = cap;
             }
             n->comp_flows[nf++] = f;
-            f->fixed = 0;
             if (f->grp->mark == ep)
                 continue;      /* a member before it joined the group's links already */
             f->grp->mark = ep;
+            f->grp->fixed = 0;
             for (k = 0; k < flow_nlinks(f); k++) {
                 fl_link *M = &n->links[flow_link(f, k)];
                 int32_t a, b;
@@ -406,13 +404,14 @@ static int recompute(cs_net *n)
     for (i = 0; i < nf; i++) {
         fl_flow *f = n->comp_flows[i];
         cs_time dt;
-        if (f->new_rate == f->rate && f->ev)
+        double new_rate = f->grp->share;
+        if (new_rate == f->rate && f->ev)
             continue;
         f->remaining -= f->rate * (double)(now - f->last);
         if (f->remaining < 0)
             f->remaining = 0;
         f->last = now;
-        f->rate = f->new_rate;
+        f->rate = new_rate;
         if (f->ev)
             cs_engine_cancel(n->eng, f->ev);
         if (f->rate <= 0) {
@@ -539,7 +538,6 @@ static int group_join(cs_net *n, fl_flow *f)
         g->route = f->route;
         g->n_route = f->n_route;
         g->vlink = f->vlink;
-        g->first = NULL;
         g->n = 0;
         g->mark = 0;
         g->hnext = n->gtab[b];
@@ -547,11 +545,6 @@ static int group_join(cs_net *n, fl_flow *f)
         n->n_groups++;
     }
     f->grp = g;
-    f->g_prev = NULL;
-    f->g_next = g->first;
-    if (g->first)
-        g->first->g_prev = f;
-    g->first = f;
     g->n++;
     return 0;
 }
@@ -560,12 +553,6 @@ static int group_join(cs_net *n, fl_flow *f)
 static void group_leave(cs_net *n, fl_flow *f)
 {
     fl_group *g = f->grp, **pp;
-    if (f->g_prev)
-        f->g_prev->g_next = f->g_next;
-    else
-        g->first = f->g_next;
-    if (f->g_next)
-        f->g_next->g_prev = f->g_prev;
     f->grp = NULL;
     if (--g->n > 0)
         return;
