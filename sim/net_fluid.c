@@ -412,14 +412,15 @@ static int recompute(cs_net *n)
             f->remaining = 0;
         f->last = now;
         f->rate = new_rate;
-        if (f->ev)
-            cs_engine_cancel(n->eng, f->ev);
         if (f->rate <= 0) {
+            if (f->ev)
+                cs_engine_cancel(n->eng, f->ev);
             f->ev = 0;          /* starved (cannot happen with positive capacities) */
             continue;
         }
         dt = (cs_time)llround(f->remaining / f->rate);
-        f->ev = cs_engine_at(n->eng, now + dt, fl_end, n, (uint64_t)(uintptr_t)f);
+        f->ev = f->ev ? cs_engine_move(n->eng, f->ev, now + dt)
+                      : cs_engine_at(n->eng, now + dt, fl_end, n, (uint64_t)(uintptr_t)f);
         if (!f->ev)
             return CS_ENOMEM;
     }

@@ -15,6 +15,8 @@
 #include "calibration/calibrate.h"
 #include "calibration/simcache.h"
 #include "sim/time.h"
+#include "sim/engine.h"
+#include "sim/engine-private.h"
 #include "topologies/topology.h"
 
 #define A3MEGA CS_TEST_DATA "/../../calibration/a3mega-2node.json"
@@ -295,12 +297,79 @@ static void t_calibrate_same(void)
     same_fit(a3, 1, A3MEGA, 1u << 20, "A3 Mega 16 ranks, 8 B - 1 MiB");
 }
 
+/* The engine's in-place move runs events in the order cancel + schedule would. */
+typedef struct order { int seen[64]; int n; } order;
+
+static void note(cs_engine *e, void *arg, uint64_t data)
+{
+    order *o = arg;
+    (void)e;
+    if (o->n < 64)
+        o->seen[o->n++] = (int)data;
+}
+
+/* Events 0..n-1 at times t0[], then event k moved to t1[k] (or cancelled and scheduled
+ * anew): the order they run in. */
+static void run_moves(int move, uint64_t seq_limit, order *o)
+{
+    static const cs_time t0[8] = {50, 10, 10, 30, 20, 60, 60, 40};
+    static const cs_time t1[8] = {10, 60, 10, 5, 20, 60, 30, 40};
+    cs_event_id id[8];
+    cs_engine *e;
+    int k;
+    memset(o, 0, sizeof *o);
+    CU_ASSERT_EQUAL_FATAL(cs_engine_new(&e), 0);
+    if (seq_limit)
+        cs__engine_set_seq_limit(e, seq_limit);
+    for (k = 0; k < 8; k++)
+        id[k] = cs_engine_at(e, t0[k], note, o, (uint64_t)k);
+    for (k = 0; k < 8; k++) {
+        cs_event_id nid;
+        if (move) {
+            nid = cs_engine_move(e, id[k], t1[k]);
+        } else {
+            CU_ASSERT_EQUAL(cs_engine_cancel(e, id[k]), 0);
+            nid = cs_engine_at(e, t1[k], note, o, (uint64_t)k);
+        }
+        CU_ASSERT(nid != 0);
+        CU_ASSERT_EQUAL(cs_engine_cancel(e, id[k]), CS_ENOENT);   /* stale */
+        id[k] = nid;
+    }
+    CU_ASSERT_EQUAL(cs_engine_move(e, 0, 5), 0);
+    CU_ASSERT_EQUAL(cs_engine_n_pending(e), 8);
+    CU_ASSERT_EQUAL(cs_engine_run(e, CS_TIME_MAX, NULL), 0);
+    CU_ASSERT_EQUAL(cs_engine_n_executed(e), 8);
+    CU_ASSERT_EQUAL(cs_engine_move(e, id[0], 100), 0);    /* ran: stale */
+    cs_engine_free(e);
+}
+
+static void t_engine_move(void)
+{
+    /* by (time, order of the last scheduling): 3 (5), 0 (10, moved first), 2 (10),
+     * 4 (20), 6 (30), 7 (40), 1 (60), 5 (60) */
+    static const int want[8] = {3, 0, 2, 4, 6, 7, 1, 5};
+    order a, b;
+    uint64_t lim[3] = {0, 5, 11};
+    int i, k;
+    for (i = 0; i < 3; i++) {
+        run_moves(1, lim[i], &a);
+        run_moves(0, lim[i], &b);
+        CU_ASSERT_EQUAL(a.n, 8);
+        CU_ASSERT_EQUAL(b.n, 8);
+        for (k = 0; k < 8; k++) {
+            CU_ASSERT_EQUAL(a.seen[k], want[k]);
+            CU_ASSERT_EQUAL(b.seen[k], want[k]);
+        }
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cal[] = {
         {"a cached time is the simulated one; what a change re-simulates", t_cache_answers},
         {"a Jacobian column re-simulates the rows its parameter touches", t_columns},
         {"a calibration with reuse fits the same as without", t_calibrate_same},
+        {"an event moved in place runs where cancel and schedule put it", t_engine_move},
         {NULL, NULL}};
     return cs_test_add_suite("calspeed", cal);
 }
