@@ -17,6 +17,7 @@
 #include "sim/time.h"
 #include "sim/engine.h"
 #include "sim/engine-private.h"
+#include "sim/exec.h"
 #include "topologies/topology.h"
 
 #define A3MEGA CS_TEST_DATA "/../../calibration/a3mega-2node.json"
@@ -363,6 +364,51 @@ static void t_engine_move(void)
     }
 }
 
+/* Flows on the same links are one group in the fluid model: k copies 0 -> 2 and one copy
+ * 1 -> 2 of 1e6 B each on a 3-rank switch (100 GB/s, 0.5 us links) start together after
+ * 1 us and share sw -> 2 at 100 / (k + 1) GB/s: all end at 1 + (k + 1) 1e6 B / 100 GB/s =
+ * 1 + 10 (k + 1) us. Two recomputes. At the start: the 3 seed links (0->sw, sw->2,
+ * 1->sw), the 2 links of each group's first flow (2 groups: 4), the filling's 3 links, the
+ * popped link sw->2 and the 2 links of each group it fixes (4): 15 link visits. At the
+ * end: the 3 seed links, empty, each a component of its own (3 more): 6. 21 in all,
+ * whatever k (flow by flow, the search and the filling would each visit the 2 links of
+ * every flow: 4k + 17). */
+static void t_fluid_groups(void)
+{
+    static const int ks[2] = {3, 7};
+    int i, k;
+    for (i = 0; i < 2; i++) {
+        cs_topo *t = NULL;
+        cs_sched s;
+        cs_sim *sim = NULL;
+        cs_job *job = NULL;
+        cs_sim_counters cnt;
+        cs_err err;
+        int64_t c;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_load_string("{\"kind\":\"switch\",\"ranks\":3,\"link\":"
+                                                  "{\"bandwidth_GBps\":100,\"latency_us\":0.5}}",
+                                                  "test", &t, &err), 0);
+        cs_sched_init(&s, CS_COLL_SENDRECV, 3, 0, 0);
+        for (k = 0; k < ks[i]; k++) {
+            c = cs_sched_chunk(&s, 1000000, 0, 2);
+            cs_sched_xfer_range(&s, 0, 2, CS_OP_COPY, (uint32_t)c, 1, NULL, 0, 0);
+        }
+        c = cs_sched_chunk(&s, 1000000, 1, 2);
+        cs_sched_xfer_range(&s, 1, 2, CS_OP_COPY, (uint32_t)c, 1, NULL, 0, 0);
+        CU_ASSERT_EQUAL_FATAL(cs_sim_new(&sim, t, NULL, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_sim_add(sim, &s, NULL, 0, &job, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_sim_run(sim, &err), 0);
+        CS_ASSERT_REL(cs_time_to_us(cs_job_end(job)), 1.0 + 10.0 * (ks[i] + 1), 1e-12);
+        cs_sim_get_counters(sim, &cnt);
+        CU_ASSERT_EQUAL(cnt.recomputes, 2);
+        CU_ASSERT_EQUAL(cnt.link_visits, 21);
+        CU_ASSERT_EQUAL(cnt.peak_flows, (uint64_t)ks[i] + 1);
+        cs_sim_free(sim);
+        cs_sched_fini(&s);
+        cs_topo_free(t);
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cal[] = {
@@ -370,6 +416,7 @@ int cs_test_register(void)
         {"a Jacobian column re-simulates the rows its parameter touches", t_columns},
         {"a calibration with reuse fits the same as without", t_calibrate_same},
         {"an event moved in place runs where cancel and schedule put it", t_engine_move},
+        {"flows on the same links are filled as one group", t_fluid_groups},
         {NULL, NULL}};
     return cs_test_add_suite("calspeed", cal);
 }
