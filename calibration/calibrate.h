@@ -4,8 +4,14 @@
  * nvls_eff where the start sets them), by least squares on log time with the simulator in
  * the loop (calibration/fit.h): a common-factor pre-fit, the full fit; parameters the logs
  * do not determine (relative uncertainty over 50%) are held at their start value and the
- * fit is run again from the start, so that holding them is the same as --fix. `collsim calibrate` prints and writes the
- * result. */
+ * fit is run again from the start, so that holding them is the same as --fix. `collsim
+ * calibrate` prints and writes the result.
+ *
+ * Files: calibrate.c (the model the fit calls, the rounds, cs_calib_run), calib_params.c
+ * (the parameter table: a new parameter is declared in cs__calib_build_params, set in
+ * cs__calib_apply, explained in cs_calib_hint), calib_prefit.c, calib_hold.c, calib_out.c
+ * (the JSON). Candidate times are reused between evaluations where the figures a
+ * candidate reads did not change (calibration/simcache.h): the same fit, fewer runs. */
 #ifndef CS_CALIBRATE_H
 #define CS_CALIBRATE_H
 
