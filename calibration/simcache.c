@@ -11,13 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ENTRIES (1 << 20)     /* the table is emptied when it would hold more */
+#define MAX_ENTRIES (1 << 16)     /* the table is emptied when it would hold more (an entry
+                                     is about 300 bytes) ... */
+#define MAX_STATES 4096           /* ... or more topology states than this */
 
 /* What a candidate's simulation reads, launch_us left out. Built in zeroed memory and
  * compared with memcmp. */
 typedef struct cand_key {
     int32_t coll, ranks, root, elt_bytes;   /* the row's request */
     uint64_t bytes;
+    const cs_topo *t;                       /* the topology (its structure) */
     const cs_algo *ops;                     /* the candidate */
     int32_t proto;
     int32_t topo_id;                        /* interned topology figures */
@@ -51,6 +54,7 @@ struct cs_simcache {
     double *scratch;          /* topology figures being looked up (owned) */
     int cap_scratch;
     int verify;               /* simulate answers too and compare */
+    int max_entries;          /* emptied beyond this many entries (MAX_ENTRIES) */
     cs_simcache_stats st;     /* counters */
 };
 
@@ -73,33 +77,43 @@ int cs_simcache_new(cs_simcache **out, cs_err *err)
     if (!c)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     c->last_ts = -1;
+    c->max_entries = MAX_ENTRIES;
     *out = c;
     return 0;
 }
 
-static void clear_entries(cs_simcache *c)
+/* Forget every entry and topology state (the entries refer to the states). */
+static void clear_all(cs_simcache *c)
 {
+    int i;
     free(c->ent);
     free(c->slot);
     c->ent = NULL;
     c->slot = NULL;
     c->n_ent = c->cap_ent = c->n_slot = 0;
+    for (i = 0; i < c->n_ts; i++)
+        free(c->ts[i].v);
+    c->n_ts = 0;
+    c->last_t = NULL;
+    c->last_ts = -1;
 }
 
 void cs_simcache_free(cs_simcache *c)
 {
-    int i;
     if (!c)
         return;
-    clear_entries(c);
-    for (i = 0; i < c->n_ts; i++)
-        free(c->ts[i].v);
+    clear_all(c);
     free(c->ts);
     free(c->scratch);
     free(c);
 }
 
 void cs_simcache_set_verify(cs_simcache *c, int on) { c->verify = on; }
+
+void cs__simcache_set_max_entries(cs_simcache *c, int n)
+{
+    c->max_entries = n >= 1 && n <= MAX_ENTRIES ? n : MAX_ENTRIES;
+}
 
 void cs_simcache_stats_get(const cs_simcache *c, cs_simcache_stats *out)
 {
@@ -139,6 +153,8 @@ static int topo_key(cs_simcache *c, const cs_topo *t)
             !memcmp(c->ts[i].v, c->scratch, (size_t)n * sizeof *c->scratch))
             break;
     if (i < 0) {
+        if (c->n_ts >= MAX_STATES)
+            clear_all(c);
         if (c->n_ts == c->cap_ts) {
             int cap = c->cap_ts ? 2 * c->cap_ts : 64;
             topo_state *nt = realloc(c->ts, (size_t)cap * sizeof *nt);
@@ -167,8 +183,8 @@ static int is_nvls(const cs_algo *ops)
 
 /* The key of candidate (ops, pr) of row r: the table with launch_us out, the protocol
  * forced, the other protocols' entries and (but for NVLS) the NVLS figures cleared. */
-static void make_key(cand_key *k, const cs_lrow *r, const cs_nccl_params *np,
-                     const cs_algo *ops, cs_proto pr, int topo_id)
+static void make_key(cand_key *k, const cs_lrow *r, const cs_topo *t,
+                     const cs_nccl_params *np, const cs_algo *ops, cs_proto pr, int topo_id)
 {
     int q;
     memset(k, 0, sizeof *k);
@@ -177,6 +193,7 @@ static void make_key(cand_key *k, const cs_lrow *r, const cs_nccl_params *np,
     k->root = r->root;
     k->elt_bytes = r->elt_bytes;
     k->bytes = r->size_bytes;
+    k->t = t;
     k->ops = ops;
     k->proto = (int32_t)pr;
     k->topo_id = topo_id;
@@ -239,12 +256,13 @@ static int find(const cs_simcache *c, const cand_key *k, uint64_t h)
     return -1;
 }
 
-/* Room for one more entry (the table doubled, or emptied at MAX_ENTRIES). */
+/* Room for one more entry (the table doubled): 0, 1 when it holds max_entries, or
+ * CS_ENOMEM. */
 static int reserve(cs_simcache *c)
 {
     int i;
-    if (c->n_ent >= MAX_ENTRIES)
-        clear_entries(c);
+    if (c->n_ent >= c->max_entries)
+        return 1;
     if (c->n_ent == c->cap_ent) {
         int cap = c->cap_ent ? 2 * c->cap_ent : 256;
         entry *ne = realloc(c->ent, (size_t)cap * sizeof *ne);
@@ -278,8 +296,9 @@ static int insert(cs_simcache *c, const cand_key *k, uint64_t h, int rc, cs_time
 {
     uint32_t j, m;
     entry *e;
-    if (reserve(c) < 0)
-        return CS_ENOMEM;
+    int rc_r = reserve(c);
+    if (rc_r != 0)
+        return rc_r;             /* full (1) or out of memory */
     e = &c->ent[c->n_ent];
     memcpy(&e->key, k, sizeof *k);
     e->hash = h;
@@ -305,7 +324,7 @@ int cs_simcache_time(cs_simcache *c, const cs_lrow *r, const cs_topo *t,
     if (id < 0)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     c->st.lookups++;
-    make_key(&k, r, np, ops, pr, id);
+    make_key(&k, r, t, np, ops, pr, id);
     h = fnv(&k, sizeof k, FNV0);
     if ((at = find(c, &k, h)) >= 0) {
         const entry *e = &c->ent[at];
@@ -329,7 +348,17 @@ int cs_simcache_time(cs_simcache *c, const cs_lrow *r, const cs_topo *t,
     rc = simulate(r, t, np, ops, pr, &sim_us, err);
     if (rc < 0 && rc != CS_EUNSUPP)
         return rc;
-    if (insert(c, &k, h, rc, rc == 0 ? llround(sim_us * CS_PS_PER_US) - lps : 0, lps) < 0)
+    at = insert(c, &k, h, rc, rc == 0 ? llround(sim_us * CS_PS_PER_US) - lps : 0, lps);
+    if (at == 1) {
+        /* full: start afresh (the key's topology state may be gone with the rest) */
+        clear_all(c);
+        if ((id = topo_key(c, t)) < 0)
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        make_key(&k, r, t, np, ops, pr, id);
+        at = insert(c, &k, fnv(&k, sizeof k, FNV0), rc,
+                    rc == 0 ? llround(sim_us * CS_PS_PER_US) - lps : 0, lps);
+    }
+    if (at < 0)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if (rc == 0)
         *time_us = sim_us;

@@ -48,6 +48,9 @@ void cs_simcache_free(cs_simcache *c);
  * CS_ESTATE (for tests). */
 void cs_simcache_set_verify(cs_simcache *c, int on);
 void cs_simcache_stats_get(const cs_simcache *c, cs_simcache_stats *out);
+/* For tests: empty the cache when it would hold more than n entries (default 65536, about
+ * 20 MB; every entry and topology state is dropped then, and the cache fills again). */
+void cs__simcache_set_max_entries(cs_simcache *c, int n);
 
 /* The time (us) of row r run with algorithm ops and protocol pr (forced) on t with table
  * np, from the cache or simulated (cs_nccl_simulate). CS_EUNSUPP (err untouched) when

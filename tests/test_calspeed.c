@@ -120,6 +120,19 @@ static void t_cache_answers(void)
     CU_ASSERT_EQUAL(st.simulated, 3);
     CU_ASSERT_EQUAL(st.lookups, 8);
     CU_ASSERT_EQUAL(st.entries, 3);
+    /* a full cache starts afresh: with room for 3, a 4th candidate empties it first */
+    cs__simcache_set_max_entries(c, 3);
+    CU_ASSERT_EQUAL(cs_simcache_time(c, &r, t, &np, ring, CS_PROTO_LL, &t5, &err), 0);
+    CU_ASSERT(t5 == direct(&r, t, &np, ring, CS_PROTO_LL));
+    cs_simcache_stats_get(c, &st);
+    CU_ASSERT_EQUAL(st.simulated, 4);
+    CU_ASSERT_EQUAL(st.entries, 1);
+    CU_ASSERT_EQUAL(st.topo_states, 1);
+    CU_ASSERT_EQUAL(cs_simcache_time(c, &r, t, &np, ring, CS_PROTO_SIMPLE, &t5, &err), 0);
+    CU_ASSERT(t5 == t4);                   /* simulated again, the same */
+    cs_simcache_stats_get(c, &st);
+    CU_ASSERT_EQUAL(st.simulated, 5);
+    CU_ASSERT_EQUAL(st.entries, 2);
     cs_simcache_free(c);
     cs_topo_free(t);
 }
