@@ -5,6 +5,8 @@
  * refers to another preset, link specs without a class), an explicit "graph" topology with
  * the same nodes, links, ranks and (up to 64 ranks) routes is written instead. */
 #include "calibration/logsim.h"
+#include "calibration/calibrate.h"
+#include "sim/report.h"
 #include "topologies/topology.h"
 
 #include <math.h>
@@ -215,4 +217,94 @@ out:
     json_decref(orig);
     json_decref(nccl);
     return rc;
+}
+
+/* The "nccl" object of the calibrated topology, with what it was fitted on. */
+json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
+{
+    json_t *n = json_object(), *protos = json_object(), *cal_o = json_object();
+    json_t *logs = json_array(), *pars = json_object();
+    double med, mean, max;
+    int i;
+    json_object_set_new(n, "version", json_string(c->np->version));
+    json_object_set_new(n, "launch_us", cs_json_num(c->np->launch_us));
+    json_object_set_new(n, "channels", json_integer(c->np->channels));
+    json_object_set_new(n, "channel_GBps", cs_json_num(c->np->channel_GBps));
+    json_object_set_new(n, "nvls", json_boolean(c->np->nvls));
+    json_object_set_new(n, "nvls_eff", cs_json_num(c->np->nvls_eff));
+    json_object_set_new(n, "nvls_lat_us", cs_json_num(c->np->nvls_lat_us));
+    json_object_set_new(n, "max_chunks", json_integer(c->np->max_chunks));
+    if (c->np->force_proto >= 0)
+        json_object_set_new(n, "proto", json_string(cs_proto_name((cs_proto)c->np->force_proto)));
+    for (i = 0; i < CS_PROTO_COUNT; i++) {
+        const cs_nccl_proto *q = &c->np->proto[i];
+        json_t *p = json_object();
+        json_object_set_new(p, "enabled", json_boolean(q->enabled));
+        json_object_set_new(p, "base_us", cs_json_num(q->base_us));
+        json_object_set_new(p, "hop_us", cs_json_num(q->hop_us));
+        json_object_set_new(p, "bw_eff", cs_json_num(q->bw_eff));
+        json_object_set_new(p, "chunk_bytes", json_integer((json_int_t)q->chunk_bytes));
+        json_object_set_new(p, "channel_bytes", json_integer((json_int_t)q->channel_bytes));
+        json_object_set_new(protos, cs_proto_name((cs_proto)i), p);
+    }
+    json_object_set_new(n, "protocols", protos);
+    {
+        json_t *trs = json_object();
+        for (i = 0; i < CS_TR_COUNT; i++) {
+            const cs_transport_costs *q = &c->np->tr[i];
+            json_t *to;
+            if (!(q->lat_us > 0 || q->bw_eff > 0 || q->msg_us > 0 || q->msg_bytes ||
+                  c->np->flush_us[i] > 0))
+                continue;
+            to = json_object();
+            json_object_set_new(to, "lat_us", cs_json_num(q->lat_us));
+            if (c->np->flush_us[i] > 0)
+                json_object_set_new(to, "flush_us", cs_json_num(c->np->flush_us[i]));
+            if (q->bw_eff > 0)
+                json_object_set_new(to, "bw_eff", cs_json_num(q->bw_eff));
+            json_object_set_new(to, "msg_us", cs_json_num(q->msg_us));
+            json_object_set_new(to, "msg_bytes", json_integer((json_int_t)q->msg_bytes));
+            json_object_set_new(trs, cs_transport_name((cs_transport)i), to);
+        }
+        if (json_object_size(trs))
+            json_object_set_new(n, "transports", trs);
+        else
+            json_decref(trs);
+    }
+    for (i = 0; i < o->n_logs; i++)
+        json_array_append_new(logs, json_string(cs_lset_basename(o->logs[i])));
+    json_object_set_new(cal_o, "tool", json_string("collsim calibrate"));
+    json_object_set_new(cal_o, "start_topology", json_string(o->topo_spec));
+    json_object_set_new(cal_o, "logs", logs);
+    json_object_set_new(cal_o, "rows", json_integer(c->ls->n_rows));
+    json_object_set_new(cal_o, "min_bytes", json_integer((json_int_t)o->ls->min_bytes));
+    if (o->ls->max_bytes)
+        json_object_set_new(cal_o, "max_bytes", json_integer((json_int_t)o->ls->max_bytes));
+    if (o->ls->parity)
+        json_object_set_new(cal_o, "sizes", json_string(o->ls->parity == 1 ? "odd" : "even"));
+    json_object_set_new(cal_o, "rms_log_error", cs_json_num(c->fr.rms_log));
+    cs_lset_stats(c->ls, 0, &med, &mean, &max);
+    json_object_set_new(cal_o, "median_abs_error_pct", cs_json_num(med));
+    json_object_set_new(cal_o, "max_abs_error_pct", cs_json_num(max));
+    for (i = 0; i < c->n_par; i++) {
+        const cs_fit_param *p = &c->par[i];
+        json_t *v = json_object();
+        json_object_set_new(v, "value", cs_json_num(p->value));
+        if (cs_calib_at_bound(p))
+            json_object_set_new(v, "at_bound", json_string(cs_calib_at_bound(p) < 0 ? "lower" : "upper"));
+        if (c->held[i] == CS_CALIB_HELD_UNDETERMINED) {
+            json_object_set_new(v, "held", json_string("not determined by these logs"));
+            json_object_set_new(v, "determined_by", json_string(cs_calib_hint(c, i)));
+        } else if (c->held[i] == CS_CALIB_HELD_FIX)
+            json_object_set_new(v, "held", json_string("--fix"));
+        else if (isfinite(p->sigma))
+            json_object_set_new(v, "sigma", cs_json_num(p->sigma));
+        if (c->uncertain[i])
+            json_object_set_new(v, "uncertain", json_string("relative uncertainty over 50%, "
+                                                            "but the logs reject its start"));
+        json_object_set_new(pars, p->name, v);
+    }
+    json_object_set_new(cal_o, "parameters", pars);
+    json_object_set_new(n, "calibration", cal_o);
+    return n;
 }

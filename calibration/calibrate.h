@@ -4,8 +4,14 @@
  * nvls_eff where the start sets them), by least squares on log time with the simulator in
  * the loop (calibration/fit.h): a common-factor pre-fit, the full fit; parameters the logs
  * do not determine (relative uncertainty over 50%) are held at their start value and the
- * fit is run again from the start, so that holding them is the same as --fix. `collsim calibrate` prints and writes the
- * result. */
+ * fit is run again from the start, so that holding them is the same as --fix. `collsim
+ * calibrate` prints and writes the result.
+ *
+ * Files: calibrate.c (the model the fit calls, the rounds, cs_calib_run), calib_params.c
+ * (the parameter table: a new parameter is declared in cs__calib_build_params, set in
+ * cs__calib_apply, explained in cs_calib_hint), calib_prefit.c, calib_hold.c, calib_out.c
+ * (the JSON). Candidate times are reused between evaluations where the figures a
+ * candidate reads did not change (calibration/simcache.h): the same fit, fewer runs. */
 #ifndef CS_CALIBRATE_H
 #define CS_CALIBRATE_H
 
@@ -15,6 +21,7 @@
 #include "algorithms/nccl/nccl.h"
 #include "calibration/fit.h"
 #include "calibration/logsim.h"
+#include "calibration/simcache.h"
 
 /* A link class being fitted: its links and their original figures. */
 typedef struct cs_calib_class {
@@ -72,7 +79,22 @@ typedef struct cs_calib {
     int p_tr_lat[CS_TR_COUNT];/* transports' lat_us, -1 unless the start table sets it */
     int p_tr_msg[CS_TR_COUNT];/* transports' msg_us, -1 unless the start table sets it */
     double gamma0;            /* the topology's reduce_GBps before the fit (0 = free) */
+    cs_simcache *cache;       /* candidate times memoised during the fit (owned, freed at
+                                 the end of cs_calib_run) */
+    cs_simcache_stats reuse;  /* its counters at the end of the fit (zero without reuse):
+                                 this process's, under MPI each process has its own */
 } cs_calib;
+
+/* Reuse of simulations between the fit's evaluations (calibration/simcache.h). With the
+ * default, the environment may choose: COLLSIM_CALIB_REUSE=off (or 0) or verify.
+ * COLLSIM_CALIB_STATS=1 prints the cache's counters to stderr at the end of the fit (one
+ * line per process). */
+typedef enum cs_calib_reuse {
+    CS_CALIB_REUSE_ON = 0,         /* default: candidate times memoised */
+    CS_CALIB_REUSE_OFF,            /* every candidate simulated every time (the reference) */
+    CS_CALIB_REUSE_VERIFY          /* memoised, and every answer checked against a
+                                      simulation (a difference fails with CS_ESTATE) */
+} cs_calib_reuse;
 
 /* What a calibration was asked for. */
 typedef struct cs_calib_opts {
@@ -83,6 +105,7 @@ typedef struct cs_calib_opts {
     const cs_lset_opts *ls;   /* which rows were taken */
     char *const *logs;        /* log paths */
     int n_logs;
+    cs_calib_reuse reuse;     /* reuse of simulations (0 = on) */
 } cs_calib_opts;
 
 /* Fit t and np to the rows of ls (all borrowed; c is initialised here and keeps pointers to

@@ -6,6 +6,7 @@
 #include "algorithms/nccl/mode.h"
 #include "topologies/topology.h"
 #include "sim/par.h"
+#include "calibration/simcache.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -275,14 +276,17 @@ int cs_lset_simulate_rows(cs_lset *ls, int from, int to, const cs_topo *t,
     return 0;
 }
 
-/* One candidate of row r: its time, or CS_EUNSUPP. */
-static int sim_cand(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
-                    const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err)
+/* One candidate of row r: its time, or CS_EUNSUPP (from the set's cache when it has one). */
+static int sim_cand(const cs_lset *ls, const cs_lrow *r, const cs_topo *t,
+                    const cs_nccl_params *np, const cs_algo *ops, cs_proto pr,
+                    double *time_us, cs_err *err)
 {
     cs_nccl_params one = *np;
     cs_coll_req req;
     cs_nccl_pick pick;
     int rc;
+    if (ls->cache)
+        return cs_simcache_time(ls->cache, r, t, np, ops, pr, time_us, err);
     cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
     req.root = r->root;
     req.elt_bytes = r->elt_bytes;
@@ -314,7 +318,7 @@ int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
         if (!all && r->n_viable > 0) {
             for (k = 0; k < r->n_viable; k++) {
                 double tk;
-                if ((rc = sim_cand(r, t, np, r->viable_algo[k], r->viable_proto[k], &tk,
+                if ((rc = sim_cand(ls, r, t, np, r->viable_algo[k], r->viable_proto[k], &tk,
                                    err)) < 0)
                     return rc;
                 if (tk < best) {    /* ties: the earlier candidate, as NCCL mode */
@@ -340,7 +344,7 @@ int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
                 double tk;
                 if (np->force_proto >= 0 ? p != np->force_proto : !np->proto[p].enabled)
                     continue;
-                rc = sim_cand(r, t, np, cand[a], (cs_proto)p, &tk, err);
+                rc = sim_cand(ls, r, t, np, cand[a], (cs_proto)p, &tk, err);
                 if (rc == CS_EUNSUPP)
                     continue;
                 if (rc < 0)
@@ -385,6 +389,12 @@ int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
         cs_nccl_pick pick;
         if (!r->algo_ops)
             return cs_err_set(err, CS_ESTATE, r->log, "row pinned before it was simulated");
+        if (ls->cache && (rc = cs_simcache_time(ls->cache, r, t, np, r->algo_ops, r->proto,
+                                                &r->simulated_us, err)) != CS_EUNSUPP) {
+            if (rc < 0)
+                return rc;
+            continue;
+        }
         cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
         req.root = r->root;
         req.elt_bytes = r->elt_bytes;

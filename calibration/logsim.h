@@ -41,6 +41,9 @@ typedef struct cs_lset {
     cs_lrow *rows;            /* rows kept (owned) */
     int n_rows;
     int max_ranks;            /* most ranks of any row */
+    struct cs_simcache *cache;   /* when set (borrowed), cs_lset_simulate_viable and
+                                    cs_lset_simulate_pinned take candidate times from it
+                                    (calibration/simcache.h): the same times, fewer runs */
 } cs_lset;
 
 /* Which rows to take and what to assume when a log does not say. */

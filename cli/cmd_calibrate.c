@@ -143,6 +143,7 @@ int cs_cmd_calibrate(int argc, char **argv)
         free(o.logs);
         return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
     }
+    memset(&co, 0, sizeof co);
     co.topo_spec = o.topo;
     co.algo = o.algo;
     co.fix = o.fix;

@@ -37,6 +37,13 @@ cs_event_id cs_engine_after(cs_engine *eng, cs_time dt_ps, cs_event_fn fn, void 
  * Returns 0, or CS_ENOENT if the id is stale (already ran, cancelled, or never existed). */
 int cs_engine_cancel(cs_engine *eng, cs_event_id id);
 
+/* Move a pending event to time t_ps (>= now): exactly cs_engine_cancel(id) and then
+ * cs_engine_at(t_ps, the same callback) -- the event takes the sequence number a new one
+ * would, so every run goes in the same order -- but in place, leaving no cancelled entry
+ * behind (a fluid network moves its flows' ends at every share change). Returns the new
+ * id (id is stale from then on), or 0 if id is stale or memory ran out. */
+cs_event_id cs_engine_move(cs_engine *eng, cs_event_id id, cs_time t_ps);
+
 /* Run events in order until none is left, until_ps is passed (CS_TIME_MAX for no limit), or
  * a callback calls cs_engine_fail(). Returns 0, or the failure's code with err filled. */
 int cs_engine_run(cs_engine *eng, cs_time until_ps, cs_err *err);

@@ -9,68 +9,15 @@
  * A channel's bandwidth cap (NCCL mode) is a virtual link per (channel, sending rank) of
  * that capacity, which every flow the rank sends on the channel also crosses: the pieces
  * of a pipelined ring that are in flight at once share their channel's cap, as the one
- * CUDA block that moves a channel's data does. */
-#include "sim/net-private.h"
+ * CUDA block that moves a channel's data does.
+ *
+ * Flows on the same links form a group (fluid-private.h); the filling of a component is in
+ * net_fluid_fill.c. */
+#include "sim/fluid-private.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct fl_flow {
-    uint64_t token;           /* executor's id */
-    uint64_t bytes;           /* payload, bytes */
-    const int32_t *route;     /* directed links, owned by the topology's route cache */
-    int n_route;
-    int32_t vlink;            /* its channel's virtual link (index in links), -1 none */
-    double remaining;         /* bytes still to deliver at time `last` */
-    double rate;              /* current share, bytes per picosecond */
-    double new_rate;          /* share being computed, bytes per picosecond */
-    cs_time last;             /* when remaining was last brought up to date, ps */
-    cs_event_id ev;           /* pending completion event, 0 if none */
-    uint32_t mark;            /* visit epoch of the current recompute */
-    int fixed;                /* share fixed in the current progressive filling */
-    struct fl_flow *next;     /* free list / all list */
-    struct fl_flow *all_next;
-} fl_flow;
-
-typedef struct fl_link {
-    double cap;               /* capacity, bytes per picosecond */
-    fl_flow **flows;          /* active flows crossing this direction */
-    int n_flows, cap_flows;
-    uint32_t mark;            /* visit epoch */
-    int seeded;               /* in the net's seed list */
-    int32_t pos;              /* position in comp_links during a recompute */
-    double rem;               /* progressive filling: capacity left */
-    int unfixed;              /* progressive filling: flows without a share yet */
-    cs_time busy_since;       /* when n_flows last went 0 -> 1 */
-} fl_link;
-
-struct cs_net {
-    cs_engine *eng;
-    const cs_topo *t;
-    cs_net_cb cb;
-    fl_link *links;           /* per dlink, then the channels' virtual links */
-    int n_dlinks;             /* 2 * topology links: links[0..n_dlinks) are real */
-    int n_vlinks;             /* virtual links: CS_NET_MAX_CHANNELS per rank, or 0 */
-    cs_link_stats *stats;     /* per dlink */
-    uint32_t epoch;           /* recompute visit epoch */
-    fl_flow **comp_flows;     /* scratch: flows of the component */
-    int32_t *comp_links;      /* scratch: dlinks of the component */
-    int cap_comp_flows, cap_comp_links;
-    int32_t *uf;              /* scratch per component position: union-find parent */
-    int32_t *comp_start;      /* scratch per position: component sizes, then ends */
-    int32_t *comp_order;      /* scratch: positions grouped by component */
-    int32_t *heap;            /* scratch: filling heap of positions */
-    int32_t *h_idx;           /* scratch per position: index in heap, -1 if not in it */
-    double *h_key;            /* scratch per position: fair share rem/unfixed, bytes/ps */
-    int32_t n_heap;           /* positions in heap */
-    cs_sim_counters counters; /* recomputes, link_visits, peak_flows (cs_sim_counters) */
-    uint64_t n_live_flows;    /* flows on their links now */
-    int32_t *seeds;           /* links whose flows changed since the last recompute */
-    int n_seeds;
-    int pending;              /* a recompute event is scheduled for now */
-    fl_flow *free_flows, *all_flows;
-};
 
 static void fl_destroy(cs_net *n);
 
@@ -122,6 +69,7 @@ static void fl_destroy(cs_net *n)
         free(n->all_flows);
         n->all_flows = nx;
     }
+    cs__fl_groups_free(n);
     free(n->links);
     free(n->stats);
     free(n->comp_flows);
@@ -148,10 +96,6 @@ static void fl_counters(const cs_net *n, cs_sim_counters *out)
 
 static void fl_end(cs_engine *eng, void *arg, uint64_t data);
 
-/* The links flow f crosses: its route, then its channel's virtual link if any. */
-static int flow_nlinks(const fl_flow *f) { return f->n_route + (f->vlink >= 0); }
-static int32_t flow_link(const fl_flow *f, int k) { return k < f->n_route ? f->route[k] : f->vlink; }
-
 /* Union-find over component positions (path halving): the root of position i. */
 static int32_t uf_find(int32_t *parent, int32_t i)
 {
@@ -160,119 +104,6 @@ static int32_t uf_find(int32_t *parent, int32_t i)
         i = parent[i];
     }
     return i;
-}
-
-/* The filling heap orders links by (fair share, position in the component list): the
- * position breaks ties exactly as a scan in list order that keeps the first minimum. */
-static int heap_less(const cs_net *n, int32_t a, int32_t b)
-{
-    return n->h_key[a] < n->h_key[b] || (n->h_key[a] == n->h_key[b] && a < b);
-}
-
-static void heap_set(cs_net *n, int32_t at, int32_t pos)
-{
-    n->heap[at] = pos;
-    n->h_idx[pos] = at;
-}
-
-static void heap_up(cs_net *n, int32_t at)
-{
-    int32_t pos = n->heap[at];
-    while (at > 0) {
-        int32_t up = (at - 1) / 2;
-        if (!heap_less(n, pos, n->heap[up]))
-            break;
-        heap_set(n, at, n->heap[up]);
-        at = up;
-    }
-    heap_set(n, at, pos);
-}
-
-static void heap_down(cs_net *n, int32_t at)
-{
-    int32_t pos = n->heap[at];
-    for (;;) {
-        int32_t c = 2 * at + 1;
-        if (c >= n->n_heap)
-            break;
-        if (c + 1 < n->n_heap && heap_less(n, n->heap[c + 1], n->heap[c]))
-            c++;
-        if (!heap_less(n, n->heap[c], pos))
-            break;
-        heap_set(n, at, n->heap[c]);
-        at = c;
-    }
-    heap_set(n, at, pos);
-}
-
-/* Take position pos out of the heap (it is in it). */
-static void heap_remove(cs_net *n, int32_t pos)
-{
-    int32_t at = n->h_idx[pos], last = n->heap[--n->n_heap];
-    n->h_idx[pos] = -1;
-    if (at == n->n_heap)
-        return;
-    heap_set(n, at, last);
-    heap_up(n, at);
-    heap_down(n, n->h_idx[last]);
-}
-
-/* Progressive filling of one connected component (positions comp[0..nc) in list order):
- * the link with the smallest fair share rem/unfixed fixes its unfixed flows at that share
- * and gives it up on every other link they cross. A binary heap keyed by the share finds
- * that link; a link's key moves only when one of its flows is fixed, so the work is
- * O(flow-link incidences * log links) instead of a scan of every link per settled link. */
-static void fill_component(cs_net *n, const int32_t *comp, int32_t nc)
-{
-    int32_t i;
-    n->n_heap = 0;
-    for (i = 0; i < nc; i++) {
-        fl_link *L = &n->links[n->comp_links[comp[i]]];
-        L->rem = L->cap;
-        L->unfixed = L->n_flows;
-        n->h_idx[comp[i]] = -1;
-        if (L->unfixed > 0) {
-            n->h_key[comp[i]] = L->rem / L->unfixed;
-            heap_set(n, n->n_heap++, comp[i]);
-        }
-    }
-    for (i = n->n_heap / 2; i-- > 0;)
-        heap_down(n, i);
-    n->counters.link_visits += (uint64_t)nc;
-    while (n->n_heap > 0) {
-        int32_t top = n->heap[0];
-        fl_link *best = &n->links[n->comp_links[top]];
-        double best_share = n->h_key[top];
-        int j, k;
-        heap_remove(n, top);
-        n->counters.link_visits++;
-        if (best_share < 0)
-            best_share = 0;
-        for (j = 0; j < best->n_flows; j++) {
-            fl_flow *f = best->flows[j];
-            if (f->fixed)
-                continue;
-            f->fixed = 1;
-            f->new_rate = best_share;
-            for (k = 0; k < flow_nlinks(f); k++) {
-                fl_link *L = &n->links[flow_link(f, k)];
-                L->rem -= best_share;
-                L->unfixed--;
-                n->counters.link_visits++;
-                if (L == best || n->h_idx[L->pos] < 0)
-                    continue;
-                if (L->unfixed == 0) {
-                    heap_remove(n, L->pos);
-                } else {
-                    /* Shares only grow as flows are fixed below them, but rounding may
-                     * move one either way: sift in both directions. */
-                    n->h_key[L->pos] = L->rem / L->unfixed;
-                    heap_up(n, n->h_idx[L->pos]);
-                    heap_down(n, n->h_idx[L->pos]);
-                }
-            }
-        }
-    }
 }
 
 /* Recompute max-min fair shares for every flow connected to the seed links, then move
@@ -318,7 +149,10 @@ static int recompute(cs_net *n)
                 n->cap_comp_flows = cap;
             }
             n->comp_flows[nf++] = f;
-            f->fixed = 0;
+            if (f->grp->mark == ep)
+                continue;      /* a member before it joined the group's links already */
+            f->grp->mark = ep;
+            f->grp->fixed = 0;
             for (k = 0; k < flow_nlinks(f); k++) {
                 fl_link *M = &n->links[flow_link(f, k)];
                 int32_t a, b;
@@ -357,28 +191,30 @@ static int recompute(cs_net *n)
     for (i = 0, c = 0; i < nl; i++) {
         if (n->uf[i] != i)
             continue;
-        fill_component(n, n->comp_order + c, n->comp_start[i] - c);
+        cs__fl_fill_component(n, n->comp_order + c, n->comp_start[i] - c);
         c = n->comp_start[i];
     }
     /* Apply: bring remaining bytes up to date at the old rate, reschedule the end. */
     for (i = 0; i < nf; i++) {
         fl_flow *f = n->comp_flows[i];
         cs_time dt;
-        if (f->new_rate == f->rate && f->ev)
+        double new_rate = f->grp->share;
+        if (new_rate == f->rate && f->ev)
             continue;
         f->remaining -= f->rate * (double)(now - f->last);
         if (f->remaining < 0)
             f->remaining = 0;
         f->last = now;
-        f->rate = f->new_rate;
-        if (f->ev)
-            cs_engine_cancel(n->eng, f->ev);
+        f->rate = new_rate;
         if (f->rate <= 0) {
+            if (f->ev)
+                cs_engine_cancel(n->eng, f->ev);
             f->ev = 0;          /* starved (cannot happen with positive capacities) */
             continue;
         }
         dt = (cs_time)llround(f->remaining / f->rate);
-        f->ev = cs_engine_at(n->eng, now + dt, fl_end, n, (uint64_t)(uintptr_t)f);
+        f->ev = f->ev ? cs_engine_move(n->eng, f->ev, now + dt)
+                      : cs_engine_at(n->eng, now + dt, fl_end, n, (uint64_t)(uintptr_t)f);
         if (!f->ev)
             return CS_ENOMEM;
     }
@@ -467,6 +303,8 @@ static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_add(n, flow_link(f, k), f, now);
+    if (cs__fl_group_join(n, f) < 0)
+        cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
     if (++n->n_live_flows > n->counters.peak_flows)
         n->counters.peak_flows = n->n_live_flows;
     touch(n, f);
@@ -485,6 +323,8 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data)
     if (f->n_route) {
         n->n_live_flows--;
         touch(n, f);
+        if (f->grp)
+            cs__fl_group_leave(n, f);
     }
     release(n, f);
     n->cb.on_done(n->cb.ctx, token);

@@ -1,0 +1,106 @@
+/* fluid-private.h: the fluid network model's state (core layer, private to net_fluid.c and
+ * net_fluid_fill.c): flows, the groups of flows on the same links, directed links with
+ * their flows, and the net. net_fluid.c moves flows on and off links and recomputes the
+ * shares of the flows connected to a change; net_fluid_fill.c fills one connected
+ * component (progressive filling) and keeps the groups. */
+#ifndef CS_FLUID_PRIVATE_H
+#define CS_FLUID_PRIVATE_H
+
+#include "sim/net-private.h"
+
+typedef struct fl_group fl_group;
+
+typedef struct fl_flow {
+    uint64_t token;           /* executor's id */
+    uint64_t bytes;           /* payload, bytes */
+    const int32_t *route;     /* directed links, owned by the topology's route cache */
+    int n_route;
+    int32_t vlink;            /* its channel's virtual link (index in links), -1 none */
+    double remaining;         /* bytes still to deliver at time `last` */
+    double rate;              /* current share, bytes per picosecond */
+    cs_time last;             /* when remaining was last brought up to date, ps */
+    cs_event_id ev;           /* pending completion event, 0 if none */
+    uint32_t mark;            /* visit epoch of the current recompute */
+    struct fl_flow *next;     /* free list / all list */
+    struct fl_flow *all_next;
+    fl_group *grp;            /* flows on the same links, while on its links */
+} fl_flow;
+
+/* Flows on the same links (one route, one channel link): max-min fairness gives them the
+ * same share, fixed in the same step of the filling. A recompute joins a group's links
+ * once, and the filling fixes a group at once (its m flows' shares subtracted m times, in
+ * the same arithmetic as one by one: every subtraction of a step is the same number); the
+ * flows take their group's share. */
+struct fl_group {
+    const int32_t *route;     /* the members' route (key) */
+    int n_route;
+    int32_t vlink;            /* and channel link (key) */
+    int n;                    /* members: flows on the links */
+    uint32_t mark;            /* recompute epoch in which its links were joined */
+    int fixed;                /* share fixed in the current progressive filling */
+    double share;             /* the members' share being computed, bytes per picosecond */
+    fl_group *hnext;          /* hash chain / free list */
+};
+
+typedef struct fl_link {
+    double cap;               /* capacity, bytes per picosecond */
+    fl_flow **flows;          /* active flows crossing this direction */
+    int n_flows, cap_flows;
+    uint32_t mark;            /* visit epoch */
+    int seeded;               /* in the net's seed list */
+    int32_t pos;              /* position in comp_links during a recompute */
+    double rem;               /* progressive filling: capacity left */
+    int unfixed;              /* progressive filling: flows without a share yet */
+    cs_time busy_since;       /* when n_flows last went 0 -> 1 */
+} fl_link;
+
+struct cs_net {
+    cs_engine *eng;
+    const cs_topo *t;
+    cs_net_cb cb;
+    fl_link *links;           /* per dlink, then the channels' virtual links */
+    int n_dlinks;             /* 2 * topology links: links[0..n_dlinks) are real */
+    int n_vlinks;             /* virtual links: CS_NET_MAX_CHANNELS per rank, or 0 */
+    cs_link_stats *stats;     /* per dlink */
+    uint32_t epoch;           /* recompute visit epoch */
+    fl_flow **comp_flows;     /* scratch: flows of the component */
+    int32_t *comp_links;      /* scratch: dlinks of the component */
+    int cap_comp_flows, cap_comp_links;
+    int32_t *uf;              /* scratch per component position: union-find parent */
+    int32_t *comp_start;      /* scratch per position: component sizes, then ends */
+    int32_t *comp_order;      /* scratch: positions grouped by component */
+    int32_t *heap;            /* scratch: filling heap of positions */
+    int32_t *h_idx;           /* scratch per position: index in heap, -1 if not in it */
+    double *h_key;            /* scratch per position: fair share rem/unfixed, bytes/ps */
+    int32_t n_heap;           /* positions in heap */
+    cs_sim_counters counters; /* recomputes, link_visits, peak_flows (cs_sim_counters) */
+    uint64_t n_live_flows;    /* flows on their links now */
+    int32_t *seeds;           /* links whose flows changed since the last recompute */
+    int n_seeds;
+    int pending;              /* a recompute event is scheduled for now */
+    fl_flow *free_flows, *all_flows;
+    fl_group **gtab;          /* groups by (route, vlink): hash buckets */
+    uint32_t n_gtab;          /* buckets, a power of two */
+    uint32_t n_groups;        /* groups with members */
+    fl_group *free_groups;    /* unused groups */
+};
+
+/* The links flow f crosses: its route, then its channel's virtual link if any. */
+static inline int flow_nlinks(const fl_flow *f) { return f->n_route + (f->vlink >= 0); }
+static inline int32_t flow_link(const fl_flow *f, int k)
+{
+    return k < f->n_route ? f->route[k] : f->vlink;
+}
+
+/* Progressive filling of one connected component: positions comp[0..nc) of n->comp_links
+ * in list order; every group with a flow on them gets its share (fl_group.share). */
+void cs__fl_fill_component(cs_net *n, const int32_t *comp, int32_t nc);
+/* Put f (just on its links) into the group of its links, created when it has none.
+ * Returns 0 or CS_ENOMEM. */
+int cs__fl_group_join(cs_net *n, fl_flow *f);
+/* Take f (leaving its links) out of its group; an empty group is kept for reuse. */
+void cs__fl_group_leave(cs_net *n, fl_flow *f);
+/* Free every group (net destruction). */
+void cs__fl_groups_free(cs_net *n);
+
+#endif
