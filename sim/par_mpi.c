@@ -316,7 +316,10 @@ static int take_result(mgr *m, int w, const unsigned char *buf)
         memcpy(&e, buf + sizeof *h, sizeof e);
         record(m, h->item, h->rc, &e);
     }
-    more = !m->failed && m->head <= m->tail && m->outstanding[w] <= m->last_chunk[w] / 2;
+    /* refill at half a chunk, and always before the worker runs out: it keeps one item
+     * queued behind the one it runs, so it never waits while rank 0 is inside an item */
+    more = !m->failed && m->head <= m->tail &&
+           (m->outstanding[w] <= m->last_chunk[w] / 2 || m->outstanding[w] <= 1);
     stop = m->outstanding[w] == 0 && (m->failed || m->head > m->tail);
     if (m->failed && !m->aborts_sent)
         send_aborts(m);
