@@ -54,6 +54,11 @@ void cs__plan_key(const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
 /* Simulate coll of bytes on every group g of p at once (no memo): *t_s, the slowest. */
 int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
                       uint64_t bytes, double *t_s, cs_err *err);
+/* The cs_sim runs (algorithm x protocol candidates) cs__plan_simulate tries for coll on
+ * groups of gsize ranks of kind g (an upper bound: a candidate that cannot build is
+ * skipped). */
+int cs__plan_sim_runs(const cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
+                      int gsize);
 /* Free the memo's storage (cs_plan_ctx_free). */
 void cs__plan_memo_fini(cs_plan_ctx *c);
 

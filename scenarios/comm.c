@@ -407,6 +407,26 @@ static int p2p_sched(cs_sched *s, uint64_t bytes, cs_err *err)
     return 0;
 }
 
+int cs__plan_sim_runs(const cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
+                      int gsize)
+{
+    const cs_algo *cand[8];
+    int n_alg, n_pr = 0, pr;
+    if (g == CS_G_PP)
+        return 1;
+    if (dp_algo(p, g, coll) || !c->nccl_on)
+        n_alg = 1;
+    else if (gsize > CS_RING_FULL_MAX && coll == CS_COLL_ALLREDUCE)
+        n_alg = 1;              /* the ring stands for NCCL on long groups */
+    else
+        n_alg = cs_nccl_algos(coll, 0, cand, 8);
+    if (!c->nccl_on)
+        return n_alg;
+    for (pr = 0; pr < CS_PROTO_COUNT; pr++)
+        n_pr += c->np.force_proto >= 0 ? pr == c->np.force_proto : c->np.proto[pr].enabled;
+    return (n_alg > 0 ? n_alg : 1) * (n_pr > 0 ? n_pr : 1);
+}
+
 int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
                       uint64_t bytes, double *t_s, cs_err *err)
 {

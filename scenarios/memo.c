@@ -152,12 +152,17 @@ static void pending_plan(const cs__pending *q, cs_plan *p)
 double cs_plan_pending_cost(const cs_plan_ctx *c, long i)
 {
     const cs__pending *q = &c->pend[i];
+    cs_plan p;
     int n = q->g == CS_G_TP ? q->tp : q->g == CS_G_CP ? q->cp : q->g == CS_G_EP ? q->ep
           : q->g == CS_G_DP ? q->dp : q->g == CS_G_EDP ? q->dp / q->ep : 2;
-    /* measured on the 787 collectives of Mixtral 8x7B on 1,024 A100 (CPU time per group
-     * size): up to CS_RING_FULL_MAX ranks every algorithm and protocol runs in full and the
-     * time grows about as n^2 (2: 0.3 ms, 16: 18 ms); longer rings run one step (0.5-4 ms) */
-    return n <= CS_RING_FULL_MAX ? (double)n * n : 8.0 + n / 32.0;
+    pending_plan(q, &p);
+    /* from the CPU times of the collectives of Mixtral 8x7B searches on 1,024 GPUs: up to
+     * CS_RING_FULL_MAX ranks every algorithm runs in full and the time grows about as n^2
+     * (A100 cluster: 2 ranks 0.3 ms, 16 ranks 18 ms); longer rings run one step (0.4-4
+     * ms); each algorithm x protocol is one run (H100 cluster, 16 ranks: 52 ms with 3
+     * runs, 157 ms for allreduce's 6, ring and tree) */
+    return (n <= CS_RING_FULL_MAX ? (double)n * n : 8.0 + n / 32.0) *
+           cs__plan_sim_runs(c, &p, q->g, q->coll, n);
 }
 
 int cs_plan_pending_run(cs_plan_ctx *c, long i, cs_plan_pending_out *out, cs_err *err)

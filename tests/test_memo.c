@@ -124,6 +124,35 @@ static void t_failure_memoised(void)
     cs_plan_fini(&p);
 }
 
+/* In NCCL mode (a DGX H100: NVSwitch node) the cost counts the runs: NCCL's allreduce
+ * candidates are ring and tree, each in 3 protocols (LL, LL128, Simple): 6 runs, each a
+ * cs_sim; groups of 2 (TP) and 4 (DP): 2^2 x 6 = 24 and 4^2 x 6 = 96. */
+static void t_cost_runs(void)
+{
+    cs_plan p;
+    cs_plan_ctx *ctx = NULL;
+    cs_plan_result r;
+    cs_plan_pending_out out;
+    cs_err err;
+    plan8(&p, 1);
+    free(p.topo_json);
+    p.topo_json = NULL;
+    strcpy(p.topo_spec, "dgx-h100");
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+    CU_ASSERT_FATAL(cs_plan_ctx_nccl(ctx));
+    cs_plan_ctx_collect(ctx, 1);
+    CU_ASSERT_EQUAL(cs_plan_eval(ctx, &p, 0, &r, &err), 0);
+    cs_plan_result_fini(&r);
+    cs_plan_ctx_collect(ctx, 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_pending_count(ctx), 2);
+    CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 0), 24.0);
+    CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 1), 96.0);
+    CU_ASSERT_EQUAL(cs_plan_pending_run(ctx, 0, &out, &err), 0);
+    CU_ASSERT(out.rc == 0 && out.sims == 6 && out.t_s > 0);
+    cs_plan_ctx_free(ctx);
+    cs_plan_fini(&p);
+}
+
 /* The search in one process: collectives noted, simulated once each as items, candidates
  * from the memo -- the same results as evaluating candidate by candidate, and the same
  * number of collectives simulated. */
@@ -168,6 +197,7 @@ int cs_test_register(void)
     static const cs_test_case cases[] = {
         {"collecting, simulating, settling", t_collect_settle},
         {"a failed simulation is memoised", t_failure_memoised},
+        {"the cost counts the algorithm x protocol runs", t_cost_runs},
         {"the search simulates each collective once", t_search_run},
         {NULL, NULL},
     };
