@@ -57,6 +57,15 @@ for i in 1 2 3; do
     su="$su $(echo "$(now) - $t0" | bc)"
 done
 echo "start-up: mpirun -np 2 of a search with nothing to compute:$su s"
+su=""
+for i in 1 2 3; do
+    t0=$(now)
+    # shellcheck disable=SC2086
+    $np2 --mca pml ob1 --mca btl self,vader "$c" plan search tests/data/ok/plan-gpt3-1024.json \
+        --gpus 8 >/dev/null 2>&1 </dev/null
+    su="$su $(echo "$(now) - $t0" | bc)"
+done
+echo "start-up with --mca pml ob1 --mca btl self,vader (shared memory only):$su s"
 med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 m1=$(cut -d' ' -f1 "$work/walls" | med)
 m2=$(cut -d' ' -f2 "$work/walls" | med)
