@@ -8,9 +8,9 @@
  * Distribution (DESIGN §9): rank 0 is the manager. It orders the items by estimated cost,
  * largest first, and hands every other rank a chunk from the front -- about 1 / (4 x
  * processes) of the work left, at least one item -- and the next chunk when half of it has
- * come back (dynamic load balancing; the chunks shrink towards the end). Rank 0 runs items
- * from the cheap end of the same list meanwhile, one at a time, and answers the workers
- * between them, so a 2-process run uses both cores. */
+ * come back (dynamic load balancing; the chunks shrink towards the end). Rank 0 takes
+ * items from the same front meanwhile, one at a time, and answers the workers between
+ * them, so a 2-process run uses both cores and the last items, the smallest, end it. */
 #ifndef CS_PAR_H
 #define CS_PAR_H
 

@@ -2,13 +2,16 @@
  * that includes mpi.h. Rank 0 manages and computes: it hands every other rank a chunk of
  * the largest items left -- about 1 / (4 x processes) of the estimated work left, at least
  * one item (guided self-scheduling, Polychronopoulos & Kuck 1987, weighted by cost) -- and
- * the next chunk when half of it has come back; between the chunks it runs the cheapest
- * item left itself, and looks at its mailbox (MPI_Iprobe, about a microsecond) after each
- * one. A worker holds half a chunk while rank 0 is inside an item, and rank 0's items are
- * the cheapest, so nobody waits; the chunks shrink towards the end, so the ranks finish
- * together. One thread per process (MPI_THREAD_SINGLE): no hand-out thread to wake. A
- * failure stops the hand-out and asks the workers to skip what they hold queued; at the
- * end rank 0 broadcasts the outcome (and, for to_all jobs, the results) to every rank. */
+ * the next chunk when half of it has come back, or sooner so that a worker always holds
+ * the next item behind the one it runs; between the chunks it runs the largest item left
+ * itself, and looks at its mailbox (MPI_Iprobe, about a microsecond) after each one. Every
+ * item a worker holds was taken before rank 0's current one, so it is no smaller: the
+ * worker does not run dry while rank 0 computes. Everybody takes the largest first, so the
+ * last items are the smallest and the ranks finish together (list scheduling: the end
+ * differs by at most the last, smallest items). One thread per process
+ * (MPI_THREAD_SINGLE): no hand-out thread to wake. A failure stops the hand-out and asks
+ * the workers to skip what they hold queued; at the end rank 0 broadcasts the outcome
+ * (and, for to_all jobs, the results) to every rank. */
 #include "sim/par-private.h"
 
 #include <stdint.h>
@@ -233,7 +236,8 @@ typedef struct mgr {
     int *last_chunk;             /* items in the chunk last sent to each rank */
     int aborts_sent;             /* the abort messages went out */
     const int *order;            /* items by cost, largest first */
-    int head, tail;              /* order[head..tail] are not handed out yet */
+    int head, tail;              /* order[head..tail] are not handed out yet (taken from
+                                    the head, the largest, by everybody) */
     double left_cost;            /* their estimated cost */
     int n_ranks;
     int failed;                  /* an item failed: hand out nothing more */
@@ -287,12 +291,12 @@ static void send_chunk(mgr *m, int w)
     MPI_Send(chunk, n, MPI_INT, w, TAG_ITEM, MPI_COMM_WORLD);
 }
 
-/* Rank 0's own share: the cheapest item left, run here. */
+/* Rank 0's own share: the largest item left, run here. */
 static void run_local(mgr *m)
 {
     const cs_par_job *job = m->job;
     cs_err e;
-    int i = m->order[m->tail--], rc;
+    int i = m->order[m->head++], rc;
     m->left_cost -= cost_of(job, i);
     cs_err_clear(&e);
     rc = cs__par_run_item(job, i, m->results + (size_t)i * job->out_bytes, &e);
@@ -375,7 +379,7 @@ static void manager(mgr *m, size_t cap, unsigned char *buf)
             send_stop(w, ITEM_STOP);
         }
     }
-    /* Rank 0 runs the cheapest item left while there is one, answering the workers after
+    /* Rank 0 runs the largest item left while there is one, answering the workers after
      * each; then it only answers, until every worker has been told to stop. */
     while (active > 0 || (!m->failed && m->head <= m->tail)) {
         int local = !m->failed && m->head <= m->tail;

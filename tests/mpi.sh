@@ -139,9 +139,10 @@ n=$(grep -c 'error: COLLSIM_FAIL_ITEM: item 27 failed on purpose on rank 1' "$wo
 [ "$n" -eq 1 ]; check fail-message $? "message seen $n times: $(head -3 "$work/stderr")"
 [ ! -s "$work/stdout" ]; check fail-no-output $? "printed: $(head -3 "$work/stdout")"
 [ "$took" -lt 30 ]; check fail-prompt $? "took $took s"
-# A failing item in rank 0's own share (the cheapest, 8 B): the same, from rank 0.
+# A failing item in rank 0's own share: of two sizes, 8 and 16 B, the larger goes to rank 1
+# (a chunk is at least one item) and rank 0 takes the next, 8 B: the same, from rank 0.
 # shellcheck disable=SC2086
-COLLSIM_FAIL_ITEM=0 $np2 -x COLLSIM_FAIL_ITEM "$collsim" run allreduce -b 8 -e 1G \
+COLLSIM_FAIL_ITEM=0 $np2 -x COLLSIM_FAIL_ITEM "$collsim" run allreduce -b 8 -e 16 \
     >"$work/stdout" 2>"$work/stderr" </dev/null
 rc=$?
 [ "$rc" -eq 1 ]; check fail0-exit $? "exit $rc, want 1"
