@@ -2,6 +2,7 @@
  * (cli layer). Reads the plan (file, then --deepspeed, --megatron, then flags), calls the
  * scenarios library and prints; pictures and traces through plots/. */
 #include "cli/cli.h"
+#include "cli/cmd_plan-private.h"
 #include "scenarios/plan.h"
 #include "plots/plan.h"
 #include "plots/plot.h"
@@ -138,29 +139,6 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
     return rc;
 }
 
-static int search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const char *fmt, FILE *f,
-                  cs_err *err)
-{
-    cs_plan_cand *cands = NULL;
-    cs_plan_cand_result *res = NULL;
-    long n;
-    int rc, csv = !strcmp(fmt, "csv"), js = !strcmp(fmt, "json");
-    if ((rc = cs_plan_search_enum(p, gpus, &cands, &n, err)) < 0)
-        return rc;
-    if (!(res = calloc((size_t)(n ? n : 1), sizeof *res))) {
-        free(cands);
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    }
-    if ((rc = cs_plan_search_run(ctx, p, cands, n, res, err)) == 0) {
-        cs_plan_search_rank(res, n);
-        rc = js ? cs_plan_search_print_json(f, p, gpus, res, n)
-                : cs_plan_search_print_table(f, p, gpus, top, csv, res, n);
-    }
-    free(cands);
-    free(res);
-    return rc;
-}
-
 int cs_cmd_plan(int argc, char **argv)
 {
     cs_opt_scan sc;
@@ -236,7 +214,7 @@ int cs_cmd_plan(int argc, char **argv)
             goto fail;
         }
         if ((rc = cs_out_open(&o_out, out, &err)) < 0 ||
-            (rc = search(&p, ctx, gpus, top, fmt, o_out.f, &err)) < 0 ||
+            (rc = cs__cmd_plan_search(&p, ctx, gpus, top, fmt, o_out.f, &err)) < 0 ||
             (rc = cs_out_commit(&o_out, &err)) < 0)
             goto fail;
         goto done;

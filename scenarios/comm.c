@@ -6,31 +6,17 @@
  * algorithms and cs_nccl_simulate assume ranks 0..n-1, which a strided group is not. In
  * NCCL mode each candidate (algorithm, protocol) runs with its protocol's costs and
  * chunking (cs_nccl_build) and the fastest is kept, as NCCL picks by predicted time.
- * Results are memoised by (collective, group shape, bytes). */
-#include "scenarios/plan.h"
+ * Times are memoised by (collective, group shape, bytes) in memo.c, which decides when to
+ * simulate (cs_plan_comm). cs__plan_simulate reads of the plan only its degrees, their
+ * order and dp_mode (memo.c keeps just these for a pending collective). */
+#include "scenarios/comm-private.h"
 #include "algorithms/coll.h"
-#include "algorithms/nccl/mode.h"
 #include "sim/exec.h"
 #include "topologies/topology.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One memoised time. */
-typedef struct memo_ent {
-    uint64_t key[6];         /* collective, group kind shape, bytes (see key_of) */
-    double t_s;              /* its time, s */
-} memo_ent;
-
-struct cs_plan_ctx {
-    cs_topo *topo;           /* the system's fabric (owned) */
-    cs_nccl_params np;       /* NCCL-mode parameters */
-    int nccl_on;             /* NCCL mode */
-    memo_ent *memo;          /* open-addressing table, cap a power of two */
-    long n_memo, cap_memo;
-    long sims;               /* simulations run */
-};
 
 int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
 {
@@ -71,7 +57,7 @@ void cs_plan_ctx_free(cs_plan_ctx *c)
     if (!c)
         return;
     cs_topo_free(c->topo);
-    free(c->memo);
+    cs__plan_memo_fini(c);
     free(c);
 }
 
@@ -121,7 +107,8 @@ static unsigned dims_of(cs_group g)
 
 /* Memo key: the group's spanned sizes and strides fix the set of groups (the other
  * coordinates fill the rest of the GPUs), so plans with other degrees share entries. */
-static void key_of(const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes, uint64_t key[6])
+void cs__plan_key(const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
+                  uint64_t key[CS__KEY_WORDS])
 {
     int size[CS_DIM_COUNT], d, k = 0;
     long stride[CS_DIM_COUNT];
@@ -138,50 +125,6 @@ static void key_of(const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes, u
     key[3] = sh[1];
     key[4] = bytes;
     key[5] = 0x9e3779b97f4a7c15ull;
-}
-
-static uint64_t hash_key(const uint64_t key[6])
-{
-    uint64_t h = 1469598103934665603ull;
-    int i;
-    for (i = 0; i < 6; i++) {
-        h ^= key[i];
-        h *= 1099511628211ull;
-        h ^= h >> 29;
-    }
-    return h;
-}
-
-static memo_ent *memo_find(cs_plan_ctx *c, const uint64_t key[6], int *found)
-{
-    long i, mask;
-    if (c->n_memo * 2 >= c->cap_memo) {
-        long cap = c->cap_memo ? c->cap_memo * 2 : 256, j;
-        memo_ent *m = calloc((size_t)cap, sizeof *m);
-        if (!m)
-            return NULL;
-        for (j = 0; j < c->cap_memo; j++)
-            if (c->memo[j].key[5]) {
-                long k = (long)(hash_key(c->memo[j].key) & (uint64_t)(cap - 1));
-                while (m[k].key[5])
-                    k = (k + 1) & (cap - 1);
-                m[k] = c->memo[j];
-            }
-        free(c->memo);
-        c->memo = m;
-        c->cap_memo = cap;
-    }
-    mask = c->cap_memo - 1;
-    i = (long)(hash_key(key) & (uint64_t)mask);
-    while (c->memo[i].key[5]) {
-        if (!memcmp(c->memo[i].key, key, sizeof c->memo[i].key)) {
-            *found = 1;
-            return &c->memo[i];
-        }
-        i = (i + 1) & mask;
-    }
-    *found = 0;
-    return &c->memo[i];
 }
 
 /* Member ranks of every group of kind g: *n_groups groups of *gsize ranks, group-major.
@@ -403,9 +346,6 @@ done:
     return rc;
 }
 
-/* Rings longer than this run one step, not in full (see long_ring). */
-#define CS_RING_FULL_MAX 16
-
 /* A ring collective on many ranks: 2(n-1) (allreduce) or n-1 (all-gather, reduce-scatter)
  * identical steps in which every rank sends its S/n block to the next one. One such step
  * (a sendrecv shift of the block, every group at once) is simulated and multiplied by the
@@ -467,8 +407,28 @@ static int p2p_sched(cs_sched *s, uint64_t bytes, cs_err *err)
     return 0;
 }
 
-static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
-                    uint64_t bytes, double *t_s, cs_err *err)
+int cs__plan_sim_runs(const cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
+                      int gsize)
+{
+    const cs_algo *cand[8];
+    int n_alg, n_pr = 0, pr;
+    if (g == CS_G_PP)
+        return 1;
+    if (dp_algo(p, g, coll) || !c->nccl_on)
+        n_alg = 1;
+    else if (gsize > CS_RING_FULL_MAX && coll == CS_COLL_ALLREDUCE)
+        n_alg = 1;              /* the ring stands for NCCL on long groups */
+    else
+        n_alg = cs_nccl_algos(coll, 0, cand, 8);
+    if (!c->nccl_on)
+        return n_alg;
+    for (pr = 0; pr < CS_PROTO_COUNT; pr++)
+        n_pr += c->np.force_proto >= 0 ? pr == c->np.force_proto : c->np.proto[pr].enabled;
+    return (n_alg > 0 ? n_alg : 1) * (n_pr > 0 ? n_pr : 1);
+}
+
+int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
+                      uint64_t bytes, double *t_s, cs_err *err)
 {
     int *members = NULL, n_groups, gsize, rc, a, pr, n_cand, found = 0;
     const cs_algo *cand[8];
@@ -571,26 +531,4 @@ static int simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
 done:
     free(members);
     return rc;
-}
-
-int cs_plan_comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
-                 double *t_s, cs_err *err)
-{
-    uint64_t key[6];
-    int found, rc;
-    memo_ent *e;
-    key_of(p, g, coll, bytes, key);
-    if (!(e = memo_find(c, key, &found)))
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    if (found) {
-        *t_s = e->t_s;
-        return 0;
-    }
-    if ((rc = simulate(c, p, g, coll, bytes, t_s, err)) < 0)
-        return rc;
-    /* the table may not have grown in between: simulate does not touch it */
-    memcpy(e->key, key, sizeof key);
-    e->t_s = *t_s;
-    c->n_memo++;
-    return 0;
 }

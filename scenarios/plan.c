@@ -4,6 +4,7 @@
  * groups), memory per GPU (ZeRO paper model states, Korthikanti activations times the
  * microbatches in flight of the schedule), and one step simulated by cs_plan_step. */
 #include "scenarios/plan.h"
+#include "scenarios/memo.h"
 #include "scenarios/step-private.h"
 #include "sim/limits.h"
 
@@ -343,6 +344,9 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
         else
             sc->t_opt = kernel_s(p, 0, shard * per);
     }
+    /* collecting the collectives of a search (memo.h): the step is not simulated */
+    if (cs_plan_ctx_collecting(ctx))
+        return 0;
     if ((rc = cs_plan_step(sc, keep_tasks, &r->step, err)) < 0)
         return rc;
     /* results */

@@ -338,12 +338,24 @@ typedef void (*cs_plan_search_cb)(void *ctx, long index, const cs_plan_cand_resu
 int cs_plan_search_eval(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *cands,
                         long lo, long hi, cs_plan_cand_result *results,
                         cs_plan_search_cb cb, void *cb_ctx, cs_err *err);
+/* What one process did in cs_plan_search_run (counts; COLLSIM_STATS=1 prints them). */
+typedef struct cs_plan_search_stats {
+    long collectives;        /* distinct collectives the candidates issue (to simulate) */
+    long pending_run;        /* of which simulated by this process, as work items */
+    long evaluated;          /* candidates evaluated by this process */
+    long simulated;          /* collectives this process simulated in all (pending_run plus
+                                any memo miss while evaluating: 0 when collecting saw all) */
+    long sims;               /* cs_sim runs they took (algorithms x protocols) */
+} cs_plan_search_stats;
 /* Evaluate every candidate into results[0..n), as cs_plan_search_eval over [0, n) -- but
- * each candidate is a work item of sim/par.h: under MPI they are spread over the ranks
- * (each rank with its own ctx and memo; the memo is exact, so the results are the same)
- * and every rank gets every result. Collective: every rank calls it alike. */
+ * as work items of sim/par.h: first the distinct collectives the candidates issue (noted
+ * without simulating, memo.h), then the candidates from the memo they fill. Under MPI
+ * both are spread over the ranks and every rank gets every result, so each collective is
+ * simulated once in all and the results are the same bytes. Collective: every rank calls
+ * it alike. st (may be NULL) gets this process's counts. */
 int cs_plan_search_run(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *cands,
-                       long n, cs_plan_cand_result *results, cs_err *err);
+                       long n, cs_plan_cand_result *results, cs_plan_search_stats *st,
+                       cs_err *err);
 /* Sort results: fitting ones first by step time, then dropped ones; ties by index. */
 void cs_plan_search_rank(cs_plan_cand_result *r, long n);
 /* JSON of every result (ranked): {"model", "gpus", "candidates": [...]}. */

@@ -4,6 +4,7 @@
  * (MPI, issue 13) and merged by index with the same outcome. Layouts whose memory does not
  * fit are kept with why = "needs X GB" and not timed. */
 #include "scenarios/plan.h"
+#include "scenarios/memo.h"
 #include "sim/par.h"
 
 #include <jansson.h>
@@ -156,29 +157,122 @@ int cs_plan_search_eval(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_can
     return 0;
 }
 
-/* The search as work items (sim/par.h): one candidate each. */
+/* The search as work items (sim/par.h), in three steps (memo.h):
+ * 1. collect: every process walks every candidate with its context collecting, which notes
+ *    the distinct collectives the fitting layouts issue (cheap: no simulation, the same list
+ *    on every process);
+ * 2. those collectives are the items of a first map, largest first; every process gets
+ *    every time and puts it in its memo;
+ * 3. the candidates are the items of a second map, evaluated from the shared memo (step
+ *    simulations only).
+ * Each collective is so simulated once in all, whatever the number of processes. */
 typedef struct search_items {
     cs_plan_ctx *ctx;
     const cs_plan *base;
     const cs_plan_cand *cands;
+    long evaluated;          /* candidates evaluated by this process */
+    long pending_run;        /* collectives simulated by this process as items */
 } search_items;
 
 static int search_item(void *ctx, int i, void *out, cs_err *err)
 {
-    const search_items *s = ctx;
+    search_items *s = ctx;
+    s->evaluated++;
     return cs_plan_search_eval(s->ctx, s->base, s->cands, i, (long)i + 1, out, NULL, NULL, err);
 }
 
-int cs_plan_search_run(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *cands,
-                       long n, cs_plan_cand_result *results, cs_err *err)
+static int pending_item(void *ctx, int i, void *out, cs_err *err)
 {
-    search_items s = {ctx, base, cands};
+    search_items *s = ctx;
+    s->pending_run++;
+    return cs_plan_pending_run(s->ctx, i, out, err);
+}
+
+/* Step 1: note the collectives of every candidate that fits (as cs_plan_search_eval would
+ * ask for them), without simulating anything. */
+static int collect(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *cands, long n,
+                   cs_err *err)
+{
+    long i;
+    int rc = 0;
+    cs_plan_ctx_collect(ctx, 1);
+    for (i = 0; i < n && rc == 0; i++) {
+        cs_plan p = *base;      /* shallow: topo_json stays borrowed from base */
+        cs_plan_memory mem;
+        cs_plan_result r;
+        cs_err e2;
+        cs_plan_apply(&p, &cands[i]);
+        if (cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &e2) < 0)
+            continue;
+        cs_plan_memory_of(&p, &mem);
+        if (mem.total > p.gpu.hbm_GB * 1e9)
+            continue;
+        /* a layout the plan cannot run fails again, with its message, in step 3 */
+        if (cs_plan_eval(ctx, &p, 0, &r, &e2) == CS_ENOMEM)
+            rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        cs_plan_result_fini(&r);
+    }
+    cs_plan_ctx_collect(ctx, 0);
+    return rc;
+}
+
+/* Step 2: simulate the pending collectives as work items; every process settles them all. */
+static int run_pending(search_items *s, cs_err *err)
+{
+    long n = cs_plan_pending_count(s->ctx), i;
+    cs_plan_pending_out *out = NULL;
+    double *cost = NULL;
     cs_par_job job;
+    int rc;
+    if (n == 0)
+        return 0;
+    if (n > 0x7fffffff)
+        return cs_err_set(err, CS_EINVAL, "search", "%ld collectives, at most %d", n,
+                          0x7fffffff);
+    out = calloc((size_t)n, sizeof *out);
+    cost = malloc(sizeof *cost * (size_t)n);
+    if (!out || !cost) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto done;
+    }
+    for (i = 0; i < n; i++)
+        cost[i] = cs_plan_pending_cost(s->ctx, i);
+    memset(&job, 0, sizeof job);
+    job.n_items = (int)n;
+    job.cost = cost;
+    job.out_bytes = sizeof *out;
+    job.run = pending_item;
+    job.ctx = s;
+    job.to_all = 1;
+    job.label = "plan search: collectives";
+    if ((rc = cs_par_map(&job, out, err)) == 0)
+        rc = cs_plan_pending_settle(s->ctx, out, err);
+done:
+    free(out);
+    free(cost);
+    return rc;
+}
+
+int cs_plan_search_run(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *cands,
+                       long n, cs_plan_cand_result *results, cs_plan_search_stats *st,
+                       cs_err *err)
+{
+    search_items s = {ctx, base, cands, 0, 0};
+    long sims0 = cs_plan_ctx_sims(ctx), simulated0 = cs_plan_ctx_simulated(ctx);
+    cs_par_job job;
+    int rc;
+    if (st)
+        memset(st, 0, sizeof *st);
     if (n > 0x7fffffff)
         return cs_err_set(err, CS_EINVAL, "search", "%ld candidates, at most %d", n, 0x7fffffff);
-    /* No costs: the hand-out keeps the enumeration order (workers from the front, rank 0
-     * from the back), so neighbouring layouts -- which share most of their collectives --
-     * meet the same memo. Ordered by cost, every rank met every collective. */
+    if ((rc = collect(ctx, base, cands, n, err)) < 0)
+        return rc;
+    if (st)
+        st->collectives = cs_plan_pending_count(ctx);
+    if ((rc = run_pending(&s, err)) < 0)
+        return rc;
+    /* Candidates cost about the same now (no collective left to simulate): equal costs,
+     * handed out in enumeration order. */
     memset(&job, 0, sizeof job);
     job.n_items = (int)n;
     job.cost = NULL;
@@ -187,7 +281,14 @@ int cs_plan_search_run(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand
     job.ctx = &s;
     job.to_all = 1;
     job.label = "plan search";
-    return cs_par_map(&job, results, err);
+    rc = cs_par_map(&job, results, err);
+    if (st) {
+        st->evaluated = s.evaluated;
+        st->pending_run = s.pending_run;
+        st->simulated = cs_plan_ctx_simulated(ctx) - simulated0;
+        st->sims = cs_plan_ctx_sims(ctx) - sims0;
+    }
+    return rc;
 }
 
 static int cmp(const void *a, const void *b)

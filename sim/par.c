@@ -6,12 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>   /* <time.h> would be sim/time.h here */
 
 static int g_rank = 0, g_size = 1, g_started = 0;
 static int g_depth = 0;          /* items running in this process (a map inside an item runs
                                     its items here, in order: it is not collective) */
 static cs_par_progress_fn g_progress = NULL;
+static int g_timing = 0;         /* COLLSIM_STATS=1: time the items */
+static cs_par_stats g_stats;     /* this process's items */
 
 static double now_s(void)
 {
@@ -28,6 +31,7 @@ int cs_par_init(int *argc, char ***argv, cs_err *err)
     if ((rc = cs__par_start(argc, argv, &g_rank, &g_size, err)) < 0)
         return rc;
     g_started = 1;
+    g_timing = getenv("COLLSIM_STATS") && !strcmp(getenv("COLLSIM_STATS"), "1");
     /* One copy of the results: the other ranks compute, rank 0 prints. */
     if (g_rank != 0 && !freopen("/dev/null", "w", stdout))
         return cs_err_set(err, CS_EIO, "/dev/null", "cannot send rank %d's output there",
@@ -55,6 +59,17 @@ const char *cs_par_describe(char *buf, size_t n)
 
 void cs_par_set_progress(cs_par_progress_fn fn) { g_progress = fn; }
 
+void cs_par_get_stats(cs_par_stats *st) { *st = g_stats; }
+
+/* CPU time of this process so far, s. */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
 int cs__par_run_item(const cs_par_job *job, int i, void *out, cs_err *err)
 {
     const char *fail = getenv("COLLSIM_FAIL_ITEM");
@@ -64,6 +79,16 @@ int cs__par_run_item(const cs_par_job *job, int i, void *out, cs_err *err)
     if (fail && g_depth == 0 && atoi(fail) == i)
         return cs_err_set(err, CS_EINVAL, "COLLSIM_FAIL_ITEM", "item %d failed on purpose "
                           "on rank %d", i, g_rank);
+    if (g_depth == 0) {
+        double t0 = g_timing ? cpu_s() : 0;
+        g_depth++;
+        rc = job->run(job->ctx, i, out, err);
+        g_depth--;
+        g_stats.items++;
+        if (g_timing)
+            g_stats.item_cpu_s += cpu_s() - t0;
+        return rc;
+    }
     g_depth++;
     rc = job->run(job->ctx, i, out, err);
     g_depth--;

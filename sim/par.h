@@ -8,9 +8,9 @@
  * Distribution (DESIGN §9): rank 0 is the manager. It orders the items by estimated cost,
  * largest first, and hands every other rank a chunk from the front -- about 1 / (4 x
  * processes) of the work left, at least one item -- and the next chunk when half of it has
- * come back (dynamic load balancing; the chunks shrink towards the end). A second thread
- * of rank 0 runs items from the cheap end of the same list meanwhile, so a 2-process run
- * uses both cores while rank 0's main thread answers at once. */
+ * come back (dynamic load balancing; the chunks shrink towards the end). Rank 0 takes
+ * items from the same front meanwhile, one at a time, and answers the workers between
+ * them, so a 2-process run uses both cores and the last items, the smallest, end it. */
 #ifndef CS_PAR_H
 #define CS_PAR_H
 
@@ -59,6 +59,15 @@ typedef struct cs_par_job {
 int cs_par_map(const cs_par_job *job, void *results, cs_err *err);
 /* For tests: with COLLSIM_FAIL_ITEM=N in the environment, item N of every step (not of a
  * map inside an item) fails with "item N failed on purpose on rank R" (CS_EINVAL). */
+
+/* What this process did so far, for benchmarks: items it ran (of steps, not of maps inside
+ * items), and the CPU time they took, s (counted only when COLLSIM_STATS=1 was in the
+ * environment at cs_par_init: it costs two system calls per item; else 0). */
+typedef struct cs_par_stats {
+    long items;                /* items run by this process */
+    double item_cpu_s;         /* their CPU time (user + system), s */
+} cs_par_stats;
+void cs_par_get_stats(cs_par_stats *st);
 
 /* Progress of long steps (jobs with a label): fn is called on rank 0 after each finished
  * item with the label, items done and total, seconds since the step began and an estimate

@@ -1,19 +1,23 @@
 /* par_mpi.c: the MPI transport of sim/par.h (core layer, par-private.h), the only file
- * that includes mpi.h. Rank 0 manages: its main thread hands every other rank a chunk of
+ * that includes mpi.h. Rank 0 manages and computes: it hands every other rank a chunk of
  * the largest items left -- about 1 / (4 x processes) of the estimated work left, at least
  * one item (guided self-scheduling, Polychronopoulos & Kuck 1987, weighted by cost) -- and
- * the next chunk when half of it has come back, while a second thread of rank 0 runs the
- * cheapest items left, one at a time. The main thread only talks MPI (MPI_THREAD_FUNNELED)
- * and answers at once; the chunks shrink towards the end, so the ranks finish together. A
- * failure stops the hand-out and asks the workers to skip what they hold queued; at the
- * end rank 0 broadcasts the outcome (and, for to_all jobs, the results) to every rank. */
+ * the next chunk when half of it has come back, or sooner so that a worker always holds
+ * the next item behind the one it runs; between the chunks it runs the largest item left
+ * itself, and looks at its mailbox (MPI_Iprobe, about a microsecond) after each one. Every
+ * item a worker holds was taken before rank 0's current one, so it is no smaller: the
+ * worker does not run dry while rank 0 computes. Everybody takes the largest first, so the
+ * last items are the smallest and the ranks finish together (list scheduling: the end
+ * differs by at most the last, smallest items). One thread per process
+ * (MPI_THREAD_SINGLE): no hand-out thread to wake. A failure stops the hand-out and asks
+ * the workers to skip what they hold queued; at the end rank 0 broadcasts the outcome
+ * (and, for to_all jobs, the results) to every rank. */
 #include "sim/par-private.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <sys/select.h>
 #include <mpi.h>
 
@@ -40,7 +44,10 @@ typedef struct step_end {
 /* Waiting. MPI's blocking calls poll a core at full speed, which is right while each rank
  * has a core to itself but steals the computing ranks' time where they share one (a
  * loaded machine, more ranks than cores). So: look for 100 us, then sleep between looks,
- * 10 us doubling up to 500 us. */
+ * 10 us doubling up to 500 us -- and, in a long wait (the other ranks are descheduled, or
+ * inside long items), up to 1/20 of the time waited so far (at most 10 ms): a wake-up
+ * every 500 us costs about 1 % of a core, and a long wait's answer comes at most 5 % later
+ * than it could. */
 typedef struct waiter {
     double t0_s;                 /* when the wait began */
     long sleep_us;               /* next sleep, 0 while still looking */
@@ -55,16 +62,18 @@ static void waiter_init(waiter *w)
 static void waiter_pause(waiter *w)
 {
     struct timeval tv;
+    double waited_us = (MPI_Wtime() - w->t0_s) * 1e6, cap;
     if (w->sleep_us == 0) {
-        if (MPI_Wtime() - w->t0_s < 100e-6)
+        if (waited_us < 100)
             return;
         w->sleep_us = 10;
     }
     tv.tv_sec = 0;
     tv.tv_usec = w->sleep_us;
     select(0, NULL, NULL, NULL, &tv);
-    if (w->sleep_us < 500)
-        w->sleep_us *= 2;
+    cap = waited_us / 20 > 10000 ? 10000 : waited_us / 20 < 500 ? 500 : waited_us / 20;
+    if (w->sleep_us < cap)
+        w->sleep_us = 2 * w->sleep_us < cap ? 2 * w->sleep_us : (long)cap;
 }
 
 static void wait_req(MPI_Request *r, MPI_Status *st)
@@ -113,14 +122,9 @@ int cs__par_start(int *argc, char ***argv, int *rank, int *size, cs_err *err)
         return 0;
     MPI_Initialized(&inited);
     if (!inited) {
-        int got;
-        /* rank 0 computes in a second thread while its main thread talks MPI */
-        if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &got) != MPI_SUCCESS)
-            return cs_err_set(err, CS_ESTATE, "MPI_Init_thread", "cannot start MPI");
+        if (MPI_Init(argc, argv) != MPI_SUCCESS)
+            return cs_err_set(err, CS_ESTATE, "MPI_Init", "cannot start MPI");
         g_mpi_started = 1;
-        if (got < MPI_THREAD_FUNNELED)
-            return cs_err_set(err, CS_EUNSUPP, "MPI_Init_thread", "the MPI library offers "
-                              "no MPI_THREAD_FUNNELED");
     }
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
@@ -230,10 +234,10 @@ typedef struct mgr {
     int *outstanding;            /* items sent to each rank and not yet answered */
     int *abort_sent;             /* an abort message went to that rank */
     int *last_chunk;             /* items in the chunk last sent to each rank */
-    pthread_mutex_t mu;          /* guards the fields below between rank 0's two threads */
-    int aborts_sent;             /* record()'s abort messages went out */
+    int aborts_sent;             /* the abort messages went out */
     const int *order;            /* items by cost, largest first */
-    int head, tail;              /* order[head..tail] are not handed out yet */
+    int head, tail;              /* order[head..tail] are not handed out yet (taken from
+                                    the head, the largest, by everybody) */
     double left_cost;            /* their estimated cost */
     int n_ranks;
     int failed;                  /* an item failed: hand out nothing more */
@@ -241,7 +245,7 @@ typedef struct mgr {
     int fail_item;
 } mgr;
 
-/* A failed item (either thread; under m->mu): keep the lowest index, stop handing out. */
+/* A failed item: keep the lowest index, stop handing out. */
 static void record(mgr *m, int item, int rc, const cs_err *e)
 {
     if (item < m->fail_item) {
@@ -252,7 +256,7 @@ static void record(mgr *m, int item, int rc, const cs_err *e)
     m->failed = 1;
 }
 
-/* Main thread, after a failure: ask the workers to skip what they hold queued. */
+/* After a failure: ask the workers to skip what they hold queued. */
 static void send_aborts(mgr *m)
 {
     int w, one = 1;
@@ -270,12 +274,11 @@ static double cost_of(const cs_par_job *job, int i)
 }
 
 /* Hand worker w the next chunk from the front: items until their cost reaches the work
- * left / (4 x processes), at least one. Main thread. */
+ * left / (4 x processes), at least one. */
 static void send_chunk(mgr *m, int w)
 {
     int chunk[CHUNK_MAX], n = 0;
     double want, got = 0;
-    pthread_mutex_lock(&m->mu);
     want = m->left_cost / (4.0 * m->n_ranks);
     while (m->head <= m->tail && n < CHUNK_MAX && (n == 0 || got < want)) {
         int i = m->order[m->head++];
@@ -285,38 +288,24 @@ static void send_chunk(mgr *m, int w)
     m->left_cost -= got;
     m->outstanding[w] += n;
     m->last_chunk[w] = n;
-    pthread_mutex_unlock(&m->mu);
     MPI_Send(chunk, n, MPI_INT, w, TAG_ITEM, MPI_COMM_WORLD);
 }
 
-/* Rank 0's second thread: the cheapest items left, one at a time, until none is left or
- * one failed. It never calls MPI. */
-static void *local_items(void *arg)
+/* Rank 0's own share: the largest item left, run here. */
+static void run_local(mgr *m)
 {
-    mgr *m = arg;
     const cs_par_job *job = m->job;
-    for (;;) {
-        cs_err e;
-        int i, rc;
-        pthread_mutex_lock(&m->mu);
-        if (m->failed || m->head > m->tail) {
-            pthread_mutex_unlock(&m->mu);
-            return NULL;
-        }
-        i = m->order[m->tail--];
-        m->left_cost -= cost_of(job, i);
-        pthread_mutex_unlock(&m->mu);
-        cs_err_clear(&e);
-        rc = cs__par_run_item(job, i, m->results + (size_t)i * job->out_bytes, &e);
-        pthread_mutex_lock(&m->mu);
-        if (rc < 0) {
-            if (!e.code)
-                e.code = rc;
-            record(m, i, rc, &e);
-        } else {
-            cs__par_tick(m->pg, i);
-        }
-        pthread_mutex_unlock(&m->mu);
+    cs_err e;
+    int i = m->order[m->head++], rc;
+    m->left_cost -= cost_of(job, i);
+    cs_err_clear(&e);
+    rc = cs__par_run_item(job, i, m->results + (size_t)i * job->out_bytes, &e);
+    if (rc < 0) {
+        if (!e.code)
+            e.code = rc;
+        record(m, i, rc, &e);
+    } else {
+        cs__par_tick(m->pg, i);
     }
 }
 
@@ -326,8 +315,7 @@ static int take_result(mgr *m, int w, const unsigned char *buf)
 {
     const cs_par_job *job = m->job;
     const res_head *h = (const res_head *)buf;
-    int more, stop, failed;
-    pthread_mutex_lock(&m->mu);
+    int more, stop;
     m->outstanding[w]--;
     if (h->rc == 0) {
         memcpy(m->results + (size_t)h->item * job->out_bytes, buf + sizeof *h, job->out_bytes);
@@ -337,11 +325,12 @@ static int take_result(mgr *m, int w, const unsigned char *buf)
         memcpy(&e, buf + sizeof *h, sizeof e);
         record(m, h->item, h->rc, &e);
     }
-    more = !m->failed && m->head <= m->tail && m->outstanding[w] <= m->last_chunk[w] / 2;
+    /* refill at half a chunk, and always before the worker runs out: it keeps one item
+     * queued behind the one it runs, so it never waits while rank 0 is inside an item */
+    more = !m->failed && m->head <= m->tail &&
+           (m->outstanding[w] <= m->last_chunk[w] / 2 || m->outstanding[w] <= 1);
     stop = m->outstanding[w] == 0 && (m->failed || m->head > m->tail);
-    failed = m->failed;
-    pthread_mutex_unlock(&m->mu);
-    if (failed && !m->aborts_sent)
+    if (m->failed && !m->aborts_sent)
         send_aborts(m);
     if (more)
         send_chunk(m, w);
@@ -350,11 +339,34 @@ static int take_result(mgr *m, int w, const unsigned char *buf)
     return stop;
 }
 
+/* Take every result waiting in rank 0's mailbox; with wait, sleep-poll until one comes.
+ * Returns the workers told to stop. */
+static int take_results(mgr *m, size_t cap, unsigned char *buf, int wait)
+{
+    int stopped = 0;
+    waiter wt;
+    waiter_init(&wt);
+    for (;;) {
+        MPI_Status st;
+        int flag = 0;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
+        if (!flag) {
+            if (!wait)
+                return stopped;
+            waiter_pause(&wt);
+            continue;
+        }
+        MPI_Recv(buf, (int)cap, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        stopped += take_result(m, st.MPI_SOURCE, buf);
+        wait = 0;                           /* one came: take the others waiting, no more */
+    }
+}
+
 static void manager(mgr *m, size_t cap, unsigned char *buf)
 {
     const cs_par_job *job = m->job;
-    pthread_t th;
-    int active = 0, w, i, local;
+    int active = 0, w, i;
     m->head = 0;
     m->tail = job->n_items - 1;
     for (i = 0; i < job->n_items; i++)
@@ -367,30 +379,17 @@ static void manager(mgr *m, size_t cap, unsigned char *buf)
             send_stop(w, ITEM_STOP);
         }
     }
-    /* Without a second thread rank 0 only manages: the workers take every item. */
-    local = pthread_create(&th, NULL, local_items, m) == 0;
-    while (active > 0) {
-        MPI_Status st;
-        waiter wt;
-        int flag = 0, failed;
-        waiter_init(&wt);
-        for (;;) {
-            MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
-            pthread_mutex_lock(&m->mu);
-            failed = m->failed;
-            pthread_mutex_unlock(&m->mu);
-            if (failed && !m->aborts_sent)
-                send_aborts(m);                /* a failure in rank 0's own items */
-            if (flag)
-                break;
-            waiter_pause(&wt);
-        }
-        MPI_Recv(buf, (int)cap, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-        active -= take_result(m, st.MPI_SOURCE, buf);
+    /* Rank 0 runs the largest item left while there is one, answering the workers after
+     * each; then it only answers, until every worker has been told to stop. */
+    while (active > 0 || (!m->failed && m->head <= m->tail)) {
+        int local = !m->failed && m->head <= m->tail;
+        if (local)
+            run_local(m);
+        if (m->failed && !m->aborts_sent)
+            send_aborts(m);                /* a failure in rank 0's own item */
+        if (active > 0)
+            active -= take_results(m, cap, buf, !local);
     }
-    if (local)
-        pthread_join(th, NULL);
 }
 
 /* MPI counts are ints: broadcast in pieces of at most 1 GiB. */
@@ -433,14 +432,12 @@ int cs__par_map_group(const cs_par_job *job, const int *order, void *results,
         m.abort_sent = calloc((size_t)size, sizeof *m.abort_sent);
         m.last_chunk = calloc((size_t)size, sizeof *m.last_chunk);
         m.order = order;
-        pthread_mutex_init(&m.mu, NULL);
         if (!buf || !m.outstanding || !m.abort_sent || !m.last_chunk) {
             /* Cannot manage: the workers cannot be told apart from a hang, so end it. */
             fprintf(stderr, "error: par: out of memory on rank 0\n");
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         manager(&m, cap, buf);
-        pthread_mutex_destroy(&m.mu);
         end = m.end;
         free(buf);
         free(m.outstanding);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # mpi.sh: the commands spread over MPI (sim/par.h) print the same bytes under
 # `mpirun -np 2` as in one process -- validate, run (one collective, `all`, JSON, CSV,
-# --links, --output), calibrate (fitted topology bit for bit), plan search -- a failing work item on
+# --links, --output), calibrate (fitted topology bit for bit), plan search (and its
+# collectives simulated once in all, not once per process) -- a failing work item on
 # rank 1 ends the whole run promptly with exit 1 and its message, and the commands that are
 # not spread print once. Registered by meson only when collsim is built with MPI.
 # usage: mpi.sh COLLSIM TESTS_DIR [MPIRUN]
@@ -66,6 +67,42 @@ same plan-search plan search "$tests/data/ok/plan-gpt3-1024.json" --gpus 1024 --
 same plan-search-top plan search "$tests/data/ok/plan-gpt3-1024.json" --gpus 1024 --top 20
 same plan-one plan "$tests/data/ok/plan-gpt3-1024.json" --format json
 
+# No duplicated work: the collectives the candidates share are simulated once in all
+# (each process's count of simulations summed over the two is the one process's count),
+# every collective and every candidate is an item of exactly one process, and the split is
+# real (each process evaluated some candidates). Counts from COLLSIM_STATS=1, one line a
+# process: "... here: A collectives simulated as items, S simulated in all (K simulations),
+# E candidates evaluated; ...".
+stats() {   # stats FILE FIELD: the sum over the lines of FILE of the number before FIELD
+    sed -n 's/.*here: \([0-9]*\) collectives simulated as items, \([0-9]*\) simulated in all (\([0-9]*\) simulations), \([0-9]*\) candidates evaluated.*/\1 \2 \3 \4/p' "$1" |
+        awk -v f="$2" '{ s += $f; n++ } END { if (n) print s; else print "none" }'
+}
+for args in "--gpus 1024" "--gpus 16 --model mixtral-8x7b --gbs 128"; do
+    # shellcheck disable=SC2086
+    set -- $args
+    COLLSIM_STATS=1 "$collsim" plan search "$tests/data/ok/plan-gpt3-1024.json" "$@" \
+        --format csv >"$work/one" 2>"$work/s1"
+    # shellcheck disable=SC2086
+    COLLSIM_STATS=1 $np2 -x COLLSIM_STATS "$collsim" plan search \
+        "$tests/data/ok/plan-gpt3-1024.json" "$@" --format csv >"$work/two" 2>"$work/s2" </dev/null
+    cmp -s "$work/one" "$work/two"; check "stats-same $*" $? "outputs differ"
+    [ "$(grep -c 'plan search stats: rank' "$work/s2")" -eq 2 ]
+    check "stats-lines $*" $? "$(cat "$work/s2")"
+    distinct=$(sed -n 's/.* \([0-9]*\) distinct collectives.*/\1/p' "$work/s1")
+    n=$(sed -n 's/.*of 1: \([0-9]*\) candidates.*/\1/p' "$work/s1")
+    [ -n "$distinct" ] && [ "$distinct" -gt 10 ] && [ "$(stats "$work/s1" 2)" = "$distinct" ]
+    check "stats-one $*" $? "one process: $(cat "$work/s1")"
+    [ "$(stats "$work/s2" 2)" = "$distinct" ]
+    check "sims-once $*" $? "collectives simulated $(stats "$work/s2" 2), want $distinct"
+    [ "$(stats "$work/s2" 3)" = "$(stats "$work/s1" 3)" ]
+    check "sim-runs-once $*" $? "simulations $(stats "$work/s2" 3), one process $(stats "$work/s1" 3)"
+    [ "$(stats "$work/s2" 1)" = "$distinct" ]; check "coll-items $*" $? "$(cat "$work/s2")"
+    [ "$(stats "$work/s2" 4)" = "$n" ]; check "cand-items $*" $? "$(cat "$work/s2")"
+    min=$(sed -n 's/.*(\([0-9]*\) simulations), \([0-9]*\) candidates evaluated.*/\2/p' "$work/s2" |
+          sort -n | head -1)
+    [ "$min" -gt 0 ]; check "split $*" $? "a process evaluated no candidate: $(cat "$work/s2")"
+done
+
 # --output: written once, by rank 0, the same file
 "$collsim" run all -b 1M -e 4M --output "$work/a.json" >/dev/null 2>&1
 # shellcheck disable=SC2086
@@ -102,9 +139,10 @@ n=$(grep -c 'error: COLLSIM_FAIL_ITEM: item 27 failed on purpose on rank 1' "$wo
 [ "$n" -eq 1 ]; check fail-message $? "message seen $n times: $(head -3 "$work/stderr")"
 [ ! -s "$work/stdout" ]; check fail-no-output $? "printed: $(head -3 "$work/stdout")"
 [ "$took" -lt 30 ]; check fail-prompt $? "took $took s"
-# A failing item in rank 0's own share (the cheapest, 8 B): the same, from rank 0.
+# A failing item in rank 0's own share: of two sizes, 8 and 16 B, the larger goes to rank 1
+# (a chunk is at least one item) and rank 0 takes the next, 8 B: the same, from rank 0.
 # shellcheck disable=SC2086
-COLLSIM_FAIL_ITEM=0 $np2 -x COLLSIM_FAIL_ITEM "$collsim" run allreduce -b 8 -e 1G \
+COLLSIM_FAIL_ITEM=0 $np2 -x COLLSIM_FAIL_ITEM "$collsim" run allreduce -b 8 -e 16 \
     >"$work/stdout" 2>"$work/stderr" </dev/null
 rc=$?
 [ "$rc" -eq 1 ]; check fail0-exit $? "exit $rc, want 1"

@@ -1,0 +1,54 @@
+/* cmd_plan_search.c: the search of `collsim plan search PLAN.json` (cli layer): enumerate,
+ * evaluate (scenarios/search.c, spread over MPI ranks), rank, print; its counts on
+ * request. */
+#include "cli/cmd_plan-private.h"
+#include "sim/par.h"
+
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <string.h>
+
+/* COLLSIM_STATS=1: one line per process on stderr, for tests and benchmarks (the sums over
+ * the processes are what one process does alone). */
+static void print_stats(const cs_plan_search_stats *st, long n)
+{
+    const char *e = getenv("COLLSIM_STATS");
+    cs_par_stats ps;
+    struct rusage ru;
+    if (!e || strcmp(e, "1"))
+        return;
+    cs_par_get_stats(&ps);
+    getrusage(RUSAGE_SELF, &ru);
+    fprintf(stderr, "# plan search stats: rank %d of %d: %ld candidates, %ld distinct "
+            "collectives; here: %ld collectives simulated as items, %ld simulated in all "
+            "(%ld simulations), %ld candidates evaluated; CPU: %.3f s in %ld items, %.3f s "
+            "user + %.3f s sys in all\n", cs_par_rank(), cs_par_size(), n, st->collectives,
+            st->pending_run, st->simulated, st->sims, st->evaluated, ps.item_cpu_s, ps.items,
+            (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec,
+            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec);
+}
+
+int cs__cmd_plan_search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const char *fmt,
+                        FILE *f, cs_err *err)
+{
+    cs_plan_cand *cands = NULL;
+    cs_plan_cand_result *res = NULL;
+    cs_plan_search_stats st;
+    long n;
+    int rc, csv = !strcmp(fmt, "csv"), js = !strcmp(fmt, "json");
+    if ((rc = cs_plan_search_enum(p, gpus, &cands, &n, err)) < 0)
+        return rc;
+    if (!(res = calloc((size_t)(n ? n : 1), sizeof *res))) {
+        free(cands);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    if ((rc = cs_plan_search_run(ctx, p, cands, n, res, &st, err)) == 0) {
+        print_stats(&st, n);
+        cs_plan_search_rank(res, n);
+        rc = js ? cs_plan_search_print_json(f, p, gpus, res, n)
+                : cs_plan_search_print_table(f, p, gpus, top, csv, res, n);
+    }
+    free(cands);
+    free(res);
+    return rc;
+}
