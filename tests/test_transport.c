@@ -176,6 +176,24 @@ static void t_net_proxy(void)
     cs_topo_free(g);
 }
 
+/* A message smaller than msg_bytes costs the proxy a whole msg_us (a per-message cost, not a
+ * rate: on EFA a small message costs tens of us, ACCURACY.md section 0). 12 kB over GDR with
+ * 2 MB messages of 40 us: the bytes arrive at 5 + 6 + 1 = 12 us, the proxy is done with its
+ * one message at 5 + 40 = 45 us: 45 us (a share of msg_us, 12000 / 2e6 x 40 = 0.24 us, would
+ * give 12). Without a proxy time the bytes decide: 12 us. */
+static void t_net_small_message(void)
+{
+    cs_topo *g = net_pair(1);
+    cs_sim_costs c = tr_costs();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CS_ASSERT_REL(xfer_us(g, 1, 12000, 0, &c), 12.0, 1e-9);
+    c.tr[CS_TR_NET].msg_bytes = 2000000;
+    c.tr[CS_TR_NET].msg_us = 40;
+    CS_ASSERT_REL(xfer_us(g, 1, 12000, 0, &c), 45.0, 1e-9);
+    CS_ASSERT_REL(xfer_us(g, 1, 12000, 1, &c), 45.0, 1e-9);
+    cs_topo_free(g);
+}
+
 /* A step of two pieces on one NET connection, the second after the first (as ring.c chains
  * them): the step latency is paid by the first piece only, the second is in flight behind
  * it. 6 MB each at 12 GB/s = 500 us: (5 + 6 + 500) + (6 + 500) = 1017 us, not 1022. */
@@ -306,7 +324,8 @@ int cs_test_register(void)
         {"p2p_both_directions", t_p2p}, {"shm_shares_host", t_shm},
         {"p2p_level_pxb", t_p2p_level},
         {"net_gdr_vs_staged", t_net_gdr_staged}, {"net_proxy", t_net_proxy},
-        {"net_step_latency", t_net_step_latency}, {"json", t_json},
+        {"net_step_latency", t_net_step_latency},
+        {"net_small_message", t_net_small_message}, {"json", t_json},
         {"fold_keeps_transports", t_fold_keeps_transports}, {NULL, NULL}};
     return cs_test_add_suite("transport", tr);
 }
