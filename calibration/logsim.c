@@ -281,27 +281,9 @@ static int sim_cand(const cs_lset *ls, const cs_lrow *r, const cs_topo *t,
                     const cs_nccl_params *np, const cs_algo *ops, cs_proto pr,
                     double *time_us, cs_err *err)
 {
-    cs_nccl_params one = *np;
-    cs_coll_req req;
-    cs_nccl_pick pick;
-    int rc;
     if (ls->cache)
         return cs_simcache_time(ls->cache, r, t, np, ops, pr, time_us, err);
-    cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-    req.root = r->root;
-    req.elt_bytes = r->elt_bytes;
-    req.topo = t;
-    one.force_proto = (int)pr;
-    if ((rc = cs_nccl_simulate(&req, t, ops, &one, 0, &pick, NULL)) < 0) {
-        if (rc == CS_EUNSUPP)
-            return rc;
-        /* run it again for the message */
-        rc = cs_nccl_simulate(&req, t, ops, &one, 0, &pick, err);
-        cs_err_prefix(err, r->log);
-        return rc < 0 ? rc : CS_ESTATE;
-    }
-    *time_us = pick.time_us;
-    return 0;
+    return cs_lrow_simulate(r, t, np, ops, pr, time_us, err);
 }
 
 int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,

@@ -219,8 +219,8 @@ static cs_time launch_ps(const cs_nccl_params *np, const cs_algo *ops, cs_proto 
 }
 
 /* Simulate candidate (ops, pr) of r: 0 and the time, CS_EUNSUPP, or another failure. */
-static int simulate(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
-                    const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err)
+int cs_lrow_simulate(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
+                     const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err)
 {
     cs_nccl_params one = *np;
     cs_coll_req req;
@@ -335,7 +335,7 @@ int cs_simcache_time(cs_simcache *c, const cs_lrow *r, const cs_topo *t,
         else
             c->st.hits_launch++;
         if (c->verify) {
-            rc = simulate(r, t, np, ops, pr, &sim_us, err);
+            rc = cs_lrow_simulate(r, t, np, ops, pr, &sim_us, err);
             if (rc != e->rc || (rc == 0 && sim_us != *time_us))
                 return cs_err_set(err, CS_ESTATE, r->log, "cached time of %s/%s at %llu "
                                   "bytes differs from the simulated one (%.6f vs %.6f us)",
@@ -345,7 +345,7 @@ int cs_simcache_time(cs_simcache *c, const cs_lrow *r, const cs_topo *t,
         return e->rc;
     }
     c->st.simulated++;
-    rc = simulate(r, t, np, ops, pr, &sim_us, err);
+    rc = cs_lrow_simulate(r, t, np, ops, pr, &sim_us, err);
     if (rc < 0 && rc != CS_EUNSUPP)
         return rc;
     at = insert(c, &k, h, rc, rc == 0 ? llround(sim_us * CS_PS_PER_US) - lps : 0, lps);

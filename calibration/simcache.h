@@ -59,5 +59,8 @@ void cs__simcache_set_max_entries(cs_simcache *c, int n);
 int cs_simcache_time(cs_simcache *c, const struct cs_lrow *r, const cs_topo *t,
                      const cs_nccl_params *np, const cs_algo *ops, cs_proto pr,
                      double *time_us, cs_err *err);
+/* The same, always simulated (no cache): what a cache miss and a set without a cache run. */
+int cs_lrow_simulate(const struct cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
+                     const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err);
 
 #endif
