@@ -96,10 +96,10 @@ done
 echo '{"kind":"switch","ranks":128,"link":{"bandwidth_GBps":50,"latency_us":1}}' >"$d/sw.json"
 for sig in INT TERM HUP; do
     echo previous >"$d/t.json"
-    # a background job of sh starts with SIGINT ignored: restore the default first
+    # a background job of sh starts with SIGINT ignored (and nohup ignores SIGHUP): restore the defaults first
     # (the finished temporary is held 60 s before its rename, so the signal always finds it)
     COLLSIM_TEST_HOLD_OUTPUT_S=60 \
-    python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+    python3 -c 'import os, signal, sys; [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]; os.execv(sys.argv[1], sys.argv[1:])' \
         "$collsim" run allreduce --algo ring --topo "$d/sw.json" -b 64M -e 64M --trace "$d/t.json" >/dev/null 2>&1 &
     pid=$!
     n=0
