@@ -8,6 +8,7 @@
 #include "sim/size.h"
 #include "algorithms/coll.h"
 #include "algorithms/explain.h"
+#include "algorithms/nccl/rules.h"
 #include "algorithms/run.h"
 #include "topologies/topology.h"
 #include "plots/plot.h"
@@ -203,9 +204,11 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
         printf(", root %d", req.root);
     printf(", chunks %d", req.chunks);
     if (ch.protocol)
-        printf(", channels %d\n# NCCL mode: protocol %s, launch and protocol base %g us, "
-               "%g us per transfer, bandwidth x %g", req.channels, ch.protocol, costs.launch_us,
-               costs.xfer_lat_us, costs.bw_eff);
+        printf(", channels %d%s\n# NCCL mode: protocol %s, launch and protocol base %g us, "
+               "%g us per transfer, bandwidth x %g", req.channels,
+               /* a p2p collective's channels are each peer's (NCCL's addP2pToPlan) */
+               cs_nccl_rule(coll)->pattern == CS_NCCL_PAT_P2P && strcmp(ops->name, "ring") ?
+               " per peer" : "", ch.protocol, costs.launch_us, costs.xfer_lat_us, costs.bw_eff);
     if (ch.protocol && cs_nccl_transports_str(&costs, trb, sizeof trb))
         printf("\n# transports (sim/exec.h): %s", trb);
     printf("\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",

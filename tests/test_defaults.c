@@ -370,6 +370,18 @@ static void t_pcie_rings(void)
     free(out);
 }
 
+/* explain names a p2p collective's channels as NCCL counts them: per peer. alltoall of 64 MiB
+ * on 8 ranks sends 8 MiB to each peer, 16 chunks of NVLink's 512 KiB p2p chunk: NCCL doubles
+ * the channels only while a part exceeds 32 chunks (16 MiB), so 1 channel per peer. */
+static void t_explain_p2p_channels(void)
+{
+    char cmd[512], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s explain alltoall --topo dgx-h100 -b 64M", CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, ", channels 1 per peer\n"));
+    free(out);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case hw[] = {
@@ -380,6 +392,7 @@ int cs_test_register(void)
         {"rings over direct links", t_ring_search},
         {"rings on PCIe boxes follow the PCIe tree", t_pcie_rings},
         {"twin channels merged: same time as all 16", t_symmetric_channels},
+        {"explain: a p2p collective's channels are per peer", t_explain_p2p_channels},
         {NULL, NULL}};
     return cs_test_add_suite("defaults", hw) ? -1 : 0;
 }
