@@ -107,6 +107,36 @@ static void t_shm(void)
     cs_topo_free(t);
 }
 
+/* The 2080 Ti pair's SHM path (calibration/rtx2080ti-pair.json): two GPUs under one PCIe
+ * switch without P2P, 12 GB/s links (NCCL's PCI_BW), 1 us each, no host memory declared:
+ * g0 -> sw -> cpu0 -> sw -> g1, latencies 4 x 1 us. SHM's copies reach 5/6 of a link (NCCL's
+ * INTEL_P2P_OVERHEAD, 6/5 on every PCI link of a PHB path through an Intel CPU; from PCIe
+ * 3.0 framing, 8 B per TLP plus a 12 B completion header or a 16 B write header: 64 B
+ * completions carry 64/84 of the wire, 256 B writes 256/280, and (64/84)/(256/280) =
+ * 17920/21504 = 5/6). One direction: 12 MB load the route like 14.4 MB, 1200 us at
+ * 12 GB/s, + 4 us = 1204 us (10 GB/s of data). Both directions: the switch's host link
+ * carries both flows each way, 6 GB/s of wire each, 5 GB/s of data: 2400 + 4 = 2404 us.
+ * A channel cap counts the wire bytes, as NCCL's search charges a channel's bandwidth x 6/5
+ * on the links: a 3 GB/s cap (NCCL's plan: a 5 GB/s ring as 2 channels of 2.5 GB/s data, 3 of
+ * PCI bandwidth) moves 2.5 GB/s of data: 14.4 MB / 3 GB/s = 4800 + 4 = 4804 us. */
+static void t_shm_intel_rc(void)
+{
+    cs_topo *t = load("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 1, "
+                      "\"gpus_per_switch\": 2, \"p2p\": false, "
+                      "\"link\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 1}, "
+                      "\"uplink\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 1}}");
+    cs_sim_costs c;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    memset(&c, 0, sizeof c);
+    c.tr[CS_TR_SHM].bw_eff = 64.0 / 84.0 / (256.0 / 280.0);
+    CS_ASSERT_REL(c.tr[CS_TR_SHM].bw_eff, 5.0 / 6.0, 1e-12);
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 1204.0, 1e-9);
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 1, &c), 2404.0, 1e-9);
+    c.chan_GBps = 3;
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 4804.0, 1e-9);
+    cs_topo_free(t);
+}
+
 /* NCCL's default P2P level is PXB: with P2P on, two GPUs under different PCIe switches of
  * one socket still use SHM (their path crosses the CPU, PHB). g0 -> sw0 -> cpu0 -> mem0 ->
  * cpu0 -> sw1 -> g1: latencies 1+1+0+0+1+1 = 4 us, SHM's step latency 2 us (not P2P's 3),
@@ -322,6 +352,7 @@ int cs_test_register(void)
 {
     static const cs_test_case tr[] = {
         {"p2p_both_directions", t_p2p}, {"shm_shares_host", t_shm},
+        {"shm_intel_rc", t_shm_intel_rc},
         {"p2p_level_pxb", t_p2p_level},
         {"net_gdr_vs_staged", t_net_gdr_staged}, {"net_proxy", t_net_proxy},
         {"net_step_latency", t_net_step_latency},
