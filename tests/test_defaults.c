@@ -370,6 +370,45 @@ static void t_pcie_rings(void)
     free(out);
 }
 
+/* LL128 where NCCL enables it by default: GPUs of a node joined by NVLink (tuning.cc,
+ * typeIntra <= PATH_NVB). The 8-GPU PCIe box (pcie-rtx4090x8: GPUs through PCIe switches
+ * and the CPU) gets LL and Simple only, dgx-a100 (NVSwitch) keeps LL128; --proto LL128 runs
+ * it anyway (NCCL_PROTO=LL128), and so does a file that enables it itself. */
+static void t_ll128_where_nccl_has_it(void)
+{
+    cs_nccl_params np;
+    cs_err err;
+    int on = 0;
+    char path[64], *out = NULL, cmd[512];
+    FILE *f;
+    CU_ASSERT_EQUAL(cs_nccl_setup("pcie-rtx4090x8", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL(on, 1);
+    CU_ASSERT_EQUAL(np.proto[CS_PROTO_LL128].enabled, 0);
+    CU_ASSERT_EQUAL(np.proto[CS_PROTO_LL].enabled, 1);
+    CU_ASSERT_EQUAL(np.proto[CS_PROTO_SIMPLE].enabled, 1);
+    CU_ASSERT_EQUAL(cs_nccl_setup("pcie-rtx4090x8", "LL128", 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL(np.force_proto, CS_PROTO_LL128);
+    CU_ASSERT_EQUAL(cs_nccl_setup("dgx-a100", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL(np.proto[CS_PROTO_LL128].enabled, 1);
+    snprintf(path, sizeof path, "/tmp/cs-ll128-%d.json", (int)getpid());
+    f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 0, "
+          "\"gpus_per_socket\": 2, \"p2p\": true, \"link\": {\"class\": \"pcie4\"}, "
+          "\"nccl\": {\"protocols\": {\"LL128\": {\"enabled\": true}}}}", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(cs_nccl_setup(path, NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL(np.proto[CS_PROTO_LL128].enabled, 1);
+    remove(path);
+    /* and run's sweep on the PCIe box never names it */
+    snprintf(cmd, sizeof cmd, "%s run allreduce --topo pcie-rtx4090x8 -b 8 -e 1G -f 4",
+             CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "# algorithm per size: "));
+    CU_ASSERT_PTR_NULL(out ? strstr(out, "LL128") : "no output");
+    free(out);
+}
+
 /* explain names a p2p collective's channels as NCCL counts them: per peer. alltoall of 64 MiB
  * on 8 ranks sends 8 MiB to each peer, 16 chunks of NVLink's 512 KiB p2p chunk: NCCL doubles
  * the channels only while a part exceeds 32 chunks (16 MiB), so 1 channel per peer. */
@@ -393,6 +432,7 @@ int cs_test_register(void)
         {"rings on PCIe boxes follow the PCIe tree", t_pcie_rings},
         {"twin channels merged: same time as all 16", t_symmetric_channels},
         {"explain: a p2p collective's channels are per peer", t_explain_p2p_channels},
+        {"LL128 only over NVLink, as NCCL enables it", t_ll128_where_nccl_has_it},
         {NULL, NULL}};
     return cs_test_add_suite("defaults", hw) ? -1 : 0;
 }

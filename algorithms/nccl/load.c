@@ -199,10 +199,48 @@ static int has_reducing_switch(const cs_topo *t)
     return 0;
 }
 
+/* Do two GPUs of a node reach each other over a GPU fabric (NVLink, or xGMI / HCCS, which
+ * RCCL's and HCCL's topologies count as NVLink)? NCCL enables LL128 by default only then:
+ * tuning.cc, `pEnable &= (graphs[a]->typeIntra <= PATH_NVB)` - NVLink, directly or through
+ * one more GPU; a path over PCIe or the CPU (PIX, PXB, PHB, SYS) runs LL and Simple only.
+ * Ranks 0 and 1 stand for the node (GPUs 0 and 1 of the first node). */
+static int gpu_fabric_path(const cs_topo *t)
+{
+    const int32_t *route;
+    int n, i;
+    if (t->n_ranks < 2)
+        return 1;
+    n = cs_topo_route(t, t->ranks[0], t->ranks[1], &route, NULL);
+    for (i = 0; i < n; i++) {
+        const char *cls = t->links[cs_dlink_link(route[i])].cls;
+        if (strncmp(cls, "nvlink", 6) && strncmp(cls, "xgmi", 4) && strncmp(cls, "hccs", 4))
+            return 0;
+    }
+    return 1;
+}
+
+/* Does the topology's "nccl" object ask for LL128 itself ("proto": "LL128", or
+ * "protocols": {"LL128": {"enabled": ...}}), as NCCL_PROTO would? */
+static int ll128_asked(const char *topo_spec)
+{
+    json_t *nccl = NULL, *q;
+    const char *pr;
+    int asked;
+    cs_err e;
+    cs_err_clear(&e);
+    if (cs_topo_section_get(topo_spec, "nccl", &nccl, &e) < 0 || !nccl)
+        return 0;
+    q = json_object_get(json_object_get(nccl, "protocols"), "LL128");
+    pr = json_string_value(json_object_get(nccl, "proto"));
+    asked = json_object_get(q, "enabled") != NULL || (pr && !strcmp(pr, "LL128"));
+    json_decref(nccl);
+    return asked;
+}
+
 int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
                   cs_nccl_params *np, int *on, cs_err *err)
 {
-    int present = 0, rc, hw, can_reduce;
+    int present = 0, rc, hw, can_reduce, fabric;
     cs_topo *t = NULL;
     if ((rc = cs_nccl_open(topo_spec, np, &present, err)) < 0)
         return rc;
@@ -212,7 +250,12 @@ int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
         return rc;
     hw = is_hw_kind(t->kind);
     can_reduce = has_reducing_switch(t);
+    fabric = gpu_fabric_path(t);
     cs_topo_free(t);
+    /* LL128 where NCCL enables it by default (above); --proto LL128 or the file's own
+     * setting runs it anyway, as NCCL_PROTO=LL128 does. */
+    if (hw && !fabric && !(proto && !strcmp(proto, "LL128")) && !ll128_asked(topo_spec))
+        np->proto[CS_PROTO_LL128].enabled = 0;
     /* NVLS runs where the hardware reduces: by default exactly there; "nvls": true on a
      * fabric that declares no such switch is a mistake worth stopping for. */
     if (np->nvls < 0)
