@@ -14,15 +14,6 @@
 #include "algorithms/nccl/mode.h"
 #include "topologies/topology.h"
 
-static cs_topo *load(const char *json)
-{
-    cs_topo *t = NULL;
-    cs_err err;
-    if (cs_topo_load_string(json, "test", &t, &err) < 0)
-        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
-    return t;
-}
-
 /* Ring allreduce of S bytes on p ranks with the given costs; time in us. */
 static double ring_us(const cs_topo *t, int p, uint64_t S, const cs_sim_costs *costs)
 {
@@ -46,7 +37,7 @@ static double ring_us(const cs_topo *t, int p, uint64_t S, const cs_sim_costs *c
  * With launch 5, 2 us per transfer and half the bandwidth: 5 + 6 (2 + 1 + 200) = 1223 us. */
 static void t_costs_alpha_beta(void)
 {
-    cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 4, "
+    cs_topo *t = cs_test_topo("{\"kind\": \"alpha_beta\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
     cs_sim_costs none = {0, 0, 0, 0, 0, {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}}, c = {5.0, 2.0, 0.5, 0, 0, {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}};
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -60,7 +51,7 @@ static void t_costs_alpha_beta(void)
  * 606 us and 1223 us; zero costs are exactly the default. */
 static void t_costs_fluid(void)
 {
-    cs_topo *t = load("{\"kind\": \"switch\", \"ranks\": 4, "
+    cs_topo *t = cs_test_topo("{\"kind\": \"switch\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}");
     cs_sim_costs none = {0, 0, 0, 0, 0, {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}}, c = {5.0, 2.0, 0.5, 0, 0, {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}};
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -72,7 +63,7 @@ static void t_costs_fluid(void)
 
 static void t_costs_bad(void)
 {
-    cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 2, "
+    cs_topo *t = cs_test_topo("{\"kind\": \"alpha_beta\", \"ranks\": 2, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
     cs_sim_costs c = {0, 0, 1.5, 0, 0, {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}};
     cs_sim_opts so = {0, 0, &c};
@@ -242,7 +233,7 @@ static void t_channel_cap(void)
     cs_sim_costs cap = {0, 0, 0, 2.5, 0, {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}}, slow = {0, 0, 0.2, 2.5, 0, {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}};
     int i;
     for (i = 0; i < 2; i++) {
-        cs_topo *t = load(js[i]);
+        cs_topo *t = cs_test_topo(js[i]);
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         CS_ASSERT_REL(ring_us(t, 4, 4000000, &cap), 2406.0, 1e-9);
         CS_ASSERT_REL(ring_us(t, 4, 4000000, &slow), 3006.0, 1e-9);
@@ -256,7 +247,7 @@ static void t_channel_cap(void)
  * is 6 MB / 2.5 GB/s = 2400 us plus the pipeline's latencies (< 0.5%). */
 static void t_channel_cap_shared(void)
 {
-    cs_topo *t = load("{\"kind\": \"switch\", \"ranks\": 4, "
+    cs_topo *t = cs_test_topo("{\"kind\": \"switch\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}");
     cs_sim_costs cap = {0, 0, 0, 2.5, 0, {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}};
     cs_sim_opts so = {0, 0, &cap};
@@ -300,7 +291,7 @@ static void t_channel_trim(void)
  * 8 x 4 = 32 GB/s although the rails could carry 40. */
 static void t_channel_rails(void)
 {
-    cs_topo *t = load("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": {\"kind\": \"node\", "
+    cs_topo *t = cs_test_topo("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": {\"kind\": \"node\", "
                       "\"gpus\": 4, \"nvlink\": {\"topology\": \"switch\", \"links\": 1, "
                       "\"bandwidth_GBps\": 1000, \"latency_us\": 0.5}, \"nics\": 4, "
                       "\"nic_attach\": \"gpu\", \"nic\": {\"bandwidth_GBps\": 10, "
@@ -355,7 +346,7 @@ static void t_reduce_in_loop(void)
         int64_t c;
         snprintf(json, sizeof json, "{\"kind\":\"alpha_beta\",\"ranks\":2,\"reduce_GBps\":%g,"
                  "\"link\":{\"bandwidth_GBps\":100,\"latency_us\":1}}", gamma[i]);
-        t = load(json);
+        t = cs_test_topo(json);
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         cs_sched_init(&s, CS_COLL_REDUCE, 2, 1, 1000000);
         c = cs_sched_chunk(&s, 1000000, -1, -1);
@@ -376,7 +367,7 @@ static void t_reduce_in_loop(void)
  * same size take the same time, as on the real box: the reduction hides in the receive. */
 static void t_reduce_as_broadcast(void)
 {
-    cs_topo *t = load("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 1, "
+    cs_topo *t = cs_test_topo("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 1, "
                       "\"gpus_per_switch\": 2, \"p2p\": false, \"reduce_GBps\": 200, "
                       "\"link\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, "
                       "\"latency_us\": 1}, \"uplink\": {\"class\": \"pcie3\", "
@@ -419,7 +410,7 @@ static void t_transport_p2p_shm(void)
                  "\"link\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 1}, "
                  "\"uplink\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, "
                  "\"latency_us\": 1}}", p2p ? "true" : "false");
-        t = load(json);
+        t = cs_test_topo(json);
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         for (both = 0; both < 2; both++) {
             cs_sched s;

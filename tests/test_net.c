@@ -8,17 +8,6 @@
 
 #include <string.h>
 
-static cs_topo *load(const char *json)
-{
-    cs_topo *t = NULL;
-    cs_err err;
-    if (cs_topo_load_string(json, "test", &t, &err) < 0) {
-        fprintf(stderr, "load failed: %s: %s\n", err.where, err.msg);
-        return NULL;
-    }
-    return t;
-}
-
 #define AB3 "{\"kind\":\"alpha_beta\",\"ranks\":3,\"link\":{\"bandwidth_GBps\":100,\"latency_us\":1}}"
 
 /* Schedule of independent copies, one chunk each of `bytes`, chunk owner = src. */
@@ -46,7 +35,7 @@ static double run_us(const cs_topo *t, const cs_sched *s)
 /* One message: a + b*l = 1 us + 1e6 B / 100 GB/s = 11 us. */
 static void test_ab_single(void)
 {
-    cs_topo *t = load(AB3);
+    cs_topo *t = cs_test_topo(AB3);
     cs_sched s;
     static const int pairs[][2] = {{0, 1}};
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -60,7 +49,7 @@ static void test_ab_single(void)
  * other (22 us); a send and a receive at once are fine (full duplex, 11 us). */
 static void test_ab_ports(void)
 {
-    cs_topo *t = load(AB3);
+    cs_topo *t = cs_test_topo(AB3);
     cs_sched s;
     static const int fan_out[][2] = {{0, 1}, {0, 2}};
     static const int fan_in[][2] = {{0, 1}, {2, 1}};
@@ -82,7 +71,7 @@ static void test_ab_ports(void)
  * 2 * 0.5 us + 1e6 B / 50 GB/s = 1 + 20 = 21 us. 0->1 alone: 1 + 10 = 11 us. */
 static void test_fluid_share(void)
 {
-    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":3,\"link\":{\"bandwidth_GBps\":100,"
+    cs_topo *t = cs_test_topo("{\"kind\":\"switch\",\"ranks\":3,\"link\":{\"bandwidth_GBps\":100,"
                       "\"latency_us\":0.5}}");
     cs_sched s;
     static const int share[][2] = {{0, 2}, {1, 2}};
@@ -102,7 +91,7 @@ static void test_fluid_share(void)
  * one then has 2e6 B left at 100 GB/s: 20 us more. Total 41 us. */
 static void test_fluid_release(void)
 {
-    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":3,\"link\":{\"bandwidth_GBps\":100,"
+    cs_topo *t = cs_test_topo("{\"kind\":\"switch\",\"ranks\":3,\"link\":{\"bandwidth_GBps\":100,"
                       "\"latency_us\":0.5}}");
     cs_sched s;
     int64_t c0, c1;
@@ -134,7 +123,7 @@ static void test_fluid_release(void)
  * report sees 2e9 B and 2 flows at peak in each direction. */
 static void test_contention_sendrecv(void)
 {
-    cs_topo *t = load(TWO_SWITCHES "\"ranks\":[\"g0\",\"g2\",\"g1\",\"g3\"]}");
+    cs_topo *t = cs_test_topo(TWO_SWITCHES "\"ranks\":[\"g0\",\"g2\",\"g1\",\"g3\"]}");
     cs_coll_req req;
     const cs_algo *ops;
     cs_sched s;
@@ -168,7 +157,7 @@ static void test_contention_sendrecv(void)
  * groups' flows halve the link: 2 us + 0.1 s per step, 2 steps = 4 us + 0.2 s each. */
 static void test_two_jobs_share(void)
 {
-    cs_topo *t = load(TWO_SWITCHES "\"ranks\":[\"g0\",\"g1\",\"g2\",\"g3\"]}");
+    cs_topo *t = cs_test_topo(TWO_SWITCHES "\"ranks\":[\"g0\",\"g1\",\"g2\",\"g3\"]}");
     cs_coll_req req;
     const cs_algo *ops;
     cs_sched s;
@@ -199,7 +188,7 @@ static void test_two_jobs_share(void)
  * (5 + 11 = 16 us); a second compute task on the same rank queues behind the first. */
 static void test_compute(void)
 {
-    cs_topo *t = load(AB3);
+    cs_topo *t = cs_test_topo(AB3);
     cs_sched s;
     uint32_t dep;
     int64_t c;
@@ -218,7 +207,7 @@ static void test_compute(void)
 /* gamma: a reduce completes l/gamma after delivery: 1 + 10 + 1e6 B / 50 GB/s = 31 us. */
 static void test_gamma(void)
 {
-    cs_topo *t = load("{\"kind\":\"alpha_beta\",\"ranks\":2,\"reduce_GBps\":50,"
+    cs_topo *t = cs_test_topo("{\"kind\":\"alpha_beta\",\"ranks\":2,\"reduce_GBps\":50,"
                       "\"link\":{\"bandwidth_GBps\":100,\"latency_us\":1}}");
     cs_sched s;
     int64_t c;

@@ -13,27 +13,6 @@
 #include "algorithms/nccl/rules.h"
 #include "topologies/topology.h"
 
-static cs_topo *load(const char *json)
-{
-    cs_topo *t = NULL;
-    cs_err err;
-    if (cs_topo_load_string(json, "test", &t, &err) < 0)
-        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
-    return t;
-}
-
-/* Two GPUs under one PCIe switch, 12 GB/s and 1 us per link; p2p true: GPU -> switch -> GPU
- * (2 links), false: staged through the host (4 links). */
-static cs_topo *pcie_pair(int p2p)
-{
-    char json[512];
-    snprintf(json, sizeof json, "{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 1, "
-             "\"gpus_per_switch\": 2, \"p2p\": %s, \"link\": {\"class\": \"pcie3\", "
-             "\"bandwidth_GBps\": 12, \"latency_us\": 1}, \"uplink\": {\"class\": \"pcie3\", "
-             "\"bandwidth_GBps\": 12, \"latency_us\": 1}}", p2p ? "true" : "false");
-    return load(json);
-}
-
 /* collectives.h: allreduce, allgather, reducescatter 4-step chunks (2 MiB of Simple with 512
  * KiB steps), broadcast and reduce 1-step ones (512 KiB); LL and LL128 one step whatever the
  * collective (32768 and 576000 B in the 2.30.7 table). Patterns and algorithms per
@@ -81,7 +60,7 @@ static void t_table(void)
  * channel, 20 KiB -> 2, LL up to 2 x 16 KiB. */
 static void t_p2p_pcie(void)
 {
-    cs_topo *t = pcie_pair(0);
+    cs_topo *t = cs_test_pcie3_pair(0);
     cs_nccl_params p;
     cs_nccl_p2p pp;
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -168,7 +147,7 @@ static void quiet_params(cs_nccl_params *p)
  * Simple, whatever is faster (NCCL decides by size). */
 static void t_alltoall_channels(void)
 {
-    cs_topo *t = pcie_pair(1);
+    cs_topo *t = cs_test_pcie3_pair(1);
     cs_nccl_params p;
     cs_nccl_pick pk;
     cs_coll_req req;
@@ -227,7 +206,7 @@ static void t_alltoall_channels(void)
  * 116 + 6710.8864 + 2 x 58.8525 = 6944.5914 us. */
 static void t_broadcast_chain(void)
 {
-    cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 4, \"reduce_GBps\": 500, "
+    cs_topo *t = cs_test_topo("{\"kind\": \"alpha_beta\", \"ranks\": 4, \"reduce_GBps\": 500, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
     static const cs_coll colls[2] = {CS_COLL_BROADCAST, CS_COLL_REDUCE};
     cs_nccl_params p;
@@ -266,7 +245,7 @@ static void t_broadcast_chain(void)
  * 2 + 4194304 / 6000 = 701.051 us. */
 static void t_channel_groups(void)
 {
-    cs_topo *t = pcie_pair(1);
+    cs_topo *t = cs_test_pcie3_pair(1);
     static const cs_coll colls[3] = {CS_COLL_ALLGATHER, CS_COLL_ALLTOALL, CS_COLL_BROADCAST};
     static const uint64_t bytes[3] = {8u << 20, 8u << 20, 4u << 20};
     static const double want[3] = {2 + 2097152 / 1500.0, 2 + 4194304 / 3000.0,

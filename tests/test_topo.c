@@ -18,17 +18,6 @@
 
 #define LINK100 "\"link\": {\"bandwidth_GBps\": 100, \"latency_us\": 1.0}"
 
-/* Load a JSON text; NULL on failure (with the error printed for the test log). */
-static cs_topo *load(const char *json)
-{
-    cs_topo *t = NULL;
-    cs_err err;
-    int rc = cs_topo_load_string(json, "test", &t, &err);
-    if (rc < 0)
-        fprintf(stderr, "\n  load failed: %s: %s: %s\n", cs_err_name(rc), err.where, err.msg);
-    return t;
-}
-
 /* Number of hops from rank a to rank b, or -1. */
 static int hops(cs_topo *t, int a, int b)
 {
@@ -74,7 +63,7 @@ static double flows_us(cs_topo *t, const int *src, const int *dst, int n, uint64
 
 static void test_alpha_beta(void)
 {
-    cs_topo *t = load("{\"kind\": \"alpha_beta\", \"ranks\": 8, " LINK100 "}");
+    cs_topo *t = cs_test_topo("{\"kind\": \"alpha_beta\", \"ranks\": 8, " LINK100 "}");
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->model, CS_MODEL_ALPHA_BETA);
     CU_ASSERT_EQUAL(t->n_ranks, 8);
@@ -90,7 +79,7 @@ static void test_alpha_beta(void)
 
 static void test_ring(void)
 {
-    cs_topo *t = load("{\"kind\": \"ring\", \"ranks\": 8, " LINK100 "}");
+    cs_topo *t = cs_test_topo("{\"kind\": \"ring\", \"ranks\": 8, " LINK100 "}");
     int i;
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->model, CS_MODEL_FLUID);
@@ -104,14 +93,14 @@ static void test_ring(void)
     CU_ASSERT_EQUAL(hops(t, 3, 3), 0);
     cs_topo_free(t);
 
-    t = load("{\"kind\": \"ring\", \"ranks\": 2, " LINK100 "}");
+    t = cs_test_topo("{\"kind\": \"ring\", \"ranks\": 2, " LINK100 "}");
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_links, 1);   /* both directions on one full-duplex link */
     CU_ASSERT_EQUAL(hops(t, 0, 1), 1);
     CU_ASSERT_EQUAL(hops(t, 1, 0), 1);
     cs_topo_free(t);
 
-    t = load("{\"kind\": \"ring\", \"ranks\": 1, " LINK100 "}");
+    t = cs_test_topo("{\"kind\": \"ring\", \"ranks\": 1, " LINK100 "}");
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_links, 0);
     cs_topo_free(t);
@@ -119,7 +108,7 @@ static void test_ring(void)
 
 static void test_fully_connected(void)
 {
-    cs_topo *t = load("{\"kind\": \"fully_connected\", \"ranks\": 8, " LINK100 "}");
+    cs_topo *t = cs_test_topo("{\"kind\": \"fully_connected\", \"ranks\": 8, " LINK100 "}");
     int i, j;
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_nodes, 8);
@@ -132,7 +121,7 @@ static void test_fully_connected(void)
 
 static void test_switch(void)
 {
-    cs_topo *t = load("{\"kind\": \"switch\", \"ranks\": 8, \"link\": {\"class\": \"nvlink4\", "
+    cs_topo *t = cs_test_topo("{\"kind\": \"switch\", \"ranks\": 8, \"link\": {\"class\": \"nvlink4\", "
                       "\"bandwidth_GBps\": 370.8, \"latency_us\": 0.5}, \"reduce_GBps\": 900}");
     const int32_t *dl;
     cs_err err;
@@ -151,12 +140,12 @@ static void test_switch(void)
 /* A link class with default figures: bandwidth and latency may be left out. */
 static void test_class_defaults(void)
 {
-    cs_topo *t = load("{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"class\": \"pcie4\"}}");
+    cs_topo *t = cs_test_topo("{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"class\": \"pcie4\"}}");
     CU_ASSERT_FATAL(t != NULL);
     CS_ASSERT_REL(t->links[0].bw_GBps, 24, 1e-12);
     CS_ASSERT_REL(t->links[0].lat_us, 1.0, 1e-12);
     cs_topo_free(t);
-    t = load("{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"class\": \"ib_ndr\", "
+    t = cs_test_topo("{\"kind\": \"ring\", \"ranks\": 4, \"link\": {\"class\": \"ib_ndr\", "
              "\"latency_us\": 0.25}}");
     CU_ASSERT_FATAL(t != NULL);
     CS_ASSERT_REL(t->links[0].bw_GBps, 50, 1e-12);
@@ -179,7 +168,7 @@ static const char *graph_json =
 
 static void test_graph(void)
 {
-    cs_topo *t = load(graph_json);
+    cs_topo *t = cs_test_topo(graph_json);
     const int32_t *dl;
     cs_err err;
     int n;
@@ -208,7 +197,7 @@ static void test_graph(void)
  * shorter way round, ties in the + direction. */
 static void test_torus(void)
 {
-    cs_topo *t = load("{\"kind\": \"torus\", \"dims\": [4, 4], " LINK100 "}");
+    cs_topo *t = cs_test_topo("{\"kind\": \"torus\", \"dims\": [4, 4], " LINK100 "}");
     char buf[256];
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_ranks, 16);
@@ -221,13 +210,13 @@ static void test_torus(void)
     CU_ASSERT_STRING_EQUAL(route_names(t, 9, 6, buf, sizeof buf), "r9>r10>r6");
     cs_topo_free(t);
     /* A dimension of 2 has one link per pair, of 1 none; [3] is a ring of 3. */
-    t = load("{\"kind\": \"torus\", \"dims\": [2, 1, 3], " LINK100 "}");
+    t = cs_test_topo("{\"kind\": \"torus\", \"dims\": [2, 1, 3], " LINK100 "}");
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_ranks, 6);
     CU_ASSERT_EQUAL(t->n_links, 3 + 6);
     CU_ASSERT_STRING_EQUAL(route_names(t, 1, 4, buf, sizeof buf), "r1>r0>r4");
     cs_topo_free(t);
-    t = load("{\"kind\": \"torus\", \"dims\": [4, 4, 4], \"link\": {\"class\": \"generic\", "
+    t = cs_test_topo("{\"kind\": \"torus\", \"dims\": [4, 4, 4], \"link\": {\"class\": \"generic\", "
              "\"bandwidth_GBps\": 45, \"latency_us\": 1}}");
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_links, 3 * 64);
@@ -238,7 +227,7 @@ static void test_torus(void)
 
 static void test_mesh_hypercube(void)
 {
-    cs_topo *t = load("{\"kind\": \"mesh\", \"dims\": [4, 4], " LINK100 "}");
+    cs_topo *t = cs_test_topo("{\"kind\": \"mesh\", \"dims\": [4, 4], " LINK100 "}");
     char buf[256];
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_links, 24);   /* 2 dims x 4 lines x 3 links */
@@ -246,7 +235,7 @@ static void test_mesh_hypercube(void)
     CU_ASSERT_STRING_EQUAL(route_names(t, 3, 0, buf, sizeof buf), "r3>r2>r1>r0");
     CU_ASSERT_STRING_EQUAL(route_names(t, 12, 3, buf, sizeof buf), "r12>r13>r14>r15>r11>r7>r3");
     cs_topo_free(t);
-    t = load("{\"kind\": \"hypercube\", \"ranks\": 8, " LINK100 "}");
+    t = cs_test_topo("{\"kind\": \"hypercube\", \"ranks\": 8, " LINK100 "}");
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_links, 12);   /* d 2^(d-1) with d = 3 */
     CU_ASSERT_STRING_EQUAL(route_names(t, 0, 7, buf, sizeof buf), "r0>r1>r3>r7");
@@ -256,7 +245,7 @@ static void test_mesh_hypercube(void)
 
 static void test_tree(void)
 {
-    cs_topo *t = load("{\"kind\": \"tree\", \"ranks\": 8, \"arity\": 2, " LINK100 "}");
+    cs_topo *t = cs_test_topo("{\"kind\": \"tree\", \"ranks\": 8, \"arity\": 2, " LINK100 "}");
     char buf[256];
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_nodes, 8 + 4 + 2 + 1);
@@ -265,7 +254,7 @@ static void test_tree(void)
     CU_ASSERT_STRING_EQUAL(route_names(t, 0, 7, buf, sizeof buf),
                            "r0>sw0_0>sw1_0>sw2_0>sw1_1>sw0_3>r7");
     cs_topo_free(t);
-    t = load("{\"kind\": \"tree\", \"ranks\": 5, \"arity\": 4, " LINK100 "}");
+    t = cs_test_topo("{\"kind\": \"tree\", \"ranks\": 5, \"arity\": 4, " LINK100 "}");
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_nodes, 5 + 2 + 1);
     CU_ASSERT_EQUAL(t->n_links, 5 + 2);
@@ -283,7 +272,7 @@ static void test_tree(void)
 static void test_fat_tree_oversubscription(void)
 {
     static const int src[] = {0, 1, 2, 3}, dst[] = {4, 5, 6, 7};
-    cs_topo *t1 = load(FT_LEAF_SPINE("1")), *t2 = load(FT_LEAF_SPINE("2"));
+    cs_topo *t1 = cs_test_topo(FT_LEAF_SPINE("1")), *t2 = cs_test_topo(FT_LEAF_SPINE("2"));
     char buf[256];
     double us1, us2;
     CU_ASSERT_FATAL(t1 != NULL && t2 != NULL);
@@ -306,7 +295,7 @@ static void test_fat_tree_oversubscription(void)
 /* k-ary n-tree with k = 2, n = 3: 8 ranks, 3 levels of 4 switches, 8 + 2 * 4 * 2 links. */
 static void test_fat_tree_kary(void)
 {
-    cs_topo *t = load("{\"kind\": \"fat_tree\", \"arity\": 2, \"levels\": 3, "
+    cs_topo *t = cs_test_topo("{\"kind\": \"fat_tree\", \"arity\": 2, \"levels\": 3, "
                       "\"oversubscription\": 2, " LINK100 "}");
     CU_ASSERT_FATAL(t != NULL);
     CU_ASSERT_EQUAL(t->n_ranks, 8);
@@ -329,7 +318,7 @@ static void test_fat_tree_kary(void)
 static void test_pcie_p2p(void)
 {
     static const int src[] = {0, 2}, dst[] = {1, 3};
-    cs_topo *off = load(PCIE_BOX("false")), *on = load(PCIE_BOX("true"));
+    cs_topo *off = cs_test_topo(PCIE_BOX("false")), *on = cs_test_topo(PCIE_BOX("true"));
     char buf[256];
     CU_ASSERT_FATAL(off != NULL && on != NULL);
     CU_ASSERT_EQUAL(off->n_ranks, 4);
@@ -343,7 +332,7 @@ static void test_pcie_p2p(void)
     cs_topo_free(off);
     cs_topo_free(on);
     /* Two sockets, devices on root ports: a cross-socket copy crosses the socket link. */
-    off = load("{\"kind\": \"pcie\", \"sockets\": 2, \"gpus_per_socket\": 2, \"nics_per_socket\": 1,"
+    off = cs_test_topo("{\"kind\": \"pcie\", \"sockets\": 2, \"gpus_per_socket\": 2, \"nics_per_socket\": 1,"
                " \"p2p\": false, \"link\": {\"class\": \"pcie3\"}, \"socket_link\": {\"latency_us\": 2}}");
     CU_ASSERT_FATAL(off != NULL);
     CU_ASSERT_EQUAL(off->n_nodes, 4 + 2 + 2);
@@ -413,7 +402,7 @@ static void test_cluster(void)
 
     /* Inline node, fat-tree fabric: 4 nodes x 2 NICs on leaves of 4, 2 spines at 2:1:
      * uplinks 4 * 50 / (2 * 2) = 50 GB/s. */
-    t = load("{\"kind\": \"cluster\", \"nodes\": 4, \"node\": {\"kind\": \"node\", \"gpus\": 2,"
+    t = cs_test_topo("{\"kind\": \"cluster\", \"nodes\": 4, \"node\": {\"kind\": \"node\", \"gpus\": 2,"
              " \"nvlink\": {\"topology\": \"switch\", \"class\": \"nvlink4\", \"links\": 18},"
              " \"nics\": 2, \"nic\": {\"class\": \"ib_ndr\"}, \"pcie\": {\"class\": \"pcie5\"},"
              " \"pcie_switches\": 1}, \"fabric\": {\"type\": \"fat_tree\", \"nics_per_leaf\": 4,"
@@ -597,7 +586,7 @@ static void test_bisection(void)
     cs_err err;
     double bis;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        t = load(cases[i].json);
+        t = cs_test_topo(cases[i].json);
         CU_ASSERT_FATAL(t != NULL);
         CU_ASSERT_EQUAL(cs_topo_bisection_GBps(t, &bis, &err), 0);
         CS_ASSERT_REL(bis, cases[i].want, 1e-9);

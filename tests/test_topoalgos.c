@@ -9,15 +9,6 @@
 #define A_S 1e-6
 #define B_S (1.0 / 100e9)
 
-static cs_topo *load(const char *json)
-{
-    cs_topo *t = NULL;
-    cs_err err;
-    if (cs_topo_load_string(json, "test", &t, &err) < 0)
-        fprintf(stderr, "load failed: %s: %s\n", err.where, err.msg);
-    return t;
-}
-
 static double run_s(const cs_topo *t, const char *algo, cs_coll c, uint64_t S, int *wrong)
 {
     cs_coll_req req;
@@ -42,7 +33,7 @@ static double run_s(const cs_topo *t, const char *algo, cs_coll c, uint64_t S, i
  * no other flow on it (X rings use x-links, Y rings y-links, each in one direction). */
 static void test_torus_closed(void)
 {
-    cs_topo *t = load("{\"kind\":\"torus\",\"dims\":[4,4],\"link\":{\"bandwidth_GBps\":100,"
+    cs_topo *t = cs_test_topo("{\"kind\":\"torus\",\"dims\":[4,4],\"link\":{\"bandwidth_GBps\":100,"
                       "\"latency_us\":1}}");
     double S = 1073741824.0, X = 4, Y = 4;
     int wrong = -1;
@@ -72,7 +63,7 @@ static void test_torus_wrong(void)
         cs_topo *t;
         snprintf(json, sizeof json, "{\"kind\":\"torus\",\"dims\":%s,\"link\":"
                  "{\"bandwidth_GBps\":100,\"latency_us\":1}}", shapes[i]);
-        t = load(json);
+        t = cs_test_topo(json);
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         for (c = 0; c < 3; c++)
             for (z = 0; z < 3; z++) {
@@ -89,7 +80,7 @@ static void test_torus_wrong(void)
  * S up and S down (the schedule's bytes: 2 p S). */
 static void test_in_network(void)
 {
-    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":8,\"sharp\":true,\"link\":"
+    cs_topo *t = cs_test_topo("{\"kind\":\"switch\",\"ranks\":8,\"sharp\":true,\"link\":"
                       "{\"bandwidth_GBps\":100,\"latency_us\":1}}");
     cs_coll_req req;
     const cs_algo *ops;
@@ -178,7 +169,7 @@ static void test_hierarchical(void)
  * and the chain across nodes), any size. */
 static void test_nvls(void)
 {
-    cs_topo *t = load("{\"kind\":\"switch\",\"ranks\":4,\"sharp\":true,\"link\":"
+    cs_topo *t = cs_test_topo("{\"kind\":\"switch\",\"ranks\":4,\"sharp\":true,\"link\":"
                       "{\"bandwidth_GBps\":10,\"latency_us\":0.5}}");
     static const char *const cl = "{\"kind\":\"cluster\",\"nodes\":%d,\"node\":{\"kind\":"
         "\"node\",\"gpus\":4,\"nvlink\":{\"topology\":\"switch\",\"nvls\":true,\"links\":1,"
@@ -204,7 +195,7 @@ static void test_nvls(void)
     for (n = 1; n <= 3; n++) {
         char js[1024];
         snprintf(js, sizeof js, cl, n);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(t = load(js));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t = cs_test_topo(js));
         for (z = 0; z < 4; z++) {
             cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 4 * n, sizes[z]);
             req.topo = t;
@@ -221,7 +212,7 @@ static void test_nvls(void)
 /* torus and hierarchical need the structure they exploit. */
 static void test_refuse(void)
 {
-    cs_topo *t = load("{\"kind\":\"alpha_beta\",\"ranks\":8,\"link\":{\"bandwidth_GBps\":100,"
+    cs_topo *t = cs_test_topo("{\"kind\":\"alpha_beta\",\"ranks\":8,\"link\":{\"bandwidth_GBps\":100,"
                       "\"latency_us\":1}}");
     cs_coll_req req;
     const cs_algo *ops;

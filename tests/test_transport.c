@@ -18,15 +18,6 @@
 #include "algorithms/coll.h"
 #include "topologies/topology.h"
 
-static cs_topo *load(const char *json)
-{
-    cs_topo *t = NULL;
-    cs_err err;
-    if (cs_topo_load_string(json, "test", &t, &err) < 0)
-        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
-    return t;
-}
-
 #define MB12 12000000u   /* 12 MB: 1000 us at 12 GB/s */
 
 /* Time (us) of rank 0 sending `bytes` to rank dst, and, with both, dst sending as much
@@ -74,7 +65,7 @@ static cs_topo *pcie_pair(int p2p)
              "\"host_memory\": {\"bandwidth_GBps\": 10}}", p2p ? 1 : 0,
              p2p ? "gpus_per_switch" : "gpus_per_socket", p2p ? "true" : "false",
              p2p ? 12 : 24);
-    return load(json);
+    return cs_test_topo(json);
 }
 
 /* P2P under a PCIe switch: g0 -> sw -> g1, two links of 1 us, P2P's step latency 3 us,
@@ -121,10 +112,7 @@ static void t_shm(void)
  * PCI bandwidth) moves 2.5 GB/s of data: 14.4 MB / 3 GB/s = 4800 + 4 = 4804 us. */
 static void t_shm_intel_rc(void)
 {
-    cs_topo *t = load("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 1, "
-                      "\"gpus_per_switch\": 2, \"p2p\": false, "
-                      "\"link\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 1}, "
-                      "\"uplink\": {\"class\": \"pcie3\", \"bandwidth_GBps\": 12, \"latency_us\": 1}}");
+    cs_topo *t = cs_test_pcie3_pair(0);
     cs_sim_costs c;
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     memset(&c, 0, sizeof c);
@@ -143,7 +131,7 @@ static void t_shm_intel_rc(void)
  * host memory 10 GB/s: 1200 + 6 = 1206 us. */
 static void t_p2p_level(void)
 {
-    cs_topo *t = load("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 2, "
+    cs_topo *t = cs_test_topo("{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 2, "
                       "\"gpus_per_switch\": 1, \"p2p\": true, \"link\": {\"class\": "
                       "\"pcie4\", \"bandwidth_GBps\": 12, \"latency_us\": 1}, "
                       "\"host_memory\": {\"bandwidth_GBps\": 10}}");
@@ -165,7 +153,7 @@ static cs_topo *net_pair(int gdr)
              "\"pcie\": {\"class\": \"pcie4\", \"bandwidth_GBps\": 24, \"latency_us\": 1}, "
              "\"pcie_switches\": %d, \"cpus\": 1, \"host_memory\": {\"bandwidth_GBps\": 10}}, "
              "\"fabric\": {\"type\": \"switch\"}}", gdr ? 1 : 0);
-    return load(json);
+    return cs_test_topo(json);
 }
 
 /* GDR: g -> pcisw -> nic -> switch -> nic -> pcisw -> g, latencies 1+1+1+1+1+1 = 6 us, NET's

@@ -1,5 +1,6 @@
 /* testutil.c: helpers shared by the test executables. */
 #include "tests/testutil.h"
+#include "topologies/topology.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,4 +65,24 @@ int cs_test_sh(const char *cmd, char **out)
     else
         free(buf);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+cs_topo *cs_test_topo(const char *json)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    int rc = cs_topo_load_string(json, "test", &t, &err);
+    if (rc < 0)
+        fprintf(stderr, "\n  load failed: %s: %s: %s\n", cs_err_name(rc), err.where, err.msg);
+    return t;
+}
+
+cs_topo *cs_test_pcie3_pair(int p2p)
+{
+    char json[512];
+    snprintf(json, sizeof json, "{\"kind\": \"pcie\", \"sockets\": 1, \"switches_per_socket\": 1, "
+             "\"gpus_per_switch\": 2, \"p2p\": %s, \"link\": {\"class\": \"pcie3\", "
+             "\"bandwidth_GBps\": 12, \"latency_us\": 1}, \"uplink\": {\"class\": \"pcie3\", "
+             "\"bandwidth_GBps\": 12, \"latency_us\": 1}}", p2p ? "true" : "false");
+    return cs_test_topo(json);
 }

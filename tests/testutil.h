@@ -5,6 +5,8 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 
+#include "sim/topo.h"
+
 /* Defined by each test_<area>.c: add its suites to the CUnit registry; 0 on success. */
 int cs_test_register(void);
 
@@ -21,6 +23,14 @@ int cs_close_rel(double got, double want, double rel);
                     __FILE__, __LINE__, g_, w_, fabs(g_ - w_) / fmax(fabs(w_), 1e-300)); \
         CU_ASSERT(cs_close_rel(g_, w_, (rel)));                                         \
     } while (0)
+
+/* A topology from JSON text ("test" in its errors); NULL on failure, with the error printed
+ * for the test log. */
+cs_topo *cs_test_topo(const char *json);
+
+/* Two GPUs under one PCIe switch, 12 GB/s (pcie3) and 1 us per link, switch uplink the
+ * same; p2p 1: GPU -> switch -> GPU (2 links), 0: staged through the host (SHM). */
+cs_topo *cs_test_pcie3_pair(int p2p);
 
 /* Path of a test data file: CS_TEST_DATA "/" rel, in a static buffer. */
 const char *cs_test_data(const char *rel);
