@@ -212,7 +212,9 @@ static int recompute(cs_net *n)
             f->ev = 0;          /* starved (cannot happen with positive capacities) */
             continue;
         }
-        dt = (cs_time)llround(f->remaining / f->rate);
+        /* remaining >= 0 and rate > 0 here: the quotient is >= 0; 2^63 ps (106 days)
+         * is past any run (llround's own result would not fit either) */
+        dt = (cs_time)cs__fl_round(f->remaining / f->rate);
         f->ev = f->ev ? cs_engine_move(n->eng, f->ev, now + dt)
                       : cs_engine_at(n->eng, now + dt, fl_end, n, (uint64_t)(uintptr_t)f);
         if (!f->ev)
