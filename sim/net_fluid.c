@@ -194,7 +194,9 @@ static int recompute(cs_net *n)
         cs__fl_fill_component(n, n->comp_order + c, n->comp_start[i] - c);
         c = n->comp_start[i];
     }
-    /* Apply: bring remaining bytes up to date at the old rate, reschedule the end. */
+    /* Apply: bring remaining bytes up to date at the old rate, reschedule the end. The
+     * moves are one engine batch (engine.h): the heap is put in order once after them. */
+    cs_engine_batch_begin(n->eng, (uint32_t)nf);
     for (i = 0; i < nf; i++) {
         fl_flow *f = n->comp_flows[i];
         cs_time dt;
@@ -217,9 +219,12 @@ static int recompute(cs_net *n)
         dt = (cs_time)cs__fl_round(f->remaining / f->rate);
         f->ev = f->ev ? cs_engine_move(n->eng, f->ev, now + dt)
                       : cs_engine_at(n->eng, now + dt, fl_end, n, (uint64_t)(uintptr_t)f);
-        if (!f->ev)
+        if (!f->ev) {
+            cs_engine_batch_end(n->eng);
             return CS_ENOMEM;
+        }
     }
+    cs_engine_batch_end(n->eng);
     return 0;
 }
 
