@@ -402,14 +402,23 @@ static void release_slot(cs_engine *eng, uint32_t s)
 int cs_engine_run(cs_engine *eng, cs_time until_ps, cs_err *err)
 {
     while ((eng->n_heap > 0 || eng->n_fifo > 0) && !eng->failed) {
-        int from_fifo = eng->n_fifo > 0 &&
-                        (eng->n_heap == 0 || eng->fifo[eng->fifo_head] < eng->heap[0]);
-        heap_ent top = from_fifo ? eng->fifo[eng->fifo_head] : eng->heap[0];
-        uint32_t s = ent_slot(top);
-        slot *sl = &eng->slots[s];
-        cs_event_fn fn = sl->fn;     /* loaded before the sift, which hides its miss */
-        void *arg = sl->arg;
-        uint64_t data = sl->data;
+        int from_fifo;
+        heap_ent top;
+        uint32_t s;
+        slot *sl;
+        cs_event_fn fn;
+        void *arg;
+        uint64_t data;
+        if (eng->batch)              /* a batch left open: order the heap before a pop */
+            cs_engine_batch_end(eng);
+        from_fifo = eng->n_fifo > 0 &&
+                    (eng->n_heap == 0 || eng->fifo[eng->fifo_head] < eng->heap[0]);
+        top = from_fifo ? eng->fifo[eng->fifo_head] : eng->heap[0];
+        s = ent_slot(top);
+        sl = &eng->slots[s];
+        fn = sl->fn;                 /* loaded before the sift, which hides its miss */
+        arg = sl->arg;
+        data = sl->data;
         if (ent_time(top) > until_ps)
             break;
         if (from_fifo) {

@@ -51,7 +51,8 @@ cs_event_id cs_engine_move(cs_engine *eng, cs_event_id id, cs_time t_ps);
  * heap order is restored once at the end (Floyd, O(heap)) -- where n is at least a quarter
  * of the pending entries; fewer are sifted one by one as outside a batch. The order events
  * run in is the same either way: it is the keys' order, and the keys are the same. No
- * event may run inside a batch (begin and end in one callback). */
+ * event may run inside a batch (begin and end in one callback; cs_engine_run ends one left
+ * open before it runs the next event). */
 void cs_engine_batch_begin(cs_engine *eng, uint32_t n);
 void cs_engine_batch_end(cs_engine *eng);
 

@@ -26,7 +26,8 @@ static void note(cs_engine *eng, void *arg, uint64_t data)
 
 /* N events, data i at time 1000 - i: event 0 is the first and goes to the FIFO, every
  * later one is earlier than the FIFO's tail and goes to the heap. Then events i = N-1 down
- * to 1 move to time (i mod 8) * 10, inside a batch of `hint` moves when batch is set. */
+ * to 1 move to time (i mod 8) * 10, inside a batch of `hint` moves when batch is set (2:
+ * the batch is not ended before the run). */
 static void run_moves(int batch, uint32_t hint, int n_moves, rec *r, uint64_t *heapified,
                       uint64_t *moves)
 {
@@ -41,8 +42,8 @@ static void run_moves(int batch, uint32_t hint, int n_moves, rec *r, uint64_t *h
         cs_engine_batch_begin(e, hint);
     for (i = N - 1, k = 0; i >= 1 && k < n_moves; i--, k++)
         CU_ASSERT_NOT_EQUAL(id[i] = cs_engine_move(e, id[i], (i % 8) * 10), 0);
-    if (batch)
-        cs_engine_batch_end(e);
+    if (batch == 1)
+        cs_engine_batch_end(e);        /* batch 2: left open, for cs_engine_run to end */
     CU_ASSERT_EQUAL(cs_engine_run(e, CS_TIME_MAX, NULL), 0);
     cs__engine_batch_counts(e, heapified, moves);
     cs_engine_free(e);
@@ -76,6 +77,10 @@ static void t_batch_order(void)
     CU_ASSERT_EQUAL(m, 0);
     CU_ASSERT_EQUAL(memcmp(a.order, b.order, sizeof a.order), 0);
     CU_ASSERT_EQUAL(memcmp(a.when, b.when, sizeof a.when), 0);
+    /* A batch left open is ended by the run before its first event: the same. */
+    run_moves(2, N - 1, N - 1, &b, &h, &m);
+    CU_ASSERT_EQUAL(h, 1);
+    CU_ASSERT_EQUAL(memcmp(a.order, b.order, sizeof a.order), 0);
 }
 
 static void t_batch_small(void)
