@@ -11,4 +11,8 @@
  * run the renumbering. limit >= 1. */
 void cs__engine_set_seq_limit(cs_engine *eng, uint64_t limit);
 
+/* Batches that restored the heap once at their end (cs_engine_batch_end), and moves
+ * made inside such batches: a deterministic count for tests. */
+void cs__engine_batch_counts(const cs_engine *eng, uint64_t *heapified, uint64_t *moves);
+
 #endif

@@ -55,6 +55,10 @@ struct cs_engine {
     uint64_t n_executed;   /* events run */
     uint64_t n_live;       /* pending, not cancelled */
     uint64_t n_dead;       /* cancelled entries still in the heap */
+    int batch;             /* in a batch whose moves leave the heap order to its end */
+    int batch_dirty;       /* a move in the batch rewrote a heap entry's key */
+    uint64_t n_heapified;  /* batches that restored the heap at their end */
+    uint64_t n_batch_moves;/* moves made in such batches */
     int failed;            /* a callback called cs_engine_fail */
     cs_err fail;           /* that failure */
 };
@@ -343,12 +347,49 @@ cs_event_id cs_engine_move(cs_engine *eng, cs_event_id id, cs_time t_ps)
     old = eng->heap[at];
     e = ent_make(t_ps, eng->seq++, s);     /* the number a new event would get */
     eng->heap[at] = e;
-    if (e < old)
+    if (eng->batch) {
+        eng->batch_dirty = 1;              /* ordered at the batch's end */
+        eng->n_batch_moves++;
+    } else if (e < old) {
         sift_up(eng, at);
-    else
+    } else {
         sift_down(eng, eng->n_heap, at);
+    }
     sl->gen++;                             /* the old handle is stale, as after cancel */
     return ((uint64_t)sl->gen << 32) | s;
+}
+
+/* Restore the heap order over all entries (Floyd: sift down every inner entry, the last
+ * first). Any arrangement of the entries becomes a heap, so whatever the batch's moves,
+ * and the sifts of events scheduled or cancelled among them, left out of order. */
+static void heapify(cs_engine *eng)
+{
+    uint32_t n = eng->n_heap, i;
+    for (i = n > 1 ? (n - 2) / ARITY + 1 : 0; i-- > 0;)
+        sift_down(eng, n, i);
+}
+
+void cs_engine_batch_begin(cs_engine *eng, uint32_t n)
+{
+    /* Floyd costs about one sift per four entries; a move one sift. */
+    eng->batch = n > 0 && (uint64_t)n * ARITY >= eng->n_heap;
+    eng->batch_dirty = 0;
+}
+
+void cs_engine_batch_end(cs_engine *eng)
+{
+    if (eng->batch && eng->batch_dirty) {
+        heapify(eng);
+        eng->n_heapified++;
+    }
+    eng->batch = 0;
+    eng->batch_dirty = 0;
+}
+
+void cs__engine_batch_counts(const cs_engine *eng, uint64_t *heapified, uint64_t *moves)
+{
+    *heapified = eng->n_heapified;
+    *moves = eng->n_batch_moves;
 }
 
 static void release_slot(cs_engine *eng, uint32_t s)
@@ -361,14 +402,23 @@ static void release_slot(cs_engine *eng, uint32_t s)
 int cs_engine_run(cs_engine *eng, cs_time until_ps, cs_err *err)
 {
     while ((eng->n_heap > 0 || eng->n_fifo > 0) && !eng->failed) {
-        int from_fifo = eng->n_fifo > 0 &&
-                        (eng->n_heap == 0 || eng->fifo[eng->fifo_head] < eng->heap[0]);
-        heap_ent top = from_fifo ? eng->fifo[eng->fifo_head] : eng->heap[0];
-        uint32_t s = ent_slot(top);
-        slot *sl = &eng->slots[s];
-        cs_event_fn fn = sl->fn;     /* loaded before the sift, which hides its miss */
-        void *arg = sl->arg;
-        uint64_t data = sl->data;
+        int from_fifo;
+        heap_ent top;
+        uint32_t s;
+        slot *sl;
+        cs_event_fn fn;
+        void *arg;
+        uint64_t data;
+        if (eng->batch)              /* a batch left open: order the heap before a pop */
+            cs_engine_batch_end(eng);
+        from_fifo = eng->n_fifo > 0 &&
+                    (eng->n_heap == 0 || eng->fifo[eng->fifo_head] < eng->heap[0]);
+        top = from_fifo ? eng->fifo[eng->fifo_head] : eng->heap[0];
+        s = ent_slot(top);
+        sl = &eng->slots[s];
+        fn = sl->fn;                 /* loaded before the sift, which hides its miss */
+        arg = sl->arg;
+        data = sl->data;
         if (ent_time(top) > until_ps)
             break;
         if (from_fifo) {

@@ -44,6 +44,18 @@ int cs_engine_cancel(cs_engine *eng, cs_event_id id);
  * id (id is stale from then on), or 0 if id is stale or memory ran out. */
 cs_event_id cs_engine_move(cs_engine *eng, cs_event_id id, cs_time t_ps);
 
+/* Many moves at once (a fluid network's recompute moves every flow whose share changed:
+ * on a 16-rank tree about 200 of the 500-odd pending events at a time). Between
+ * cs_engine_batch_begin(eng, n), n the moves expected, and cs_engine_batch_end(eng), a move
+ * only rewrites its entry's key (time, and the sequence number it would get anyway) and the
+ * heap order is restored once at the end (Floyd, O(heap)) -- where n is at least a quarter
+ * of the pending entries; fewer are sifted one by one as outside a batch. The order events
+ * run in is the same either way: it is the keys' order, and the keys are the same. No
+ * event may run inside a batch (begin and end in one callback; cs_engine_run ends one left
+ * open before it runs the next event). */
+void cs_engine_batch_begin(cs_engine *eng, uint32_t n);
+void cs_engine_batch_end(cs_engine *eng);
+
 /* Run events in order until none is left, until_ps is passed (CS_TIME_MAX for no limit), or
  * a callback calls cs_engine_fail(). Returns 0, or the failure's code with err filled. */
 int cs_engine_run(cs_engine *eng, cs_time until_ps, cs_err *err);

@@ -92,6 +92,17 @@ static inline int32_t flow_link(const fl_flow *f, int k)
     return k < f->n_route ? f->route[k] : f->vlink;
 }
 
+/* llround(x) for 0 <= x < 2^63 without the library call (a recompute rounds every
+ * rescheduled flow's end): the truncation is floor(x), x minus it is exact (for x < 2^53 the
+ * two are within a factor of two or the floor is 0; above, x is whole and the rest 0), and
+ * ties go up, away from zero, as llround's do. The same integer as llround for every such
+ * x (tests/test_fluid_round.c). */
+static inline int64_t cs__fl_round(double x)
+{
+    int64_t i = (int64_t)x;
+    return i + (x - (double)i >= 0.5);
+}
+
 /* Progressive filling of one connected component: positions comp[0..nc) of n->comp_links
  * in list order; every group with a flow on them gets its share (fl_group.share). */
 void cs__fl_fill_component(cs_net *n, const int32_t *comp, int32_t nc);

@@ -194,7 +194,9 @@ static int recompute(cs_net *n)
         cs__fl_fill_component(n, n->comp_order + c, n->comp_start[i] - c);
         c = n->comp_start[i];
     }
-    /* Apply: bring remaining bytes up to date at the old rate, reschedule the end. */
+    /* Apply: bring remaining bytes up to date at the old rate, reschedule the end. The
+     * moves are one engine batch (engine.h): the heap is put in order once after them. */
+    cs_engine_batch_begin(n->eng, (uint32_t)nf);
     for (i = 0; i < nf; i++) {
         fl_flow *f = n->comp_flows[i];
         cs_time dt;
@@ -212,12 +214,17 @@ static int recompute(cs_net *n)
             f->ev = 0;          /* starved (cannot happen with positive capacities) */
             continue;
         }
-        dt = (cs_time)llround(f->remaining / f->rate);
+        /* remaining >= 0 and rate > 0 here: the quotient is >= 0; 2^63 ps (106 days)
+         * is past any run (llround's own result would not fit either) */
+        dt = (cs_time)cs__fl_round(f->remaining / f->rate);
         f->ev = f->ev ? cs_engine_move(n->eng, f->ev, now + dt)
                       : cs_engine_at(n->eng, now + dt, fl_end, n, (uint64_t)(uintptr_t)f);
-        if (!f->ev)
+        if (!f->ev) {
+            cs_engine_batch_end(n->eng);
             return CS_ENOMEM;
+        }
     }
+    cs_engine_batch_end(n->eng);
     return 0;
 }
 
