@@ -22,6 +22,13 @@ typedef struct cs_coll_req {
     int channels;            /* parallel rings/trees sharing the links (>= 1) */
     const cs_topo *topo;     /* topology the group runs on (ranks 0..n-1 of it), or NULL;
                                 topology-aware algorithms read its structure */
+    const cs_topo *p2p_topo; /* read only by NCCL mode's p2p rules (algorithms/nccl
+                                rules.h cs_nccl_p2p_setup, for alltoall, sendrecv, gather,
+                                scatter): the topology the group really runs on when topo
+                                is NULL because the group is not ranks 0..n-1 of it (a
+                                plan's strided groups); NULL = the rules see topo */
+    const int *p2p_map;      /* with p2p_topo: group rank i is its rank p2p_map[i] (n_ranks
+                                entries, the caller's); NULL = ranks 0..n-1 */
     int stream;              /* the caller only runs the schedule once for its time and
                                 #wrong: a builder may stream it (sched.h: steps produced
                                 as the run goes). 0 = the whole schedule up front (explain,
@@ -38,7 +45,8 @@ typedef struct cs_coll_req {
 #define CS_REQ_TIME 1
 #define CS_REQ_TIME_WRONG 2
 
-/* Fill a request with defaults: elt 4, chunks 1, servers 1, channels 1, root 0, no topo. */
+/* Fill a request with defaults: elt 4, chunks 1, servers 1, channels 1, root 0, no topo
+ * (nor p2p_topo). */
 void cs_coll_req_init(cs_coll_req *req, cs_coll coll, int n_ranks, uint64_t bytes);
 
 /* Parameters of the alpha-beta-gamma closed forms, SI units. */

@@ -5,7 +5,9 @@
  * topology-agnostic (ring, double binary tree, direct, one send): topology-aware
  * algorithms and cs_nccl_simulate assume ranks 0..n-1, which a strided group is not. In
  * NCCL mode each candidate (algorithm, protocol) runs with its protocol's costs and
- * chunking (cs_nccl_build) and the fastest is kept, as NCCL picks by predicted time.
+ * chunking (cs_nccl_build) and the fastest is kept, as NCCL picks by predicted time;
+ * NCCL's p2p rules (alltoall's chunk and channels per peer) alone see the group's real
+ * ranks, group 0's (cs_coll_req.p2p_topo / p2p_map), as NCCL derives them from its paths.
  * Times are memoised by (collective, group shape, bytes) in memo.c, which decides when to
  * simulate (cs_plan_comm). cs__plan_simulate reads of the plan only its degrees, their
  * order and dp_mode (memo.c keeps just these for a pending collective). */
@@ -502,6 +504,10 @@ int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll
                 memset(&pick, 0, sizeof pick);
                 pick.algo = cand[a];
                 pick.proto = (cs_proto)pr;
+                /* NCCL's p2p rules (alltoall) see group 0's real ranks: every group has
+                 * the same shape (the memo key), the others repeat it elsewhere */
+                req.p2p_topo = c->topo;
+                req.p2p_map = members;
                 rc = cs_nccl_build(&req, &c->np, &pick, &s, &costs, NULL, NULL);
             } else {
                 rc = cs_algo_build(cand[a], &req, &s, NULL);

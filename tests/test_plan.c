@@ -370,6 +370,46 @@ static void t_ep_alltoall(void)
     cs_plan_fini(&p);
 }
 
+/* EP in NCCL mode sees its group's real ranks (comm.c: NCCL's p2p rules on group 0 of the
+ * topology). One 8-GPU NVSwitch node (18 x 20.6 GB/s per GPU), 16 channels, a channel
+ * capped at 1 GB/s (a p2p channel 2 GB/s: own send and receive warps); tp 2, dp 4 = ep 4:
+ * EP group 0 is ranks 0, 2, 4, 6. A dispatch all-to-all carries S = b s k h q = 1 x s x 2 x
+ * 1024 x 2 bytes per rank, S / 4 per peer: s = 512 -> 512 KiB, s = 1024 -> 1 MiB. NCCL's
+ * NVLink rules: per peer 16, an op starts on 16 halved while x 4 ranks > 16: 4 channels
+ * (512 KiB / 64 KiB parts >= 4), so each send is capped at 4 x 2 = 8 GB/s; one node of
+ * PCIe (the rules without the group's paths) would give 2 channels, 4 GB/s. Plans build
+ * schedules without a topology, so the direct algorithm sends a rank's 3 blocks in turn
+ * (its single-port form): the all-to-all grows by 3 x 524288 B / 8 GB/s = 196.608 us from
+ * s = 512 to 1024, the forward's two by 393.216 us (786.432 us at 4 GB/s); latencies and
+ * launch costs are the same for both sizes and cancel. */
+#define EP_NCCL_PLAN \
+        "{\"model\": {\"layers\": 1, \"hidden\": 1024, \"heads\": 8, \"seq_len\": %d, " \
+        "\"vocab\": 1000, \"experts\": 4, \"top_k\": 2}," \
+        " \"train\": {\"global_batch\": 4}, \"parallel\": {\"tp\": 2, \"dp\": 4, \"ep\": 4}," \
+        " \"system\": {\"gpu\": \"h100-sxm\", \"topo\": {\"kind\": \"node\", \"gpus\": 8," \
+        " \"nvlink\": {\"topology\": \"switch\", \"class\": \"nvlink4\", \"links\": 18," \
+        " \"bandwidth_GBps\": 20.6, \"latency_us\": 1.0}," \
+        " \"nccl\": {\"channels\": 16, \"channel_GBps\": 1}}}}"
+static void t_ep_nccl_p2p(void)
+{
+    double t[2];
+    int i;
+    for (i = 0; i < 2; i++) {
+        cs_plan p;
+        cs_plan_result r;
+        cs_err err;
+        char json[1024];
+        snprintf(json, sizeof json, EP_NCCL_PLAN, 512 << i);
+        cs_plan_init(&p);
+        CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "ep", &p, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+        t[i] = r.costs.t_ep_fwd;
+        cs_plan_result_fini(&r);
+        cs_plan_fini(&p);
+    }
+    CS_ASSERT_REL(t[1] - t[0], 2 * 3 * 524288 / 8e9, 1e-9);
+}
+
 /* Rank layout "tp-cp-ep-dp-pp", tp innermost: tp 2, dp 2, pp 2 -> rank = tp + 2 dp + 4 pp;
  * with order "pp-dp-tp-cp-ep": rank = pp + 2 dp + 4 tp. */
 static void t_ranks(void)
@@ -606,7 +646,8 @@ int cs_test_register(void)
         {"schedules", t_schedules}, {"plan_free_comm", t_plan_free_comm},
         {"overlap_step", t_overlap_step}, {"zero1_gather", t_zero1_gather},
         {"overlap_plan", t_overlap_plan},
-        {"zero3_volume", t_zero3_volume}, {"ep_alltoall", t_ep_alltoall}, {NULL, NULL}};
+        {"zero3_volume", t_zero3_volume}, {"ep_alltoall", t_ep_alltoall},
+        {"ep_nccl_p2p", t_ep_nccl_p2p}, {NULL, NULL}};
     static const cs_test_case cli[] = {
         {"search", t_search}, {"json_contract", t_json_contract}, {"no_fit", t_no_fit},
         {"pictures", t_pictures}, {NULL, NULL}};

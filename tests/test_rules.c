@@ -66,7 +66,7 @@ static void t_p2p_pcie(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     cs_nccl_params_default(&p);
     p.channels = 2;
-    cs_nccl_p2p_setup(&p, t, 2, &pp);
+    cs_nccl_p2p_setup(&p, t, NULL, 2, &pp);
     CU_ASSERT_EQUAL(pp.n_channels, 2);
     CU_ASSERT_EQUAL(pp.per_peer, 2);
     CU_ASSERT_EQUAL(pp.ch_min, 1);
@@ -82,7 +82,7 @@ static void t_p2p_pcie(void)
     CU_ASSERT_EQUAL(cs_nccl_p2p_proto(&pp, 16384, 1), CS_PROTO_LL);
     CU_ASSERT_EQUAL(cs_nccl_p2p_proto(&pp, 16385, 1), CS_PROTO_SIMPLE);
     p.channels = 3;
-    cs_nccl_p2p_setup(&p, t, 2, &pp);
+    cs_nccl_p2p_setup(&p, t, NULL, 2, &pp);
     CU_ASSERT_EQUAL(pp.n_channels, 4);
     CU_ASSERT_EQUAL(pp.per_peer, 2);
     CU_ASSERT_EQUAL(pp.ch_min, 2);
@@ -109,7 +109,7 @@ static void t_p2p_net(void)
     CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x2", &t, &err), 0);
     CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x2", NULL, 0, &p, &on, &err), 0);
     CU_ASSERT_EQUAL(p.channels, 16);
-    cs_nccl_p2p_setup(&p, t, 16, &pp);
+    cs_nccl_p2p_setup(&p, t, NULL, 16, &pp);
     CU_ASSERT_EQUAL(pp.multi_node, 1);
     CU_ASSERT_EQUAL(pp.n_channels, 16);
     CU_ASSERT_EQUAL(pp.per_peer, 4);
@@ -120,9 +120,110 @@ static void t_p2p_net(void)
     CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 1u << 20), 4);
     CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 65536), 1);
     /* One node of the same: every peer over NVLink (NVL chunk 512 KiB). */
-    cs_nccl_p2p_setup(&p, t, 8, &pp);
+    cs_nccl_p2p_setup(&p, t, NULL, 8, &pp);
     CU_ASSERT_EQUAL(pp.multi_node, 0);
     CU_ASSERT_EQUAL(pp.chunk_bytes, 524288u);
+    cs_topo_free(t);
+}
+
+/* The p2p rules on a group's real ranks (a rank map), on 2 x DGX H100 (16 channels; a
+ * GPU's NVLink route is 18 x 20.6 = 370.8 GB/s, 2 x 18 = 36 channels per NVLink peer, a
+ * network peer max(1, ceil(50 / 14)) = 4).
+ * (1) Ranks 0, 2, 4, 6 (a strided group on node 0): every peer over NVLink: NVL chunk 512
+ *     KiB, per_peer pow2Up(36) = 64 capped at p2pnChannels 16, an op starts on 16 halved
+ *     while x 4 ranks > 16: 4; parts of 64 KiB to 16 MiB. The same as ranks 0..3 of one
+ *     DGX H100, and ranks 8..15 (node 1) the same as ranks 0..7.
+ * (2) Ranks 0, 2, ..., 14 (4 per node): multi-node, NET chunk 128 KiB, per peer min(36, 4)
+ *     = 4, halved while 4 x ceil(8 / 8) > 16: no; an op starts on 4 halved while x 8 > 16:
+ *     2; parts of 64 KiB to 128 KiB. Ranks 0..7 of the same would be one node (NVL).
+ * (3) A map with a rank outside the topology counts as no topology (one node, PCIe):
+ *     chunk 128 KiB, 2 per peer. */
+static void t_p2p_map(void)
+{
+    static const int strided4[4] = {0, 2, 4, 6}, node1[8] = {8, 9, 10, 11, 12, 13, 14, 15};
+    static const int strided8[8] = {0, 2, 4, 6, 8, 10, 12, 14}, bad[4] = {0, 2, 4, 16};
+    cs_topo *t = NULL, *one = NULL;
+    cs_nccl_params p;
+    cs_nccl_p2p pp, ref;
+    int on = 0;
+    cs_err err;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x2", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100", &one, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x2", NULL, 0, &p, &on, &err), 0);
+    cs_nccl_p2p_setup(&p, t, strided4, 4, &pp);
+    CU_ASSERT_EQUAL(pp.multi_node, 0);
+    CU_ASSERT_EQUAL(pp.chunk_bytes, 524288u);
+    CU_ASSERT_EQUAL(pp.n_channels, 16);
+    CU_ASSERT_EQUAL(pp.per_peer, 16);
+    CU_ASSERT_EQUAL(pp.ch_min, 4);
+    CU_ASSERT_EQUAL(pp.min_part, 65536u);
+    CU_ASSERT_EQUAL(pp.max_part, 16777216u);
+    cs_nccl_p2p_setup(&p, one, NULL, 4, &ref);
+    CU_ASSERT(memcmp(&pp, &ref, sizeof pp) == 0);
+    cs_nccl_p2p_setup(&p, t, node1, 8, &pp);
+    cs_nccl_p2p_setup(&p, t, NULL, 8, &ref);
+    CU_ASSERT(memcmp(&pp, &ref, sizeof pp) == 0);
+    CU_ASSERT_EQUAL(pp.chunk_bytes, 524288u);
+    CU_ASSERT_EQUAL(pp.ch_min, 2);
+    cs_nccl_p2p_setup(&p, t, strided8, 8, &pp);
+    CU_ASSERT_EQUAL(pp.multi_node, 1);
+    CU_ASSERT_EQUAL(pp.chunk_bytes, 131072u);
+    CU_ASSERT_EQUAL(pp.per_peer, 4);
+    CU_ASSERT_EQUAL(pp.ch_min, 2);
+    CU_ASSERT_EQUAL(pp.min_part, 65536u);
+    CU_ASSERT_EQUAL(pp.max_part, 131072u);
+    cs_nccl_p2p_setup(&p, t, bad, 4, &pp);
+    CU_ASSERT_EQUAL(pp.multi_node, 0);
+    CU_ASSERT_EQUAL(pp.chunk_bytes, 131072u);
+    CU_ASSERT_EQUAL(pp.per_peer, 2);
+    cs_topo_free(one);
+    cs_topo_free(t);
+}
+
+/* NCCL mode reads the map of a request without a topology (a plan's strided group): only
+ * the p2p rules see it. dgx-h100-x2, channel_GBps 1 (a p2p channel moves 2 x 1 GB/s: its
+ * own send and receive warps), Simple.
+ * (1) Alltoall of 32 MiB on ranks 0, 2, 4, 6: 8 MiB per peer, starts on 4 channels, part 2
+ *     MiB <= 16 MiB: 4 channels, cap 4 x 2 = 8 GB/s per send; 2 MiB / 512 KiB = 4 chunks.
+ *     Without the map (one node, PCIe): per peer 2, starts on 2 (2 x 4 <= 16), part 4 MiB
+ *     <= 4 MiB: 2 channels, 4 GB/s; 4 MiB / 128 KiB = 32 chunks, max_chunks 8.
+ * (2) Alltoall of 8 MiB on ranks 0, 2, ..., 14: 1 MiB per peer, starts on 2, part 512 KiB
+ *     > 128 KiB doubles to 4 (4 <= 4 / 2 fails next): 4 channels, 8 GB/s; 256 KiB / 128
+ *     KiB = 2 chunks. Without the map: 2 channels (part 512 KiB <= 4 MiB), 4 GB/s,
+ *     512 KiB / 128 KiB = 4 chunks. */
+static void t_p2p_req_map(void)
+{
+    static const int strided4[4] = {0, 2, 4, 6};
+    static const int strided8[8] = {0, 2, 4, 6, 8, 10, 12, 14};
+    static const struct { int n; const int *map; uint64_t bytes; double cap[2]; int chunks[2]; }
+        cases[2] = {{4, strided4, 32u << 20, {8, 4}, {4, 8}},
+                    {8, strided8, 8u << 20, {8, 4}, {2, 4}}};
+    cs_topo *t = NULL;
+    cs_nccl_params p;
+    cs_nccl_pick pk;
+    int on = 0, i, m;
+    cs_err err;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x2", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x2", NULL, 0, &p, &on, &err), 0);
+    p.channel_GBps = 1;
+    memset(&pk, 0, sizeof pk);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("direct", CS_COLL_ALLTOALL, &pk.algo, &err), 0);
+    pk.proto = CS_PROTO_SIMPLE;
+    for (i = 0; i < 2; i++)
+        for (m = 0; m < 2; m++) {
+            cs_coll_req req, built;
+            cs_sched s;
+            cs_sim_costs costs;
+            cs_coll_req_init(&req, CS_COLL_ALLTOALL, cases[i].n, cases[i].bytes);
+            if (m == 0) {
+                req.p2p_topo = t;
+                req.p2p_map = cases[i].map;
+            }
+            CU_ASSERT_EQUAL_FATAL(cs_nccl_build(&req, &p, &pk, &s, &costs, &built, &err), 0);
+            CS_ASSERT_REL(costs.chan_GBps, cases[i].cap[m], 1e-12);
+            CU_ASSERT_EQUAL(built.chunks, cases[i].chunks[m]);
+            cs_sched_fini(&s);
+        }
     cs_topo_free(t);
 }
 
@@ -272,6 +373,7 @@ int cs_test_register(void)
 {
     static const cs_test_case rules[] = {
         {"table", t_table}, {"p2p_pcie", t_p2p_pcie}, {"p2p_net", t_p2p_net},
+        {"p2p_map", t_p2p_map}, {"p2p_req_map", t_p2p_req_map},
         {"alltoall_channels", t_alltoall_channels}, {"broadcast_chain", t_broadcast_chain},
         {"channel_groups", t_channel_groups}, {NULL, NULL}};
     return cs_test_add_suite("nccl_rules", rules);

@@ -119,9 +119,10 @@ static uint64_t p2p_op_bytes(cs_coll c, uint64_t bytes, int n)
 }
 
 /* A point-to-point collective (rules.c): channels and protocol as NCCL's addP2pToPlan
- * decides them from the bytes of one send, NCCL's p2p chunk. Fills req (channels, pieces of
- * a part) and *chans; CS_EUNSUPP when pr is not the protocol NCCL would use (unless forced:
- * np->force_proto, which runs as asked). */
+ * decides them from the bytes of one send, NCCL's p2p chunk, on the group's ranks of
+ * base->p2p_topo (through p2p_map) when set, else of base->topo. Fills req (channels,
+ * pieces of a part) and *chans; CS_EUNSUPP when pr is not the protocol NCCL would use
+ * (unless forced: np->force_proto, which runs as asked). */
 static int prepare_p2p(const cs_coll_req *base, const cs_nccl_params *np, cs_proto pr,
                        cs_coll_req *req, int *chans, cs_err *err)
 {
@@ -129,7 +130,10 @@ static int prepare_p2p(const cs_coll_req *base, const cs_nccl_params *np, cs_pro
     uint64_t op = p2p_op_bytes(base->coll, base->bytes, base->n_ranks), part, c;
     int ch;
     cs_proto want;
-    cs_nccl_p2p_setup(np, base->topo, base->n_ranks, &pp);
+    if (base->p2p_topo)              /* the group's real ranks (coll.h) */
+        cs_nccl_p2p_setup(np, base->p2p_topo, base->p2p_map, base->n_ranks, &pp);
+    else
+        cs_nccl_p2p_setup(np, base->topo, NULL, base->n_ranks, &pp);
     ch = cs_nccl_p2p_channels(&pp, op);
     want = cs_nccl_p2p_proto(&pp, op, ch);
     if (!np->proto[want].enabled && np->proto[CS_PROTO_SIMPLE].enabled)

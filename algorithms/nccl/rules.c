@@ -95,7 +95,8 @@ static int pow2_up(int x)
     return p;
 }
 
-/* Is the directed route's first link an NVLink (class "nvlink...")? */
+/* Is every link of the directed route between topology ranks a and b an NVLink (class
+ * "nvlink...")? *bw_GBps gets the narrowest. */
 static int nvlink_route(const cs_topo *t, int a, int b, double *bw_GBps)
 {
     const int32_t *route;
@@ -114,9 +115,9 @@ static int nvlink_route(const cs_topo *t, int a, int b, double *bw_GBps)
     return 1;
 }
 
-/* NICs of rank a's node and their bandwidth: the links between node a and anything that is
- * in no group or another one, counted from the rank's host group. Approximated by the
- * narrowest link of the route to the first rank of another node (one NIC per route). */
+/* NICs of topology rank a's node and their bandwidth: the links between node a and anything
+ * that is in no group or another one, counted from the rank's host group. Approximated by
+ * the narrowest link of the route to topology rank b of another node (one NIC per route). */
 static int net_channels(const cs_topo *t, int a, int b)
 {
     const int32_t *route;
@@ -135,21 +136,31 @@ static int net_channels(const cs_topo *t, int a, int b)
     return n > 1 ? n : 1;
 }
 
-void cs_nccl_p2p_setup(const cs_nccl_params *np, const cs_topo *topo, int n_ranks,
-                       cs_nccl_p2p *out)
+/* Topology rank of group rank i: map[i], or i without a map. */
+static int topo_rank(const int *map, int i) { return map ? map[i] : i; }
+
+void cs_nccl_p2p_setup(const cs_nccl_params *np, const cs_topo *topo, const int *map,
+                       int n_ranks, cs_nccl_p2p *out)
 {
-    int per_peer = 1 << 20, all_nvl = topo != NULL && n_ranks > 1, r, multi = 0;
+    int per_peer = 1 << 20, all_nvl = topo != NULL && n_ranks > 1, r, multi = 0, ok = 0;
     memset(out, 0, sizeof *out);
-    if (topo && topo->n_ranks >= n_ranks)
+    if (topo && topo->n_ranks >= n_ranks) {
+        ok = 1;                              /* every group rank is a rank of topo */
+        for (r = 0; r < n_ranks && map; r++)
+            if (map[r] < 0 || map[r] >= topo->n_ranks)
+                ok = 0;
+    }
+    if (ok)
         for (r = 1; r < n_ranks; r++) {
-            int g0 = topo->nodes[topo->ranks[0]].group, g = topo->nodes[topo->ranks[r]].group;
+            int a = topo_rank(map, 0), b = topo_rank(map, r);
+            int g0 = topo->nodes[topo->ranks[a]].group, g = topo->nodes[topo->ranks[b]].group;
             int ch;
             double bw;
             if (g0 >= 0 && g >= 0 && g != g0) {
                 multi = 1;
                 all_nvl = 0;
-                ch = net_channels(topo, 0, r);
-            } else if (nvlink_route(topo, 0, r, &bw)) {
+                ch = net_channels(topo, a, b);
+            } else if (nvlink_route(topo, a, b, &bw)) {
                 ch = 2 * (bw / NVLINK_LINK_GBPS > 1 ? (int)(bw / NVLINK_LINK_GBPS) : 1);
             } else {
                 all_nvl = 0;

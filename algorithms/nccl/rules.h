@@ -71,12 +71,14 @@ typedef struct cs_nccl_p2p {
     int multi_node;          /* 1: the ranks span nodes (peers over the network) */
 } cs_nccl_p2p;
 
-/* The p2p rules for n_ranks ranks 0..n-1 of topo (may be NULL: one node, PCIe) under np.
+/* The p2p rules for a group of n_ranks ranks of topo under np: group rank i is topology
+ * rank map[i] (map NULL: ranks 0..n-1; a map with a rank outside topo counts as no topo).
+ * topo NULL: one node, PCIe. As NCCL, the routes from group rank 0 to every other decide.
  * Per-peer channels follow NCCL's ncclTopoGetNchannels: 2 for a PCIe (or host-staged)
  * peer, 2 x (NVLink bandwidth / one link's) for an NVLink peer, max(NICs, bandwidth / 14
  * GB/s) for a peer across the network, the smallest over all peers. */
-void cs_nccl_p2p_setup(const cs_nccl_params *np, const cs_topo *topo, int n_ranks,
-                       cs_nccl_p2p *out);
+void cs_nccl_p2p_setup(const cs_nccl_params *np, const cs_topo *topo, const int *map,
+                       int n_ranks, cs_nccl_p2p *out);
 
 /* Channels one send (or receive) of bytes bytes is striped over (addP2pToPlan): 1 for 0
  * bytes; else min(ch_min, ceil(bytes / min_part)), doubled while the part exceeds
