@@ -129,21 +129,6 @@ static void t_fold_equals_full(void)
     CU_ASSERT(n_fold >= 40);
 }
 
-/* A JSON topology in a temporary file; its path in buf. */
-static const char *json_file(const char *text, char *buf, size_t n)
-{
-    FILE *f;
-    int fd;
-    snprintf(buf, n, "/tmp/cs_test_foldtree_XXXXXX");
-    fd = mkstemp(buf);
-    CU_ASSERT_FATAL(fd >= 0);
-    f = fdopen(fd, "w");
-    CU_ASSERT_FATAL(f != NULL);
-    fputs(text, f);
-    fclose(f);
-    return buf;
-}
-
 /* Two 8-GPU nodes on rails whose GPUs share NICs as nic_of_gpu says (nics NICs). */
 static cs_topo *nic_shared(const char *nic_of_gpu, int nics, char *spec, size_t n)
 {
@@ -157,7 +142,7 @@ static cs_topo *nic_shared(const char *nic_of_gpu, int nics, char *spec, size_t 
              "\"pcie5\",\"bandwidth_GBps\":63,\"latency_us\":1},\"pcie_switches\":4,\"cpus\":2},"
              "\"fabric\":{\"type\":\"rail\",\"link\":{\"class\":\"ib_ndr\",\"bandwidth_GBps\":50,"
              "\"latency_us\":1.5}},\"nccl\":{\"channels\":16}}", nics, nic_of_gpu);
-    json_file(text, spec, n);
+    cs_test_json_file(text, spec, n);
     CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
     return t;
 }
