@@ -48,8 +48,7 @@ typedef struct tf_map {
     int32_t *rep;            /* per dlink: its class representative (rotation class) */
     int *stab;               /* per dlink: rotations of the n that fix it */
     uint8_t *pair;           /* p x p: 1 where a transfer goes src -> dst */
-    uint32_t *htab;          /* transfer ids by (src, dst, op, first chunk), UINT32_MAX free */
-    uint32_t hmask;          /* buckets - 1 (a power of two) */
+    uint32_t *htab;          /* transfer ids by slot (tf_slot), UINT32_MAX free */
     uint32_t *img;           /* per transfer: its rotated twin */
 } tf_map;
 
@@ -75,58 +74,59 @@ static uint32_t first_chunk(const cs_sched *s, uint32_t i)
     return cs_sched_chunks(s, i)[0];
 }
 
-static uint32_t key_hash(int src, int dst, int op, uint32_t lo)
+/* Most slots of the transfer index (4 bytes each). */
+#define TF_INDEX_MAX (1u << 26)
+
+/* A transfer's slot: its first chunk, and its sender for a reduce (a tree rank reduces
+ * each piece into its one parent), its receiver for a copy (it gets each piece from its
+ * one parent). */
+static size_t tf_slot(const tf_map *m, int src, int dst, int op, uint32_t lo)
 {
-    uint64_t h = (uint64_t)lo * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)src * 0xc2b2ae3d27d4eb4full ^
-                 (uint64_t)(uint32_t)dst * 0x165667b19e3779f9ull ^ (uint64_t)op;
-    h ^= h >> 29;
-    return (uint32_t)(h * 0xbf58476d1ce4e5b9ull >> 32);
+    return ((size_t)lo * (size_t)m->p + (size_t)(op == CS_OP_REDUCE ? src : dst)) * 2 +
+           (op == CS_OP_REDUCE);
 }
 
 /* The transfer (src, dst, op, first chunk lo), UINT32_MAX if none. */
 static uint32_t tf_find(const tf_map *m, int src, int dst, int op, uint32_t lo)
 {
-    uint32_t h = key_hash(src, dst, op, lo) & m->hmask, id;
-    while ((id = m->htab[h]) != UINT32_MAX) {
-        const cs_xfer *x = cs_sched_op(m->s, id);
-        if (x->src == src && x->dst == dst && x->op == op && first_chunk(m->s, id) == lo)
-            return id;
-        h = (h + 1) & m->hmask;
-    }
-    return UINT32_MAX;
+    uint32_t id = m->htab[tf_slot(m, src, dst, op, lo)];
+    const cs_xfer *x;
+    if (id == UINT32_MAX)
+        return id;
+    x = &m->s->xfers[id];
+    return x->src == src && x->dst == dst && x->op == op ? id : UINT32_MAX;
 }
 
 /* Index the transfers; 1 where the schedule is not a per-channel one this fold knows (a
  * compute task, an auxiliary endpoint, a transfer outside its channel's chunks, two
- * transfers with one key), 0, or CS_ENOMEM. */
+ * transfers in one slot, too many slots), 0, or CS_ENOMEM. */
 static int tf_index(tf_map *m)
 {
     const cs_sched *s = m->s;
-    uint32_t i, n = s->n_xfers, nb = 64;
-    while (nb < 2 * n)
-        nb *= 2;
-    m->hmask = nb - 1;
-    m->htab = malloc((size_t)nb * sizeof *m->htab);
+    uint32_t i, n = s->n_xfers;
+    size_t slots = (size_t)s->n_chunks * (size_t)m->p * 2;
+    if (slots > TF_INDEX_MAX)
+        return 1;
+    m->htab = malloc(slots * sizeof *m->htab);
     m->img = malloc(((size_t)n + 1) * sizeof *m->img);
     m->pair = calloc((size_t)m->p * (size_t)m->p, 1);
     if (!m->htab || !m->img || !m->pair)
         return CS_ENOMEM;
-    memset(m->htab, 0xff, (size_t)nb * sizeof *m->htab);
+    memset(m->htab, 0xff, slots * sizeof *m->htab);
     for (i = 0; i < n; i++) {
         const cs_xfer *x = &s->xfers[i];
-        uint32_t lo, h;
+        uint32_t lo;
+        size_t k;
         if (x->op == CS_OP_COMPUTE || x->n_chunks < 1 || x->src >= m->p || x->dst >= m->p ||
             x->channel >= m->C)
             return 1;
         lo = first_chunk(s, i);
         if (lo / m->per_ch != x->channel || (lo + x->n_chunks - 1) / m->per_ch != x->channel)
             return 1;
-        if (tf_find(m, x->src, x->dst, x->op, lo) != UINT32_MAX)
+        k = tf_slot(m, x->src, x->dst, x->op, lo);
+        if (m->htab[k] != UINT32_MAX)
             return 1;
-        for (h = key_hash(x->src, x->dst, x->op, lo) & m->hmask; m->htab[h] != UINT32_MAX;
-             h = (h + 1) & m->hmask)
-            ;
-        m->htab[h] = i;
+        m->htab[k] = i;
         m->pair[(size_t)x->src * m->p + x->dst] = 1;
     }
     return 0;
