@@ -16,6 +16,9 @@
  * what each member of its class carries in the full run - except where a rotation maps
  * the link onto itself: a link fixed by k of the n = g/r rotations carries n/k times less
  * in the quotient, and gets 1/k of its bandwidth (k a power of two where g is: exact).
+ * Equal to the last bit, not only in exact arithmetic: rotated flows meet the same
+ * arithmetic in the same order, since the filling gives links of equal share that share
+ * whichever it takes first (net_fluid_fill.c) and otherwise goes by the shares' values.
  *
  * A rank's NET proxy thread (sim/exec.h cs_transport_costs.msg_us) serves every channel
  * that sends from it. In the quotient the ranks {l, l + r, ...} of a node send what rank
@@ -30,7 +33,8 @@
  * rotated dependencies), and the rotation of every route is a route (above). Not folded:
  * a receiver's reducer (reduce_GBps: per rank, like the proxy, not merged here), channel
  * counts other than g, sizes whose tree parts differ (the data check needs the whole
- * schedule and is never run folded). */
+ * schedule and is never run folded). Cost: the whole schedule is built and checked (linear
+ * in its transfers), r/g of it simulated. */
 #include "algorithms/nccl/fold.h"
 #include "sim/exec.h"
 
