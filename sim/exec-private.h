@@ -23,6 +23,9 @@ typedef struct ex_edge {
 
 #define EX_DONE UINT32_MAX
 #define EX_NONE UINT32_MAX
+/* Transfers charged to one proxy at one instant that are followed one by one (more are
+ * counted in cs_sim_counters.proxy_order at once). */
+#define EX_TIE_MAX 8
 
 struct cs_job {
     cs_sim *sim;              /* owner */
@@ -48,6 +51,9 @@ struct cs_job {
                                  (owned; only with a reduction cost in the receive loop) */
     cs_time *proxy_ps;        /* per operation held: when its sender's proxy has handled its
                                  messages, ps (owned; only with a transport's msg_us) */
+    cs_time *tie_ps;          /* per operation held: 0, or when the proxy is done with every
+                                 transfer charged at the same instant as it (owned; with
+                                 proxy_ps) */
 };
 
 struct cs_sim {
@@ -72,6 +78,13 @@ struct cs_sim {
     int use_tr;               /* some transport cost is set (fluid model only) */
     int use_proxy;            /* some transport has a proxy time per message */
     cs_time *proxy_free;      /* per topology rank: when its proxy thread is free, ps */
+    cs_time *proxy_last;      /* per topology rank: when its proxy was last charged, ps */
+    uint64_t *proxy_grp;      /* per topology rank, EX_TIE_MAX each: the transfers (tokens,
+                                 cs__ex_token) charged to its proxy at proxy_last */
+    int *proxy_grp_n;         /* per topology rank: how many were (may exceed EX_TIE_MAX) */
+    int *proxy_of;            /* per topology rank: whose proxy serves it (owned copy of
+                                 cs_sim_set_proxies'), NULL = its own */
+    uint64_t proxy_order;     /* cs_sim_counters.proxy_order */
     uint64_t n_sent;          /* transfers handed to the network */
     uint64_t n_in_net;        /* of those, not done yet */
     uint64_t peak_in_net;     /* most of them at once */
@@ -84,6 +97,12 @@ static inline int cs__ex_node_of(const cs_job *job, int g)
 {
     const cs_sched *s = job->s;
     return g < s->n_ranks ? job->sim->t->ranks[job->map[g]] : s->aux_node[g - s->n_ranks];
+}
+
+/* The network's token of operation i of a job: job index, operation id. */
+static inline uint64_t cs__ex_token(const cs_job *job, uint32_t i)
+{
+    return ((uint64_t)job->index << 32) | i;
 }
 
 /* Topology rank of group rank g, -1 for an auxiliary endpoint. */
@@ -101,9 +120,9 @@ void cs__ex_shrink(cs_job *job);
 /* The transport of transfer x of job (exec_transport.c): a cs_transport, or -1 where none
  * applies. */
 int cs__ex_transport_of(const cs_job *job, const cs_xfer *x);
-/* Charge the sending rank's proxy with the messages of transfer x on transport tr (-1 or
- * a transport without msg_us: nothing); returns when the proxy is done with them, ps (0
- * when nothing was charged). */
-cs_time cs__ex_proxy(cs_job *job, const cs_xfer *x, int tr);
+/* Charge the sending rank's proxy with the messages of transfer i (x) on transport tr (-1
+ * or a transport without msg_us: nothing); returns when the proxy is done with them, ps (0
+ * when nothing was charged), and keeps the job's tie_ps of the instant's transfers. */
+cs_time cs__ex_proxy(cs_job *job, uint32_t i, const cs_xfer *x, int tr);
 
 #endif

@@ -71,10 +71,18 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
     sim->reduce_ps_per_byte = topo->reduce_GBps > 0 ? 1000.0 / topo->reduce_GBps : 0;
     sim->compute_free = calloc((size_t)topo->n_ranks, sizeof *sim->compute_free);
     sim->reduce_free = calloc((size_t)topo->n_ranks, sizeof *sim->reduce_free);
-    if (sim->use_proxy)
+    if (sim->use_proxy) {
         sim->proxy_free = calloc((size_t)topo->n_ranks, sizeof *sim->proxy_free);
+        sim->proxy_last = malloc((size_t)topo->n_ranks * sizeof *sim->proxy_last);
+        sim->proxy_grp = malloc((size_t)topo->n_ranks * EX_TIE_MAX * sizeof *sim->proxy_grp);
+        sim->proxy_grp_n = calloc((size_t)topo->n_ranks, sizeof *sim->proxy_grp_n);
+        if (sim->proxy_last)
+            for (k = 0; k < topo->n_ranks; k++)
+                sim->proxy_last[k] = -1;          /* never charged */
+    }
     if (cs_engine_new(&sim->eng) || !sim->compute_free || !sim->reduce_free ||
-        (sim->use_proxy && !sim->proxy_free)) {
+        (sim->use_proxy && (!sim->proxy_free || !sim->proxy_last || !sim->proxy_grp ||
+                            !sim->proxy_grp_n))) {
         cs_sim_free(sim);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
@@ -105,6 +113,7 @@ static void job_free(cs_job *job)
     free(job->edges);
     free(job->sent_ps);
     free(job->proxy_ps);
+    free(job->tie_ps);
     free(job);
 }
 
@@ -122,7 +131,28 @@ void cs_sim_free(cs_sim *sim)
     free(sim->compute_free);
     free(sim->reduce_free);
     free(sim->proxy_free);
+    free(sim->proxy_last);
+    free(sim->proxy_grp);
+    free(sim->proxy_grp_n);
+    free(sim->proxy_of);
     free(sim);
+}
+
+int cs_sim_set_proxies(cs_sim *sim, const int *proxy_of, cs_err *err)
+{
+    int r, n = sim->t->n_ranks;
+    free(sim->proxy_of);
+    sim->proxy_of = NULL;
+    if (!proxy_of)
+        return 0;
+    for (r = 0; r < n; r++)
+        if (proxy_of[r] < 0 || proxy_of[r] >= n)
+            return cs_err_set(err, CS_EINVAL, "proxy_of", "rank %d's proxy is rank %d, "
+                              "topology has %d", r, proxy_of[r], n);
+    if (!(sim->proxy_of = malloc((size_t)n * sizeof *sim->proxy_of)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    memcpy(sim->proxy_of, proxy_of, (size_t)n * sizeof *sim->proxy_of);
+    return 0;
 }
 
 void cs_sim_set_observer(cs_sim *sim, cs_observer_fn fn, void *ctx)
@@ -149,6 +179,7 @@ void cs_sim_get_counters(const cs_sim *sim, cs_sim_counters *out)
     out->transfers = sim->n_sent;
     out->peak_transfers = sim->peak_in_net;
     out->peak_ops = sim->peak_held;
+    out->proxy_order = sim->proxy_order;
     if (sim->net && sim->nops->counters)
         sim->nops->counters(sim->net, out);
 }
@@ -174,8 +205,6 @@ static void observe(cs_job *job, cs_obs_kind kind, uint32_t i)
     }
     sim->obs(sim->obs_ctx, &ev);
 }
-
-static uint64_t token_of(const cs_job *job, uint32_t i) { return ((uint64_t)job->index << 32) | i; }
 
 static void compute_done(cs_engine *eng, void *arg, uint64_t data)
 {
@@ -203,7 +232,7 @@ static void send(cs_job *job, uint32_t i)
     if (tr >= 0 && sim->tr[tr].bw_eff > 0)
         scale /= sim->tr[tr].bw_eff;
     if (job->proxy_ps)
-        job->proxy_ps[i - job->base] = cs__ex_proxy(job, x, tr);
+        job->proxy_ps[i - job->base] = cs__ex_proxy(job, i, x, tr);
     if (scale != 1.0)
         bytes = (uint64_t)llround((double)bytes * scale);
     cs_err_clear(&err);
@@ -217,7 +246,7 @@ static void send(cs_job *job, uint32_t i)
     if (++sim->n_in_net > sim->peak_in_net)
         sim->peak_in_net = sim->n_in_net;
     rc = sim->nops->send(sim->net, cs__ex_node_of(job, x->src), cs__ex_node_of(job, x->dst), bytes,
-                         token_of(job, i), chan_key, &err);
+                         cs__ex_token(job, i), chan_key, &err);
     if (rc < 0)
         cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
 }
@@ -344,6 +373,10 @@ static void net_done(void *ctx, uint64_t token)
     cs_job *job = job_of(sim, token);
     uint32_t i = (uint32_t)token;
     sim->n_in_net--;
+    /* Delivered before the proxy was done with its instant's transfers: which of them it
+     * handled first (the engine's order) decided this one's time. */
+    if (job->tie_ps && job->tie_ps[i - job->base] > cs_engine_now(sim->eng))
+        sim->proxy_order++;
     if (job->proxy_ps && job->proxy_ps[i - job->base] > cs_engine_now(sim->eng)) {
         cs_engine_at(sim->eng, job->proxy_ps[i - job->base], proxy_done, job, i);
         return;
@@ -425,10 +458,12 @@ int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time star
     job->base = job->lo = s->base;
     if (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop)
         job->sent_ps = calloc(1, sizeof *job->sent_ps);    /* grown with the window */
-    if (sim->use_proxy)
+    if (sim->use_proxy) {
         job->proxy_ps = calloc(1, sizeof *job->proxy_ps);  /* likewise */
+        job->tie_ps = calloc(1, sizeof *job->tie_ps);
+    }
     if (!job->map || (sim->reduce_ps_per_byte > 0 && sim->reduce_in_loop && !job->sent_ps) ||
-        (sim->use_proxy && !job->proxy_ps)) {
+        (sim->use_proxy && (!job->proxy_ps || !job->tie_ps))) {
         job_free(job);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }

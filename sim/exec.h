@@ -61,6 +61,12 @@ typedef struct cs_sim_counters {
     uint64_t peak_ops;        /* most schedule operations held at once, all jobs together
                                  (a stored schedule's are all held; a streamed one's only
                                  its window of live steps) */
+    uint64_t proxy_order;     /* transfers whose time the engine's order of an instant
+                                 decided: charged to a proxy thread at the same instant as
+                                 another transfer on that proxy (the engine's order says which
+                                 it handles first), and delivered before the proxy was done
+                                 with all of them (0: no run of the instant's events in
+                                 another order could give other times) */
 } cs_sim_counters;
 
 /* NCCL's transports (src/transport/p2p.cc, shm.cc, net.cc), chosen per transfer from its
@@ -135,6 +141,12 @@ void cs_sim_free(cs_sim *sim);
  * Returns 0 or a negative code (rank out of range, duplicate rank in the map). */
 int cs_sim_add(cs_sim *sim, const cs_sched *s, const int *rank_map, cs_time start_ps,
                cs_job **out, cs_err *err);
+
+/* Share proxy threads (cs_transport_costs.msg_us): proxy_of[r] is the topology rank whose
+ * proxy handles rank r's messages (copied; NULL = each its own, the default). A folded
+ * simulation (algorithms/nccl/fold_tree.c) gives ranks that stand for one another one
+ * proxy. Call before cs_sim_run. Returns 0, CS_EINVAL (a rank out of range) or CS_ENOMEM. */
+int cs_sim_set_proxies(cs_sim *sim, const int *proxy_of, cs_err *err);
 
 /* Observe every transfer and compute event of the run (one observer; NULL to clear). */
 void cs_sim_set_observer(cs_sim *sim, cs_observer_fn fn, void *ctx);

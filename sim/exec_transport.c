@@ -1,7 +1,8 @@
 /* exec_transport.c: NCCL's transports in the executor (core layer, sim/exec.h
  * cs_transport_costs): which of P2P, SHM and NET a transfer takes, from its route, as NCCL
  * chooses per rank pair (src/graph/paths.cc), and the time the sending rank's proxy thread
- * spends on its messages (src/proxy.cc, src/transport/net.cc). */
+ * spends on its messages (src/proxy.cc, src/transport/net.cc); a rank's proxy may be
+ * another's (cs_sim_set_proxies: ranks a folded simulation merges). */
 #include "sim/exec-private.h"
 
 /* The transport NCCL uses between topology nodes sn and dn (exec.h): NET across groups,
@@ -29,21 +30,41 @@ int cs__ex_transport_of(const cs_job *job, const cs_xfer *x)
     return CS_TR_P2P;
 }
 
-cs_time cs__ex_proxy(cs_job *job, const cs_xfer *x, int tr)
+cs_time cs__ex_proxy(cs_job *job, uint32_t i, const cs_xfer *x, int tr)
 {
     cs_sim *sim = job->sim;
     const cs_transport_costs *q;
-    uint64_t m;
-    int r;
+    uint64_t m, *grp;
+    int r, n, k;
     cs_time now, t0;
+    job->tie_ps[i - job->base] = 0;
     if (tr < 0 || !(sim->tr[tr].msg_us > 0) || x->src >= job->s->n_ranks)
         return 0;
     /* The sender's proxy handles the transfer's messages, in the order they come. */
     q = &sim->tr[tr];
     m = q->msg_bytes ? (x->bytes + q->msg_bytes - 1) / q->msg_bytes : 1;
     r = job->map[x->src];
+    if (sim->proxy_of)
+        r = sim->proxy_of[r];
     now = cs_engine_now(sim->eng);
     t0 = sim->proxy_free[r] > now ? sim->proxy_free[r] : now;
     sim->proxy_free[r] = t0 + (cs_time)(m ? m : 1) * cs_time_from_us(q->msg_us);
+    /* The transfers charged at one instant: the engine's order says which the proxy takes
+     * first. Each of them is marked with when the proxy is done with all (job tie_ps); one
+     * delivered before that had its time set by the order (net_done counts it). */
+    if (sim->proxy_last[r] != now) {
+        sim->proxy_last[r] = now;
+        sim->proxy_grp_n[r] = 0;
+    }
+    grp = sim->proxy_grp + (size_t)r * EX_TIE_MAX;
+    n = sim->proxy_grp_n[r]++;
+    if (n < EX_TIE_MAX)
+        grp[n] = cs__ex_token(job, i);
+    if (n >= EX_TIE_MAX)
+        sim->proxy_order++;           /* too many at once to follow: counted now */
+    for (k = 0; n > 0 && k <= n && k < EX_TIE_MAX; k++) {
+        cs_job *o = sim->jobs[grp[k] >> 32];
+        o->tie_ps[(uint32_t)grp[k] - o->base] = sim->proxy_free[r];
+    }
     return sim->proxy_free[r];
 }

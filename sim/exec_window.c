@@ -39,6 +39,9 @@ int cs__ex_absorb(cs_job *job)
             if (!nt)
                 return CS_ENOMEM;
             job->proxy_ps = nt;
+            if (!(nt = realloc(job->tie_ps, (size_t)cap * sizeof *nt)))
+                return CS_ENOMEM;
+            job->tie_ps = nt;
         }
         job->cap_ops = cap;
     }
@@ -102,9 +105,11 @@ void cs__ex_shrink(cs_job *job)
     }
     if (job->sent_ps)
         memmove(job->sent_ps, job->sent_ps + k, (size_t)(job->n_ops - k) * sizeof *job->sent_ps);
-    if (job->proxy_ps)
+    if (job->proxy_ps) {
         memmove(job->proxy_ps, job->proxy_ps + k,
                 (size_t)(job->n_ops - k) * sizeof *job->proxy_ps);
+        memmove(job->tie_ps, job->tie_ps + k, (size_t)(job->n_ops - k) * sizeof *job->tie_ps);
+    }
     job->n_ops -= k;
     job->base = job->lo;
     job->sim->n_held -= k;

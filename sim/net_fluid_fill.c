@@ -115,8 +115,16 @@ void cs__fl_fill_component(cs_net *n, const int32_t *comp, int32_t nc)
                     heap_remove(n, L->pos);
                 } else {
                     /* Shares only grow as flows are fixed below them, but rounding may
-                     * move one either way: sift in both directions. */
-                    n->h_key[L->pos] = L->rem / L->unfixed;
+                     * move one either way. A link whose share equalled best's, or that
+                     * rounding takes below it, keeps best's share exactly (as in exact
+                     * arithmetic): links of equal share then get it whichever the heap
+                     * takes first, so the result does not depend on the links' order -
+                     * which a fabric's symmetry permutes (algorithms/nccl/fold_tree.c
+                     * relies on it). Sift in both directions. */
+                    double key = L->rem / L->unfixed;
+                    if (n->h_key[L->pos] == best_share || key < best_share)
+                        key = best_share;
+                    n->h_key[L->pos] = key;
                     heap_up(n, n->h_idx[L->pos]);
                     heap_down(n, n->h_idx[L->pos]);
                 }

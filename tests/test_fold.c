@@ -15,21 +15,6 @@
 #include "algorithms/nccl/nccl.h"
 #include "topologies/topology.h"
 
-/* A JSON topology in a temporary file; its path in buf. */
-static const char *json_file(const char *text, char *buf, size_t n)
-{
-    FILE *f;
-    int fd;
-    snprintf(buf, n, "/tmp/cs_test_fold_XXXXXX");
-    fd = mkstemp(buf);
-    CU_ASSERT_FATAL(fd >= 0);
-    f = fdopen(fd, "w");
-    CU_ASSERT_FATAL(f != NULL);
-    fputs(text, f);
-    fclose(f);
-    return buf;
-}
-
 /* A cluster of dgx-h100 nodes on rails or one switch, 16 channels; path in buf. */
 static const char *cluster(int nodes, const char *fabric, char *buf, size_t n)
 {
@@ -38,7 +23,7 @@ static const char *cluster(int nodes, const char *fabric, char *buf, size_t n)
              "\"fabric\":{\"type\":\"%s\",\"link\":{\"class\":\"ib_ndr\","
              "\"bandwidth_GBps\":50,\"latency_us\":1.5}},\"nccl\":{\"channels\":16}}",
              nodes, fabric);
-    return json_file(text, buf, n);
+    return cs_test_json_file(text, buf, n);
 }
 
 static void t_fold_equals_full(void)
@@ -207,7 +192,7 @@ static void t_fold_refuses(void)
     cs_err err;
     cs_coll_req req;
     cs_time tf;
-    CU_ASSERT_EQUAL_FATAL(cs_topo_open(json_file(ft, ftp, sizeof ftp), &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(cs_test_json_file(ft, ftp, sizeof ftp), &t, &err), 0);
     unlink(ftp);
     cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 32u << 20);
     req.topo = t;

@@ -294,19 +294,12 @@ static void t_fold_keeps_transports(void)
         "\"bandwidth_GBps\":50,\"latency_us\":1.5}},\"nccl\":{\"channels\":16,"
         "\"transports\":{\"net\":{\"lat_us\":20,\"msg_us\":10,\"msg_bytes\":524288}}}}";
     char spec[64];
-    FILE *f;
-    int fd, on, pr;
+    int on, pr;
     cs_topo *t = NULL;
     cs_err err;
     cs_nccl_params np;
     const cs_algo *ring;
-    snprintf(spec, sizeof spec, "/tmp/cs_test_transport_XXXXXX");
-    fd = mkstemp(spec);
-    CU_ASSERT_FATAL(fd >= 0);
-    f = fdopen(fd, "w");
-    CU_ASSERT_FATAL(f != NULL);
-    fputs(text, f);
-    fclose(f);
+    cs_test_json_file(text, spec, sizeof spec);
     CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
     CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(spec, NULL, 0, &np, &on, &err), 0);
     CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);

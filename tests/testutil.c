@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 int cs_test_add_suite(const char *name, const cs_test_case *cases)
 {
@@ -24,6 +25,20 @@ int cs_close_rel(double got, double want, double rel)
     if (isnan(got) || isnan(want))
         return 0;
     return fabs(got - want) <= rel * scale;
+}
+
+const char *cs_test_json_file(const char *text, char *buf, size_t n)
+{
+    FILE *f;
+    int fd;
+    snprintf(buf, n, "/tmp/cs_test_json_XXXXXX");
+    fd = mkstemp(buf);
+    CU_ASSERT_FATAL(fd >= 0);
+    f = fdopen(fd, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    return buf;
 }
 
 const char *cs_test_data(const char *rel)

@@ -32,6 +32,10 @@ cs_topo *cs_test_topo(const char *json);
  * same; p2p 1: GPU -> switch -> GPU (2 links), 0: staged through the host (SHM). */
 cs_topo *cs_test_pcie3_pair(int p2p);
 
+/* Write text to a new temporary file (name in buf, n bytes; the caller unlinks it) and
+ * return buf: a topology file for calls that take a path (cs_nccl_setup). */
+const char *cs_test_json_file(const char *text, char *buf, size_t n);
+
 /* Path of a test data file: CS_TEST_DATA "/" rel, in a static buffer. */
 const char *cs_test_data(const char *rel);
 

@@ -353,8 +353,15 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     } else {
         if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
             return rc;
-        rc = m < channels ? sim_scaled(topo, (double)m / channels, &s, &so, &t_ps, &wrong, err)
-                          : cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
+        /* Trees across nodes: one channel of each rotation class (fold_tree.c). */
+        rc = 0;
+        if (!ring && per_channel(ops, &req) && !np->no_fold && !np->all_channels && !check)
+            rc = cs_nccl_fold_tree(&req, topo, &s, &costs, (double)m / channels, &t_ps,
+                                   NULL, err);
+        if (rc == 0)
+            rc = m < channels ? sim_scaled(topo, (double)m / channels, &s, &so, &t_ps, &wrong,
+                                           err)
+                              : cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
         cs_sched_fini(&s);
         if (rc < 0)
             return rc;

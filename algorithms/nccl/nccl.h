@@ -54,12 +54,17 @@ typedef struct cs_nccl_params {
     double nvls_lat_us;      /* NVLS latency per collective, in place of a protocol's base
                                 and per-transfer latencies, us (NCCL: 25 on NVLink) */
     int force_proto;         /* a cs_proto to always use, or -1 to select by time */
-    int all_channels;        /* 1: simulate every ring channel; 0 (default): where the
-                                channels load the links alike, two of them stand for all
-                                (mode.c; equal times, C/2 times cheaper) - not in JSON */
-    int no_fold;             /* 1: simulate every node of a multi-node ring; 0 (default):
-                                where every node does the same, one node stands for all
-                                (fold.c; equal times, N times cheaper) - not in JSON */
+    int all_channels;        /* 1: simulate every ring and tree channel; 0 (default):
+                                where the channels load the links alike, two of them stand
+                                for all (mode.c; equal times, C/2 times cheaper), and the
+                                tree fold below - not in JSON */
+    int no_fold;             /* 1: simulate every node of a multi-node ring and every
+                                rotation of multi-node trees; 0 (default): where every node
+                                does the same, one node stands for all (fold.c; equal times,
+                                N times cheaper), and where rotating the nodes' GPUs maps
+                                the trees and the fabric onto themselves, one channel of each
+                                rotation class (fold_tree.c; up to g times cheaper) - not in
+                                JSON */
     cs_nccl_proto proto[CS_PROTO_COUNT];
     cs_transport_costs tr[CS_TR_COUNT];  /* NCCL's transports P2P, SHM, NET (sim/exec.h):
                                  step latency, copy efficiency, proxy time per message and
