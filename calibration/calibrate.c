@@ -5,6 +5,7 @@
 #include "calibration/calib-private.h"
 #include "calibration/simcache.h"
 #include "sim/par.h"
+#include "sim/pool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -92,8 +93,43 @@ static cs_calib_reuse reuse_mode(const cs_calib_opts *o)
          : !strcmp(e, "verify") ? CS_CALIB_REUSE_VERIFY : CS_CALIB_REUSE_ON;
 }
 
+static int calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
+                     const cs_calib_opts *o, cs_err *err);
+
+/* COLLSIM_CALIB_STATS=1: the threads' work counters. */
+static void print_threads(const cs_lpar *par)
+{
+    cs_lpar_work w;
+    int i, n = cs_lpar_threads(par);
+    cs_lpar_work_get(par, &w);
+    fprintf(stderr, "# threads (process %d): %d, %ld simulations in %ld passes, per thread",
+            cs_par_rank(), n, w.tasks, w.evaluations);
+    for (i = 0; i < n; i++)
+        fprintf(stderr, "%s%ld", i ? " + " : " ", w.per_thread[i]);
+    fputc('\n', stderr);
+}
+
 int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
                  const cs_calib_opts *o, cs_err *err)
+{
+    int threads = o->threads > 0 ? o->threads : cs_pool_default_threads();
+    cs_lpar *par = NULL;
+    int rc;
+    if (threads > 1) {
+        if ((rc = cs_lpar_new(threads, &par, err)) < 0)
+            return rc;
+        ls->par = par;
+    }
+    rc = calib_run(c, t, np, ls, o, err);
+    ls->par = NULL;
+    if (par && getenv("COLLSIM_CALIB_STATS"))
+        print_threads(par);
+    cs_lpar_free(par);
+    return rc;
+}
+
+static int calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
+                     const cs_calib_opts *o, cs_err *err)
 {
     double *ob, th[64];
     int rc, i;

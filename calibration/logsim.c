@@ -1,6 +1,6 @@
 /* logsim.c: measured logs against the simulator (cli layer): NCCL-mode setup, the row set
  * of several logs, simulating each row on the first n ranks of the topology, statistics. */
-#include "calibration/logsim.h"
+#include "calibration/logsim-private.h"
 #include "sim/size.h"
 #include "sim/report.h"
 #include "algorithms/nccl/mode.h"
@@ -217,6 +217,11 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
     const cs_algo *const *all;
     cs_par_job job;
     int i, n, rc = 0;
+    if (ls->par && cs_par_size() == 1) {     /* threads; under MPI the processes share */
+        free(res);
+        free(cost);
+        return cs__lset_simulate_par(ls, t, np, algo, err);
+    }
     if (!res || !cost) {
         free(res);
         free(cost);
@@ -290,6 +295,8 @@ int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
                             const char *algo, int all, double keep, cs_err *err)
 {
     int i, a, p, k, rc;
+    if (ls->par)
+        return cs__lset_viable_par(ls, t, np, algo, all, keep, err);
     for (i = 0; i < ls->n_rows; i++) {
         cs_lrow *r = &ls->rows[i];
         const cs_algo *cand[8];
@@ -365,6 +372,8 @@ int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
 {
     cs_nccl_params one = *np;
     int i, rc;
+    if (ls->par)
+        return cs__lset_pinned_par(ls, t, np, err);
     for (i = 0; i < ls->n_rows; i++) {
         cs_lrow *r = &ls->rows[i];
         cs_coll_req req;

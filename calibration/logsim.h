@@ -44,7 +44,33 @@ typedef struct cs_lset {
     struct cs_simcache *cache;   /* when set (borrowed), cs_lset_simulate_viable and
                                     cs_lset_simulate_pinned take candidate times from it
                                     (calibration/simcache.h): the same times, fewer runs */
+    struct cs_lpar *par;      /* when set (borrowed), cs_lset_simulate, _viable and _pinned
+                                 simulate on its threads (cs_lpar): the same results */
 } cs_lset;
+
+/* Threads for a set's simulations (logsim_par.c): an evaluation's candidate simulations
+ * (pure functions of row, topology, table, algorithm and protocol) run on them, the cache
+ * asked and filled in the serial order, the fastest picked in it: the same bits for any
+ * thread count. Each thread but the caller's simulates on its own view of the topology
+ * (sim/topo.h), kept between evaluations while the topology is the same pointer; free
+ * the cs_lpar before the topology. Under MPI each process has its own threads, and
+ * cs_lset_simulate spreads its rows over the processes instead. */
+typedef struct cs_lpar cs_lpar;
+
+/* Deterministic work counters of a cs_lpar. */
+typedef struct cs_lpar_work {
+    long evaluations;         /* passes that simulated something */
+    long tasks;               /* simulations run in them (candidates, or rows of
+                                 cs_lset_simulate) */
+    long per_thread[64];      /* of them, run by thread i (0 = the caller); the sum is
+                                 tasks (CS_POOL_MAX_THREADS entries) */
+} cs_lpar_work;
+
+/* threads: 1 .. CS_POOL_MAX_THREADS (clamped). */
+int cs_lpar_new(int threads, cs_lpar **out, cs_err *err);
+void cs_lpar_free(cs_lpar *p);
+int cs_lpar_threads(const cs_lpar *p);
+void cs_lpar_work_get(const cs_lpar *p, cs_lpar_work *out);
 
 /* Which rows to take and what to assume when a log does not say. */
 typedef struct cs_lset_opts {
