@@ -43,6 +43,26 @@ int cs__calib_model_pinned(void *ctx, const double *th, double *pred, cs_err *er
     return 0;
 }
 
+/* Point j of a batch: the parameters th[j * n_par ...] in the topology and table. */
+typedef struct calib_points {
+    cs_calib *c;
+    const double *th;         /* n x n_par values */
+} calib_points;
+
+static void set_point(void *ctx, int j)
+{
+    calib_points *p = ctx;
+    cs__calib_apply(p->c, p->th + (size_t)j * (size_t)p->c->n_par);
+}
+
+int cs__calib_model_pinned_points(void *ctx, int n, const double *th, double *pred,
+                                  cs_err *err)
+{
+    cs_calib *c = ctx;
+    calib_points p = {c, th};
+    return cs_lset_simulate_pinned_points(c->ls, c->t, c->np, n, set_point, &p, pred, err);
+}
+
 void cs_calib_fini(cs_calib *c)
 {
     int i;
@@ -60,7 +80,7 @@ void cs_calib_fini(cs_calib *c)
  * start values, the common-factor pre-fit first. Warm: from the current values. */
 int cs__calib_fit_round(cs_calib *c, const double *ob, int max_iter, int warm, cs_err *err)
 {
-    cs_fit_opts fo = {0, 0, 0, cs__calib_model_pinned};
+    cs_fit_opts fo = {0, 0, 0, cs__calib_model_pinned, cs__calib_model_pinned_points};
     int i, rc;
     for (i = 0; i < c->n_par; i++) {
         cs_fit_param *p = &c->par[i];

@@ -121,6 +121,18 @@ int cs_lset_simulate_rows(cs_lset *ls, int from, int to, const cs_topo *t,
 int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                             cs_err *err);
 
+/* Puts point j of a batch into the topology and table given with it (the caller's). */
+typedef void (*cs_lset_point_fn)(void *ctx, int j);
+/* cs_lset_simulate_pinned at n points: for each j, set(ctx, j), then every row's kept
+ * candidate; pred[j * n_rows + i] gets row i's time at point j. The same times and the
+ * same cache lookups in the same order as n calls one after another -- which is what it
+ * does without threads; with them (ls->par) the simulations of all points run together,
+ * each thread on its own view with the point's figures (the Jacobian's columns in one
+ * process). Leaves t and np at the last point and the rows' simulated_us at its times. */
+int cs_lset_simulate_pinned_points(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                                   int n, cs_lset_point_fn set, void *ctx, double *pred,
+                                   cs_err *err);
+
 /* Simulate every row with NCCL's choice, like cs_lset_simulate, but only among the
  * candidates (algorithm, protocol) within a factor keep of the fastest at the last call
  * with all = 1, which simulates every candidate and sets that list (keep >= 1; a row with

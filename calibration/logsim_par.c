@@ -33,6 +33,8 @@ _Static_assert(sizeof ((cs_lpar_work *)0)->per_thread ==
 /* One candidate simulation of an evaluation. */
 typedef struct ltask {
     int row;                  /* row index in the set */
+    int pt;                   /* -1: the set's topology and table as they are now; else
+                                 point pt of a batch (cs_lset_simulate_pinned_points) */
     const cs_algo *ops;       /* algorithm */
     cs_proto pr;              /* protocol (forced) */
     int sim;                  /* 1: simulated in pass 2 */
@@ -44,7 +46,13 @@ typedef struct ltask {
 struct cs_lpar {
     int threads;              /* threads of an evaluation, >= 1 */
     const cs_topo *master;    /* the topology the views stand for (NULL: none yet) */
-    cs_topo *view[CS_POOL_MAX_THREADS];   /* views for threads 1..threads-1 (owned) */
+    cs_topo *view[CS_POOL_MAX_THREADS];   /* views for threads 1..threads-1, and 0 for a
+                                             batch of points (owned) */
+    int view_pt[CS_POOL_MAX_THREADS];     /* the point whose figures view[i] holds, -1:
+                                             the topology's */
+    cs_topo **pt_topo;        /* a batch's points: the topology's figures (views, owned) */
+    cs_nccl_params *pt_np;    /* and the table (owned) */
+    int cap_pt;               /* entries allocated in pt_topo, pt_np */
     ltask *task;              /* this evaluation's tasks (owned, reused) */
     cs_simcache_ticket *tk;   /* their cache tickets (owned, reused) */
     int *first;               /* first task of each row, n_rows + 1 entries (owned) */
@@ -79,6 +87,10 @@ static void drop_views(cs_lpar *p)
         cs_topo_view_free(p->view[i]);
         p->view[i] = NULL;
     }
+    for (i = 0; i < p->cap_pt; i++) {
+        cs_topo_view_free(p->pt_topo[i]);
+        p->pt_topo[i] = NULL;
+    }
     p->master = NULL;
 }
 
@@ -87,6 +99,8 @@ void cs_lpar_free(cs_lpar *p)
     if (!p)
         return;
     drop_views(p);
+    free(p->pt_topo);
+    free(p->pt_np);
     free(p->task);
     free(p->tk);
     free(p->first);
@@ -127,9 +141,11 @@ static int reserve(cs_lpar *p, int n, int rows, cs_err *err)
     return 0;
 }
 
-/* Append task (row, ops, pr) and ask the cache for it: 0 or a failure. */
-static int add_task(cs_lpar *p, const cs_lset *ls, int *n, int row, const cs_algo *ops,
-                    cs_proto pr, const cs_topo *t, const cs_nccl_params *np, cs_err *err)
+/* Append task (row, ops, pr) of point pt (-1: none) and ask the cache for it (t and np
+ * as the task sees them): 0 or a failure. */
+static int add_task(cs_lpar *p, const cs_lset *ls, int *n, int row, int pt,
+                    const cs_algo *ops, cs_proto pr, const cs_topo *t,
+                    const cs_nccl_params *np, cs_err *err)
 {
     ltask *k;
     int rc;
@@ -137,6 +153,7 @@ static int add_task(cs_lpar *p, const cs_lset *ls, int *n, int row, const cs_alg
         return rc;
     k = &p->task[*n];
     k->row = row;
+    k->pt = pt;
     k->ops = ops;
     k->pr = pr;
     k->sim = 1;
@@ -152,17 +169,18 @@ static int add_task(cs_lpar *p, const cs_lset *ls, int *n, int row, const cs_alg
     return 0;
 }
 
-/* The views for threads 1..threads-1 of master t, their figures t's now. */
-static int sync_views(cs_lpar *p, const cs_topo *t, int threads, cs_err *err)
+/* The views of master t for threads from..threads-1, their figures t's now. */
+static int sync_views(cs_lpar *p, const cs_topo *t, int from, int threads, cs_err *err)
 {
     int i, rc;
     if (p->master != t)
         drop_views(p);
     p->master = t;
-    for (i = 1; i < threads; i++) {
+    for (i = from; i < threads; i++) {
         if (!p->view[i] && (rc = cs_topo_view_new(t, &p->view[i], err)) < 0)
             return rc;
         cs_topo_view_sync(p->view[i], t);
+        p->view_pt[i] = -1;
     }
     return 0;
 }
@@ -170,10 +188,20 @@ static int sync_views(cs_lpar *p, const cs_topo *t, int threads, cs_err *err)
 static void run_task(void *ctx, int worker, int i)
 {
     lpass *c = ctx;
-    ltask *k = &c->p->task[c->p->order[i]];
-    const cs_topo *t = worker ? c->p->view[worker] : c->t;
+    cs_lpar *p = c->p;
+    ltask *k = &p->task[p->order[i]];
+    const cs_topo *t = worker ? p->view[worker] : c->t;
+    const cs_nccl_params *np = c->np;
+    if (k->pt >= 0) {         /* a point's figures, into this thread's view */
+        if (p->view_pt[worker] != k->pt) {
+            cs_topo_view_sync(p->view[worker], p->pt_topo[k->pt]);
+            p->view_pt[worker] = k->pt;
+        }
+        t = p->view[worker];
+        np = &p->pt_np[k->pt];
+    }
     cs_err_clear(&k->err);
-    k->rc = cs_lrow_simulate(&c->ls->rows[k->row], t, c->np, k->ops, k->pr, &k->us, &k->err);
+    k->rc = cs_lrow_simulate(&c->ls->rows[k->row], t, np, k->ops, k->pr, &k->us, &k->err);
 }
 
 /* Estimated cost of a task: the bytes (pipelined pieces) and the ranks squared. */
@@ -183,9 +211,10 @@ static double task_cost(const cs_lset *ls, const ltask *k)
     return (double)r->ranks * r->ranks * (1.0 + (double)r->size_bytes / 1048576.0);
 }
 
-/* Pass 2: simulate tasks [0, n) that need it. */
+/* Pass 2: simulate tasks [0, n) that need it (points: tasks of a batch's points, and
+ * thread 0 too on a view). */
 static int simulate_tasks(cs_lpar *p, const cs_lset *ls, const cs_topo *t,
-                          const cs_nccl_params *np, int n, cs_err *err)
+                          const cs_nccl_params *np, int n, int points, cs_err *err)
 {
     lpass c = {p, ls, t, np};
     int i, m = 0, threads, rc;
@@ -222,7 +251,7 @@ static int simulate_tasks(cs_lpar *p, const cs_lset *ls, const cs_topo *t,
         free(cost);
     }
     threads = p->threads < m ? p->threads : m;
-    if ((rc = sync_views(p, t, threads, err)) < 0)
+    if ((rc = sync_views(p, t, points ? 0 : 1, threads, err)) < 0)
         return rc;
     cs_pool_run(threads, m, NULL, run_task, &c, p->work.per_thread);
     p->work.tasks += m;
@@ -321,7 +350,7 @@ int cs__lset_viable_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
         p->first[i] = n;
         if (!all && r->n_viable > 0) {
             for (k = 0; k < r->n_viable && stop_rc == 0; k++)
-                stop_rc = add_task(p, ls, &n, i, r->viable_algo[k], r->viable_proto[k], t,
+                stop_rc = add_task(p, ls, &n, i, -1, r->viable_algo[k], r->viable_proto[k], t,
                                    np, &stop_err);
         } else {
             if (algo && strcmp(algo, "auto")) {
@@ -333,7 +362,7 @@ int cs__lset_viable_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
             for (a = 0; a < n_cand && stop_rc == 0; a++)
                 for (q = 0; q < CS_PROTO_COUNT && stop_rc == 0; q++)
                     if (np->force_proto >= 0 ? q == np->force_proto : np->proto[q].enabled)
-                        stop_rc = add_task(p, ls, &n, i, cand[a], (cs_proto)q, t, np,
+                        stop_rc = add_task(p, ls, &n, i, -1, cand[a], (cs_proto)q, t, np,
                                            &stop_err);
         }
         if (stop_rc < 0) {
@@ -343,7 +372,7 @@ int cs__lset_viable_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
     }
     p->first[rows] = n;
     /* pass 2 */
-    if ((rc = simulate_tasks(p, ls, t, np, n, err)) < 0)
+    if ((rc = simulate_tasks(p, ls, t, np, n, 0, err)) < 0)
         return fail(ls, rc);
     /* pass 3 */
     for (i = 0; i < rows; i++) {
@@ -392,13 +421,13 @@ int cs__lset_pinned_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
             stop_rc = CS_ESTATE;
             break;
         }
-        if ((stop_rc = add_task(p, ls, &n, i, ls->rows[i].algo_ops, ls->rows[i].proto, t, np,
+        if ((stop_rc = add_task(p, ls, &n, i, -1, ls->rows[i].algo_ops, ls->rows[i].proto, t, np,
                                 err)) < 0)
             rows = i;
     }
     if (stop_rc < 0 && stop_rc != CS_ESTATE)
         return fail(ls, stop_rc);       /* out of memory */
-    if ((rc = simulate_tasks(p, ls, t, np, n, err)) < 0)
+    if ((rc = simulate_tasks(p, ls, t, np, n, 0, err)) < 0)
         return fail(ls, rc);
     for (i = 0; i < rows; i++) {
         cs_lrow *r = &ls->rows[i];
@@ -463,7 +492,7 @@ int cs__lset_simulate_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *n
     /* the rows of the set come by log and size: the last of each table is its largest */
     for (i = 0; i < ls->n_rows; i++)
         order[i] = ls->n_rows - 1 - i;
-    if ((rc = sync_views(p, t, threads, err)) < 0)
+    if ((rc = sync_views(p, t, 1, threads, err)) < 0)
         goto out;
     cs_pool_run(threads, ls->n_rows, order, run_row, &c, p->work.per_thread);
     p->work.tasks += ls->n_rows;
@@ -480,4 +509,95 @@ out:
     free(c.rc);
     free(c.err);
     return rc;
+}
+
+/* Room for n points' figures and tables. */
+static int reserve_points(cs_lpar *p, int n, const cs_topo *t, cs_err *err)
+{
+    int i, rc;
+    if (n > p->cap_pt) {
+        cs_topo **pt = realloc(p->pt_topo, (size_t)n * sizeof *pt);
+        cs_nccl_params *pn;
+        if (!pt)
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        p->pt_topo = pt;
+        for (i = p->cap_pt; i < n; i++)
+            pt[i] = NULL;
+        if (!(pn = realloc(p->pt_np, (size_t)n * sizeof *pn)))
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        p->pt_np = pn;
+        p->cap_pt = n;
+    }
+    if (p->master != t)
+        drop_views(p);
+    p->master = t;
+    for (i = 0; i < n; i++)
+        if (!p->pt_topo[i] && (rc = cs_topo_view_new(t, &p->pt_topo[i], err)) < 0)
+            return rc;
+    return 0;
+}
+
+int cs_lset_simulate_pinned_points(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                                   int n_pts, cs_lset_point_fn set, void *ctx, double *pred,
+                                   cs_err *err)
+{
+    cs_lpar *p = ls->par;
+    int i, j, n = 0, rc, rows = ls->n_rows;
+    for (i = 0; i < rows && ls->rows[i].algo_ops; i++)
+        ;
+    if (!p || i < rows || n_pts < 1) {
+        /* one point after another (and the serial code's failure for a row not chosen) */
+        for (j = 0; j < n_pts; j++) {
+            set(ctx, j);
+            if ((rc = cs_lset_simulate_pinned(ls, t, np, err)) < 0)
+                return rc;
+            for (i = 0; i < rows; i++)
+                pred[(size_t)j * (size_t)rows + (size_t)i] = ls->rows[i].simulated_us;
+        }
+        return 0;
+    }
+    if ((rc = reserve(p, n_pts * rows, rows, err)) < 0 ||
+        (rc = reserve_points(p, n_pts, t, err)) < 0)
+        return rc;
+    /* pass 1: each point's figures kept, its rows asked for in the serial order */
+    for (j = 0; j < n_pts; j++) {
+        set(ctx, j);
+        cs_topo_view_sync(p->pt_topo[j], t);
+        p->pt_np[j] = *np;
+        for (i = 0; i < rows; i++)
+            if ((rc = add_task(p, ls, &n, i, j, ls->rows[i].algo_ops, ls->rows[i].proto, t,
+                               np, err)) < 0)
+                return fail(ls, rc);
+    }
+    if ((rc = simulate_tasks(p, ls, t, np, n, 1, err)) < 0)
+        return fail(ls, rc);
+    /* pass 3: in the serial order */
+    for (j = 0, n = 0; j < n_pts; j++)
+        for (i = 0; i < rows; i++, n++) {
+            cs_lrow *r = &ls->rows[i];
+            cs_nccl_params one = p->pt_np[j];
+            cs_coll_req req;
+            cs_nccl_pick pick;
+            rc = answer(p, ls, n, &r->simulated_us, err);
+            if (rc == 0) {
+                pred[(size_t)j * (size_t)rows + (size_t)i] = r->simulated_us;
+                continue;
+            }
+            if (rc != CS_EUNSUPP)
+                return fail(ls, rc);
+            /* as the serial code: the candidate simulated at this point, for the message */
+            cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+            req.root = r->root;
+            req.elt_bytes = r->elt_bytes;
+            req.topo = p->pt_topo[j];
+            one.force_proto = (int)r->proto;
+            if ((rc = cs_nccl_simulate(&req, p->pt_topo[j], r->algo_ops, &one, 0, &pick,
+                                       err)) < 0) {
+                cs_err_prefix(err, r->log);
+                return fail(ls, rc);
+            }
+            r->simulated_us = pick.time_us;
+            pred[(size_t)j * (size_t)rows + (size_t)i] = r->simulated_us;
+        }
+    return 0;
 }

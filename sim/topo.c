@@ -424,7 +424,10 @@ int cs_topo_view_new(const cs_topo *t, cs_topo **out, cs_err *err)
     cs_topo *v;
     if (!t->cache)
         return cs_err_set(err, CS_ESTATE, NULL, "topology used before cs_topo_finish");
-    if (!(v = malloc(sizeof *v)) || !(v->cache = cache_new(t->n_nodes))) {
+    if (!(v = calloc(1, sizeof *v)) || !(v->cache = cache_new(t->n_nodes)) ||
+        !(v->links = malloc(((size_t)t->n_links + 1) * sizeof *v->links))) {
+        if (v)
+            cache_free(v->cache);
         free(v);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
@@ -436,8 +439,11 @@ int cs_topo_view_new(const cs_topo *t, cs_topo **out, cs_err *err)
 void cs_topo_view_sync(cs_topo *v, const cs_topo *t)
 {
     struct cs_route_cache *c = v->cache;
+    cs_link *l = v->links;
     *v = *t;
     v->cache = c;
+    v->links = l;
+    memcpy(l, t->links, (size_t)t->n_links * sizeof *l);
 }
 
 void cs_topo_view_free(cs_topo *v)
@@ -445,6 +451,7 @@ void cs_topo_view_free(cs_topo *v)
     if (!v)
         return;
     cache_free(v->cache);
+    free(v->links);
     free(v);
 }
 

@@ -106,12 +106,13 @@ int cs_topo_finish(cs_topo *t, cs_err *err);
  * Returns the number of dlinks, or a negative code (unreachable) with err filled. */
 int cs_topo_route(const cs_topo *t, int src, int dst, const int32_t **dlinks, cs_err *err);
 
-/* A view of t for another thread (sim/pool.h): it shares t's nodes, links, ranks, routes,
- * adjacency and kind data, and has a route cache of its own, so that threads can simulate
- * on t at once (nothing may change t's structure meanwhile; a kind's route_fn runs under a
- * lock, topo.c). cs_topo_view_sync copies t's scalar figures (model, alpha-beta figures,
- * reduce_GBps) into the view again after they changed; the link figures are t's own
- * array. Its routes are valid until the view is freed: cs_topo_view_free (never
+/* A view of t for another thread (sim/pool.h): it shares t's nodes, ranks, routes,
+ * adjacency and kind data, and has its own copy of the links (their figures) and its own
+ * route cache, so that threads can simulate on t at once, each with the figures it was
+ * last synced with (nothing may change t's structure meanwhile; a kind's route_fn runs
+ * under a lock, topo.c; routes depend on the structure only). cs_topo_view_sync copies the
+ * figures (model, alpha-beta figures, reduce_GBps, every link's) of t, or of another view
+ * of it, into the view. Its routes are valid until it is freed: cs_topo_view_free (never
  * cs_topo_free), before t is freed. */
 int cs_topo_view_new(const cs_topo *t, cs_topo **out, cs_err *err);
 void cs_topo_view_sync(cs_topo *v, const cs_topo *t);

@@ -1,7 +1,8 @@
 /* test_threads.c: issue 12, a calibration's model evaluations on threads (calibration/
  * logsim_par.c, sim/pool.c, topology views). A sequence of evaluations -- every candidate,
  * the viable ones after a bandwidth change, pinned rows after a launch and a protocol
- * change, the full selection -- gives the serial code's times bit for bit, the same
+ * change, the full selection, pinned rows at three points at once (the Jacobian's
+ * columns) -- gives the serial code's times bit for bit, the same
  * choices and the same cache counters for 1, 2 and 3 threads, with and without the cache,
  * in verify mode, with a cache that empties in the middle of a batch, and with rows that
  * repeat (answered by another task's simulation). The threads' work counter adds up to
@@ -40,6 +41,7 @@ typedef struct snap {
 /* A sequence's results. */
 typedef struct run_out {
     snap s[STEPS];
+    double pts[3 * MAXR];     /* step 7: three points at once */
     int n_rows;
     cs_simcache_stats st;     /* the cache's counters at the end (zero without) */
     cs_lpar_work w;           /* the threads' counters (zero for the serial code) */
@@ -76,6 +78,27 @@ static void scale_links(cs_topo *t, double f)
     int i;
     for (i = 0; i < t->n_links; i++)
         t->links[i].bw_GBps *= f;
+}
+
+/* Step 7's points, each from the one before: every link 5% faster; the launch cost 1 us
+ * more; the links back and LL's hop 0.25 us more (the last point's links are not the
+ * first's). */
+typedef struct pts_ctx {
+    cs_topo *t;
+    cs_nccl_params *np;
+} pts_ctx;
+
+static void set_pt(void *ctx, int j)
+{
+    pts_ctx *c = ctx;
+    if (j == 0)
+        scale_links(c->t, 1.05);
+    if (j == 1)
+        c->np->launch_us += 1.0;
+    if (j == 2) {
+        scale_links(c->t, 1.0 / 1.05);
+        c->np->proto[CS_PROTO_LL].hop_us += 0.25;
+    }
 }
 
 static void run_seq(const run_how *h, run_out *out)
@@ -137,6 +160,13 @@ static void run_seq(const run_how *h, run_out *out)
     /* 6. NCCL's full selection (cs_lset_simulate: its rows on the threads) */
     CU_ASSERT_EQUAL_FATAL(cs_lset_simulate(&ls, t, &np, NULL, &err), 0);
     take(&ls, &out->s[k++]);
+    /* 7. pinned at three points at once (the Jacobian's columns) */
+    {
+        pts_ctx pc = {t, &np};
+        CU_ASSERT_EQUAL_FATAL(cs_lset_simulate_pinned_points(&ls, t, &np, 3, set_pt, &pc,
+                                                             out->pts, &err), 0);
+        CU_ASSERT(ls.rows[0].simulated_us == out->pts[2 * ls.n_rows]);   /* the last */
+    }
     if (c)
         cs_simcache_stats_get(c, &out->st);
     if (par)
@@ -150,13 +180,14 @@ static void run_seq(const run_how *h, run_out *out)
 }
 
 /* Candidates asked for by the sequence without a cache: step 1 every candidate (cand per
- * row), steps 2 and 5 the viable ones of step 1, steps 3, 4 and 6 one task per row. */
+ * row), steps 2 and 5 the viable ones of step 1, steps 3, 4 and 6 one task per row, step 7
+ * three. */
 static long asked(const run_out *o, int cand)
 {
     long n = 0;
     int i;
     for (i = 0; i < o->n_rows; i++)
-        n += cand + 2 * o->s[0].n_viable[i] + 3;
+        n += cand + 2 * o->s[0].n_viable[i] + 6;
     return n;
 }
 
@@ -182,6 +213,7 @@ static void same_as_serial(run_how h, int cand)
         CU_ASSERT_EQUAL(got.n_rows, ref.n_rows);
         for (k = 0; k < STEPS; k++)       /* bit for bit: times, choices, viable lists */
             CU_ASSERT(memcmp(&got.s[k], &ref.s[k], sizeof ref.s[k]) == 0);
+        CU_ASSERT(memcmp(got.pts, ref.pts, sizeof ref.pts) == 0);
         CU_ASSERT(memcmp(&got.st, &ref.st, sizeof ref.st) == 0);
         /* every simulation ran on exactly one thread, only threads 0..n-1 ran any */
         CU_ASSERT_EQUAL(work_sum(&got.w), got.w.tasks);
@@ -337,7 +369,7 @@ static void t_pool(void)
 }
 
 /* A view routes as its topology (the same dlinks for every rank pair) from its own cache,
- * and takes the topology's scalar figures when synced. */
+ * and takes the topology's figures when synced. */
 static void t_view(void)
 {
     cs_topo *t = NULL, *v = NULL;
@@ -346,7 +378,7 @@ static void t_view(void)
     CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x2", &t, &err), 0);
     CU_ASSERT_EQUAL_FATAL(cs_topo_view_new(t, &v, &err), 0);
     CU_ASSERT(v->cache != t->cache);
-    CU_ASSERT(v->links == t->links);
+    CU_ASSERT(v->links != t->links);
     for (i = 0; i < t->n_ranks; i++)
         for (j = 0; j < t->n_ranks; j++) {
             const int32_t *a, *b;
@@ -358,9 +390,12 @@ static void t_view(void)
                 CU_ASSERT_EQUAL(a[k], b[k]);
         }
     t->reduce_GBps = 123.5;
+    t->links[3].bw_GBps = 7.25;
     CU_ASSERT(v->reduce_GBps != 123.5);
+    CU_ASSERT(v->links[3].bw_GBps != 7.25);
     cs_topo_view_sync(v, t);
     CU_ASSERT(v->reduce_GBps == 123.5);
+    CU_ASSERT(v->links[3].bw_GBps == 7.25);
     cs_topo_view_free(v);
     cs_topo_free(t);
 }
