@@ -126,7 +126,11 @@ static void print_threads(const cs_lpar *par)
             cs_par_rank(), n, w.tasks, w.evaluations);
     for (i = 0; i < n; i++)
         fprintf(stderr, "%s%ld", i ? " + " : " ", w.per_thread[i]);
-    fputc('\n', stderr);
+    fprintf(stderr, "; candidates %.2f s CPU, passes on idle cores (list scheduling) for 1, "
+            "2, 4, 8, 16, 32, 64 threads:", w.cpu_s);
+    for (i = 0; i < CS_LPAR_SPANS; i++)
+        fprintf(stderr, " %.2f", w.span_s[i]);
+    fprintf(stderr, " s\n");
 }
 
 int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
@@ -138,6 +142,7 @@ int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
     if (threads > 1) {
         if ((rc = cs_lpar_new(threads, &par, err)) < 0)
             return rc;
+        cs_lpar_set_timing(par, getenv("COLLSIM_CALIB_STATS") != NULL);
         ls->par = par;
     }
     rc = calib_run(c, t, np, ls, o, err);

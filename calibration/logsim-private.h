@@ -29,6 +29,7 @@ typedef struct ltask {
     int rc;                   /* pass 2: 0, CS_EUNSUPP or a failure */
     double us;                /* pass 2: the time, us */
     cs_err err;               /* pass 2: the failure */
+    double cpu_s;             /* pass 2: its CPU time, s (when timing) */
 } ltask;
 
 struct cs_lpar {
@@ -47,6 +48,7 @@ struct cs_lpar {
     int *order;               /* the tasks simulated, largest first (owned) */
     int cap_task, cap_row;    /* entries allocated in task/tk/order, first */
     cs_lpar_work work;        /* counters */
+    int timing;               /* 1: time the tasks (cs_lpar_set_timing) */
 };
 
 /* Room for n tasks and rows + 1 row starts: 0 or CS_ENOMEM. */

@@ -57,13 +57,21 @@ typedef struct cs_lset {
  * cs_lset_simulate spreads its rows over the processes instead. */
 typedef struct cs_lpar cs_lpar;
 
-/* Deterministic work counters of a cs_lpar. */
+#define CS_LPAR_SPANS 7            /* makespans kept: 1, 2, 4, ..., 64 threads */
+
+/* Work counters of a cs_lpar (deterministic but for the timing). */
 typedef struct cs_lpar_work {
     long evaluations;         /* passes that simulated something */
     long tasks;               /* simulations run in them (candidates, or rows of
                                  cs_lset_simulate) */
     long per_thread[64];      /* of them, run by thread i (0 = the caller); the sum is
                                  tasks (CS_POOL_MAX_THREADS entries) */
+    double cpu_s;             /* with timing: the candidate simulations' CPU time, s
+                                 (cs_lset_simulate's rows not counted) */
+    double span_s[CS_LPAR_SPANS];   /* with timing: the passes' summed makespans on 1, 2,
+                                 4, ... threads taking the tasks in the pool's order on
+                                 idle cores (from each task's CPU time), s: the wall
+                                 time the passes would take there */
 } cs_lpar_work;
 
 /* threads: 1 .. CS_POOL_MAX_THREADS (clamped). */
@@ -71,6 +79,9 @@ int cs_lpar_new(int threads, cs_lpar **out, cs_err *err);
 void cs_lpar_free(cs_lpar *p);
 int cs_lpar_threads(const cs_lpar *p);
 void cs_lpar_work_get(const cs_lpar *p, cs_lpar_work *out);
+/* 1: time every candidate simulation (a thread CPU clock around it) for cpu_s and
+ * span_s: benchmarks (COLLSIM_CALIB_STATS=1). */
+void cs_lpar_set_timing(cs_lpar *p, int on);
 
 /* Which rows to take and what to assume when a log does not say. */
 typedef struct cs_lset_opts {

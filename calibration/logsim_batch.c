@@ -72,8 +72,8 @@ int cs__lset_viable_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
         p->first[i] = n;
         if (!all && r->n_viable > 0) {
             for (k = 0; k < r->n_viable && stop_rc == 0; k++)
-                stop_rc = cs__lpar_add(p, ls, &n, i, -1, r->viable_algo[k], r->viable_proto[k], t,
-                                   np, &stop_err);
+                stop_rc = cs__lpar_add(p, ls, &n, i, -1, r->viable_algo[k],
+                                       r->viable_proto[k], t, np, &stop_err);
         } else {
             if (algo && strcmp(algo, "auto")) {
                 stop_rc = cs_algo_lookup(algo, r->coll, &cand[0], &stop_err);
@@ -84,8 +84,8 @@ int cs__lset_viable_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
             for (a = 0; a < n_cand && stop_rc == 0; a++)
                 for (q = 0; q < CS_PROTO_COUNT && stop_rc == 0; q++)
                     if (np->force_proto >= 0 ? q == np->force_proto : np->proto[q].enabled)
-                        stop_rc = cs__lpar_add(p, ls, &n, i, -1, cand[a], (cs_proto)q, t, np,
-                                           &stop_err);
+                        stop_rc = cs__lpar_add(p, ls, &n, i, -1, cand[a], (cs_proto)q, t,
+                                               np, &stop_err);
         }
         if (stop_rc < 0) {
             rows = i;            /* the serial code stops in row i */
@@ -143,8 +143,8 @@ int cs__lset_pinned_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
             stop_rc = CS_ESTATE;
             break;
         }
-        if ((stop_rc = cs__lpar_add(p, ls, &n, i, -1, ls->rows[i].algo_ops, ls->rows[i].proto, t, np,
-                                err)) < 0)
+        if ((stop_rc = cs__lpar_add(p, ls, &n, i, -1, ls->rows[i].algo_ops,
+                                    ls->rows[i].proto, t, np, err)) < 0)
             rows = i;
     }
     if (stop_rc < 0 && stop_rc != CS_ESTATE)
@@ -173,8 +173,8 @@ int cs__lset_pinned_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
         r->simulated_us = pick.time_us;
     }
     if (stop_rc < 0)
-        return cs__lpar_fail(ls, cs_err_set(err, CS_ESTATE, ls->rows[rows].log, "row pinned before "
-                                   "it was simulated"));
+        return cs__lpar_fail(ls, cs_err_set(err, CS_ESTATE, ls->rows[rows].log, "row pinned "
+                                            "before it was simulated"));
     return 0;
 }
 
@@ -232,8 +232,8 @@ int cs_lset_simulate_pinned_points(cs_lset *ls, const cs_topo *t, const cs_nccl_
         cs_topo_view_sync(p->pt_topo[j], t);
         p->pt_np[j] = *np;
         for (i = 0; i < rows; i++)
-            if ((rc = cs__lpar_add(p, ls, &n, i, j, ls->rows[i].algo_ops, ls->rows[i].proto, t,
-                               np, err)) < 0)
+            if ((rc = cs__lpar_add(p, ls, &n, i, j, ls->rows[i].algo_ops,
+                                   ls->rows[i].proto, t, np, err)) < 0)
                 return cs__lpar_fail(ls, rc);
     }
     if ((rc = cs__lpar_run(p, ls, t, np, n, 1, err)) < 0)

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 _Static_assert(sizeof ((cs_lpar_work *)0)->per_thread ==
                CS_POOL_MAX_THREADS * sizeof(long), "a counter per thread");
@@ -78,6 +79,8 @@ int cs_lpar_threads(const cs_lpar *p) { return p->threads; }
 
 void cs_lpar_work_get(const cs_lpar *p, cs_lpar_work *out) { *out = p->work; }
 
+void cs_lpar_set_timing(cs_lpar *p, int on) { p->timing = on; }
+
 /* Room for n tasks and rows + 1 row starts. */
 int cs__lpar_reserve(cs_lpar *p, int n, int rows, cs_err *err)
 {
@@ -109,9 +112,8 @@ int cs__lpar_reserve(cs_lpar *p, int n, int rows, cs_err *err)
 
 /* Append task (row, ops, pr) of point pt (-1: none) and ask the cache for it (t and np
  * as the task sees them): 0 or a failure. */
-int cs__lpar_add(cs_lpar *p, const cs_lset *ls, int *n, int row, int pt,
-                    const cs_algo *ops, cs_proto pr, const cs_topo *t,
-                    const cs_nccl_params *np, cs_err *err)
+int cs__lpar_add(cs_lpar *p, const cs_lset *ls, int *n, int row, int pt, const cs_algo *ops,
+                 cs_proto pr, const cs_topo *t, const cs_nccl_params *np, cs_err *err)
 {
     ltask *k;
     int rc;
@@ -151,6 +153,14 @@ int cs__lpar_sync_views(cs_lpar *p, const cs_topo *t, int from, int threads, cs_
     return 0;
 }
 
+/* This thread's CPU time, s. */
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void run_task(void *ctx, int worker, int i)
 {
     lpass *c = ctx;
@@ -167,7 +177,11 @@ static void run_task(void *ctx, int worker, int i)
         np = &p->pt_np[k->pt];
     }
     cs_err_clear(&k->err);
+    if (p->timing)
+        k->cpu_s = -thread_cpu_s();
     k->rc = cs_lrow_simulate(&c->ls->rows[k->row], t, np, k->ops, k->pr, &k->us, &k->err);
+    if (p->timing)
+        k->cpu_s += thread_cpu_s();
 }
 
 /* Estimated cost of a task: the bytes (pipelined pieces) and the ranks squared. */
@@ -177,10 +191,51 @@ static double task_cost(const cs_lset *ls, const ltask *k)
     return (double)r->ranks * r->ranks * (1.0 + (double)r->size_bytes / 1048576.0);
 }
 
+/* A task's estimated cost, for sorting. */
+typedef struct by_cost {
+    double cost;
+    int task;
+} by_cost;
+
+/* Largest first, ties in task order. */
+static int cmp_cost(const void *a, const void *b)
+{
+    const by_cost *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost > y->cost ? -1 : 1;
+    return (x->task > y->task) - (x->task < y->task);
+}
+
+/* Timing (cs_lpar_set_timing): the pass's CPU time, and its makespan on T threads that
+ * take the tasks in order, each the next when free (list scheduling: the pool's rule on
+ * idle cores), T = 1, 2, 4 ... */
+static void account(cs_lpar *p, int m)
+{
+    double free_at[CS_POOL_MAX_THREADS];
+    int k, i, j, T;
+    for (i = 0; i < m; i++)
+        p->work.cpu_s += p->task[p->order[i]].cpu_s;
+    for (k = 0, T = 1; k < CS_LPAR_SPANS; k++, T *= 2) {
+        double span = 0;
+        for (j = 0; j < T; j++)
+            free_at[j] = 0;
+        for (i = 0; i < m; i++) {
+            int b = 0;
+            for (j = 1; j < T; j++)
+                if (free_at[j] < free_at[b])
+                    b = j;
+            free_at[b] += p->task[p->order[i]].cpu_s;
+            if (free_at[b] > span)
+                span = free_at[b];
+        }
+        p->work.span_s[k] += span;
+    }
+}
+
 /* Pass 2: simulate tasks [0, n) that need it (points: tasks of a batch's points, and
  * thread 0 too on a view). */
-int cs__lpar_run(cs_lpar *p, const cs_lset *ls, const cs_topo *t,
-                          const cs_nccl_params *np, int n, int points, cs_err *err)
+int cs__lpar_run(cs_lpar *p, const cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                 int n, int points, cs_err *err)
 {
     lpass c = {p, ls, t, np};
     int i, m = 0, threads, rc;
@@ -194,27 +249,17 @@ int cs__lpar_run(cs_lpar *p, const cs_lset *ls, const cs_topo *t,
                              task_cost(ls, &p->task[p->order[i]]); i++)
         ;
     if (i < m) {
-        int *tmp = malloc((size_t)m * sizeof *tmp), j;
-        double *cost = malloc((size_t)m * sizeof *cost);
-        if (!tmp || !cost) {
-            free(tmp);
-            free(cost);
+        by_cost *bc = malloc((size_t)m * sizeof *bc);
+        if (!bc)
             return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-        }
-        /* insertion sort by cost, largest first, ties in task order (m is small: the
-         * tasks of one evaluation) */
         for (i = 0; i < m; i++) {
-            double ci = task_cost(ls, &p->task[p->order[i]]);
-            for (j = i; j > 0 && cost[j - 1] < ci; j--) {
-                cost[j] = cost[j - 1];
-                tmp[j] = tmp[j - 1];
-            }
-            cost[j] = ci;
-            tmp[j] = p->order[i];
+            bc[i].cost = task_cost(ls, &p->task[p->order[i]]);
+            bc[i].task = p->order[i];
         }
-        memcpy(p->order, tmp, (size_t)m * sizeof *tmp);
-        free(tmp);
-        free(cost);
+        qsort(bc, (size_t)m, sizeof *bc, cmp_cost);
+        for (i = 0; i < m; i++)
+            p->order[i] = bc[i].task;
+        free(bc);
     }
     threads = p->threads < m ? p->threads : m;
     if ((rc = cs__lpar_sync_views(p, t, points ? 0 : 1, threads, err)) < 0)
@@ -222,6 +267,8 @@ int cs__lpar_run(cs_lpar *p, const cs_lset *ls, const cs_topo *t,
     cs_pool_run(threads, m, NULL, run_task, &c, p->work.per_thread);
     p->work.tasks += m;
     p->work.evaluations++;
+    if (p->timing)
+        account(p, m);
     return 0;
 }
 
