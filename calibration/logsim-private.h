@@ -16,6 +16,16 @@ int cs__lset_viable_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
 int cs__lset_pinned_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                         cs_err *err);
 
+/* logsim.c, shared with the threaded passes. Row r's choice among its n candidates
+ * (times c_time, the fastest ib, ties already given to the earlier): time, algorithm,
+ * protocol, and the viable list (those within keep of the fastest). */
+void cs__lrow_choose(cs_lrow *r, const cs_algo *const *c_algo, const cs_proto *c_proto,
+                     const double *c_time, int n, int ib, double keep);
+/* Row r's kept candidate simulated directly on t with np (the failure with its message,
+ * prefixed with the log): 0 and r->simulated_us, or the failure. */
+int cs__lrow_pinned_direct(cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
+                           cs_err *err);
+
 /* The machinery of logsim_par.c that logsim_batch.c's evaluations use. */
 
 /* One candidate simulation of an evaluation. */

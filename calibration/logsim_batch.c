@@ -44,15 +44,7 @@ static int settle_all(cs_lpar *p, cs_lset *ls, int i, int from, int to, const cs
         r->n_viable = 0;
         return cs_lset_simulate_rows(ls, i, i + 1, t, np, algo, err);
     }
-    r->simulated_us = best;
-    r->algo_ops = c_algo[ib];
-    r->algo = r->algo_ops->name;
-    r->proto = c_proto[ib];
-    for (k = 0, r->n_viable = 0; k < n; k++)
-        if (c_time[k] <= keep * best) {
-            r->viable_algo[r->n_viable] = c_algo[k];
-            r->viable_proto[r->n_viable++] = c_proto[k];
-        }
+    cs__lrow_choose(r, c_algo, c_proto, c_time, n, ib, keep);
     return 0;
 }
 
@@ -133,7 +125,6 @@ int cs__lset_pinned_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                         cs_err *err)
 {
     cs_lpar *p = ls->par;
-    cs_nccl_params one = *np;
     int i, n = 0, rows = ls->n_rows, rc, stop_rc = 0;
     if ((rc = cs__lpar_reserve(p, ls->n_rows, ls->n_rows, err)) < 0)
         return rc;
@@ -153,24 +144,12 @@ int cs__lset_pinned_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
         return cs__lpar_fail(ls, rc);
     for (i = 0; i < rows; i++) {
         cs_lrow *r = &ls->rows[i];
-        cs_coll_req req;
-        cs_nccl_pick pick;
         rc = cs__lpar_answer(p, ls, i, &r->simulated_us, err);
-        if (rc == 0)
-            continue;
-        if (rc != CS_EUNSUPP)
+        /* CS_EUNSUPP: as the serial code, the candidate simulated for the message */
+        if (rc == CS_EUNSUPP)
+            rc = cs__lrow_pinned_direct(r, t, np, err);
+        if (rc < 0)
             return cs__lpar_fail(ls, rc);
-        /* as the serial code: the candidate simulated with the message */
-        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-        req.root = r->root;
-        req.elt_bytes = r->elt_bytes;
-        req.topo = t;
-        one.force_proto = (int)r->proto;
-        if ((rc = cs_nccl_simulate(&req, t, r->algo_ops, &one, 0, &pick, err)) < 0) {
-            cs_err_prefix(err, r->log);
-            return cs__lpar_fail(ls, rc);
-        }
-        r->simulated_us = pick.time_us;
     }
     if (stop_rc < 0)
         return cs__lpar_fail(ls, cs_err_set(err, CS_ESTATE, ls->rows[rows].log, "row pinned "
@@ -242,28 +221,12 @@ int cs_lset_simulate_pinned_points(cs_lset *ls, const cs_topo *t, const cs_nccl_
     for (j = 0, n = 0; j < n_pts; j++)
         for (i = 0; i < rows; i++, n++) {
             cs_lrow *r = &ls->rows[i];
-            cs_nccl_params one = p->pt_np[j];
-            cs_coll_req req;
-            cs_nccl_pick pick;
             rc = cs__lpar_answer(p, ls, n, &r->simulated_us, err);
-            if (rc == 0) {
-                pred[(size_t)j * (size_t)rows + (size_t)i] = r->simulated_us;
-                continue;
-            }
-            if (rc != CS_EUNSUPP)
+            /* CS_EUNSUPP: as the serial code, simulated at this point for the message */
+            if (rc == CS_EUNSUPP)
+                rc = cs__lrow_pinned_direct(r, p->pt_topo[j], &p->pt_np[j], err);
+            if (rc < 0)
                 return cs__lpar_fail(ls, rc);
-            /* as the serial code: the candidate simulated at this point, for the message */
-            cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-            req.root = r->root;
-            req.elt_bytes = r->elt_bytes;
-            req.topo = p->pt_topo[j];
-            one.force_proto = (int)r->proto;
-            if ((rc = cs_nccl_simulate(&req, p->pt_topo[j], r->algo_ops, &one, 0, &pick,
-                                       err)) < 0) {
-                cs_err_prefix(err, r->log);
-                return cs__lpar_fail(ls, rc);
-            }
-            r->simulated_us = pick.time_us;
             pred[(size_t)j * (size_t)rows + (size_t)i] = r->simulated_us;
         }
     return 0;
