@@ -25,6 +25,10 @@ int cs__calib_apply_fix(cs_calib *c, const char *list, cs_err *err);
  * and the Jacobian's model, every row's kept candidate only. */
 int cs__calib_model(void *ctx, const double *th, double *pred, cs_err *err);
 int cs__calib_model_pinned(void *ctx, const double *th, double *pred, cs_err *err);
+/* The pinned model at n points at once (cs_fit_batch_fn: the Jacobian's columns on the
+ * set's threads, cs_lset_simulate_pinned_points). */
+int cs__calib_model_pinned_points(void *ctx, int n, const double *th, double *pred,
+                                  cs_err *err);
 /* One round of the fit (cold: from the start values, the pre-fit first; warm: from the
  * current values), the parameters in held[] held at their start values. */
 int cs__calib_fit_round(cs_calib *c, const double *ob, int max_iter, int warm, cs_err *err);

@@ -59,7 +59,7 @@ static int prefit_one(scale_ctx *sc, int which, uint64_t lo, uint64_t hi, int ma
     cs_lset *all = c->ls, sub = *all;
     cs_fit_param f;
     cs_fit_result fr;
-    cs_fit_opts fo = {max_iter, 0, 0, scale_model_pinned};
+    cs_fit_opts fo = {max_iter, 0, 0, scale_model_pinned, NULL};
     double *obs;
     int i, rc;
     if (!(sub.rows = malloc((size_t)all->n_rows * sizeof *sub.rows)) ||

@@ -5,6 +5,7 @@
 #include "calibration/calib-private.h"
 #include "calibration/simcache.h"
 #include "sim/par.h"
+#include "sim/pool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +43,26 @@ int cs__calib_model_pinned(void *ctx, const double *th, double *pred, cs_err *er
     return 0;
 }
 
+/* Point j of a batch: the parameters th[j * n_par ...] in the topology and table. */
+typedef struct calib_points {
+    cs_calib *c;
+    const double *th;         /* n x n_par values */
+} calib_points;
+
+static void set_point(void *ctx, int j)
+{
+    calib_points *p = ctx;
+    cs__calib_apply(p->c, p->th + (size_t)j * (size_t)p->c->n_par);
+}
+
+int cs__calib_model_pinned_points(void *ctx, int n, const double *th, double *pred,
+                                  cs_err *err)
+{
+    cs_calib *c = ctx;
+    calib_points p = {c, th};
+    return cs_lset_simulate_pinned_points(c->ls, c->t, c->np, n, set_point, &p, pred, err);
+}
+
 void cs_calib_fini(cs_calib *c)
 {
     int i;
@@ -59,7 +80,7 @@ void cs_calib_fini(cs_calib *c)
  * start values, the common-factor pre-fit first. Warm: from the current values. */
 int cs__calib_fit_round(cs_calib *c, const double *ob, int max_iter, int warm, cs_err *err)
 {
-    cs_fit_opts fo = {0, 0, 0, cs__calib_model_pinned};
+    cs_fit_opts fo = {0, 0, 0, cs__calib_model_pinned, cs__calib_model_pinned_points};
     int i, rc;
     for (i = 0; i < c->n_par; i++) {
         cs_fit_param *p = &c->par[i];
@@ -92,8 +113,48 @@ static cs_calib_reuse reuse_mode(const cs_calib_opts *o)
          : !strcmp(e, "verify") ? CS_CALIB_REUSE_VERIFY : CS_CALIB_REUSE_ON;
 }
 
+static int calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
+                     const cs_calib_opts *o, cs_err *err);
+
+/* COLLSIM_CALIB_STATS=1: the threads' work counters. */
+static void print_threads(const cs_lpar *par)
+{
+    cs_lpar_work w;
+    int i, n = cs_lpar_threads(par);
+    cs_lpar_work_get(par, &w);
+    fprintf(stderr, "# threads (process %d): %d, %ld simulations in %ld passes, per thread",
+            cs_par_rank(), n, w.tasks, w.evaluations);
+    for (i = 0; i < n; i++)
+        fprintf(stderr, "%s%ld", i ? " + " : " ", w.per_thread[i]);
+    fprintf(stderr, "; candidates %.2f s CPU, passes on idle cores (list scheduling) for 1, "
+            "2, 4, 8, 16, 32, 64 threads:", w.cpu_s);
+    for (i = 0; i < CS_LPAR_SPANS; i++)
+        fprintf(stderr, " %.2f", w.span_s[i]);
+    fprintf(stderr, " s\n");
+}
+
 int cs_calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
                  const cs_calib_opts *o, cs_err *err)
+{
+    int threads = o->threads > 0 ? o->threads : cs_pool_default_threads();
+    cs_lpar *par = NULL;
+    int rc;
+    if (threads > 1) {
+        if ((rc = cs_lpar_new(threads, &par, err)) < 0)
+            return rc;
+        cs_lpar_set_timing(par, getenv("COLLSIM_CALIB_STATS") != NULL);
+        ls->par = par;
+    }
+    rc = calib_run(c, t, np, ls, o, err);
+    ls->par = NULL;
+    if (par && getenv("COLLSIM_CALIB_STATS"))
+        print_threads(par);
+    cs_lpar_free(par);
+    return rc;
+}
+
+static int calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
+                     const cs_calib_opts *o, cs_err *err)
 {
     double *ob, th[64];
     int rc, i;

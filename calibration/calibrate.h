@@ -106,6 +106,9 @@ typedef struct cs_calib_opts {
     char *const *logs;        /* log paths */
     int n_logs;
     cs_calib_reuse reuse;     /* reuse of simulations (0 = on) */
+    int threads;              /* threads simulating candidates in this process (logsim.h
+                                 cs_lpar; 0 = cs_pool_default_threads, 1 = serial): the
+                                 same result for every count */
 } cs_calib_opts;
 
 /* Fit t and np to the rows of ls (all borrowed; c is initialised here and keeps pointers to

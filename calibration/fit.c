@@ -29,6 +29,7 @@ typedef struct fit_ctx {
     double *pred;            /* scratch: model output */
     cs_fit_model_fn fn;
     cs_fit_model_fn jac_fn;  /* for the Jacobian's columns (fn if none) */
+    cs_fit_batch_fn jac_batch; /* all the columns at once, NULL if none */
     void *ctx;
     cs_err *err;
     int rc;                  /* first model failure, 0 if none */
@@ -133,6 +134,42 @@ static int jac_item(void *ctx, int j, void *out, cs_err *err)
     return st == GSL_SUCCESS ? 0 : c->rc ? c->rc : CS_ESTATE;
 }
 
+/* The Jacobian's columns at x through jac_batch into f (column j's residuals at
+ * f[j * n_obs]): the points and residuals jac_item forms, the same doubles. */
+static int jac_all(fit_ctx *c, const gsl_vector *x, double *f)
+{
+    size_t n = x->size, m = (size_t)c->n_obs, np = (size_t)c->n_params, j, i;
+    double *th = malloc((n * np + 1) * sizeof *th), *pred = malloc((n * m + 1) * sizeof *pred);
+    int rc = 0;
+    if (!th || !pred) {
+        rc = cs_err_set(c->err, CS_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    for (j = 0; j < n; j++) {
+        double *t = th + j * np;
+        memcpy(t, c->theta, np * sizeof *t);
+        for (i = 0; i < n; i++) {
+            double xi = gsl_vector_get(x, i);
+            if (i == j)
+                xi = gsl_vector_get(x, j) + FD_STEP;
+            t[c->free_idx[i]] = to_theta(&c->params[c->free_idx[i]], xi);
+        }
+    }
+    if ((rc = c->jac_batch(c->ctx, (int)n, th, pred, c->err)) < 0)
+        goto out;
+    for (j = 0; j < n; j++)
+        for (i = 0; i < m; i++) {
+            double p = pred[j * m + i] > 1e-300 ? pred[j * m + i] : 1e-300;
+            f[j * m + i] = log(p) - log(c->obs[i]);
+        }
+    if (n > 0)      /* as after the last column one by one */
+        memcpy(c->theta, th + (n - 1) * np, np * sizeof *th);
+out:
+    free(th);
+    free(pred);
+    return rc;
+}
+
 /* Forward differences with a fixed step: the model at x, then the Jacobian model at each
  * step (the base point's discrete choices kept: the derivative of the fastest candidate's
  * time is that candidate's). The columns are independent work items (sim/par.h): under
@@ -163,7 +200,7 @@ static int resid_df(const gsl_vector *x, void *params, gsl_matrix *J)
     job.ctx = c;
     job.to_all = 1;
     job.label = "jacobian";
-    rc = cs_par_map(&job, f, c->err);
+    rc = c->jac_batch && cs_par_size() == 1 ? jac_all(c, x, f) : cs_par_map(&job, f, c->err);
     if (x->size > 0)         /* as after the columns of one process: the last evaluation
                                 was the Jacobian model's, on every rank */
         c->has_last = 0;
@@ -299,6 +336,7 @@ int cs_fit_run(cs_fit_param *params, int n_params, const double *obs, int n_obs,
     c.n_obs = n_obs;
     c.fn = fn;
     c.jac_fn = opts && opts->jac_fn ? opts->jac_fn : fn;
+    c.jac_batch = opts ? opts->jac_batch : NULL;
     c.ctx = ctx;
     c.err = err;
     c.free_idx = malloc(((size_t)n_params + 1) * sizeof *c.free_idx);

@@ -27,6 +27,11 @@ typedef struct cs_fit_param {
 /* Model: predicted times pred[0..n_obs) for parameter values theta[0..n_params) (all
  * parameters, held ones included). Returns 0 or a negative code with err filled. */
 typedef int (*cs_fit_model_fn)(void *ctx, const double *theta, double *pred, cs_err *err);
+/* The model at n points at once: pred[j * n_obs + i] for the parameter values
+ * theta[j * n_params ...] (all parameters), the same values as n calls of the model one
+ * after another, in that order. */
+typedef int (*cs_fit_batch_fn)(void *ctx, int n, const double *theta, double *pred,
+                               cs_err *err);
 
 typedef struct cs_fit_opts {
     int max_iter;            /* iteration limit (0 = 100) */
@@ -38,6 +43,9 @@ typedef struct cs_fit_opts {
                                 after the model at their base point: it may keep that
                                 point's discrete choices (which candidate is fastest) and
                                 so be cheaper; NULL = the model itself */
+    cs_fit_batch_fn jac_batch; /* jac_fn at all of a Jacobian's columns at once (threads
+                                may run them together), where one process computes them
+                                all (no MPI); NULL = one column after another */
 } cs_fit_opts;
 
 typedef struct cs_fit_result {

@@ -1,6 +1,6 @@
 /* logsim.c: measured logs against the simulator (cli layer): NCCL-mode setup, the row set
  * of several logs, simulating each row on the first n ranks of the topology, statistics. */
-#include "calibration/logsim.h"
+#include "calibration/logsim-private.h"
 #include "sim/size.h"
 #include "sim/report.h"
 #include "algorithms/nccl/mode.h"
@@ -217,6 +217,11 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
     const cs_algo *const *all;
     cs_par_job job;
     int i, n, rc = 0;
+    if (ls->par && cs_par_size() == 1) {     /* threads; under MPI the processes share */
+        free(res);
+        free(cost);
+        return cs__lset_simulate_par(ls, t, np, algo, err);
+    }
     if (!res || !cost) {
         free(res);
         free(cost);
@@ -290,6 +295,8 @@ int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
                             const char *algo, int all, double keep, cs_err *err)
 {
     int i, a, p, k, rc;
+    if (ls->par)
+        return cs__lset_viable_par(ls, t, np, algo, all, keep, err);
     for (i = 0; i < ls->n_rows; i++) {
         cs_lrow *r = &ls->rows[i];
         const cs_algo *cand[8];
@@ -347,28 +354,54 @@ int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
                 return rc;
             continue;
         }
-        r->simulated_us = best;
-        r->algo_ops = c_algo[ib];
-        r->algo = r->algo_ops->name;
-        r->proto = c_proto[ib];
-        for (k = 0, r->n_viable = 0; k < n; k++)
-            if (c_time[k] <= keep * best) {
-                r->viable_algo[r->n_viable] = c_algo[k];
-                r->viable_proto[r->n_viable++] = c_proto[k];
-            }
+        cs__lrow_choose(r, c_algo, c_proto, c_time, n, ib, keep);
     }
+    return 0;
+}
+
+void cs__lrow_choose(cs_lrow *r, const cs_algo *const *c_algo, const cs_proto *c_proto,
+                     const double *c_time, int n, int ib, double keep)
+{
+    int k;
+    r->simulated_us = c_time[ib];
+    r->algo_ops = c_algo[ib];
+    r->algo = r->algo_ops->name;
+    r->proto = c_proto[ib];
+    for (k = 0, r->n_viable = 0; k < n; k++)
+        if (c_time[k] <= keep * c_time[ib]) {
+            r->viable_algo[r->n_viable] = c_algo[k];
+            r->viable_proto[r->n_viable++] = c_proto[k];
+        }
+}
+
+int cs__lrow_pinned_direct(cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
+                           cs_err *err)
+{
+    cs_nccl_params one = *np;
+    cs_coll_req req;
+    cs_nccl_pick pick;
+    int rc;
+    cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
+    req.root = r->root;
+    req.elt_bytes = r->elt_bytes;
+    req.topo = t;
+    one.force_proto = (int)r->proto;
+    if ((rc = cs_nccl_simulate(&req, t, r->algo_ops, &one, 0, &pick, err)) < 0) {
+        cs_err_prefix(err, r->log);
+        return rc;
+    }
+    r->simulated_us = pick.time_us;
     return 0;
 }
 
 int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                             cs_err *err)
 {
-    cs_nccl_params one = *np;
     int i, rc;
+    if (ls->par)
+        return cs__lset_pinned_par(ls, t, np, err);
     for (i = 0; i < ls->n_rows; i++) {
         cs_lrow *r = &ls->rows[i];
-        cs_coll_req req;
-        cs_nccl_pick pick;
         if (!r->algo_ops)
             return cs_err_set(err, CS_ESTATE, r->log, "row pinned before it was simulated");
         if (ls->cache && (rc = cs_simcache_time(ls->cache, r, t, np, r->algo_ops, r->proto,
@@ -377,16 +410,8 @@ int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
                 return rc;
             continue;
         }
-        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-        req.root = r->root;
-        req.elt_bytes = r->elt_bytes;
-        req.topo = t;
-        one.force_proto = (int)r->proto;
-        if ((rc = cs_nccl_simulate(&req, t, r->algo_ops, &one, 0, &pick, err)) < 0) {
-            cs_err_prefix(err, r->log);
+        if ((rc = cs__lrow_pinned_direct(r, t, np, err)) < 0)
             return rc;
-        }
-        r->simulated_us = pick.time_us;
     }
     return 0;
 }

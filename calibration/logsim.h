@@ -44,7 +44,44 @@ typedef struct cs_lset {
     struct cs_simcache *cache;   /* when set (borrowed), cs_lset_simulate_viable and
                                     cs_lset_simulate_pinned take candidate times from it
                                     (calibration/simcache.h): the same times, fewer runs */
+    struct cs_lpar *par;      /* when set (borrowed), cs_lset_simulate, _viable and _pinned
+                                 simulate on its threads (cs_lpar): the same results */
 } cs_lset;
+
+/* Threads for a set's simulations (logsim_par.c): an evaluation's candidate simulations
+ * (pure functions of row, topology, table, algorithm and protocol) run on them, the cache
+ * asked and filled in the serial order, the fastest picked in it: the same bits for any
+ * thread count. Each thread but the caller's simulates on its own view of the topology
+ * (sim/topo.h), kept between evaluations while the topology is the same pointer; free
+ * the cs_lpar before the topology. Under MPI each process has its own threads, and
+ * cs_lset_simulate spreads its rows over the processes instead. */
+typedef struct cs_lpar cs_lpar;
+
+#define CS_LPAR_SPANS 7            /* makespans kept: 1, 2, 4, ..., 64 threads */
+
+/* Work counters of a cs_lpar (deterministic but for the timing). */
+typedef struct cs_lpar_work {
+    long evaluations;         /* passes that simulated something */
+    long tasks;               /* simulations run in them (candidates, or rows of
+                                 cs_lset_simulate) */
+    long per_thread[64];      /* of them, run by thread i (0 = the caller); the sum is
+                                 tasks (CS_POOL_MAX_THREADS entries) */
+    double cpu_s;             /* with timing: the candidate simulations' CPU time, s
+                                 (cs_lset_simulate's rows not counted) */
+    double span_s[CS_LPAR_SPANS];   /* with timing: the passes' summed makespans on 1, 2,
+                                 4, ... threads taking the tasks in the pool's order on
+                                 idle cores (from each task's CPU time), s: the wall
+                                 time the passes would take there */
+} cs_lpar_work;
+
+/* threads: 1 .. CS_POOL_MAX_THREADS (clamped). */
+int cs_lpar_new(int threads, cs_lpar **out, cs_err *err);
+void cs_lpar_free(cs_lpar *p);
+int cs_lpar_threads(const cs_lpar *p);
+void cs_lpar_work_get(const cs_lpar *p, cs_lpar_work *out);
+/* 1: time every candidate simulation (a thread CPU clock around it) for cpu_s and
+ * span_s: benchmarks (COLLSIM_CALIB_STATS=1). */
+void cs_lpar_set_timing(cs_lpar *p, int on);
 
 /* Which rows to take and what to assume when a log does not say. */
 typedef struct cs_lset_opts {
@@ -94,6 +131,18 @@ int cs_lset_simulate_rows(cs_lset *ls, int from, int to, const cs_topo *t,
  * fit's finite differences, where the fastest candidate does not change). */
 int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                             cs_err *err);
+
+/* Puts point j of a batch into the topology and table given with it (the caller's). */
+typedef void (*cs_lset_point_fn)(void *ctx, int j);
+/* cs_lset_simulate_pinned at n points: for each j, set(ctx, j), then every row's kept
+ * candidate; pred[j * n_rows + i] gets row i's time at point j. The same times and the
+ * same cache lookups in the same order as n calls one after another -- which is what it
+ * does without threads; with them (ls->par) the simulations of all points run together,
+ * each thread on its own view with the point's figures (the Jacobian's columns in one
+ * process). Leaves t and np at the last point and the rows' simulated_us at its times. */
+int cs_lset_simulate_pinned_points(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                                   int n, cs_lset_point_fn set, void *ctx, double *pred,
+                                   cs_err *err);
 
 /* Simulate every row with NCCL's choice, like cs_lset_simulate, but only among the
  * candidates (algorithm, protocol) within a factor keep of the fastest at the last call

@@ -33,6 +33,8 @@ typedef struct entry {
     int rc;                   /* 0, or CS_EUNSUPP: the candidate cannot run */
     cs_time rest_ps;          /* the time less the launch cost, ps */
     cs_time launch_ps;        /* the launch cost it was simulated with, ps */
+    int pending;              /* -1, or the ticket whose simulation gives rc and rest_ps
+                                 (cs_simcache_ask: a batch's simulations run later) */
 } entry;
 
 /* Interned topology figures. */
@@ -55,6 +57,8 @@ struct cs_simcache {
     int cap_scratch;
     int verify;               /* simulate answers too and compare */
     int max_entries;          /* emptied beyond this many entries (MAX_ENTRIES) */
+    long gen;                 /* times emptied: a waiting ticket's entry is gone if this
+                                 changed since its ask */
     cs_simcache_stats st;     /* counters */
 };
 
@@ -96,6 +100,7 @@ static void clear_all(cs_simcache *c)
     c->n_ts = 0;
     c->last_t = NULL;
     c->last_ts = -1;
+    c->gen++;
 }
 
 void cs_simcache_free(cs_simcache *c)
@@ -292,7 +297,7 @@ static int reserve(cs_simcache *c)
 }
 
 static int insert(cs_simcache *c, const cand_key *k, uint64_t h, int rc, cs_time rest,
-                  cs_time lps)
+                  cs_time lps, int pending)
 {
     uint32_t j, m;
     entry *e;
@@ -305,6 +310,7 @@ static int insert(cs_simcache *c, const cand_key *k, uint64_t h, int rc, cs_time
     e->rc = rc;
     e->rest_ps = rest;
     e->launch_ps = lps;
+    e->pending = pending;
     m = (uint32_t)c->n_slot - 1;
     for (j = (uint32_t)h & m; c->slot[j] >= 0; j = (j + 1) & m)
         ;
@@ -348,7 +354,7 @@ int cs_simcache_time(cs_simcache *c, const cs_lrow *r, const cs_topo *t,
     rc = cs_lrow_simulate(r, t, np, ops, pr, &sim_us, err);
     if (rc < 0 && rc != CS_EUNSUPP)
         return rc;
-    at = insert(c, &k, h, rc, rc == 0 ? llround(sim_us * CS_PS_PER_US) - lps : 0, lps);
+    at = insert(c, &k, h, rc, rc == 0 ? llround(sim_us * CS_PS_PER_US) - lps : 0, lps, -1);
     if (at == 1) {
         /* full: start afresh (the key's topology state may be gone with the rest) */
         clear_all(c);
@@ -356,11 +362,114 @@ int cs_simcache_time(cs_simcache *c, const cs_lrow *r, const cs_topo *t,
             return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         make_key(&k, r, t, np, ops, pr, id);
         at = insert(c, &k, fnv(&k, sizeof k, FNV0), rc,
-                    rc == 0 ? llround(sim_us * CS_PS_PER_US) - lps : 0, lps);
+                    rc == 0 ? llround(sim_us * CS_PS_PER_US) - lps : 0, lps, -1);
     }
     if (at < 0)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if (rc == 0)
         *time_us = sim_us;
     return rc;
+}
+
+/* The deferred lookups (simcache.h): cs_simcache_time's steps with the simulation taken
+ * out. A miss inserts an entry at once that waits for its ticket's simulation, so that a
+ * later ask of the same key counts a hit (as it would after cs_simcache_time) and is
+ * answered from that simulation when settled. */
+int cs_simcache_ask(cs_simcache *c, const cs_lrow *r, const cs_topo *t,
+                    const cs_nccl_params *np, const cs_algo *ops, cs_proto pr, int self,
+                    cs_simcache_ticket *tk, cs_err *err)
+{
+    cand_key k;
+    cs_time lps = launch_ps(np, ops, pr);
+    uint64_t h;
+    int id = topo_key(c, t), at;
+    if (id < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    memset(tk, 0, sizeof *tk);
+    tk->lps = lps;
+    tk->owner = -1;
+    c->st.lookups++;
+    make_key(&k, r, t, np, ops, pr, id);
+    h = fnv(&k, sizeof k, FNV0);
+    if ((at = find(c, &k, h)) >= 0) {
+        const entry *e = &c->ent[at];
+        if (e->launch_ps == lps)
+            c->st.hits++;
+        else
+            c->st.hits_launch++;
+        tk->verify = c->verify;
+        if (e->pending >= 0) {
+            tk->how = CS_SC_PEND;
+            tk->owner = e->pending;
+        } else {
+            tk->how = CS_SC_HIT;
+            tk->rc = e->rc;
+            if (e->rc == 0)
+                tk->time_us = cs_time_to_us(e->rest_ps + lps);
+        }
+        return 0;
+    }
+    c->st.simulated++;
+    tk->how = CS_SC_SIM;
+    at = insert(c, &k, h, 0, 0, lps, self);
+    if (at == 1) {
+        /* full: start afresh, as cs_simcache_time */
+        clear_all(c);
+        if ((id = topo_key(c, t)) < 0)
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        make_key(&k, r, t, np, ops, pr, id);
+        at = insert(c, &k, fnv(&k, sizeof k, FNV0), 0, 0, lps, self);
+    }
+    if (at < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    tk->entry = c->n_ent - 1;
+    tk->gen = c->gen;
+    return 0;
+}
+
+int cs_simcache_settle(cs_simcache *c, cs_simcache_ticket *tk, int i, const cs_lrow *r,
+                       const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err)
+{
+    cs_simcache_ticket *k = &tk[i];
+    int rc;
+    if (k->how == CS_SC_SIM) {
+        if (k->sim_rc < 0 && k->sim_rc != CS_EUNSUPP)
+            return CS_ESTATE;       /* the caller reports the simulation's failure */
+        if (k->gen == c->gen && k->entry < c->n_ent && c->ent[k->entry].pending == i) {
+            entry *e = &c->ent[k->entry];
+            e->rc = k->sim_rc;
+            e->rest_ps = k->sim_rc == 0 ? llround(k->sim_us * CS_PS_PER_US) - k->lps : 0;
+            e->pending = -1;
+        }
+        if (k->sim_rc == 0)
+            *time_us = k->sim_us;
+        return k->sim_rc;
+    }
+    if (k->how == CS_SC_PEND) {
+        /* the entry as its owner's settle filled it */
+        const cs_simcache_ticket *o = &tk[k->owner];
+        k->rc = o->sim_rc;
+        if (o->sim_rc == 0)
+            k->time_us = cs_time_to_us(llround(o->sim_us * CS_PS_PER_US) - o->lps + k->lps);
+    }
+    if (k->rc == 0)
+        *time_us = k->time_us;
+    if (k->verify) {
+        rc = k->sim_rc;
+        if (rc != k->rc || (rc == 0 && k->sim_us != k->time_us))
+            return cs_err_set(err, CS_ESTATE, r->log, "cached time of %s/%s at %llu "
+                              "bytes differs from the simulated one (%.6f vs %.6f us)",
+                              ops->name, cs_proto_name(pr),
+                              (unsigned long long)r->size_bytes, k->time_us, k->sim_us);
+    }
+    return k->rc;
+}
+
+void cs_simcache_abandon(cs_simcache *c)
+{
+    int i;
+    for (i = 0; i < c->n_ent && c->ent[i].pending < 0; i++)
+        ;
+    if (i < c->n_ent)
+        clear_all(c);
 }

@@ -59,6 +59,48 @@ void cs__simcache_set_max_entries(cs_simcache *c, int n);
 int cs_simcache_time(cs_simcache *c, const struct cs_lrow *r, const cs_topo *t,
                      const cs_nccl_params *np, const cs_algo *ops, cs_proto pr,
                      double *time_us, cs_err *err);
+/* Deferred lookups, for a batch whose simulations run on threads (calibration/
+ * logsim_par.c): ask for every candidate in order (cs_simcache_ask), simulate the tickets
+ * that need it (how CS_SC_SIM, or verify set) into their sim_rc and sim_us, then settle
+ * them in the same order (cs_simcache_settle). The answers, the entries and the counters
+ * are those of cs_simcache_time called in that order. No other use of the cache between
+ * the first ask and the last settle. */
+typedef enum cs_simcache_how {
+    CS_SC_HIT = 0,            /* answered from the cache at the ask (rc, time_us) */
+    CS_SC_SIM,                /* to simulate: its entry waits for the result */
+    CS_SC_PEND                /* answered by an earlier ticket's simulation (owner) */
+} cs_simcache_how;
+
+typedef struct cs_simcache_ticket {
+    cs_simcache_how how;      /* how it is answered */
+    int verify;               /* 1: simulate it anyway and compare (verify mode) */
+    int rc;                   /* the answer: 0 or CS_EUNSUPP (set at the ask for a hit,
+                                 at the settle for a pending one) */
+    double time_us;           /* the answer's time when rc is 0, us */
+    int owner;                /* CS_SC_PEND: index of the ticket that answers it */
+    int entry;                /* CS_SC_SIM: the waiting entry ... */
+    long gen;                 /* ... of this generation of the cache (emptied since: gone) */
+    int64_t lps;              /* the candidate's launch cost, ps */
+    int sim_rc;               /* in, before the settle: the simulation's code (0,
+                                 CS_EUNSUPP or a failure) when it needed one */
+    double sim_us;            /* and its time, us */
+} cs_simcache_ticket;
+
+/* Ask for candidate (ops, pr) of row r; self is the ticket's index in the caller's array.
+ * 0, or CS_ENOMEM. */
+int cs_simcache_ask(cs_simcache *c, const struct cs_lrow *r, const cs_topo *t,
+                    const cs_nccl_params *np, const cs_algo *ops, cs_proto pr, int self,
+                    cs_simcache_ticket *tk, cs_err *err);
+/* Settle ticket tk[i] (every earlier ticket settled): 0 and *time_us, CS_EUNSUPP, or
+ * CS_ESTATE (verify found a difference, err filled; or the ticket's own simulation
+ * failed, which the caller reports). */
+int cs_simcache_settle(cs_simcache *c, cs_simcache_ticket *tk, int i,
+                       const struct cs_lrow *r, const cs_algo *ops, cs_proto pr,
+                       double *time_us, cs_err *err);
+/* After a failure between ask and settle: forget the entries still waiting (the cache
+ * empties). */
+void cs_simcache_abandon(cs_simcache *c);
+
 /* The same, always simulated (no cache): what a cache miss and a set without a cache run. */
 int cs_lrow_simulate(const struct cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
                      const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err);

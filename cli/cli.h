@@ -77,7 +77,8 @@ const char *cs_cli_format_of(const char *format, const char *output);
 /* The options of the commands that read logs (validate, calibrate): one table of ids, one
  * scanner; each command lists the options it takes in its own cs_opt_spec table. */
 enum { CS_LOGCMD_TOPO = 900, CS_LOGCMD_FORMAT, CS_LOGCMD_ALGO, CS_LOGCMD_PROTO,
-       CS_LOGCMD_OUTPUT, CS_LOGCMD_PLOT, CS_LOGCMD_FIX, CS_LOGCMD_ITER, CS_LOGCMD_HELP };
+       CS_LOGCMD_OUTPUT, CS_LOGCMD_PLOT, CS_LOGCMD_FIX, CS_LOGCMD_ITER, CS_LOGCMD_HELP,
+       CS_LOGCMD_THREADS };
 typedef struct cs_logcmd {
     const char *topo;         /* --topo */
     const char *format;       /* --format (validate), default "text" */
@@ -87,6 +88,7 @@ typedef struct cs_logcmd {
     const char *plot;         /* --plot FILE (validate), NULL if not asked */
     const char *fix;          /* --fix a,b (calibrate) */
     long max_iter;            /* --max-iter (calibrate), default 100 */
+    int threads;              /* --threads N, 0 if not given (sim/pool.h's default) */
     cs_lset_opts ls;          /* which rows of the logs to take */
     char **logs;              /* the LOG... arguments (owned array, borrowed strings) */
     int n_logs;

@@ -17,7 +17,7 @@ static const cs_opt_spec specs[] = {
     {"topo", 0, 1, CS_LOGCMD_TOPO}, {"output", 0, 1, CS_LOGCMD_OUTPUT},
     {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
     {"fix", 0, 1, CS_LOGCMD_FIX}, {"max-iter", 0, 1, CS_LOGCMD_ITER},
-    {"help", 'h', 0, CS_LOGCMD_HELP},
+    {"threads", 0, 1, CS_LOGCMD_THREADS}, {"help", 'h', 0, CS_LOGCMD_HELP},
     CS_LSET_SPECS,
     {NULL, 0, 0, 0},
 };
@@ -42,7 +42,10 @@ static void usage(void)
            "      --algo NAME         algorithm (default: NCCL's choice by predicted time)\n"
            "      --proto P           auto (default), LL, LL128 or Simple\n"
            "      --fix NAME,...      hold parameters at their start (e.g. launch_us)\n"
-           "      --max-iter N        iteration limit (default 100)\n");
+           "      --max-iter N        iteration limit (default 100)\n"
+           "      --threads N         threads simulating the candidates (default: the CPUs\n"
+           "                          online, or COLLSIM_THREADS); 1 = serial. The same\n"
+           "                          output for every N\n");
 }
 
 typedef cs_logcmd copts;
@@ -151,6 +154,7 @@ int cs_cmd_calibrate(int argc, char **argv)
     co.ls = &o.ls;
     co.logs = o.logs;
     co.n_logs = o.n_logs;
+    co.threads = o.threads;
     if ((rc = cs_topo_open(o.topo, &t, &err)) < 0 ||
         (rc = cs_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
         (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0 ||

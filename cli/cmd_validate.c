@@ -4,6 +4,7 @@
  * percent, and the summary (text, or JSON with the contract keys). */
 #include "cli/cli.h"
 #include "calibration/logsim.h"
+#include "sim/pool.h"
 #include "sim/size.h"
 #include "topologies/topology.h"
 #include "plots/plot.h"
@@ -18,7 +19,7 @@ static const cs_opt_spec specs[] = {
     {"topo", 0, 1, CS_LOGCMD_TOPO}, {"format", 0, 1, CS_LOGCMD_FORMAT},
     {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
     {"output", 0, 1, CS_LOGCMD_OUTPUT}, {"help", 'h', 0, CS_LOGCMD_HELP},
-    {"plot", 0, 1, CS_LOGCMD_PLOT},
+    {"plot", 0, 1, CS_LOGCMD_PLOT}, {"threads", 0, 1, CS_LOGCMD_THREADS},
     CS_LSET_SPECS,
     {NULL, 0, 0, 0},
 };
@@ -42,7 +43,10 @@ static void usage(void)
            "      --proto P           auto (default), LL, LL128 or Simple\n"
            "      --output FILE       write there instead of stdout (atomically)\n"
            "      --plot FILE         also draw measured points over the simulated curves with\n"
-           "                          the error per size beneath (.png, .svg or .pdf)\n");
+           "                          the error per size beneath (.png, .svg or .pdf)\n"
+           "      --threads N         threads simulating the rows (default: the CPUs online,\n"
+           "                          or COLLSIM_THREADS); 1 = serial. The same output for\n"
+           "                          every N\n");
 }
 
 static int parse(int argc, char **argv, cs_logcmd *o, cs_err *err)
@@ -68,8 +72,9 @@ int cs_cmd_validate(int argc, char **argv)
     cs_topo *t = NULL;
     cs_nccl_params np;
     cs_lset ls;
+    cs_lpar *par = NULL;
     cs_out out;
-    int rc, on;
+    int rc, on, threads;
     cs_err_clear(&err);
     memset(&ls, 0, sizeof ls);
     rc = parse(argc, argv, &o, &err);
@@ -79,8 +84,13 @@ int cs_cmd_validate(int argc, char **argv)
     }
     if ((rc = cs_topo_open(o.topo, &t, &err)) < 0 ||
         (rc = cs_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
-        (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0 ||
-        (rc = cs_lset_simulate(&ls, t, &np, o.algo, &err)) < 0 ||
+        (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0)
+        goto fail;
+    threads = o.threads ? o.threads : cs_pool_default_threads();
+    if (threads > 1 && (rc = cs_lpar_new(threads, &par, &err)) < 0)
+        goto fail;
+    ls.par = par;
+    if ((rc = cs_lset_simulate(&ls, t, &np, o.algo, &err)) < 0 ||
         (o.plot && cs_cli_writes() && (rc = cs_plot_validation(&ls, t, o.plot, &err)) < 0) ||
         (rc = cs_out_open(&out, o.output, &err)) < 0)
         goto fail;
@@ -94,11 +104,13 @@ int cs_cmd_validate(int argc, char **argv)
     if ((rc = cs_out_commit(&out, &err)) < 0)
         goto fail;
     cs_lset_fini(&ls);
+    cs_lpar_free(par);
     cs_topo_free(t);
     free(o.logs);
     return CS_EXIT_OK;
 fail:
     cs_lset_fini(&ls);
+    cs_lpar_free(par);
     cs_topo_free(t);
     free(o.logs);
     return cs_cli_fail(&err);

@@ -6,6 +6,7 @@
 #include "algorithms/nccl/mode.h"
 #include "plots/plot.h"
 #include "sim/par.h"
+#include "sim/pool.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -196,6 +197,7 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
         case CS_LOGCMD_FIX: o->fix = v; break;
         case CS_LOGCMD_ITER: rc = cs_parse_int(v, "--max-iter", 1, 100000, &o->max_iter, err); break;
         case CS_LOGCMD_HELP: usage(); return 1;
+        case CS_LOGCMD_THREADS: rc = cs_pool_parse_threads(v, "--threads", &o->threads, err); break;
         default: rc = cs_lset_option(sp->id, v, &o->ls, err); break;
         }
         if (rc < 0)

@@ -73,6 +73,7 @@ struct cs_sim {
     cs_time launch_ps;        /* cs_sim_costs: added before each job starts, ps */
     cs_time xfer_lat_ps;      /* cs_sim_costs: added before each transfer is sent, ps */
     double bytes_scale;       /* cs_sim_costs: 1 / bw_eff (1 = none) */
+    double bw_scale;          /* link bandwidths count times this (cs_sim_once_scaled; 1) */
     double cap_GBps;          /* cs_sim_costs: per-transfer cap on the wire, GB/s (0 none) */
     cs_transport_costs tr[CS_TR_COUNT];  /* cs_sim_costs: per transport */
     int use_tr;               /* some transport cost is set (fluid model only) */

@@ -35,6 +35,7 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
     if (!sim->opts.check_max_bytes)
         sim->opts.check_max_bytes = 256ull << 20;
     sim->bytes_scale = 1.0;
+    sim->bw_scale = 1.0;
     if (sim->opts.costs) {
         const cs_sim_costs *c = sim->opts.costs;
         if (!(c->launch_us >= 0) || !(c->xfer_lat_us >= 0) || !(c->bw_eff >= 0) ||
@@ -515,7 +516,8 @@ int cs_sim_run(cs_sim *sim, cs_err *err)
     int i, rc;
     if (!sim->net) {
         cs_net_cb cb = {sim, net_started, net_done};
-        rc = sim->nops->create(&sim->net, sim->eng, sim->t, &cb, sim->cap_GBps, err);
+        rc = sim->nops->create(&sim->net, sim->eng, sim->t, &cb, sim->cap_GBps,
+                               sim->bw_scale, err);
         if (rc < 0)
             return rc;
     }
@@ -537,11 +539,19 @@ int cs_sim_run(cs_sim *sim, cs_err *err)
 int cs_sim_once(const cs_topo *topo, const cs_sched *s, const int *rank_map,
                 const cs_sim_opts *opts, cs_time *t_ps, int *wrong, cs_err *err)
 {
+    return cs_sim_once_scaled(topo, s, rank_map, opts, 1.0, t_ps, wrong, err);
+}
+
+int cs_sim_once_scaled(const cs_topo *topo, const cs_sched *s, const int *rank_map,
+                       const cs_sim_opts *opts, double bw_scale, cs_time *t_ps, int *wrong,
+                       cs_err *err)
+{
     cs_sim *sim;
     cs_job *job;
     int rc = cs_sim_new(&sim, topo, opts, err);
     if (rc < 0)
         return rc;
+    sim->bw_scale = bw_scale;
     rc = cs_sim_add(sim, s, rank_map, 0, &job, err);
     if (rc == 0)
         rc = cs_sim_run(sim, err);

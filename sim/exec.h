@@ -175,5 +175,12 @@ void cs_sim_get_counters(const cs_sim *sim, cs_sim_counters *out);
  * finish time (ps, start 0) and #wrong (-1 if unchecked). */
 int cs_sim_once(const cs_topo *topo, const cs_sched *s, const int *rank_map,
                 const cs_sim_opts *opts, cs_time *t_ps, int *wrong, cs_err *err);
+/* The same with every link's bandwidth counted as the topology's times bw_scale > 0
+ * (fluid model; NCCL mode's twin channels: m of C channels on m/C of the fabric). The
+ * network model scales the capacities it copies; the topology is not touched, so that
+ * threads can share it (sim/pool.h). bw_scale 1 is cs_sim_once. */
+int cs_sim_once_scaled(const cs_topo *topo, const cs_sched *s, const int *rank_map,
+                       const cs_sim_opts *opts, double bw_scale, cs_time *t_ps, int *wrong,
+                       cs_err *err);
 
 #endif

@@ -24,9 +24,11 @@ typedef struct cs_net_ops {
     const char *name;
     /* cap_GBps: a channel's bandwidth cap (NCCL mode), GB/s; 0 = none. alpha_beta caps
      * every message; fluid caps the messages a rank has in flight on one channel together
-     * (channel numbers taken modulo CS_NET_MAX_CHANNELS). */
+     * (channel numbers taken modulo CS_NET_MAX_CHANNELS). bw_scale: every link's
+     * bandwidth times this (cs_sim_opts.bw_scale, 1 = as the topology says; fluid only,
+     * alpha_beta has no links). */
     int (*create)(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
-                  double cap_GBps, cs_err *err);
+                  double cap_GBps, double bw_scale, cs_err *err);
     /* Send bytes from node src to node dst (src != dst). chan_key = channel *
      * topology ranks + the sending rank, which picks the channel cap the message shares
      * (see create), or -1. Errors stop the run. */

@@ -36,7 +36,7 @@ struct cs_net {
 };
 
 static int ab_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
-                     double cap_GBps, cs_err *err)
+                     double cap_GBps, double bw_scale, cs_err *err)
 {
     cs_net *n = calloc(1, sizeof *n);
     if (!n || !(n->ports = calloc((size_t)t->n_nodes, sizeof *n->ports))) {

@@ -22,7 +22,7 @@
 static void fl_destroy(cs_net *n);
 
 static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
-                     double cap_GBps, cs_err *err)
+                     double cap_GBps, double bw_scale, cs_err *err)
 {
     int i, nd = 2 * t->n_links, nv = cap_GBps > 0 ? CS_NET_MAX_CHANNELS * t->n_ranks : 0;
     cs_net *n = calloc(1, sizeof *n);
@@ -47,7 +47,9 @@ static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_ne
     n->n_dlinks = nd;
     n->n_vlinks = nv;
     for (i = 0; i < nd; i++)
-        n->links[i].cap = t->links[i >> 1].bw_GBps * 1e-3;   /* GB/s -> bytes/ps */
+        /* GB/s -> bytes/ps; (bw x scale) x 1e-3, the doubles of a topology whose figures
+         * were scaled before (bw x 1 = bw exactly) */
+        n->links[i].cap = t->links[i >> 1].bw_GBps * bw_scale * 1e-3;
     for (i = nd; i < nd + nv; i++)
         n->links[i].cap = cap_GBps * 1e-3;
     n->eng = eng;

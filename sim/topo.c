@@ -5,6 +5,7 @@
 #include "sim/limits.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,11 @@ struct cs_route_cache {
 };
 
 static const int32_t no_dlinks[1] = {0};
+
+/* A kind's route_fn keeps lazily built state in the kind data that a topology and its
+ * views share (topologies/routing.c: tier masks, distance tables, BFS scratch): one
+ * thread at a time computes a route with it. Taken on a route cache's miss only. */
+static pthread_mutex_t route_fn_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static char *dup_str(const char *s)
 {
@@ -181,6 +187,21 @@ static int bfs(const cs_topo *t, int src, int dst, int32_t *parent, int32_t *que
     return dst < 0;   /* dst < 0: full sweep wanted, report success */
 }
 
+/* An empty route cache with BFS scratch for n_nodes nodes, or NULL. */
+static struct cs_route_cache *cache_new(int n_nodes)
+{
+    struct cs_route_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->scratch = malloc(((size_t)n_nodes + 1) * sizeof *c->scratch);
+    c->queue = malloc(((size_t)n_nodes + 1) * sizeof *c->queue);
+    if (!c->scratch || !c->queue) {
+        cache_free(c);
+        return NULL;
+    }
+    return c;
+}
+
 int cs_topo_finish(cs_topo *t, cs_err *err)
 {
     int i, *deg;
@@ -273,12 +294,7 @@ int cs_topo_finish(cs_topo *t, cs_err *err)
     free(deg);
 
     cache_free(t->cache);
-    t->cache = c = calloc(1, sizeof *c);
-    if (!c)
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    c->scratch = malloc(((size_t)t->n_nodes + 1) * sizeof *c->scratch);
-    c->queue = malloc(((size_t)t->n_nodes + 1) * sizeof *c->queue);
-    if (!c->scratch || !c->queue)
+    if (!(t->cache = c = cache_new(t->n_nodes)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
 
     /* Every rank must reach every other: one BFS from rank 0 on a symmetric graph. */
@@ -378,7 +394,9 @@ int cs_topo_route(const cs_topo *t, int src, int dst, const int32_t **dlinks, cs
         int32_t *buf = malloc((size_t)max * sizeof *buf);
         if (!buf)
             return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        pthread_mutex_lock(&route_fn_lock);
         n = t->route_fn(t, src, dst, buf, max, err);
+        pthread_mutex_unlock(&route_fn_lock);
         rc = n < 0 ? n : cache_put(c, key, buf, n);
         free(buf);
     } else {
@@ -399,6 +417,42 @@ int cs_topo_route(const cs_topo *t, int src, int dst, const int32_t **dlinks, cs
     e = cache_get(c, key);
     *dlinks = e->dl;
     return n;
+}
+
+int cs_topo_view_new(const cs_topo *t, cs_topo **out, cs_err *err)
+{
+    cs_topo *v;
+    if (!t->cache)
+        return cs_err_set(err, CS_ESTATE, NULL, "topology used before cs_topo_finish");
+    if (!(v = calloc(1, sizeof *v)) || !(v->cache = cache_new(t->n_nodes)) ||
+        !(v->links = malloc(((size_t)t->n_links + 1) * sizeof *v->links))) {
+        if (v)
+            cache_free(v->cache);
+        free(v);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    cs_topo_view_sync(v, t);
+    *out = v;
+    return 0;
+}
+
+void cs_topo_view_sync(cs_topo *v, const cs_topo *t)
+{
+    struct cs_route_cache *c = v->cache;
+    cs_link *l = v->links;
+    *v = *t;
+    v->cache = c;
+    v->links = l;
+    memcpy(l, t->links, (size_t)t->n_links * sizeof *l);
+}
+
+void cs_topo_view_free(cs_topo *v)
+{
+    if (!v)
+        return;
+    cache_free(v->cache);
+    free(v->links);
+    free(v);
 }
 
 double cs_topo_route_lat_us(const cs_topo *t, const int32_t *dlinks, int n)

@@ -106,6 +106,18 @@ int cs_topo_finish(cs_topo *t, cs_err *err);
  * Returns the number of dlinks, or a negative code (unreachable) with err filled. */
 int cs_topo_route(const cs_topo *t, int src, int dst, const int32_t **dlinks, cs_err *err);
 
+/* A view of t for another thread (sim/pool.h): it shares t's nodes, ranks, routes,
+ * adjacency and kind data, and has its own copy of the links (their figures) and its own
+ * route cache, so that threads can simulate on t at once, each with the figures it was
+ * last synced with (nothing may change t's structure meanwhile; a kind's route_fn runs
+ * under a lock, topo.c; routes depend on the structure only). cs_topo_view_sync copies the
+ * figures (model, alpha-beta figures, reduce_GBps, every link's) of t, or of another view
+ * of it, into the view. Its routes are valid until it is freed: cs_topo_view_free (never
+ * cs_topo_free), before t is freed. */
+int cs_topo_view_new(const cs_topo *t, cs_topo **out, cs_err *err);
+void cs_topo_view_sync(cs_topo *v, const cs_topo *t);
+void cs_topo_view_free(cs_topo *v);
+
 /* Route latency (sum of link latencies, us) and bottleneck bandwidth (min, GB/s). */
 double cs_topo_route_lat_us(const cs_topo *t, const int32_t *dlinks, int n);
 double cs_topo_route_bw_GBps(const cs_topo *t, const int32_t *dlinks, int n);

@@ -20,6 +20,18 @@ cmp -s "$work/a" "$work/b"; check determinism $? "two runs differ"
 "$collsim" run allgather -b 1K -e 1M --format json >"$work/b" 2>&1
 cmp -s "$work/a" "$work/b"; check determinism-json $? "two runs differ"
 
+# calibrate and validate print the same bytes on 1 and 3 threads (and COLLSIM_THREADS).
+pair="$tests/data/real/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log"
+for n in 1 3; do
+    "$collsim" calibrate "$pair" --topo "$tests/../calibration/rtx2080ti-pair.json" \
+        --output "$work/fit$n.json" --threads $n | sed '/^# wrote /d' >"$work/cal$n"
+    COLLSIM_THREADS=$n "$collsim" validate "$tests/data/real/nccl-h100-2n16-allreduce-ib-256M-8G.log" \
+        --topo dgx-h100-x2 >"$work/val$n" 2>&1
+done
+cmp -s "$work/fit1.json" "$work/fit3.json" && cmp -s "$work/cal1" "$work/cal3"
+check threads-calibrate $? "1 and 3 threads differ"
+cmp -s "$work/val1" "$work/val3"; check threads-validate $? "1 and 3 threads differ"
+
 # The default run: allreduce 8 B .. 128 MiB on the default preset, 25 rows, no wrong data.
 "$collsim" >"$work/default" 2>&1; check default-rc $? "collsim exited non-zero"
 rows=$(grep -vc '^#' "$work/default"); [ "$rows" -eq 25 ]; check default-rows $? "$rows rows, want 25"

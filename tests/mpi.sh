@@ -125,6 +125,18 @@ cmp -s "$work/fit1.json" "$work/fit2.json"; check calibrate-same-fit $? "fitted 
 sed '/^# wrote /d' "$work/c1" >"$work/c1s"
 sed '/^# wrote /d' "$work/c2" >"$work/c2s"
 cmp -s "$work/c1s" "$work/c2s"; check calibrate-same-report $? "$(diff "$work/c1s" "$work/c2s" | head -5)"
+# threads inside each process (--threads 2 on each rank; the one process above ran
+# collsim's default): the same fit and report again
+# shellcheck disable=SC2086
+$np2 "$collsim" calibrate "$real/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log" \
+    "$real/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log" --topo "$tests/../calibration/rtx2080ti-pair.json" \
+    --threads 2 --output "$work/fit3.json" >"$work/c3" 2>&1
+check calibrate-two-threads $? "$(tail -3 "$work/c3")"
+cmp -s "$work/fit1.json" "$work/fit3.json"; check calibrate-threads-same-fit $? "fitted topologies differ"
+sed '/^# wrote /d' "$work/c3" >"$work/c3s"
+cmp -s "$work/c1s" "$work/c3s"; check calibrate-threads-same-report $? "$(diff "$work/c1s" "$work/c3s" | head -5)"
+same validate-threads validate "$real/nccl-h100-2n16-allreduce-ib-256M-8G.log" --topo dgx-h100-x2 \
+    --threads 2
 
 # A failing item on rank 1: the largest size goes first to rank 1 (largest cost first);
 # the run stops at once with exit 1 and the item's message, said once, nothing on stdout.

@@ -149,8 +149,10 @@ static void a3mega_rows(cs_topo **t, cs_nccl_params *np, cs_lset *ls)
     lo.max_bytes = 1u << 20;
     CU_ASSERT_EQUAL_FATAL(cs_topo_open(A3MEGA, t, &err), 0);
     CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(A3MEGA, NULL, 1, np, &on, &err), 0);
-    /* the start file runs TCPXO's Simple and LL128 only; these tests want all three protocols */
+    /* the start file runs Simple only, as the run's TCPXO plugin set NCCL; these tests
+     * want all three protocols */
     np->proto[CS_PROTO_LL].enabled = 1;
+    np->proto[CS_PROTO_LL128].enabled = 1;
     CU_ASSERT_EQUAL_FATAL(cs_lset_load(ls, paths, 1, &lo, *t, &err), 0);
     CU_ASSERT_EQUAL(ls->n_rows, 18);
 }

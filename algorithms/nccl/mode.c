@@ -275,26 +275,13 @@ static int tree_period(const cs_coll_req *req)
     return g > 0 && g < C && C % g == 0 ? g : C;
 }
 
-/* Simulate s on t with every link's bandwidth times scale, then restore them. The
- * topology is borrowed read-only by contract; its figures are put back before returning,
- * and the engine copies capacities when a simulation starts. */
+/* Simulate s on t with every link's bandwidth times scale (cs_sim_once_scaled: the
+ * network model scales the capacities it copies, the topology stays untouched, so that
+ * threads can share it). */
 static int sim_scaled(const cs_topo *t, double scale, const cs_sched *s,
                       const cs_sim_opts *so, cs_time *t_ps, int *wrong, cs_err *err)
 {
-    cs_link *links = (cs_link *)(uintptr_t)t->links;
-    double *saved = malloc((size_t)t->n_links * sizeof *saved);
-    int i, rc;
-    if (!saved)
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    for (i = 0; i < t->n_links; i++) {
-        saved[i] = links[i].bw_GBps;
-        links[i].bw_GBps *= scale;
-    }
-    rc = cs_sim_once(t, s, NULL, so, t_ps, wrong, err);
-    for (i = 0; i < t->n_links; i++)
-        links[i].bw_GBps = saved[i];
-    free(saved);
-    return rc;
+    return cs_sim_once_scaled(t, s, NULL, so, scale, t_ps, wrong, err);
 }
 
 /* A ring whose whole schedule is too large to run again for the data check: more than
