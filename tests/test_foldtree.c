@@ -19,11 +19,12 @@
 
 #define A3MEGA CS_TEST_DATA "/../../calibration/a3mega-2node.json"
 
-/* Fold the tree of req as mode.c does after merging twin channels (16 -> 8 channels, half
- * the bytes, half of every link's bandwidth): fills *t_ps and *work, returns the fold's
- * answer; *full_xfers gets the transfers of the unfolded 8-channel schedule. */
+/* Fold the tree of req as mode.c does: after merging twin channels (16 -> 8 channels, half
+ * the bytes, half of every link's bandwidth) where no proxy costs time, all 16 channels
+ * where one does (merge 0): fills *t_ps and *work, returns the fold's answer; *full_xfers
+ * gets the transfers of the unfolded schedule. */
 static int fold_direct(const cs_topo *t, const cs_nccl_params *np, uint64_t bytes, cs_proto pr,
-                       cs_time *t_ps, cs_sim_counters *work, uint32_t *full_xfers)
+                       int merge, cs_time *t_ps, cs_sim_counters *work, uint32_t *full_xfers)
 {
     cs_coll_req req, built;
     cs_nccl_pick pick;
@@ -40,11 +41,13 @@ static int fold_direct(const cs_topo *t, const cs_nccl_params *np, uint64_t byte
     CU_ASSERT_EQUAL_FATAL(cs_nccl_build(&req, np, &pick, &s, &costs, &built, &err), 0);
     cs_sched_fini(&s);
     CU_ASSERT_EQUAL(built.channels, 16);
-    built.channels = 8;
-    built.bytes = bytes / 2;
+    if (merge) {
+        built.channels = 8;
+        built.bytes = bytes / 2;
+    }
     CU_ASSERT_EQUAL_FATAL(cs_algo_build(pick.algo, &built, &s, &err), 0);
     *full_xfers = s.n_xfers;
-    rc = cs_nccl_fold_tree(&built, t, &s, &costs, 0.5, t_ps, work, &err);
+    rc = cs_nccl_fold_tree(&built, t, &s, &costs, merge ? 0.5 : 1.0, t_ps, work, &err);
     cs_sched_fini(&s);
     return rc;
 }
@@ -52,13 +55,14 @@ static int fold_direct(const cs_topo *t, const cs_nccl_params *np, uint64_t byte
 /* dgx-h100-x2 and the A3 Mega file (2 x 8 H100, 16 channels): every size from 64 MiB to
  * 1 GiB, three protocols, with the file's NET costs and without: NCCL mode with the fold
  * (the default) and without it (no_fold: each twin-merged channel simulated) give the same
- * time to the picosecond, and without NET costs, with every channel simulated
- * (all_channels), within 1e-9 as the twin merge does. (With a proxy time the twin merge
- * itself is not exact: a rank's proxy serves both twins in the full run, one in the merged
- * run; with LL and LL128's small pieces the proxy binds and all 16 channels take up to
- * twice as long. The tree fold keeps the merged run's proxies, so it equals it.) Directly: the fold answers (1), and its run sends 1/8 of the
- * transfers of the 8 channels: on 16 ranks a tree pair per channel moves each of k pieces
- * up and down 15 edges of 2 trees, 60 k per channel, 480 k in all, 60 k folded. */
+ * time to the picosecond, and against every channel simulated (all_channels): within 1e-9
+ * without NET costs, as the twin merge does, and to the picosecond with them, where NCCL
+ * mode merges no twins (a rank's proxy serves both twins in the full run: merged, LL at
+ * 64 MiB took 5,317 us against the full run's 10,436) and the fold keeps one channel of
+ * each rotation class in each block of 8 (channels 0 and 8). Directly: the fold answers
+ * (1), and its run sends 1/8 of the transfers: on 16 ranks a tree pair per channel moves
+ * each of k pieces up and down 15 edges of 2 trees, 60 k per channel, 480 k for the 8
+ * merged channels (60 k folded), 960 k for 16 (120 k folded). */
 static void t_fold_equals_full(void)
 {
     static const char *const specs[] = {"dgx-h100-x2", A3MEGA};
@@ -104,15 +108,17 @@ static void t_fold_equals_full(void)
                     CU_ASSERT(fold.time_us == twin.time_us);
                     if (!net)
                         CS_ASSERT_REL(fold.time_us, full.time_us, 1e-9);
-                    rc = fold_direct(t, &np, 1ull << e, (cs_proto)pr, &t_ps, &work, &xf);
+                    if (net)
+                        CU_ASSERT(fold.time_us == full.time_us);
+                    rc = fold_direct(t, &np, 1ull << e, (cs_proto)pr, !net, &t_ps, &work, &xf);
                     /* Where the proxy binds (LL, LL128 with NET costs) two messages
                      * may come to one shared proxy at one instant, and where their
                      * order decides a time the fold gives up; Simple's large pieces
                      * and runs without a proxy always fold. */
                     CU_ASSERT(rc == 1 || (net && pr != CS_PROTO_SIMPLE && rc == 0 &&
                                           work.proxy_order > 0));
-                    CU_ASSERT_EQUAL(xf, 480u * (uint32_t)fold.chunks);
-                    CU_ASSERT_EQUAL(work.transfers, 60u * (uint64_t)fold.chunks);
+                    CU_ASSERT_EQUAL(xf, (net ? 960u : 480u) * (uint32_t)fold.chunks);
+                    CU_ASSERT_EQUAL(work.transfers, (net ? 120u : 60u) * (uint64_t)fold.chunks);
                     if (rc == 1) {
                         CU_ASSERT(cs_time_to_us(t_ps) == twin.time_us);
                         CU_ASSERT_EQUAL(work.proxy_order, 0);
@@ -177,7 +183,7 @@ static void t_fold_by_two(void)
         np.no_fold = 0;
         CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, tree, &np, 0, &fold, &err), 0);
         CU_ASSERT(fold.time_us == twin.time_us);
-        on = fold_direct(t, &np, 256u << 20, (cs_proto)pr, &t_ps, &work, &xf);
+        on = fold_direct(t, &np, 256u << 20, (cs_proto)pr, 1, &t_ps, &work, &xf);
         /* LL's small pieces make the shared proxy bind: it may give up (above). */
         CU_ASSERT(on == 1 || (pr == CS_PROTO_LL && on == 0 && work.proxy_order > 0));
         if (on == 0)
@@ -205,7 +211,7 @@ static void t_fold_refuses(void)
     uint32_t xf;
     int on;
     CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(spec, NULL, 0, &np, &on, &err), 0);
-    CU_ASSERT_EQUAL(fold_direct(t, &np, 256u << 20, CS_PROTO_SIMPLE, &t_ps, &work, &xf), 0);
+    CU_ASSERT_EQUAL(fold_direct(t, &np, 256u << 20, CS_PROTO_SIMPLE, 1, &t_ps, &work, &xf), 0);
     cs_topo_free(t);
     unlink(spec);
     CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x2", &t, &err), 0);

@@ -28,11 +28,17 @@
  * where it decided a time (cs_sim_counters.proxy_order) the fold gives up (simulate in
  * full).
  *
+ * More channels than GPUs (C = b g, where NCCL mode merges no twin channels because a
+ * proxy costs time, mode.c): channels j and g + j start their chains at the same local
+ * rank, so the rotation acts inside each block of g channels (b g + j -> b g + (j + r) mod
+ * g) and one channel of each class in each block is kept (b r of C). The proxy of a rank
+ * class then serves what one rank serves over all C channels, twins included.
+ *
  * Checked, not assumed: the schedule is mapped onto itself by the rotation (every
  * transfer has a rotated twin with the same bytes, pipe position, channel + r and
  * rotated dependencies), and the rotation of every route is a route (above). Not folded:
  * a receiver's reducer (reduce_GBps: per rank, like the proxy, not merged here), channel
- * counts other than g, sizes whose tree parts differ (the data check needs the whole
+ * counts that are not a multiple of g, sizes whose tree parts differ (the data check needs the whole
  * schedule and is never run folded). Cost: the whole schedule is built and checked (linear
  * in its transfers), r/g of it simulated. */
 #include "algorithms/nccl/fold.h"
@@ -136,14 +142,16 @@ static int tf_index(tf_map *m)
     return 0;
 }
 
-/* Is the schedule mapped onto itself by rotating ranks by r and channels by r? Fills img. */
+/* Is the schedule mapped onto itself by rotating ranks by r and channels by r within each
+ * block of g channels (channel b g + j -> b g + (j + r) mod g: channels j and g + j start
+ * their chains at the same local rank)? Fills img. */
 static int sched_rotates(tf_map *m, int r)
 {
     const cs_sched *s = m->s;
     uint32_t i, n = s->n_xfers, k, j;
     for (i = 0; i < n; i++) {
         const cs_xfer *x = &s->xfers[i];
-        int c2 = (x->channel + r) % m->C;
+        int c2 = x->channel - x->channel % m->g + (x->channel % m->g + r) % m->g;
         uint32_t lo = first_chunk(s, i) + (uint32_t)(c2 - x->channel) * m->per_ch;
         uint32_t y = tf_find(m, rot(m, x->src, r), rot(m, x->dst, r), x->op, lo);
         const cs_xfer *z;
@@ -316,9 +324,9 @@ out:
     return rc;
 }
 
-/* The kept channels' transfers (channels 0 .. r-1, one of each class), in schedule order,
- * with every chunk. 0, 1 where one depends on another channel's (not folded), or a
- * negative code; q is live only on 0. */
+/* The kept channels' transfers (b g + 0 .. r-1: one of each class in each block), in
+ * schedule order, with every chunk. 0, 1 where one depends on another channel's (not
+ * folded), or a negative code; q is live only on 0. */
 static int quotient_sched(const tf_map *m, cs_sched *q, cs_err *err)
 {
     const cs_sched *s = m->s;
@@ -341,7 +349,7 @@ static int quotient_sched(const tf_map *m, cs_sched *q, cs_err *err)
         const uint32_t *d = cs_sched_deps(s, i);
         int64_t j;
         id[i] = UINT32_MAX;
-        if (x->channel >= m->r)
+        if (x->channel % m->g >= m->r)
             continue;
         if (x->n_deps > 16) {
             rc = 1;
@@ -387,7 +395,7 @@ int cs_nccl_fold_tree(const cs_coll_req *req, const cs_topo *topo, const cs_sche
     m.C = req->channels;
     if (!topo || topo->model != CS_MODEL_FLUID || topo->reduce_GBps > 0 || s->stream ||
         s->n_aux || s->one_rank || s->n_ranks != m.p || m.p > topo->n_ranks ||
-        (m.g = cs_node_size(req)) < 2 || m.C != m.g || s->n_chunks % (uint32_t)m.C ||
+        (m.g = cs_node_size(req)) < 2 || m.C % m.g || s->n_chunks % (uint32_t)m.C ||
         s->n_xfers == 0)
         return 0;
     m.per_ch = s->n_chunks / (uint32_t)m.C;

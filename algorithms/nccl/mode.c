@@ -294,6 +294,19 @@ static int fold_too_big(const cs_coll_req *req)
     return steps * req->n_ranks * req->channels * req->chunks > FOLD_CHECK_MAX_XFERS;
 }
 
+/* A proxy time per message on some transport: each rank's proxy thread serves all its
+ * connections in arrival order, so twin channels queue behind each other there and stop
+ * being twins (the first served goes on earlier). Merging them would charge the proxy
+ * half the messages: no twin merge where a proxy costs time. */
+static int proxied(const cs_sim_costs *c)
+{
+    int k;
+    for (k = 0; k < CS_TR_COUNT; k++)
+        if (c->tr[k].msg_us > 0)
+            return 1;
+    return 0;
+}
+
 /* One candidate: build, run, return the time. */
 static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
                    const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
@@ -310,8 +323,8 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     if ((rc = prepare(base, ops, np, pr, &req, &costs, &used, NULL)) < 0)
         return rc;
     channels = req.channels;
-    if (!np->all_channels && channels > 2 && topo->model == CS_MODEL_FLUID &&
-        req.n_ranks > 1 && per_channel(ops, &req) &&
+    if (!np->all_channels && !proxied(&costs) && channels > 2 &&
+        topo->model == CS_MODEL_FLUID && req.n_ranks > 1 && per_channel(ops, &req) &&
         (m = ring ? twin_period(&req) : tree_period(&req)) < channels) {
         for (c = 0; c < m; c++)
             rep_bytes += cs_split(base->bytes, (uint64_t)channels, (uint64_t)c);
