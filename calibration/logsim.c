@@ -377,21 +377,11 @@ void cs__lrow_choose(cs_lrow *r, const cs_algo *const *c_algo, const cs_proto *c
 int cs__lrow_pinned_direct(cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
                            cs_err *err)
 {
-    cs_nccl_params one = *np;
-    cs_coll_req req;
-    cs_nccl_pick pick;
-    int rc;
-    cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-    req.root = r->root;
-    req.elt_bytes = r->elt_bytes;
-    req.topo = t;
-    one.force_proto = (int)r->proto;
-    if ((rc = cs_nccl_simulate(&req, t, r->algo_ops, &one, 0, &pick, err)) < 0) {
-        cs_err_prefix(err, r->log);
-        return rc;
-    }
-    r->simulated_us = pick.time_us;
-    return 0;
+    int rc = cs_lrow_simulate(r, t, np, r->algo_ops, r->proto, &r->simulated_us, err);
+    if (rc == CS_EUNSUPP)     /* it ran when it was chosen: a figure changed what runs */
+        return cs_err_set(err, CS_ESTATE, r->log, "pinned candidate %s/%s no longer runs",
+                          r->algo_ops->name, cs_proto_name(r->proto));
+    return rc;
 }
 
 int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
