@@ -310,6 +310,66 @@ static void t_shared_proxy(void)
     cs_topo_free(t);
 }
 
+/* NVLS across 2 DGX H100 nodes (nvls.c: shard h reduced in each node's switch, handed to
+ * GPU h, exchanged between the GPUs h of both nodes, multicast back): rotating the GPUs of
+ * every node by one maps shard h onto shard h + 1, the switches onto themselves. NCCL mode
+ * with the fold and without it (no_fold) give the same time to the picosecond, 1 MiB to
+ * 1 GiB, with and without NET costs. Directly: per (shard, piece) 16 sends up, 2 sums down
+ * to GPU h, 2 reduces between the nodes, 2 uploads and 14 multicast copies, 36 transfers:
+ * 36 x 8 K for K pieces of each of the 8 shards, 36 K folded (one shard). */
+static void t_fold_nvls(void)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    cs_nccl_params np;
+    const cs_algo *nvls;
+    int on, net, e, n_fold = 0;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x2", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x2", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("nvls", CS_COLL_ALLREDUCE, &nvls, NULL), 0);
+    np.force_proto = CS_PROTO_SIMPLE;
+    for (net = 0; net < 2; net++) {
+        np.tr[CS_TR_NET].lat_us = net ? 40 : 0;
+        np.tr[CS_TR_NET].msg_us = net ? 40 : 0;
+        np.tr[CS_TR_NET].msg_bytes = net ? 2097152 : 0;
+        for (e = 20; e <= 30; e += 2) {
+            cs_coll_req req, built;
+            cs_nccl_pick full, fold, pick;
+            cs_sched s;
+            cs_sim_costs costs;
+            cs_sim_counters work;
+            cs_time t_ps = 0;
+            uint32_t K;
+            int rc;
+            cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 1ull << e);
+            req.topo = t;
+            np.no_fold = 1;
+            CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, nvls, &np, 0, &full, &err), 0);
+            np.no_fold = 0;
+            CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, nvls, &np, 0, &fold, &err), 0);
+            CU_ASSERT(fold.time_us == full.time_us);
+            memset(&pick, 0, sizeof pick);
+            pick.algo = nvls;
+            pick.proto = CS_PROTO_SIMPLE;
+            CU_ASSERT_EQUAL_FATAL(cs_nccl_build(&req, &np, &pick, &s, &costs, &built, &err), 0);
+            K = s.n_chunks / 8;
+            CU_ASSERT_EQUAL(s.n_chunks, 8 * K);
+            CU_ASSERT_EQUAL(s.n_xfers, 36 * 8 * K);
+            memset(&work, 0, sizeof work);
+            rc = cs_nccl_fold_tree(&built, t, &s, &costs, 1.0, &t_ps, &work, &err);
+            CU_ASSERT(rc == 1 || (net && rc == 0 && work.proxy_order > 0));
+            CU_ASSERT_EQUAL(work.transfers, 36u * K);
+            if (rc == 1) {
+                CU_ASSERT(cs_time_to_us(t_ps) == full.time_us);
+                n_fold++;
+            }
+            cs_sched_fini(&s);
+        }
+    }
+    CU_ASSERT(n_fold >= 6);
+    cs_topo_free(t);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case tc[] = {
@@ -317,6 +377,7 @@ int cs_test_register(void)
         {"a rotation by two GPUs folds 4 to 1", t_fold_by_two},
         {"nothing folds without the symmetry", t_fold_refuses},
         {"shared proxies and the order of an instant", t_shared_proxy},
+        {"NVLS across nodes: one shard of eight, the same time", t_fold_nvls},
         {NULL, NULL}};
     return cs_test_add_suite("foldtree", tc) ? -1 : 0;
 }

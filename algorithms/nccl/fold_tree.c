@@ -1,5 +1,12 @@
-/* fold_tree.c: NCCL's trees across nodes, one channel of each rotation class simulated
- * (algorithms layer).
+/* fold_tree.c: NCCL's trees and NVLS across nodes, one channel (NVLS: one shard) of each
+ * rotation class simulated (algorithms layer).
+ *
+ * NVLS (nvls.c) cuts the buffer into g shards, shard h reduced in each node's switch for
+ * GPU h, exchanged between the GPUs h of the nodes and multicast back: rotating every
+ * node's GPUs by r maps shard h onto shard h + r and each switch (an auxiliary endpoint of
+ * the schedule) onto itself. The same checks and quotient apply with a shard's block of
+ * chunks as its "channel" (the transfers' channel field, which keys NET connections, is 0
+ * for all and stays so) and the switches kept as they are.
  *
  * double_binary_tree.c gives channel c a chain inside every node from local rank c mod g
  * (tree 0; tree 1 from c + g/2), with the same trees over the node heads for every
@@ -52,12 +59,15 @@ typedef struct tf_map {
     const cs_topo *t;
     const cs_sched *s;
     int p, g, C, r, n;       /* ranks, ranks a node, channels, rotation, n = g / r */
+    int P;                   /* group ranks: p ranks and the schedule's auxiliary endpoints */
+    int aux;                 /* 1: NVLS (auxiliary switches; a "channel" is a shard's block
+                                of chunks, every transfer's channel field 0); 0: trees */
     uint32_t per_ch;         /* chunks of each channel (channel c's: [c per_ch, +per_ch)) */
     int32_t *sig;            /* per dlink: its rotation, -1 where no route uses it */
     int32_t *inv;            /* per dlink: what rotates onto it, -1 none */
     int32_t *rep;            /* per dlink: its class representative (rotation class) */
     int *stab;               /* per dlink: rotations of the n that fix it */
-    uint8_t *pair;           /* p x p: 1 where a transfer goes src -> dst */
+    uint8_t *pair;           /* P x P: 1 where a transfer goes src -> dst */
     uint32_t *htab;          /* transfer ids by slot (tf_slot), UINT32_MAX free */
     uint32_t *img;           /* per transfer: its rotated twin */
 } tf_map;
@@ -73,10 +83,16 @@ static void tf_fini(tf_map *m)
     free(m->img);
 }
 
-/* Rank q rotated by r inside its node. */
+/* Rank q rotated by r inside its node; an auxiliary endpoint (a node's switch) stays. */
 static int rot(const tf_map *m, int q, int r)
 {
-    return q - q % m->g + (q % m->g + r) % m->g;
+    return q >= m->p ? q : q - q % m->g + (q % m->g + r) % m->g;
+}
+
+/* Topology node of group rank q. */
+static int node_of(const tf_map *m, int q)
+{
+    return q < m->p ? m->t->ranks[q] : m->s->aux_node[q - m->p];
 }
 
 static uint32_t first_chunk(const cs_sched *s, uint32_t i)
@@ -89,11 +105,13 @@ static uint32_t first_chunk(const cs_sched *s, uint32_t i)
 
 /* A transfer's slot: its first chunk, and its sender for a reduce (a tree rank reduces
  * each piece into its one parent), its receiver for a copy (it gets each piece from its
- * one parent). */
+ * one parent), and whether the other end is an auxiliary endpoint (NVLS: a GPU reduces a
+ * piece into its switch and into the other node's GPU). */
 static size_t tf_slot(const tf_map *m, int src, int dst, int op, uint32_t lo)
 {
-    return ((size_t)lo * (size_t)m->p + (size_t)(op == CS_OP_REDUCE ? src : dst)) * 2 +
-           (op == CS_OP_REDUCE);
+    int red = op == CS_OP_REDUCE;
+    return (((size_t)lo * (size_t)m->P + (size_t)(red ? src : dst)) * 2 + (size_t)red) * 2 +
+           ((red ? dst : src) >= m->p);
 }
 
 /* The transfer (src, dst, op, first chunk lo), UINT32_MAX if none. */
@@ -114,12 +132,12 @@ static int tf_index(tf_map *m)
 {
     const cs_sched *s = m->s;
     uint32_t i, n = s->n_xfers;
-    size_t slots = (size_t)s->n_chunks * (size_t)m->p * 2;
+    size_t slots = (size_t)s->n_chunks * (size_t)m->P * 4;
     if (slots > TF_INDEX_MAX)
         return 1;
     m->htab = malloc(slots * sizeof *m->htab);
     m->img = malloc(((size_t)n + 1) * sizeof *m->img);
-    m->pair = calloc((size_t)m->p * (size_t)m->p, 1);
+    m->pair = calloc((size_t)m->P * (size_t)m->P, 1);
     if (!m->htab || !m->img || !m->pair)
         return CS_ENOMEM;
     memset(m->htab, 0xff, slots * sizeof *m->htab);
@@ -127,17 +145,18 @@ static int tf_index(tf_map *m)
         const cs_xfer *x = &s->xfers[i];
         uint32_t lo;
         size_t k;
-        if (x->op == CS_OP_COMPUTE || x->n_chunks < 1 || x->src >= m->p || x->dst >= m->p ||
-            x->channel >= m->C)
+        if (x->op == CS_OP_COMPUTE || x->n_chunks < 1 || x->src >= m->P || x->dst >= m->P ||
+            (!m->aux && x->channel >= m->C) || (m->aux && x->channel != 0))
             return 1;
         lo = first_chunk(s, i);
-        if (lo / m->per_ch != x->channel || (lo + x->n_chunks - 1) / m->per_ch != x->channel)
+        if ((!m->aux && lo / m->per_ch != x->channel) ||
+            (lo + x->n_chunks - 1) / m->per_ch != lo / m->per_ch)
             return 1;
         k = tf_slot(m, x->src, x->dst, x->op, lo);
         if (m->htab[k] != UINT32_MAX)
             return 1;
         m->htab[k] = i;
-        m->pair[(size_t)x->src * m->p + x->dst] = 1;
+        m->pair[(size_t)x->src * m->P + x->dst] = 1;
     }
     return 0;
 }
@@ -151,14 +170,16 @@ static int sched_rotates(tf_map *m, int r)
     uint32_t i, n = s->n_xfers, k, j;
     for (i = 0; i < n; i++) {
         const cs_xfer *x = &s->xfers[i];
-        int c2 = x->channel - x->channel % m->g + (x->channel % m->g + r) % m->g;
-        uint32_t lo = first_chunk(s, i) + (uint32_t)(c2 - x->channel) * m->per_ch;
+        int cb = (int)(first_chunk(s, i) / m->per_ch);
+        int c2 = cb - cb % m->g + (cb % m->g + r) % m->g;
+        uint32_t lo = first_chunk(s, i) + (uint32_t)(c2 - cb) * m->per_ch;
         uint32_t y = tf_find(m, rot(m, x->src, r), rot(m, x->dst, r), x->op, lo);
         const cs_xfer *z;
         if (y == UINT32_MAX)
             return 0;
         z = &s->xfers[y];
-        if (z->channel != c2 || z->bytes != x->bytes || z->n_chunks != x->n_chunks ||
+        if (z->channel != (m->aux ? x->channel : c2) || z->bytes != x->bytes ||
+            z->n_chunks != x->n_chunks ||
             z->pipe != x->pipe || z->n_deps != x->n_deps)
             return 0;
         m->img[i] = y;
@@ -186,15 +207,15 @@ static int fabric_rotates(tf_map *m, int r, cs_err *err)
     int a, b, i, L2 = 2 * t->n_links;
     for (i = 0; i < L2; i++)
         m->sig[i] = m->inv[i] = -1;
-    for (a = 0; a < m->p; a++)
-        for (b = 0; b < m->p; b++) {
+    for (a = 0; a < m->P; a++)
+        for (b = 0; b < m->P; b++) {
             const int32_t *ra, *rb;
             int na, nb;
-            if (!m->pair[(size_t)a * m->p + b])
+            if (!m->pair[(size_t)a * m->P + b])
                 continue;
-            if ((na = cs_topo_route(t, t->ranks[a], t->ranks[b], &ra, err)) < 0)
+            if ((na = cs_topo_route(t, node_of(m, a), node_of(m, b), &ra, err)) < 0)
                 return na;
-            if ((nb = cs_topo_route(t, t->ranks[rot(m, a, r)], t->ranks[rot(m, b, r)], &rb,
+            if ((nb = cs_topo_route(t, node_of(m, rot(m, a, r)), node_of(m, rot(m, b, r)), &rb,
                                     err)) < 0)
                 return nb;
             if (na != nb)
@@ -244,14 +265,14 @@ static int quotient_topo(const tf_map *m, const cs_sched *q, double scale, cs_to
 {
     const cs_topo *t = m->t;
     cs_topo *f = NULL;
-    uint8_t *used = calloc((size_t)m->p * (size_t)m->p, 1);
+    uint8_t *used = calloc((size_t)m->P * (size_t)m->P, 1);
     int i, a, b, rc = CS_ENOMEM, n_pairs = 0;
     uint32_t x;
     if (!used || cs_topo_new(&f) < 0)
         goto out;
     f->model = CS_MODEL_FLUID;
     for (x = 0; x < q->n_xfers; x++) {
-        int k = q->xfers[x].src * m->p + q->xfers[x].dst;
+        int k = q->xfers[x].src * m->P + q->xfers[x].dst;
         n_pairs += !used[k];
         used[k] = 1;
     }
@@ -277,14 +298,14 @@ static int quotient_topo(const tf_map *m, const cs_sched *q, double scale, cs_to
         goto out;
     memcpy(f->ranks, t->ranks, (size_t)m->p * sizeof *f->ranks);
     f->n_ranks = m->p;
-    for (a = 0; a < m->p; a++)
-        for (b = 0; b < m->p; b++) {
+    for (a = 0; a < m->P; a++)
+        for (b = 0; b < m->P; b++) {
             const int32_t *dl;
             cs_route *rt;
             int n, j, h;
-            if (!used[a * m->p + b])
+            if (!used[a * m->P + b])
                 continue;
-            if ((n = cs_topo_route(t, t->ranks[a], t->ranks[b], &dl, err)) < 0) {
+            if ((n = cs_topo_route(t, node_of(m, a), node_of(m, b), &dl, err)) < 0) {
                 rc = n;
                 goto out;
             }
@@ -292,8 +313,8 @@ static int quotient_topo(const tf_map *m, const cs_sched *q, double scale, cs_to
             if (!(rt->dlinks = malloc(((size_t)n + 1) * sizeof *rt->dlinks)))
                 goto out;
             f->n_routes++;
-            rt->src = t->ranks[a];
-            rt->dst = t->ranks[b];
+            rt->src = node_of(m, a);
+            rt->dst = node_of(m, b);
             rt->n_dlinks = n;
             for (j = 0; j < n; j++) {
                 rt->dlinks[j] = m->rep[dl[j]];
@@ -339,6 +360,11 @@ static int quotient_sched(const tf_map *m, cs_sched *q, cs_err *err)
         return cs_err_set(err, rc, NULL, "schedule of %d ranks", s->n_ranks);
     }
     q->algo = s->algo;
+    for (k = 0; k < (uint32_t)s->n_aux; k++)
+        if (cs_sched_add_aux(q, s->aux_node[k]) < 0) {
+            rc = CS_ENOMEM;
+            goto out;
+        }
     for (i = 0; i < s->n_chunks; i++)
         if (cs_sched_chunk(q, s->chunks[i].bytes, s->chunks[i].owner, s->chunks[i].dest) < 0) {
             rc = CS_ENOMEM;
@@ -349,7 +375,7 @@ static int quotient_sched(const tf_map *m, cs_sched *q, cs_err *err)
         const uint32_t *d = cs_sched_deps(s, i);
         int64_t j;
         id[i] = UINT32_MAX;
-        if (x->channel % m->g >= m->r)
+        if (first_chunk(s, i) / m->per_ch % (uint32_t)m->g >= (uint32_t)m->r)
             continue;
         if (x->n_deps > 16) {
             rc = 1;
@@ -392,11 +418,13 @@ int cs_nccl_fold_tree(const cs_coll_req *req, const cs_topo *topo, const cs_sche
     m.t = topo;
     m.s = s;
     m.p = req->n_ranks;
-    m.C = req->channels;
+    m.P = m.p + s->n_aux;
+    m.aux = s->n_aux > 0;
+    m.g = cs_node_size(req);
+    m.C = m.aux ? m.g : req->channels;
     if (!topo || topo->model != CS_MODEL_FLUID || topo->reduce_GBps > 0 || s->stream ||
-        s->n_aux || s->one_rank || s->n_ranks != m.p || m.p > topo->n_ranks ||
-        (m.g = cs_node_size(req)) < 2 || m.C % m.g || s->n_chunks % (uint32_t)m.C ||
-        s->n_xfers == 0)
+        s->one_rank || s->n_ranks != m.p || m.p > topo->n_ranks || m.g < 2 || m.C % m.g ||
+        s->n_chunks % (uint32_t)m.C || s->n_xfers == 0)
         return 0;
     m.per_ch = s->n_chunks / (uint32_t)m.C;
     m.sig = malloc(2 * ((size_t)topo->n_links + 1) * sizeof *m.sig);

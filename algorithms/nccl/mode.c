@@ -353,9 +353,11 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     } else {
         if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
             return rc;
-        /* Trees across nodes: one channel of each rotation class (fold_tree.c). */
+        /* Trees and NVLS across nodes: one channel (NVLS: shard) of each rotation class
+         * (fold_tree.c). */
         rc = 0;
-        if (!ring && per_channel(ops, &req) && !np->no_fold && !np->all_channels && !check)
+        if (!ring && (per_channel(ops, &req) || is_nvls(ops)) && !np->no_fold &&
+            !np->all_channels && !check)
             rc = cs_nccl_fold_tree(&req, topo, &s, &costs, (double)m / channels, &t_ps,
                                    NULL, err);
         if (rc == 0)
