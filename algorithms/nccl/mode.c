@@ -275,15 +275,6 @@ static int tree_period(const cs_coll_req *req)
     return g > 0 && g < C && C % g == 0 ? g : C;
 }
 
-/* Simulate s on t with every link's bandwidth times scale (cs_sim_once_scaled: the
- * network model scales the capacities it copies, the topology stays untouched, so that
- * threads can share it). */
-static int sim_scaled(const cs_topo *t, double scale, const cs_sched *s,
-                      const cs_sim_opts *so, cs_time *t_ps, int *wrong, cs_err *err)
-{
-    return cs_sim_once_scaled(t, s, NULL, so, scale, t_ps, wrong, err);
-}
-
 /* A ring whose whole schedule is too large to run again for the data check: more than
  * this many transfers (about 0.2 s of simulation). */
 #define FOLD_CHECK_MAX_XFERS 200000.0
@@ -360,10 +351,11 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
             !np->all_channels && !check)
             rc = cs_nccl_fold_tree(&req, topo, &s, &costs, (double)m / channels, &t_ps,
                                    NULL, err);
+        /* Twins merged: every link's bandwidth times m / C, scaled in the network model
+         * (the topology stays untouched, so threads can share it; x 1 is exact). */
         if (rc == 0)
-            rc = m < channels ? sim_scaled(topo, (double)m / channels, &s, &so, &t_ps, &wrong,
-                                           err)
-                              : cs_sim_once(topo, &s, NULL, &so, &t_ps, &wrong, err);
+            rc = cs_sim_once_scaled(topo, &s, NULL, &so, (double)m / channels, &t_ps, &wrong,
+                                    err);
         cs_sched_fini(&s);
         if (rc < 0)
             return rc;
