@@ -86,9 +86,14 @@ v 4090-uncal $R/nccl-rtx4090-1n8-allreduce-pcie-nop2p.log --topo pcie-rtx4090x8
 c 4090-fit-odd $R/nccl-rtx4090-1n8-allreduce-pcie-nop2p.log --sizes odd --topo pcie-rtx4090x8 --output $O/4090-odd.json
 v 4090-even $R/nccl-rtx4090-1n8-allreduce-pcie-nop2p.log --sizes even --topo $O/4090-odd.json
 row 7 "8x RTX 4090: odd sizes -> even sizes" 4090-fit-odd 4090-even
+#    One host of the kalavai logs (calibration/rtx4090-host.json: two PCIe switches of two
+#    GPUs, no P2P): the docker pair (ranks 0-1, one switch) -> its 4-GPU runs (docker, k8s).
+c 4090h-fit-2r $R/nccl-rtx4090-1n2-allreduce-pcie-docker.log --coll allreduce --topo calibration/rtx4090-host.json --output $O/4090h-2r.json
+v 4090h-4r-on-2r $R/nccl-rtx4090-1n4-allreduce-pcie-docker.log $R/nccl-rtx4090-1n4-allreduce-pcie-k8s.log --coll allreduce --topo $O/4090h-2r.json
+row 8 "RTX 4090 host: 2 ranks (docker pair, one switch) -> **4 ranks** (two switches; docker and k8s runs)" 4090h-fit-2r 4090h-4r-on-2r
 c 4090-fit-2r $R/nccl-rtx4090-1n2-allreduce-pcie-k8s.log --coll allreduce --topo pcie-rtx4090x8 --output $O/4090-2r.json
 v 4090-8r-on-2r $R/nccl-rtx4090-1n8-allreduce-pcie-nop2p.log --topo $O/4090-2r.json
-row 8 "RTX 4090: 2 ranks (k8s pair) -> **8 ranks** (the 8-GPU box)" 4090-fit-2r 4090-8r-on-2r
+row 8b "RTX 4090: 2 ranks (k8s pair) -> **8 ranks** (the 8-GPU box, another host)" 4090-fit-2r 4090-8r-on-2r
 
 # 5. 2x H100 (GCP A3 Mega: 8 x 200G TCPXO NICs, calibration/a3mega-2node.json): half of
 #    the sizes, 8 B - 8 GiB. The dgx-h100-x2 preset (400G NICs, NVLS) as a start, too.

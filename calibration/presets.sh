@@ -58,3 +58,5 @@ MAP
 # nccl-gh200-2n8-allreduce-slingshot-nocxihook. The two 2-GPU RTX 4090 logs ran on other
 # hosts than the 8-GPU box: presets pcie-rtx4090x2-2s (k8s pair, one GPU per socket; its
 # host path fitted on the k8s log) and pcie-rtx4090x2-1s (docker pair, one socket; held out).
+# The two 4-GPU RTX 4090 logs (nccl-rtx4090-1n4-*) have no preset: their host is a
+# calibration start (calibration/rtx4090-host.json), judged in ACCURACY.md section 1, row 8.

@@ -125,6 +125,11 @@ REAL(t_4090_docker, "nccl-rtx4090-1n2-allreduce-pcie-docker.log", AR, AR, 0, 29,
      957746, NULL)
 REAL(t_4090_k8s, "nccl-rtx4090-1n2-allreduce-pcie-k8s.log", AR, AR, 0, 29, 2, 1, 10.98,
      557166, NULL)
+/* the same host as the docker pair (bus ids 0x1a/0x1b) with two more GPUs, 0x3d/0x3e */
+REAL(t_4090_d4, "nccl-rtx4090-1n4-allreduce-pcie-docker.log", AR, AR, 0, 29, 4, 1, 18.90,
+     1246110, NULL)
+REAL(t_4090_k4, "nccl-rtx4090-1n4-allreduce-pcie-k8s.log", AR, AR, 0, 29, 4, 1, 20.46,
+     1242243, NULL)
 REAL(t_4090_1n8, "nccl-rtx4090-1n8-allreduce-pcie-nop2p.log", UNK, AR, 1, 25, 8, 1, 38.83,
      16253, "NVIDIA GeForce RTX 4090")
 REAL(t_5090, "nccl-rtx5090-1n8-allreduce-pcie5-p2p-patched.log", UNK, AR, 1, 25, 8, 1, 25.47,
@@ -441,6 +446,7 @@ int cs_test_register(void)
         {"h100_a3mega", t_h100_a3mega}, {"h100_ib", t_h100_ib}, {"h100_oci", t_h100_oci},
         {"h100_eks", t_h100_eks}, {"h100_p5", t_h100_p5}, {"2080_ar", t_2080_ar},
         {"2080_a2a", t_2080_a2a}, {"4090_docker", t_4090_docker}, {"4090_k8s", t_4090_k8s},
+        {"4090_d4", t_4090_d4}, {"4090_k4", t_4090_k4},
         {"4090_1n8", t_4090_1n8}, {"5090", t_5090}, {"6000d_ar", t_6000d_ar},
         {"6000d_a2a", t_6000d_a2a}, {"mi250x", t_mi250x}, {"mi300x", t_mi300x},
         {"mi300xvf", t_mi300xvf}, {"mi325x", t_mi325x}, {"mi350x", t_mi350x},
