@@ -101,7 +101,7 @@ static int depth(const dbt_tree *tr, int r)
 
 /* The transfers of the trees tr[0 .. n_tr) (tree i carries chunks i*k .. i*k+k-1). */
 static int build_trees(const cs_coll_req *req, cs_sched *s, const dbt_tree *tr, int n_tr,
-                       int *hgt, int *dep)
+                       int *hgt, int *dep, int per_channel)
 {
     int p = req->n_ranks, k = req->chunks, t, j, r, lvl, max_lvl = 0, rc = 0;
     int ordered = !cs__single_port(req);
@@ -124,6 +124,7 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, const dbt_tree *tr, 
     for (j = 0; j < k && rc >= 0; j++)
         for (t = 0; t < n_tr && rc >= 0; t++) {
             uint32_t chunk = (uint32_t)(t * k + j);
+            uint8_t ch = (uint8_t)(per_channel ? t : 0);
             /* Reduce: leaves first; a rank sends up once its children's pieces are in. */
             for (lvl = 0; lvl <= max_lvl && rc >= 0; lvl++)
                 for (r = 0; r < p && rc >= 0; r++) {
@@ -141,7 +142,7 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, const dbt_tree *tr, 
                                              (uint32_t)n, lvl);
                     if (id >= 0) {
                         s->xfers[id].pipe = (uint16_t)j;
-                        s->xfers[id].channel = (uint8_t)(t / 2);
+                        s->xfers[id].channel = ch;
                     }
                     rc = cs__ok(id);
                     red[t * p + r] = (uint32_t)id;
@@ -172,7 +173,7 @@ static int build_trees(const cs_coll_req *req, cs_sched *s, const dbt_tree *tr, 
                                                  (uint32_t)n, max_lvl + 1 + lvl);
                         if (id >= 0) {
                             s->xfers[id].pipe = (uint16_t)j;
-                            s->xfers[id].channel = (uint8_t)(t / 2);
+                            s->xfers[id].channel = ch;
                         }
                         rc = cs__ok(id);
                         bc[t * p + c] = (uint32_t)id;
@@ -220,7 +221,8 @@ static void make_node_tree(int g, int N, int c, int t, dbt_tree *tr)
     }
 }
 
-/* Trees per request: two, or on several nodes (NCCL mode's channels) two per channel. */
+/* Trees per request: two, or on several nodes two per pair of NCCL channels: req->channels
+ * counts the pairs (NCCL mode asks for C / 2 of them for C channels). */
 static int n_trees(const cs_coll_req *req, int *g)
 {
     *g = req->n_ranks > 1 ? cs_node_size(req) : 0;
@@ -246,7 +248,8 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     int *mem;
     dbt_tree *tr;
     (void)err;
-    /* Tree t carries part t of 2C: channel t/2's half t%2. */
+    /* Tree t carries part t of the 2P trees. On nodes it is NCCL's channel t: pair t mod P,
+     * tree t / P (connect.cc: channel c runs tree 0, channel c + P tree 1, both on chain c). */
     for (t = 0; t < nt; t++)
         for (j = 0; j < k; j++) {
             uint64_t part = cs_split(req->bytes, (uint64_t)nt, (uint64_t)t);
@@ -266,12 +269,12 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
         tr[t].up = mem + (size_t)t * (MAXC + 1) * p;
         tr[t].down = tr[t].up + p;
         if (g > 0)
-            make_node_tree(g, p / g, t / 2, t % 2, &tr[t]);
+            make_node_tree(g, p / g, t % (nt / 2), t / (nt / 2), &tr[t]);
         else
             make_tree(p, t, &tr[t]);
     }
     rc = build_trees(req, s, tr, nt, mem + (size_t)nt * (MAXC + 1) * p,
-                     mem + (size_t)nt * (MAXC + 2) * p);
+                     mem + (size_t)nt * (MAXC + 2) * p, g > 0);
     free(mem);
     free(tr);
     return rc;

@@ -280,10 +280,13 @@ void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, si
         snprintf(buf, n, "fluid max-min fair links, %d nodes, %d links", t->n_nodes, t->n_links);
     }
     if (np) {
-        char cap[48] = "";
+        char cap[96] = "";
         size_t len = strlen(buf);
         if (np->channel_GBps > 0)
             snprintf(cap, sizeof cap, ", at most %g GB/s each", np->channel_GBps);
+        if (np->tree_GBps > 0)
+            snprintf(cap + strlen(cap), sizeof cap - strlen(cap),
+                     ", trees across nodes %g GB/s a direction", np->tree_GBps);
         snprintf(buf + len, n - len,
                  "; NCCL mode (table %s, launch %g us, protocol %s, %d channel%s%s)",
                  np->version, np->launch_us,

@@ -230,6 +230,8 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
     json_object_set_new(n, "launch_us", cs_json_num(c->np->launch_us));
     json_object_set_new(n, "channels", json_integer(c->np->channels));
     json_object_set_new(n, "channel_GBps", cs_json_num(c->np->channel_GBps));
+    if (c->np->tree_GBps > 0)
+        json_object_set_new(n, "tree_channel_GBps", cs_json_num(c->np->tree_GBps));
     json_object_set_new(n, "nvls", json_boolean(c->np->nvls));
     json_object_set_new(n, "nvls_eff", cs_json_num(c->np->nvls_eff));
     json_object_set_new(n, "nvls_lat_us", cs_json_num(c->np->nvls_lat_us));

@@ -140,6 +140,10 @@ void cs__calib_build_params(cs_calib *c)
         ? add_param(c, "channel_GBps", np->channel_GBps, np->channel_GBps, np->channel_GBps / 100,
                     np->channel_GBps * 100)
         : -1;
+    c->p_tree = np->tree_GBps > 0
+        ? add_param(c, "tree_channel_GBps", np->tree_GBps, np->tree_GBps, np->tree_GBps / 100,
+                    np->tree_GBps * 100)
+        : -1;
     c->p_nvls = np->nvls ? add_param(c, "nvls_eff", np->nvls_eff, np->nvls_eff, 0.05, 1.0) : -1;
     /* A transport's step latency and proxy time per message, where the start sets them. */
     for (i = 0; i < CS_TR_COUNT; i++) {
@@ -199,6 +203,8 @@ void cs__calib_apply(cs_calib *c, const double *th)
     c->np->launch_us = th[c->p_launch];
     if (c->p_chan >= 0)
         c->np->channel_GBps = th[c->p_chan];
+    if (c->p_tree >= 0)
+        c->np->tree_GBps = th[c->p_tree];
     if (c->p_nvls >= 0)
         c->np->nvls_eff = th[c->p_nvls];
     for (i = 0; i < CS_TR_COUNT; i++) {
@@ -221,7 +227,7 @@ void cs__calib_apply(cs_calib *c, const double *th)
 int cs__calib_is_bw_param(const cs_calib *c, int i)
 {
     int k;
-    if (i == c->p_chan)
+    if (i == c->p_chan || i == c->p_tree)
         return 1;
     for (k = 0; k < c->n_cls; k++)
         if (c->cls[k].p_bw == i)
@@ -281,6 +287,9 @@ const char *cs_calib_hint(const cs_calib *c, int i)
     if (i == c->p_chan)
         return "sizes >= 1 MiB on a run whose links are not the bound (or one with fewer "
                "channels, NCCL_MAX_NCHANNELS)";
+    if (i == c->p_tree)
+        return "mid sizes (1-64 MiB) of an allreduce across nodes run by NCCL's trees "
+               "(NCCL_ALGO=Tree), where a tree channel's piece crosses one hop after another";
     if (i == c->p_nvls)
         return "large allreduce sizes with NVLS on beside a run with NCCL_ALGO=Ring";
     for (k = 0; k < CS_TR_COUNT; k++)

@@ -75,6 +75,7 @@ typedef struct cs_calib {
     int p_launch, p_hop[CS_PROTO_COUNT], p_eff[CS_PROTO_COUNT];   /* -1: not fitted */
     int p_gamma;              /* reduce_GBps, -1 when no log reduces */
     int p_chan;               /* channel_GBps, -1 unless the start table sets a cap */
+    int p_tree;               /* tree_channel_GBps, -1 unless the start table sets it */
     int p_nvls;               /* nvls_eff, -1 unless the start table enables NVLS */
     int p_tr_lat[CS_TR_COUNT];/* transports' lat_us, -1 unless the start table sets it */
     int p_tr_msg[CS_TR_COUNT];/* transports' msg_us, -1 unless the start table sets it */

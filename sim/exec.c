@@ -51,6 +51,7 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
             sim->bytes_scale = 1.0 / c->bw_eff;
         /* The cap is on data; on the wire a transfer carries 1/bw_eff bytes per data byte. */
         sim->cap_GBps = c->chan_GBps * sim->bytes_scale;
+        sim->split_dirs = c->split_dirs != 0;
         sim->reduce_in_loop = c->reduce_in_loop;
         for (k = 0; k < CS_TR_COUNT; k++) {
             const cs_transport_costs *q = &c->tr[k];
@@ -237,10 +238,15 @@ static void send(cs_job *job, uint32_t i)
     if (scale != 1.0)
         bytes = (uint64_t)llround((double)bytes * scale);
     cs_err_clear(&err);
-    /* The channel cap is shared per (channel, sending rank); a switch sending (in-network
-     * reduction) has no channel of its own. */
+    /* The channel cap is shared per (channel, sending rank), or per (channel, direction,
+     * sending rank) where a channel's reduces and copies have their own threads (32
+     * channels of 2 directions then); a switch sending (in-network reduction) has no
+     * channel of its own. */
     chan_key = sim->cap_GBps <= 0 || cs__ex_rank_of(job, x->src) < 0 ? -1
-             : (x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks + cs__ex_rank_of(job, x->src);
+             : (sim->split_dirs ? (x->channel % (CS_NET_MAX_CHANNELS / 2)) * 2 +
+                                      (x->op == CS_OP_REDUCE)
+                                : x->channel % CS_NET_MAX_CHANNELS) * sim->t->n_ranks +
+               cs__ex_rank_of(job, x->src);
     sim->n_sent++;
     if (job->sent_ps)
         job->sent_ps[i - job->base] = cs_engine_now(sim->eng);

@@ -118,6 +118,9 @@ typedef struct cs_sim_costs {
                                  alpha-beta-gamma model */
     cs_transport_costs tr[CS_TR_COUNT];  /* per transport (cs_transport), zeros = none
                                  (fluid model only: alpha_beta has no routes) */
+    int split_dirs;           /* 1: a channel's reduces and its copies have their own
+                                 threads, each with its own chan_GBps (NCCL's Simple tree
+                                 allreduce: reduce up, broadcast down); 0: one cap */
 } cs_sim_costs;
 
 /* Options of a simulation. */

@@ -138,10 +138,11 @@ static void t_fold_x16(void)
     cs_topo_free(t);
 }
 
-/* NCCL's trees across nodes, one pair per channel: channel c + 8 repeats channel c's
- * trees on 8-GPU nodes, so 8 of 16 channels with half the bytes and half of every link's
- * bandwidth take the time of all 16; and the data check passes (every rank ends with the
- * full sum). 2 and 3 nodes, three protocols. */
+/* NCCL's trees across nodes, one tree per channel (channel c tree 0, c + C/2 tree 1, on
+ * chain c): with 32 channels on 8-GPU nodes pair c + 8 repeats pair c's trees, so 8 of 16
+ * pairs with half the bytes and half of every link's bandwidth take the time of all 16;
+ * and the data check passes (every rank ends with the full sum). 2 and 3 nodes, three
+ * protocols, 16 MiB (at most 64 pieces a tree: simulated, not extrapolated). */
 static void t_tree_twins(void)
 {
     int nodes, pr;
@@ -160,15 +161,16 @@ static void t_tree_twins(void)
         for (pr = 0; pr < CS_PROTO_COUNT; pr++) {
             cs_coll_req req;
             cs_nccl_pick full, twin;
-            cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 64u << 20);
+            cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 16u << 20);
             req.topo = t;
             np.force_proto = pr;
+            np.channels = 32;
             np.all_channels = 1;
             CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, tree, &np, 1, &full, &err), 0);
             np.all_channels = 0;
             CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, tree, &np, 1, &twin, &err), 0);
-            CU_ASSERT_EQUAL(full.channels, 16);
-            CU_ASSERT_EQUAL(twin.channels, 16);
+            CU_ASSERT_EQUAL(full.channels, 32);
+            CU_ASSERT_EQUAL(twin.channels, 32);
             CU_ASSERT_EQUAL(full.wrong, 0);
             CU_ASSERT_EQUAL(twin.wrong, 0);
             CS_ASSERT_REL(twin.time_us, full.time_us, 1e-9);

@@ -421,7 +421,7 @@ int cs_nccl_fold_tree(const cs_coll_req *req, const cs_topo *topo, const cs_sche
     m.P = m.p + s->n_aux;
     m.aux = s->n_aux > 0;
     m.g = cs_node_size(req);
-    m.C = m.aux ? m.g : req->channels;
+    m.C = m.aux ? m.g : 2 * req->channels;     /* trees: NCCL's channel t runs tree t */
     if (!topo || topo->model != CS_MODEL_FLUID || topo->reduce_GBps > 0 || s->stream ||
         s->one_rank || s->n_ranks != m.p || m.p > topo->n_ranks || m.g < 2 || m.C % m.g ||
         s->n_chunks % (uint32_t)m.C || s->n_xfers == 0)

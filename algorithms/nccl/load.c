@@ -1,6 +1,7 @@
 /* load.c: a topology's "nccl" object to NCCL-mode parameters (algorithms/nccl). The
  * topology loader carries the object through (cs_topo_section_get); it is read here.
  *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "channel_GBps": 0,
+ *            "tree_channel_GBps": 0,
  *            "max_chunks": 8, "nvls": false, "nvls_eff": 0.85, "nvls_lat_us": 25,
  *            "proto": "auto" | "LL" | "LL128" | "Simple",
  *            "protocols": {"Simple": {"enabled": true, "base_us": 8.4, "hop_us": 2.8,
@@ -82,7 +83,7 @@ static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
 int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *err)
 {
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps",
-                                       "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
+                                       "tree_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
                                        "proto", "protocols", "transports",
                                        "calibration", NULL};
     const char *version = NULL, *proto = NULL;
@@ -103,6 +104,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     if ((rc = cs_json_nonneg(nccl, "nccl", "launch_us", 0, &out->launch_us, err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "channels", 0, 1, 64, &channels, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "channel_GBps", 0, &out->channel_GBps, err)) < 0 ||
+        (rc = cs_json_nonneg(nccl, "nccl", "tree_channel_GBps", 0, &out->tree_GBps, err)) < 0 ||
         (rc = cs_json_bool(nccl, "nccl", "nvls", 0, &out->nvls, err)) < 0 ||
         (rc = cs_json_positive(nccl, "nccl", "nvls_eff", 0, &out->nvls_eff, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "nvls_lat_us", 0, &out->nvls_lat_us, err)) < 0 ||

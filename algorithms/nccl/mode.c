@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 extern const cs_algo cs_algo_ring;    /* builds a ring per channel */
@@ -51,8 +50,13 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
 /* Most transfers of a schedule built whole by cs_nccl_build (pictures, link reports). */
 #define BUILD_MAX_XFERS 4e6
 
-/* Most transfers of a multi-node tree candidate's schedule (bounds its pieces). */
-#define TREE_XFERS 100000u
+/* A multi-node tree's pieces: one step each (NCCL's chunk for Simple), at most
+ * TREE_MAX_PIECES a tree in the request; more than TREE_SIM_PIECES are not simulated but
+ * extrapolated (try_one). A schedule built whole (cs_nccl_build) has at most
+ * TREE_BUILD_XFERS transfers over all its trees. */
+#define TREE_MAX_PIECES (1u << 30)
+#define TREE_SIM_PIECES 64
+#define TREE_BUILD_XFERS 100000u
 
 /* Schedules that build one ring or tree pair per channel: the ring, and NCCL's trees
  * across nodes (double_binary_tree.c: each channel's trees leave the nodes by other GPUs). */
@@ -153,6 +157,15 @@ static int prepare_p2p(const cs_coll_req *base, const cs_nccl_params *np, cs_pro
     return 0;
 }
 
+/* The piece of a tree across nodes: one Simple step (the buffer / NCCL_STEPS, enqueue.cc
+ * computeCollChunkInfo: chunkSteps is for Simple on the ring only), the protocol's chunk
+ * for LL and LL128. Bytes, >= 1. */
+static uint64_t tree_piece(const cs_nccl_params *np, cs_proto pr)
+{
+    uint64_t c = pr == CS_PROTO_SIMPLE ? cs_nccl_step_bytes(np) : np->proto[pr].chunk_bytes;
+    return c > 0 ? c : 1;
+}
+
 /* The request and costs of running ops with protocol pr; *chans (may be NULL) gets the
  * channels it uses (reported as the pick's). CS_EUNSUPP (err filled when given) if the
  * candidate cannot run. */
@@ -180,6 +193,11 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
         req.channels = cs_nccl_channels(np, pr, req.bytes,
                                         ops == &cs_algo_ring ? req.n_ranks : 1);
         used = req.channels;
+        /* NCCL's trees across nodes: channel c runs tree 0 and channel c + C/2 tree 1 on the
+         * same chain (connect.cc connectTrees, the channels duplicated), C trees in all, each
+         * with 1/C of the buffer: C/2 pairs (double_binary_tree.c builds two per pair). */
+        if (ring && ops != &cs_algo_ring && req.channels > 1)
+            req.channels /= 2;
         /* Pieces: of a ring's blocks, of a tree pair's halves (per channel), of the whole
          * buffer down a pipelined chain (broadcast, reduce: each channel a slice), else of
          * a block. The chunk is the collective's (rules.c: Simple on the ring moves 4-step
@@ -208,17 +226,13 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
         }
         if (ring && ops != &cs_algo_ring) {
             /* Trees across nodes pipeline their pieces down chains of g GPUs and up and
-             * down the node tree: NCCL's chunk-sized pieces, as many as TREE_XFERS
-             * transfers allow over all 2C trees (max_chunks is for rings, whose steps
-             * pipeline by themselves). NCCL's tree chunk for Simple is one step (512 KiB;
-             * enqueue.cc: chunkSteps is for Simple on the ring only); the table's 4-step
-             * chunk stays here, since pieces that pay their latencies in turn made the
-             * one-step chunk slower than the real trees (presets p4de 35 -> 38%, gh200
-             * mean 35 -> 36%; A3 Mega row 9 34 -> 26%, row 9b 20 -> 23%). */
-            uint64_t c = np->proto[pr].chunk_bytes, k = c ? (block + c - 1) / c : 1;
-            uint64_t cap = TREE_XFERS / (4 * (uint64_t)req.channels * (uint64_t)(req.n_ranks - 1));
-            if (k > cap)
-                k = cap;
+             * down the node tree: NCCL's chunk-sized pieces (max_chunks is for rings,
+             * whose steps pipeline by themselves; try_one extrapolates long trees). NCCL's tree chunk for Simple is one step, the
+             * buffer / NCCL_STEPS (enqueue.cc computeCollChunkInfo: chunkSteps is for
+             * Simple on the ring only): a quarter of the table's allreduce chunk. */
+            uint64_t c = tree_piece(np, pr), k = (block + c - 1) / c;
+            if (k > TREE_MAX_PIECES)
+                k = TREE_MAX_PIECES;
             req.chunks = k < 1 ? 1 : (int)k;
         }
         /* max_chunks bounds the pieces a rank has per step over all its rings: C rings of
@@ -227,6 +241,13 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
             req.chunks = np->max_chunks / req.channels > 1 ? np->max_chunks / req.channels : 1;
     }
     cs_nccl_costs(np, pr, nvls, &costs);
+    /* Simple's tree allreduce splits a channel's threads between the reduce going up and
+     * the broadcast coming down (all_reduce.h runTreeSplit): each direction its own cap. */
+    if (ring && ops != &cs_algo_ring) {
+        costs.split_dirs = pr == CS_PROTO_SIMPLE;
+        if (np->tree_GBps > 0)
+            costs.chan_GBps = np->tree_GBps;
+    }
     /* channel_GBps is what one direction of a ring channel moves: the ring's one thread
      * group receives and sends with the same threads. A p2p channel gives its send and
      * its receive their own warps, and a 2-rank chain's ends work one direction each: they
@@ -298,29 +319,26 @@ static int proxied(const cs_sim_costs *c)
     return 0;
 }
 
-/* One candidate: build, run, return the time. */
-static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
-                   const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
-                   cs_err *err)
+/* Simulate req (prepared, with its costs): merge twin channels, fold, run. Fills *t_ps
+ * and *wrong. */
+static int run_req(cs_coll_req req, const cs_topo *topo, const cs_algo *ops,
+                   const cs_nccl_params *np, cs_sim_costs *costs, int check, cs_time *t_ps,
+                   int *wrong, cs_err *err)
 {
-    cs_coll_req req;
-    cs_sim_costs costs;
-    cs_sim_opts so = {check, 0, &costs};
+    cs_sim_opts so = {check, 0, costs};
     cs_sched s;
-    cs_time t_ps;
-    int wrong = -1, rc, ring = ops == &cs_algo_ring, channels, m = 0, used = 1;
-    uint64_t rep_bytes = 0;
+    int rc, ring = ops == &cs_algo_ring, channels, m = 0;
+    uint64_t rep_bytes = 0, bytes = req.bytes;
     int c;
-    if ((rc = prepare(base, ops, np, pr, &req, &costs, &used, NULL)) < 0)
-        return rc;
+    *wrong = -1;
     channels = req.channels;
-    if (!np->all_channels && !proxied(&costs) && channels > 2 &&
+    if (!np->all_channels && !proxied(costs) && channels > 2 &&
         topo->model == CS_MODEL_FLUID && req.n_ranks > 1 && per_channel(ops, &req) &&
         (m = ring ? twin_period(&req) : tree_period(&req)) < channels) {
         for (c = 0; c < m; c++)
-            rep_bytes += cs_split(base->bytes, (uint64_t)channels, (uint64_t)c);
+            rep_bytes += cs_split(bytes, (uint64_t)channels, (uint64_t)c);
         /* Equal slices only: the twins must carry the same bytes. */
-        if (base->bytes % (uint64_t)channels == 0) {
+        if (bytes % (uint64_t)channels == 0) {
             req.bytes = rep_bytes;
             req.channels = m;
         } else {
@@ -335,12 +353,12 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
      * in full where that stays small, else the winner goes unchecked (CS_WRONG_FOLDED). */
     rc = 0;
     if (ring && !np->no_fold && (!check || fold_too_big(&req)))
-        rc = cs_nccl_fold_ring(&req, topo, &costs, (double)m / channels, fold_too_big(&req),
-                               &t_ps, err);
+        rc = cs_nccl_fold_ring(&req, topo, costs, (double)m / channels, fold_too_big(&req),
+                               t_ps, err);
     if (rc < 0)
         return rc;
     if (rc == 1) {
-        wrong = check ? CS_WRONG_FOLDED : -1;
+        *wrong = check ? CS_WRONG_FOLDED : -1;
     } else {
         if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
             return rc;
@@ -349,16 +367,53 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
         rc = 0;
         if (!ring && (per_channel(ops, &req) || is_nvls(ops)) && !np->no_fold &&
             !np->all_channels && !check)
-            rc = cs_nccl_fold_tree(&req, topo, &s, &costs, (double)m / channels, &t_ps,
+            rc = cs_nccl_fold_tree(&req, topo, &s, costs, (double)m / channels, t_ps,
                                    NULL, err);
         /* Twins merged: every link's bandwidth times m / C, scaled in the network model
          * (the topology stays untouched, so threads can share it; x 1 is exact). */
         if (rc == 0)
-            rc = cs_sim_once_scaled(topo, &s, NULL, &so, (double)m / channels, &t_ps, &wrong,
+            rc = cs_sim_once_scaled(topo, &s, NULL, &so, (double)m / channels, t_ps, wrong,
                                     err);
         cs_sched_fini(&s);
         if (rc < 0)
             return rc;
+    }
+    return 0;
+}
+
+/* One candidate: build, run, return the time. A tree across nodes of more than
+ * TREE_SIM_PIECES pieces a tree is in its steady state long before its last piece: every
+ * further piece adds the same time (the pipeline's period). It runs twice, with
+ * TREE_SIM_PIECES and half as many pieces of the true size, and the time is extended
+ * along that line to the true size (its data unchecked, as a fold leaves it). */
+static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
+                   const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
+                   cs_err *err)
+{
+    cs_coll_req req;
+    cs_sim_costs costs;
+    cs_time t_ps;
+    int wrong = -1, rc, used = 1;
+    if ((rc = prepare(base, ops, np, pr, &req, &costs, &used, NULL)) < 0)
+        return rc;
+    if (ops != &cs_algo_ring && per_channel(ops, &req) &&
+        req.chunks > (np->tree_sim_pieces > 1 ? np->tree_sim_pieces : TREE_SIM_PIECES)) {
+        cs_coll_req r1 = req, r0 = req;
+        cs_time t1, t0;
+        uint64_t trees = 2 * (uint64_t)req.channels, piece = tree_piece(np, pr);
+        int w;
+        r1.chunks = np->tree_sim_pieces > 1 ? np->tree_sim_pieces : TREE_SIM_PIECES;
+        r1.bytes = trees * (uint64_t)r1.chunks * piece;
+        r0.chunks = r1.chunks / 2;
+        r0.bytes = trees * (uint64_t)r0.chunks * piece;
+        if ((rc = run_req(r1, topo, ops, np, &costs, 0, &t1, &w, err)) < 0 ||
+            (rc = run_req(r0, topo, ops, np, &costs, 0, &t0, &w, err)) < 0)
+            return rc;
+        t_ps = t1 + (cs_time)llround((double)(t1 - t0) * (double)(req.bytes - r1.bytes) /
+                                     (double)(r1.bytes - r0.bytes));
+        wrong = check ? CS_WRONG_FOLDED : -1;
+    } else if ((rc = run_req(req, topo, ops, np, &costs, check, &t_ps, &wrong, err)) < 0) {
+        return rc;
     }
     out->algo = ops;
     out->proto = pr;
@@ -427,6 +482,13 @@ int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_ncc
     double n;
     if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, NULL, err)) < 0)
         return rc;
+    /* A tree's pieces as many as TREE_BUILD_XFERS transfers allow (a picture needs no
+     * more; the time came from the true pieces). */
+    if (pick->algo != &cs_algo_ring && per_channel(pick->algo, &r)) {
+        uint64_t cap = TREE_BUILD_XFERS / (4 * (uint64_t)r.channels * (uint64_t)(r.n_ranks - 1));
+        if ((uint64_t)r.chunks > cap)
+            r.chunks = cap > 0 ? (int)cap : 1;
+    }
     /* The whole schedule, for pictures and link reports: refuse what would not fit (a
      * 16-channel ring on 1024 ranks is 33 million transfers, several GB). */
     n = (double)r.channels * r.chunks * r.n_ranks *

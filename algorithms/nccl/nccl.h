@@ -42,6 +42,9 @@ typedef struct cs_nccl_params {
     int channels;            /* parallel rings/trees requested of the algorithms (>= 1) */
     double channel_GBps;     /* a channel's bandwidth cap: no transfer of a channel moves
                                 data faster, GB/s; 0 = none (the links decide) */
+    double tree_GBps;        /* the cap of one direction of one tree channel across nodes
+                                (Simple: the reduce going up and the broadcast coming down
+                                each have their own threads), GB/s; 0 = channel_GBps */
     int max_chunks;          /* most pipeline pieces per step over all of a rank's rings
                                 (C channels get max_chunks / C each, at least 1; bounds
                                 simulation cost) */
@@ -58,6 +61,8 @@ typedef struct cs_nccl_params {
                                 where the channels load the links alike, two of them stand
                                 for all (mode.c; equal times, C/2 times cheaper), and the
                                 tree fold below - not in JSON */
+    int tree_sim_pieces;     /* pieces a tree across nodes is simulated with before the time
+                                is extrapolated (mode.c try_one); 0 = TREE_SIM_PIECES (64) */
     int no_fold;             /* 1: simulate every node of a multi-node ring and every
                                 rotation of multi-node trees; 0 (default): where every node
                                 does the same, one node stands for all (fold.c; equal times,

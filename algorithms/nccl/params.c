@@ -138,6 +138,9 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
     if (!(p->channel_GBps >= 0))
         return cs_err_set(err, CS_EINVAL, where, "channel_GBps: must be >= 0 (0 = no cap), "
                           "got %g", p->channel_GBps);
+    if (!(p->tree_GBps >= 0))
+        return cs_err_set(err, CS_EINVAL, where, "tree_channel_GBps: must be >= 0 (0 = "
+                          "channel_GBps), got %g", p->tree_GBps);
     if (p->channels < 1 || p->max_chunks < 1)
         return cs_err_set(err, CS_EINVAL, where, "channels and max_chunks must be >= 1, got "
                           "%d and %d", p->channels, p->max_chunks);

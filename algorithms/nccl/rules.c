@@ -76,6 +76,12 @@ uint64_t cs_nccl_coll_chunk(const cs_nccl_params *np, const cs_nccl_coll_rule *r
     return c > 0 ? c : 1;
 }
 
+uint64_t cs_nccl_step_bytes(const cs_nccl_params *np)
+{
+    uint64_t c = np->proto[CS_PROTO_SIMPLE].chunk_bytes / TABLE_CHUNK_STEPS;
+    return c > 0 ? c : 1;
+}
+
 /* NCCL's constants for point-to-point operations. */
 #define P2P_NET_CHUNK (128u * 1024)      /* NCCL_P2P_NET_CHUNKSIZE, init.cc:818 */
 #define P2P_PCI_CHUNK (128u * 1024)      /* NCCL_P2P_PCI_CHUNKSIZE, init.cc:819 */

@@ -53,6 +53,11 @@ const cs_nccl_coll_rule *cs_nccl_rule(cs_coll coll);
  * chunk_bytes are returned unchanged. Bytes, >= 1. */
 uint64_t cs_nccl_coll_chunk(const cs_nccl_params *np, const cs_nccl_coll_rule *rule, cs_proto pr);
 
+/* Simple's step: the buffer / NCCL_STEPS, a quarter of the table's Simple chunk_bytes (the
+ * allreduce chunk is 4 steps); the chunk of everything but Simple on the ring (trees).
+ * Bytes, >= 1. */
+uint64_t cs_nccl_step_bytes(const cs_nccl_params *np);
+
 /* The point-to-point rules NCCL applies to one comm (src/init.cc computeBuffSizes,
  * src/graph/paths.cc ncclTopoComputeP2pChannels*, src/enqueue.cc addP2pToPlan). */
 typedef struct cs_nccl_p2p {
