@@ -51,11 +51,12 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
 #define BUILD_MAX_XFERS 4e6
 
 /* A multi-node tree's pieces: one step each (NCCL's chunk for Simple), at most
- * TREE_MAX_PIECES a tree in the request; more than TREE_SIM_PIECES are not simulated but
- * extrapolated (try_one). A schedule built whole (cs_nccl_build) has at most
+ * TREE_MAX_PIECES a tree in the request; more than TREE_SIM_PIECES (fewer on many ranks,
+ * TREE_SIM_XFERS) are not simulated but extrapolated (try_one). A schedule built whole (cs_nccl_build) has at most
  * TREE_BUILD_XFERS transfers over all its trees. */
 #define TREE_MAX_PIECES (1u << 30)
 #define TREE_SIM_PIECES 64
+#define TREE_SIM_XFERS 100000u
 #define TREE_BUILD_XFERS 100000u
 
 /* Schedules that build one ring or tree pair per channel: the ring, and NCCL's trees
@@ -381,10 +382,22 @@ static int run_req(cs_coll_req req, const cs_topo *topo, const cs_algo *ops,
     return 0;
 }
 
+/* Pieces a tree of req is simulated with: TREE_SIM_PIECES (or np's), fewer where its
+ * trees' transfers, 4 a piece, pair and rank, would pass TREE_SIM_XFERS (many nodes), at
+ * least 2. */
+static int tree_sim_pieces(const cs_coll_req *req, const cs_nccl_params *np)
+{
+    uint64_t k = np->tree_sim_pieces > 1 ? (uint64_t)np->tree_sim_pieces : TREE_SIM_PIECES;
+    uint64_t budget = TREE_SIM_XFERS / (4 * (uint64_t)req->channels * (uint64_t)(req->n_ranks - 1));
+    if (np->tree_sim_pieces <= 1 && budget < k)
+        k = budget < 2 ? 2 : budget;
+    return (int)k;
+}
+
 /* One candidate: build, run, return the time. A tree across nodes of more than
- * TREE_SIM_PIECES pieces a tree is in its steady state long before its last piece: every
+ * tree_sim_pieces pieces a tree is in its steady state long before its last piece: every
  * further piece adds the same time (the pipeline's period). It runs twice, with
- * TREE_SIM_PIECES and half as many pieces of the true size, and the time is extended
+ * tree_sim_pieces and half as many pieces of the true size, and the time is extended
  * along that line to the true size (its data unchecked, as a fold leaves it). */
 static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
                    const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
@@ -393,16 +406,16 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     cs_coll_req req;
     cs_sim_costs costs;
     cs_time t_ps;
-    int wrong = -1, rc, used = 1;
+    int wrong = -1, rc, used = 1, sim;
     if ((rc = prepare(base, ops, np, pr, &req, &costs, &used, NULL)) < 0)
         return rc;
     if (ops != &cs_algo_ring && per_channel(ops, &req) &&
-        req.chunks > (np->tree_sim_pieces > 1 ? np->tree_sim_pieces : TREE_SIM_PIECES)) {
+        req.chunks > (sim = tree_sim_pieces(&req, np))) {
         cs_coll_req r1 = req, r0 = req;
         cs_time t1, t0;
         uint64_t trees = 2 * (uint64_t)req.channels, piece = tree_piece(np, pr);
         int w;
-        r1.chunks = np->tree_sim_pieces > 1 ? np->tree_sim_pieces : TREE_SIM_PIECES;
+        r1.chunks = sim;
         r1.bytes = trees * (uint64_t)r1.chunks * piece;
         r0.chunks = r1.chunks / 2;
         r0.bytes = trees * (uint64_t)r0.chunks * piece;
