@@ -56,7 +56,7 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
  * TREE_BUILD_XFERS transfers over all its trees. */
 #define TREE_MAX_PIECES (1u << 30)
 #define TREE_SIM_PIECES 64
-#define TREE_SIM_XFERS 100000u
+#define TREE_SIM_XFERS 50000u
 #define TREE_BUILD_XFERS 100000u
 
 /* Schedules that build one ring or tree pair per channel: the ring, and NCCL's trees
