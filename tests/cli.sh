@@ -99,6 +99,15 @@ for s in 1G 1GB 1GiB 1g; do "$collsim" run -b $s -e $s >"$work/size-$s" 2>&1; do
 cmp -s "$work/size-1G" "$work/size-1GB" && cmp -s "$work/size-1G" "$work/size-1GiB" && cmp -s "$work/size-1G" "$work/size-1g"
 check size-g-gb-gib $? "1G, 1GB, 1GiB differ"
 grep -q '^  1073741824 ' "$work/size-1GiB"; check size-gib-2p30 $? "no 1073741824 row"
+# explain prints NCCL mode's time where a long tree is extended from shorter runs: the
+# same number run prints (dgx-h100-x2, 1 GiB, Simple: 128 pieces a tree, 64 simulated).
+"$collsim" run allreduce --algo double_binary_tree --proto Simple -b 1G -e 1G \
+    --topo dgx-h100-x2 2>/dev/null | awk '!/^#/ && NF > 5 {print $6}' >"$work/t-run"
+"$collsim" explain allreduce --algo double_binary_tree --proto Simple -b 1G --topo dgx-h100-x2 \
+    2>/dev/null | sed -n "s/^NCCL mode's time, as run, validate and calibrate print it: \([0-9.]*\) us.*/\1/p" >"$work/t-ex"
+[ -s "$work/t-run" ] && [ -s "$work/t-ex" ] &&
+    awk -v a="$(cat "$work/t-run")" -v b="$(cat "$work/t-ex")" 'BEGIN { d = a - b; exit !(d < 0.06 && d > -0.06) }'
+check explain-nccl-time $? "run $(cat "$work/t-run"), explain $(cat "$work/t-ex")"
 # usage errors exit 2, runtime errors 1, in every command
 for c in run validate calibrate explain topo plot list plan; do
     "$collsim" $c --no-such-option >/dev/null 2>&1; rc=$?
