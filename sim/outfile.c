@@ -126,6 +126,7 @@ int cs_outfile_open(cs_outfile *o, const char *path, cs_err *err)
     struct stat st;
     int fd, rc, exists;
     mode_t mode;
+    sigset_t held;
     memset(o, 0, sizeof *o);
     if (!path || !*path)
         return cs_err_set(err, CS_EINVAL, "output", "empty file name, expected a path");
@@ -155,14 +156,19 @@ int cs_outfile_open(cs_outfile *o, const char *path, cs_err *err)
     }
     strcpy(o->tmp, o->path);
     strcat(o->tmp, ".tmp.XXXXXX");
+    /* no fatal signal between creating the temporary and registering it for removal: one
+     * arriving there would leave it behind (tests/output.sh kills as soon as it appears) */
+    block_fatal(&held);
     if ((fd = mkstemp(o->tmp)) < 0) {           /* O_CREAT | O_EXCL, mode 0600 */
         int e = errno;
+        sigprocmask(SIG_SETMASK, &held, NULL);
         free(o->tmp);
         o->tmp = NULL;
         cs_outfile_abort(o);
         return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(e));
     }
     live_set(o->tmp, 1);
+    sigprocmask(SIG_SETMASK, &held, NULL);
     if (exists) {
         mode = st.st_mode & 07777;
     } else {
