@@ -19,7 +19,8 @@ int cs_nccl_fold_ring(const cs_coll_req *req, const cs_topo *topo, const cs_sim_
                       double scale, int uneven_ok, cs_time *t_ps, cs_err *err);
 
 /* Simulate NCCL's trees or NVLS across nodes (double_binary_tree.c's schedule s, built
- * for req: req->channels tree pairs, one per channel; or nvls.c's: g shards; g ranks a
+ * for req: req->channels tree pairs, 2 req->channels trees, tree t on channel t; or
+ * nvls.c's: g shards; g ranks a
  * node) on topo, every link's bandwidth times scale, with costs, by simulating one channel
  * (shard) of each class that rotating the nodes' local ranks maps onto one another
  * (fold_tree.c). Returns 1 with *t_ps the time the full simulation of s gives and *work

@@ -8,10 +8,11 @@
  * chunks as its "channel" (the transfers' channel field, which keys NET connections, is 0
  * for all and stays so) and the switches kept as they are.
  *
- * double_binary_tree.c gives channel c a chain inside every node from local rank c mod g
- * (tree 0; tree 1 from c + g/2), with the same trees over the node heads for every
- * channel. Rotating every node's local ranks by r (local l -> l + r mod g, the same on
- * every node) maps channel c's trees onto channel c + r's. Where that rotation also maps
+ * double_binary_tree.c runs one tree per channel, P pairs: channel c < P tree 0 with its
+ * chain inside every node from local rank c mod g, channel P + c tree 1 from c + g/2, with
+ * the same trees over the node heads for every pair. Rotating every node's local ranks by
+ * r (local l -> l + r mod g, the same on every node) maps pair c's trees onto pair c + r's
+ * (channel c onto c + r inside each block of g channels, below). Where that rotation also maps
  * the fabric onto itself - every route a transfer takes onto the route its rotated twin
  * takes, link for link, with equal bandwidths, latencies and kinds of nodes - it is a
  * symmetry of the whole simulation: max-min fair sharing gives rotated flows equal rates,
@@ -35,10 +36,10 @@
  * where it decided a time (cs_sim_counters.proxy_order) the fold gives up (simulate in
  * full).
  *
- * More channels than GPUs (C = b g, where NCCL mode merges no twin channels because a
- * proxy costs time, mode.c): channels j and g + j start their chains at the same local
- * rank, so the rotation acts inside each block of g channels (b g + j -> b g + (j + r) mod
- * g) and one channel of each class in each block is kept (b r of C). The proxy of a rank
+ * The C = 2P channels come in blocks of g (P a multiple of g: tree 0s of pairs 0 .. g-1,
+ * of pairs g .. 2g-1 where NCCL mode merges no twin pairs because a proxy costs time,
+ * mode.c, then the tree 1s), so the rotation acts inside each block (b g + j -> b g + (j +
+ * r) mod g) and one channel of each class in each block is kept (b r of C). The proxy of a rank
  * class then serves what one rank serves over all C channels, twins included.
  *
  * Checked, not assumed: the schedule is mapped onto itself by the rotation (every

@@ -59,8 +59,9 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
 #define TREE_SIM_XFERS 50000u
 #define TREE_BUILD_XFERS 100000u
 
-/* Schedules that build one ring or tree pair per channel: the ring, and NCCL's trees
- * across nodes (double_binary_tree.c: each channel's trees leave the nodes by other GPUs). */
+/* Schedules built per channel: the ring (one ring a channel), and NCCL's trees across
+ * nodes (double_binary_tree.c: one tree a channel, req.channels counting pairs; each
+ * pair's trees leave the nodes by other GPUs). */
 static int per_channel(const cs_algo *ops, const cs_coll_req *req)
 {
     return ops == &cs_algo_ring ||
@@ -227,10 +228,8 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
         }
         if (ring && ops != &cs_algo_ring) {
             /* Trees across nodes pipeline their pieces down chains of g GPUs and up and
-             * down the node tree: NCCL's chunk-sized pieces (max_chunks is for rings,
-             * whose steps pipeline by themselves; try_one extrapolates long trees). NCCL's tree chunk for Simple is one step, the
-             * buffer / NCCL_STEPS (enqueue.cc computeCollChunkInfo: chunkSteps is for
-             * Simple on the ring only): a quarter of the table's allreduce chunk. */
+             * down the node tree in pieces of tree_piece (max_chunks is for rings, whose
+             * steps pipeline by themselves; try_one extrapolates long trees). */
             uint64_t c = tree_piece(np, pr), k = (block + c - 1) / c;
             if (k > TREE_MAX_PIECES)
                 k = TREE_MAX_PIECES;
@@ -289,8 +288,9 @@ static int twin_period(const cs_coll_req *req)
     return m < C ? m : C;
 }
 
-/* Twin tree channels: channel c's trees start their chains at local rank c mod g
- * (double_binary_tree.c), so channel c + g repeats channel c's trees when g divides C. */
+/* Twin tree pairs: pair c's trees start their chains at local rank c mod g
+ * (double_binary_tree.c), so pair c + g repeats pair c's trees when g divides the pairs
+ * (req->channels). */
 static int tree_period(const cs_coll_req *req)
 {
     int g = cs_node_size(req), C = req->channels;
