@@ -126,6 +126,7 @@ static void print_threads(const cs_lpar *par)
             cs_par_rank(), n, w.tasks, w.evaluations);
     for (i = 0; i < n; i++)
         fprintf(stderr, "%s%ld", i ? " + " : " ", w.per_thread[i]);
+    fprintf(stderr, "; %ld long trees on another row's runs", w.shared);
     fprintf(stderr, "; candidates %.2f s CPU, passes on idle cores (list scheduling) for 1, "
             "2, 4, 8, 16, 32, 64 threads:", w.cpu_s);
     for (i = 0; i < CS_LPAR_SPANS; i++)

@@ -6,6 +6,7 @@
 #define CS_LOGSIM_PRIVATE_H
 
 #include "calibration/logsim.h"
+#include "algorithms/nccl/mode.h"
 #include "calibration/simcache.h"
 #include "sim/pool.h"
 
@@ -40,6 +41,9 @@ typedef struct ltask {
     double us;                /* pass 2: the time, us */
     cs_err err;               /* pass 2: the failure */
     double cpu_s;             /* pass 2: its CPU time, s (when timing) */
+    int lead;                 /* pass 2: -1, or the task whose two runs this long tree's
+                                 time extends (the same runs: mode.h cs_nccl_extrap) */
+    cs_nccl_extrap ex;        /* pass 2: the two runs (planned; a leader's after it ran) */
 } ltask;
 
 struct cs_lpar {

@@ -288,7 +288,7 @@ static int sim_cand(const cs_lset *ls, const cs_lrow *r, const cs_topo *t,
 {
     if (ls->cache)
         return cs_simcache_time(ls->cache, r, t, np, ops, pr, time_us, err);
-    return cs_lrow_simulate(r, t, np, ops, pr, time_us, err);
+    return cs_lrow_simulate(r, t, np, ops, pr, time_us, NULL, err);
 }
 
 int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
@@ -377,7 +377,8 @@ void cs__lrow_choose(cs_lrow *r, const cs_algo *const *c_algo, const cs_proto *c
 int cs__lrow_pinned_direct(cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
                            cs_err *err)
 {
-    int rc = cs_lrow_simulate(r, t, np, r->algo_ops, r->proto, &r->simulated_us, err);
+    int rc = cs_lrow_simulate(r, t, np, r->algo_ops, r->proto, &r->simulated_us, NULL,
+                              err);
     if (rc == CS_EUNSUPP)     /* it ran when it was chosen: a figure changed what runs */
         return cs_err_set(err, CS_ESTATE, r->log, "pinned candidate %s/%s no longer runs",
                           r->algo_ops->name, cs_proto_name(r->proto));

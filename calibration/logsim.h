@@ -64,6 +64,8 @@ typedef struct cs_lpar_work {
     long evaluations;         /* passes that simulated something */
     long tasks;               /* simulations run in them (candidates, or rows of
                                  cs_lset_simulate) */
+    long shared;              /* candidates not simulated: long trees whose time extends
+                                 the two runs another row of the pass made (mode.h) */
     long per_thread[64];      /* of them, run by thread i (0 = the caller); the sum is
                                  tasks (CS_POOL_MAX_THREADS entries) */
     double cpu_s;             /* with timing: the candidate simulations' CPU time, s

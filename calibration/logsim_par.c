@@ -125,6 +125,7 @@ int cs__lpar_add(cs_lpar *p, const cs_lset *ls, int *n, int row, int pt, const c
     k->ops = ops;
     k->pr = pr;
     k->sim = 1;
+    k->lead = -1;
     k->rc = 0;
     k->us = 0;
     if (ls->cache) {
@@ -161,11 +162,10 @@ static double thread_cpu_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void run_task(void *ctx, int worker, int i)
+/* Simulate task k on thread worker. */
+static void sim_task(lpass *c, int worker, ltask *k)
 {
-    lpass *c = ctx;
     cs_lpar *p = c->p;
-    ltask *k = &p->task[p->order[i]];
     const cs_topo *t = worker ? p->view[worker] : c->t;
     const cs_nccl_params *np = c->np;
     if (k->pt >= 0) {         /* a point's figures, into this thread's view */
@@ -179,9 +179,97 @@ static void run_task(void *ctx, int worker, int i)
     cs_err_clear(&k->err);
     if (p->timing)
         k->cpu_s = -thread_cpu_s();
-    k->rc = cs_lrow_simulate(&c->ls->rows[k->row], t, np, k->ops, k->pr, &k->us, &k->err);
+    k->rc = cs_lrow_simulate(&c->ls->rows[k->row], t, np, k->ops, k->pr, &k->us, &k->ex,
+                             &k->err);
     if (p->timing)
         k->cpu_s += thread_cpu_s();
+}
+
+static void run_task(void *ctx, int worker, int i)
+{
+    lpass *c = ctx;
+    sim_task(c, worker, &c->p->task[c->p->order[i]]);
+}
+
+/* Whether tasks a and b are long trees of one shape with the same two runs. */
+static int same_runs(const cs_lset *ls, const ltask *a, const ltask *b)
+{
+    const cs_lrow *x = &ls->rows[a->row], *y = &ls->rows[b->row];
+    return a->pt == b->pt && a->ops == b->ops && a->pr == b->pr && x->coll == y->coll &&
+           x->ranks == y->ranks && x->root == y->root && x->elt_bytes == y->elt_bytes &&
+           a->ex.channels == b->ex.channels && a->ex.chunks == b->ex.chunks &&
+           a->ex.b1 == b->ex.b1 && a->ex.b0 == b->ex.b0;
+}
+
+/* Long trees across nodes run the same two shorter simulations at every size of a shape
+ * (mode.h cs_nccl_extrap): of tasks [0, n) to simulate, the first of a shape leads, the
+ * others (lead set) wait for its runs, and so does the tree of that shape whose whole run
+ * is the longer of the two. The leaders are few (one a shape and candidate). */
+static int share_runs(cs_lpar *p, const cs_lset *ls, const cs_topo *t,
+                      const cs_nccl_params *np, int n, cs_err *err)
+{
+    int i, j, pass, n_lead = 0, *lead = NULL;
+    for (i = 0; i < n; i++) {
+        ltask *k = &p->task[i];
+        k->lead = -1;
+        if (!k->sim || cs_lrow_extrap_plan(&ls->rows[k->row], k->pt >= 0 ? p->pt_topo[k->pt] : t,
+                                           k->pt >= 0 ? &p->pt_np[k->pt] : np, k->ops, k->pr,
+                                           &k->ex) < 0)
+            memset(&k->ex, 0, sizeof k->ex);
+    }
+    for (pass = 0; pass < 2; pass++)     /* the extended trees, then the whole ones */
+        for (i = 0; i < n; i++) {
+            ltask *k = &p->task[i];
+            if (pass ? !k->ex.whole : !k->ex.on)
+                continue;
+            for (j = 0; j < n_lead && !same_runs(ls, &p->task[lead[j]], k); j++)
+                ;
+            if (j < n_lead) {
+                k->lead = lead[j];
+                continue;
+            }
+            if (pass)                    /* no leader: simulated whole, as always */
+                continue;
+            if (!(n_lead & (n_lead - 1))) {    /* 0, 1, 2, 4 ...: room doubled */
+                int *nl = realloc(lead, (size_t)(n_lead ? 2 * n_lead : 4) * sizeof *nl);
+                if (!nl) {
+                    free(lead);
+                    return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+                }
+                lead = nl;
+            }
+            lead[n_lead++] = i;
+        }
+    free(lead);
+    return 0;
+}
+
+/* After pass 2: each follower's time on its leader's line (the bits the simulation would
+ * give: the same two runs, the same formula; a whole tree's is the longer run's, t1), or
+ * simulated here where the leader did not give that line. */
+static void follow(lpass *c, int n)
+{
+    cs_lpar *p = c->p;
+    int i;
+    for (i = 0; i < n; i++) {
+        ltask *k = &p->task[i];
+        const ltask *L;
+        if (k->lead < 0)
+            continue;
+        L = &p->task[k->lead];
+        if (L->rc == 0 && L->ex.on && L->ex.channels == k->ex.channels &&
+            L->ex.chunks == k->ex.chunks && L->ex.b1 == k->ex.b1 && L->ex.b0 == k->ex.b0) {
+            k->rc = 0;
+            k->us = cs_time_to_us(cs_nccl_extrap_time(&L->ex, c->ls->rows[k->row].size_bytes));
+            k->cpu_s = 0;
+            cs_err_clear(&k->err);
+            p->work.shared++;
+        } else {
+            sim_task(c, 0, k);
+            p->work.tasks++;
+            p->work.per_thread[0]++;
+        }
+    }
 }
 
 /* Estimated cost of a task: the bytes (pipelined pieces) and the ranks squared. */
@@ -239,8 +327,10 @@ int cs__lpar_run(cs_lpar *p, const cs_lset *ls, const cs_topo *t, const cs_nccl_
 {
     lpass c = {p, ls, t, np};
     int i, m = 0, threads, rc;
+    if ((rc = share_runs(p, ls, t, np, n, err)) < 0)
+        return rc;
     for (i = 0; i < n; i++)
-        if (p->task[i].sim)
+        if (p->task[i].sim && p->task[i].lead < 0)
             p->order[m++] = i;
     if (m == 0)
         return 0;
@@ -269,6 +359,7 @@ int cs__lpar_run(cs_lpar *p, const cs_lset *ls, const cs_topo *t, const cs_nccl_
     p->work.evaluations++;
     if (p->timing)
         account(p, m);
+    follow(&c, n);
     return 0;
 }
 

@@ -224,18 +224,27 @@ static cs_time launch_ps(const cs_nccl_params *np, const cs_algo *ops, cs_proto 
 }
 
 /* Simulate candidate (ops, pr) of r: 0 and the time, CS_EUNSUPP, or another failure. */
-int cs_lrow_simulate(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
-                     const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err)
+/* Row r's request on t, and np with protocol pr forced, as a candidate runs them. */
+static void row_req(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *np, cs_proto pr,
+                    cs_coll_req *req, cs_nccl_params *one)
 {
-    cs_nccl_params one = *np;
+    *one = *np;
+    cs_coll_req_init(req, r->coll, r->ranks, r->size_bytes);
+    req->root = r->root;
+    req->elt_bytes = r->elt_bytes;
+    req->topo = t;
+    one->force_proto = (int)pr;
+}
+
+int cs_lrow_simulate(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
+                     const cs_algo *ops, cs_proto pr, double *time_us, cs_nccl_extrap *ex,
+                     cs_err *err)
+{
+    cs_nccl_params one;
     cs_coll_req req;
     cs_nccl_pick pick;
     int rc;
-    cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-    req.root = r->root;
-    req.elt_bytes = r->elt_bytes;
-    req.topo = t;
-    one.force_proto = (int)pr;
+    row_req(r, t, np, pr, &req, &one);
     if ((rc = cs_nccl_simulate(&req, t, ops, &one, 0, &pick, NULL)) < 0) {
         if (rc == CS_EUNSUPP)
             return rc;
@@ -245,7 +254,18 @@ int cs_lrow_simulate(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *n
         return rc < 0 ? rc : CS_ESTATE;
     }
     *time_us = pick.time_us;
+    if (ex)
+        *ex = pick.ex;
     return 0;
+}
+
+int cs_lrow_extrap_plan(const cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
+                        const cs_algo *ops, cs_proto pr, cs_nccl_extrap *ex)
+{
+    cs_nccl_params one;
+    cs_coll_req req;
+    row_req(r, t, np, pr, &req, &one);
+    return cs_nccl_extrap_plan(&req, ops, &one, pr, ex);
 }
 
 static int find(const cs_simcache *c, const cand_key *k, uint64_t h)
@@ -341,7 +361,7 @@ int cs_simcache_time(cs_simcache *c, const cs_lrow *r, const cs_topo *t,
         else
             c->st.hits_launch++;
         if (c->verify) {
-            rc = cs_lrow_simulate(r, t, np, ops, pr, &sim_us, err);
+            rc = cs_lrow_simulate(r, t, np, ops, pr, &sim_us, NULL, err);
             if (rc != e->rc || (rc == 0 && sim_us != *time_us))
                 return cs_err_set(err, CS_ESTATE, r->log, "cached time of %s/%s at %llu "
                                   "bytes differs from the simulated one (%.6f vs %.6f us)",
@@ -351,7 +371,7 @@ int cs_simcache_time(cs_simcache *c, const cs_lrow *r, const cs_topo *t,
         return e->rc;
     }
     c->st.simulated++;
-    rc = cs_lrow_simulate(r, t, np, ops, pr, &sim_us, err);
+    rc = cs_lrow_simulate(r, t, np, ops, pr, &sim_us, NULL, err);
     if (rc < 0 && rc != CS_EUNSUPP)
         return rc;
     at = insert(c, &k, h, rc, rc == 0 ? llround(sim_us * CS_PS_PER_US) - lps : 0, lps, -1);

@@ -26,6 +26,7 @@
 #include "sim/err.h"
 #include "sim/topo.h"
 #include "algorithms/nccl/nccl.h"
+#include "algorithms/nccl/mode.h"
 #include "algorithms/coll.h"
 
 typedef struct cs_simcache cs_simcache;
@@ -101,8 +102,14 @@ int cs_simcache_settle(cs_simcache *c, cs_simcache_ticket *tk, int i,
  * empties). */
 void cs_simcache_abandon(cs_simcache *c);
 
-/* The same, always simulated (no cache): what a cache miss and a set without a cache run. */
+/* The same, always simulated (no cache): what a cache miss and a set without a cache run.
+ * ex (may be NULL) gets the two runs a long tree's time was extended from (mode.h). */
 int cs_lrow_simulate(const struct cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
-                     const cs_algo *ops, cs_proto pr, double *time_us, cs_err *err);
+                     const cs_algo *ops, cs_proto pr, double *time_us, cs_nccl_extrap *ex,
+                     cs_err *err);
+/* Which two runs the same simulation would extend its time from, without running them
+ * (cs_nccl_extrap_plan): 0 (ex->on 0 if none) or CS_EUNSUPP. */
+int cs_lrow_extrap_plan(const struct cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
+                        const cs_algo *ops, cs_proto pr, cs_nccl_extrap *ex);
 
 #endif

@@ -5,8 +5,10 @@
  * columns) -- gives the serial code's times bit for bit, the same
  * choices and the same cache counters for 1, 2 and 3 threads, with and without the cache,
  * in verify mode, with a cache that empties in the middle of a batch, and with rows that
- * repeat (answered by another task's simulation). The threads' work counter adds up to
- * the simulations the cache counted, or to the candidates the sequence asks for. */
+ * repeat (answered by another task's simulation), and with long trees across nodes whose
+ * times extend the same two shorter runs (answered by the first such row's runs). The
+ * threads' work counters (simulations, and long trees answered by another row's runs) add
+ * up to the simulations the cache counted, or to the candidates the sequence asks for. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,8 @@ typedef struct run_how {
     int threads;              /* 0: the serial code (no cs_lpar) */
     int cache;                /* 0 none, 1 cache, 2 cache in verify mode */
     int max_entries;          /* 0, or the cache's room (empties when full) */
+    uint64_t min_bytes;       /* rows from this size */
+    int start_protos;         /* 1: the start's protocols (else all three) */
 } run_how;
 
 static void take(const cs_lset *ls, snap *s)
@@ -116,12 +120,15 @@ static void run_seq(const run_how *h, run_out *out)
     memset(&lo, 0, sizeof lo);
     lo.default_coll = h->coll;
     lo.max_bytes = h->max_bytes;
+    lo.min_bytes = h->min_bytes;
     for (i = 0; i < h->copies; i++)
         paths[i] = (char *)(uintptr_t)h->log;
     CU_ASSERT_EQUAL_FATAL(cs_topo_open(h->topo, &t, &err), 0);
     CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(h->topo, NULL, 1, &np, &on, &err), 0);
-    np.proto[CS_PROTO_LL].enabled = 1;      /* three protocols, whatever the start says */
-    np.proto[CS_PROTO_LL128].enabled = 1;
+    if (!h->start_protos) {
+        np.proto[CS_PROTO_LL].enabled = 1;  /* three protocols, whatever the start says */
+        np.proto[CS_PROTO_LL128].enabled = 1;
+    }
     CU_ASSERT_EQUAL_FATAL(cs_lset_load(&ls, paths, h->copies, &lo, t, &err), 0);
     CU_ASSERT_FATAL(ls.n_rows <= MAXR);
     out->n_rows = ls.n_rows;
@@ -221,17 +228,17 @@ static void same_as_serial(run_how h, int cand)
         for (k = n; k < CS_POOL_MAX_THREADS; k++)
             CU_ASSERT_EQUAL(got.w.per_thread[k], 0);
         if (!h.cache)
-            CU_ASSERT_EQUAL(got.w.tasks, asked(&ref, cand));
+            CU_ASSERT_EQUAL(got.w.tasks + got.w.shared, asked(&ref, cand));
         if (h.cache == 1)       /* the cache's misses, and step 6's rows */
-            CU_ASSERT_EQUAL(got.w.tasks, got.st.simulated + got.n_rows);
+            CU_ASSERT_EQUAL(got.w.tasks + got.w.shared, got.st.simulated + got.n_rows);
         if (h.cache == 2)       /* verify: the answers from the cache are simulated too */
-            CU_ASSERT_EQUAL(got.w.tasks, got.st.lookups + got.n_rows);
+            CU_ASSERT_EQUAL(got.w.tasks + got.w.shared, got.st.lookups + got.n_rows);
     }
     if (h.cache)
         CU_ASSERT_EQUAL(ref.st.lookups, ref.st.simulated + ref.st.hits + ref.st.hits_launch);
 }
 
-static const run_how A3 = {A3MEGA, A3LOG, 1, CS_LOG_COLL_UNKNOWN, 256u << 10, 0, 1, 0};
+static const run_how A3 = {A3MEGA, A3LOG, 1, CS_LOG_COLL_UNKNOWN, 256u << 10, 0, 1, 0, 0, 0};
 
 static void t_a3_cache(void) { same_as_serial(A3, 6); }
 
@@ -265,12 +272,71 @@ static void t_a3_repeats(void)
     same_as_serial(h, 6);
 }
 
+/* A3 Mega's five largest sizes, 512 MiB - 8 GiB, on its start (Simple only): the trees'
+ * rows from 2 GiB extend two shorter runs, the same at every size (mode.h cs_nccl_extrap),
+ * which the threads run once per evaluation. Serial and threads: the same bits. */
+static const run_how A3BIG = {A3MEGA, A3LOG, 1, CS_LOG_COLL_UNKNOWN, 0, 0, 1, 0, 512u << 20, 1};
+
+static void t_a3_long_trees(void)
+{
+    run_how h = A3BIG;
+    same_as_serial(h, 2);
+    h.cache = 0;
+    same_as_serial(h, 2);
+    /* One evaluation of every candidate (ring, tree) on 2 threads, by hand: 16 trees (8
+     * channels of tree pairs) of 1 MiB pieces (Simple's step: 8 MiB / 8) are 32, 64, 128,
+     * 256 and 512 pieces a tree at 512 MiB ... 8 GiB; from 64 pieces a tree runs 64 and
+     * 32 (mode.c TREE_SIM_PIECES): 2 GiB's tree runs them, 4 and 8 GiB's extend its line
+     * and 1 GiB's is its 64-piece run. 10 candidates, 3 not simulated. */
+    {
+        cs_topo *t = NULL;
+        cs_nccl_params np;
+        cs_lset ls;
+        cs_lset_opts lo;
+        cs_lpar *par = NULL;
+        cs_lpar_work w;
+        cs_err err;
+        char *paths[1] = {(char *)(uintptr_t)A3LOG};
+        int on, i;
+        memset(&lo, 0, sizeof lo);
+        lo.default_coll = CS_LOG_COLL_UNKNOWN;
+        lo.min_bytes = 512u << 20;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(A3MEGA, &t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(A3MEGA, NULL, 1, &np, &on, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_lset_load(&ls, paths, 1, &lo, t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(ls.n_rows, 5);
+        CU_ASSERT_EQUAL_FATAL(cs_lpar_new(2, &par, &err), 0);
+        ls.par = par;
+        CU_ASSERT_EQUAL_FATAL(cs_lset_simulate_viable(&ls, t, &np, NULL, 1, 1.5, &err), 0);
+        cs_lpar_work_get(par, &w);
+        CU_ASSERT_EQUAL(w.tasks, 7);
+        CU_ASSERT_EQUAL(w.shared, 3);
+        /* each row's time is its fastest candidate's, simulated alone */
+        for (i = 0; i < ls.n_rows; i++) {
+            const cs_lrow *r = &ls.rows[i];
+            double ring_us, tree_us;
+            const cs_algo *ring, *tree;
+            CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", r->coll, &ring, &err), 0);
+            CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("double_binary_tree", r->coll, &tree, &err), 0);
+            CU_ASSERT_EQUAL_FATAL(cs_lrow_simulate(r, t, &np, ring, CS_PROTO_SIMPLE, &ring_us,
+                                                   NULL, &err), 0);
+            CU_ASSERT_EQUAL_FATAL(cs_lrow_simulate(r, t, &np, tree, CS_PROTO_SIMPLE, &tree_us,
+                                                   NULL, &err), 0);
+            CU_ASSERT(r->simulated_us == (ring_us < tree_us ? ring_us : tree_us));
+        }
+        ls.par = NULL;
+        cs_lpar_free(par);
+        cs_lset_fini(&ls);
+        cs_topo_free(t);
+    }
+}
+
 /* AWS p5 on the dgx-h100-x2 preset: a cluster kind whose route_fn keeps state (routing
  * under the lock, views with their own route caches), NVLS among the candidates, twin
  * ring channels simulated on scaled capacities (cs_sim_once_scaled). */
 static void t_p5(void)
 {
-    run_how h = {"dgx-h100-x2", P5LOG, 1, CS_COLL_ALLREDUCE, 1u << 20, 0, 1, 0};
+    run_how h = {"dgx-h100-x2", P5LOG, 1, CS_COLL_ALLREDUCE, 1u << 20, 0, 1, 0, 0, 0};
     same_as_serial(h, 0);
 }
 
@@ -409,6 +475,8 @@ int cs_test_register(void)
         {"threads: the same without a cache", t_a3_nocache},
         {"threads: the same in verify mode", t_a3_verify},
         {"threads: repeated rows, a cache that empties mid-batch", t_a3_repeats},
+        {"threads: long trees extend one pair of runs per evaluation (A3 Mega 512 MiB-8 GiB)",
+         t_a3_long_trees},
         {"threads: p5 on dgx-h100-x2 (route_fn, NVLS, twin channels)", t_p5},
         {"threads: a calibration on 1 and 3 threads fits the same bits", t_calibrate},
         {"pool: every item once, per-thread counts add up", t_pool},

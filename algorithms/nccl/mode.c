@@ -394,6 +394,49 @@ static int tree_sim_pieces(const cs_coll_req *req, const cs_nccl_params *np)
     return (int)k;
 }
 
+/* The two shorter runs of a long tree (req and costs as prepare made them), or e->on 0. */
+static void plan_extrap(const cs_coll_req *req, const cs_algo *ops, const cs_nccl_params *np,
+                        cs_proto pr, cs_nccl_extrap *e)
+{
+    int sim;
+    uint64_t trees, piece;
+    memset(e, 0, sizeof *e);
+    if (ops == &cs_algo_ring || !per_channel(ops, req) ||
+        req->chunks < (sim = tree_sim_pieces(req, np)))
+        return;
+    trees = 2 * (uint64_t)req->channels;
+    piece = tree_piece(np, pr);
+    e->channels = req->channels;
+    e->chunks = sim;
+    e->b1 = trees * (uint64_t)sim * piece;
+    e->b0 = trees * (uint64_t)(sim / 2) * piece;
+    if (req->chunks > sim)
+        e->on = 1;
+    else if (req->bytes == e->b1)
+        e->whole = 1;
+    else
+        memset(e, 0, sizeof *e);
+}
+
+cs_time cs_nccl_extrap_time(const cs_nccl_extrap *e, uint64_t bytes)
+{
+    return e->t1 + (cs_time)llround((double)(e->t1 - e->t0) * (double)(bytes - e->b1) /
+                                    (double)(e->b1 - e->b0));
+}
+
+int cs_nccl_extrap_plan(const cs_coll_req *req, const cs_algo *algo, const cs_nccl_params *np,
+                        cs_proto pr, cs_nccl_extrap *out)
+{
+    cs_coll_req r;
+    cs_sim_costs costs;
+    int rc;
+    memset(out, 0, sizeof *out);
+    if ((rc = prepare(req, algo, np, pr, &r, &costs, NULL, NULL)) < 0)
+        return rc;
+    plan_extrap(&r, algo, np, pr, out);
+    return 0;
+}
+
 /* One candidate: build, run, return the time. A tree across nodes of more than
  * tree_sim_pieces pieces a tree is in its steady state long before its last piece: every
  * further piece adds the same time (the pipeline's period). It runs twice, with
@@ -405,25 +448,23 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
 {
     cs_coll_req req;
     cs_sim_costs costs;
+    cs_nccl_extrap ex;
     cs_time t_ps;
-    int wrong = -1, rc, used = 1, sim;
+    int wrong = -1, rc, used = 1;
     if ((rc = prepare(base, ops, np, pr, &req, &costs, &used, NULL)) < 0)
         return rc;
-    if (ops != &cs_algo_ring && per_channel(ops, &req) &&
-        req.chunks > (sim = tree_sim_pieces(&req, np))) {
+    plan_extrap(&req, ops, np, pr, &ex);
+    if (ex.on) {
         cs_coll_req r1 = req, r0 = req;
-        cs_time t1, t0;
-        uint64_t trees = 2 * (uint64_t)req.channels, piece = tree_piece(np, pr);
         int w;
-        r1.chunks = sim;
-        r1.bytes = trees * (uint64_t)r1.chunks * piece;
-        r0.chunks = r1.chunks / 2;
-        r0.bytes = trees * (uint64_t)r0.chunks * piece;
-        if ((rc = run_req(r1, topo, ops, np, &costs, 0, &t1, &w, err)) < 0 ||
-            (rc = run_req(r0, topo, ops, np, &costs, 0, &t0, &w, err)) < 0)
+        r1.chunks = ex.chunks;
+        r1.bytes = ex.b1;
+        r0.chunks = ex.chunks / 2;
+        r0.bytes = ex.b0;
+        if ((rc = run_req(r1, topo, ops, np, &costs, 0, &ex.t1, &w, err)) < 0 ||
+            (rc = run_req(r0, topo, ops, np, &costs, 0, &ex.t0, &w, err)) < 0)
             return rc;
-        t_ps = t1 + (cs_time)llround((double)(t1 - t0) * (double)(req.bytes - r1.bytes) /
-                                     (double)(r1.bytes - r0.bytes));
+        t_ps = cs_nccl_extrap_time(&ex, req.bytes);
         wrong = check ? CS_WRONG_FOLDED : -1;
     } else if ((rc = run_req(req, topo, ops, np, &costs, check, &t_ps, &wrong, err)) < 0) {
         return rc;
@@ -434,6 +475,7 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     out->channels = used;
     out->time_us = cs_time_to_us(t_ps);
     out->wrong = wrong;
+    out->ex = ex;
     return 0;
 }
 

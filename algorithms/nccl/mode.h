@@ -8,6 +8,20 @@
 #include "algorithms/coll.h"
 #include "algorithms/nccl/nccl.h"
 
+/* A tree across nodes of more than a few dozen pieces a tree is not simulated whole: it
+ * runs twice with fewer pieces of its true size (t1 with chunks pieces, t0 with half as
+ * many), and its time is extended along the line through the two (mode.c try_one). Two
+ * requests of one shape (collective, ranks, root, element) whose runs are the same
+ * (channels, chunks, b1, b0) share them: cs_nccl_extrap_time gives each its own time. */
+typedef struct cs_nccl_extrap {
+    int on;                  /* 1: the time is extended from the two runs below */
+    int whole;               /* 1 (on 0): simulated whole, and the request is the longer
+                                run of the longer trees of its shape (its time is t1) */
+    int channels, chunks;    /* the longer run's tree pairs and pieces a tree */
+    uint64_t b1, b0;         /* the two runs' bytes (b1 > b0) */
+    cs_time t1, t0;          /* their times, ps (set once they ran) */
+} cs_nccl_extrap;
+
 /* What ran. */
 typedef struct cs_nccl_pick {
     const cs_algo *algo;     /* algorithm that won */
@@ -17,6 +31,7 @@ typedef struct cs_nccl_pick {
     double time_us;          /* its simulated time, launch cost included, us */
     int wrong;               /* #wrong of the winner, -1 if unchecked, CS_WRONG_FOLDED if
                                 unchecked because one node stood for all (fold.c) */
+    cs_nccl_extrap ex;       /* the winner's two runs, when its time was extended */
 } cs_nccl_pick;
 
 /* pick.wrong (and a run row's wrong) when the data check was asked for but the winner was
@@ -38,6 +53,15 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max);
 int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo *algo,
                      const cs_nccl_params *np, int check_data, cs_nccl_pick *out,
                      cs_err *err);
+
+/* Whether algo with protocol pr (forced or not, as np says) would extend req's time (on
+ * req->topo) from two shorter runs, and which (out->t1, t0 left 0): without simulating. 0, or CS_EUNSUPP
+ * (the candidate cannot run). */
+int cs_nccl_extrap_plan(const cs_coll_req *req, const cs_algo *algo, const cs_nccl_params *np,
+                        cs_proto pr, cs_nccl_extrap *out);
+
+/* The time of a request of bytes bytes extended along e's line (e->on), ps. */
+cs_time cs_nccl_extrap_time(const cs_nccl_extrap *e, uint64_t bytes);
 
 /* The schedule and executor costs of a pick (from cs_nccl_simulate on the same request and
  * parameters), to run it again with an observer or link statistics. s is initialised here
