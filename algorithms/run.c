@@ -271,7 +271,8 @@ int cs_run_sizes(uint64_t min_bytes, uint64_t max_bytes, long step_factor,
     return 0;
 }
 
-void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, size_t n)
+void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, int ranks, char *buf,
+                       size_t n)
 {
     if (t->model == CS_MODEL_ALPHA_BETA) {
         snprintf(buf, n, "alpha_beta single-port, a = %g us, b = 1/(%g GB/s)%s", t->ab_lat_us,
@@ -279,7 +280,18 @@ void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, si
     } else {
         snprintf(buf, n, "fluid max-min fair links, %d nodes, %d links", t->n_nodes, t->n_links);
     }
-    if (np) {
+    if (np && ranks >= 2 && ranks <= np->plan_n && np->plan_ch[ranks]) {
+        /* a PCIe host's channels: NCCL's ring search, per rank count (search.c) */
+        int r = ranks;
+        cs_nccl_params local;
+        const cs_nccl_params *q = cs_nccl_with_plan(np, r, &local);
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len, "; NCCL mode (table %s, launch %g us, protocol %s, "
+                 "channels from NCCL's ring search on this PCIe host: %d of %g GB/s at %d "
+                 "ranks, fewer for small sizes)", np->version, np->launch_us,
+                 np->force_proto >= 0 ? cs_proto_name((cs_proto)np->force_proto) : "by time",
+                 q->channels, q->channel_GBps, r);
+    } else if (np) {
         char cap[96] = "";
         size_t len = strlen(buf);
         if (np->channel_GBps > 0)

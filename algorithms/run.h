@@ -41,9 +41,10 @@ int cs_run_sizes(uint64_t min_bytes, uint64_t max_bytes, long step_factor,
  * t has (-g) and a root outside 0..p-1 for rooted collectives (-r), as usage errors. */
 int cs_run_ranks(const cs_topo *t, long ranks, cs_coll coll, long root, int *p, cs_err *err);
 
-/* One line describing the network model (and NCCL mode when np is not NULL) for a
- * report's header. */
-void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, char *buf, size_t n);
+/* One line describing the network model (and NCCL mode when np is not NULL, with a PCIe
+ * host's channel plan at `ranks` ranks) for a report's header. */
+void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, int ranks, char *buf,
+                       size_t n);
 
 /* Simulate one size of coll on topology ranks 0..p-1 (elt: element size in bytes; size as
  * nccl-tests' -b, turned into S and count as nccl-tests does). Fills row (algorithm,

@@ -185,8 +185,10 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_ru
     if (g->n_topos == 1 &&
         (rc = cs_nccl_setup(rq->topo, rq->proto, 0, &g->nccl, &g->nccl_on, err)) < 0)
         return rc;
-    if (g->nccl_on && rq->cfg.channels > 0)
-        g->nccl.channels = rq->cfg.channels;   /* --channels over the table's */
+    if (g->nccl_on && rq->cfg.channels > 0) {
+        g->nccl.channels = rq->cfg.channels;   /* --channels over the table's, and over */
+        g->nccl.plan_n = 0;                    /* NCCL's plan for a PCIe host */
+    }
     for (c = 0; c < n_colls; c++) {
         if ((rc = cs_run_ranks(t, want, colls[c], rq->cfg.root, &p, err)) < 0)
             return rc;
@@ -199,7 +201,7 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_ru
             kp->cfg.nccl = g->nccl_on ? &g->nccl : NULL;
             memset(sw, 0, sizeof *sw);
             g->n++;
-            cs_run_model_line(t, kp->cfg.nccl, kp->model, sizeof kp->model);
+            cs_run_model_line(t, kp->cfg.nccl, p, kp->model, sizeof kp->model);
             cs_run_header(sw, colls[c], rq->algos[a], t, rq->dtype, rq->redop, p,
                           kp->cfg.root, kp->cfg.chunks, kp->model);
             tk->cfg = &kp->cfg;

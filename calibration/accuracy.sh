@@ -40,7 +40,9 @@ row() {
                $4 == "nan" ? "-" : sprintf("%.1f%%", $4), $3, t, p[1], p[2] }' >> "$T"
 }
 
-# 1. 2x RTX 2080 Ti (PCIe Gen3, no P2P): one machine, two collectives.
+# 1. 2x RTX 2080 Ti (PCIe Gen3, no P2P): one machine, two collectives. The start states no
+#    channels: NCCL's plan for the pair (its ring search, algorithms/nccl/search.c: 2
+#    channels of 3 GB/s) is the table's, and calibrate fits its cap (channel_GBps).
 v 2080-uncal $R/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log $R/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log --topo calibration/rtx2080ti-pair.json
 c 2080-fit-ar $R/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log --topo calibration/rtx2080ti-pair.json --output calibration/rtx2080ti-pair.allreduce.json
 v 2080-ar-on-ar $R/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log --topo calibration/rtx2080ti-pair.allreduce.json
@@ -55,19 +57,6 @@ row 3 "2080 Ti pair: all_reduce odd sizes -> even sizes" 2080-fit-ar-odd 2080-ar
 c 2080-fit-both-odd $R/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log $R/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log --sizes odd --topo calibration/rtx2080ti-pair.json --output calibration/rtx2080ti-pair.both-odd.json
 v 2080-both-even $R/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log $R/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log --sizes even --topo calibration/rtx2080ti-pair.both-odd.json
 row 4 "2080 Ti pair: both, odd sizes -> even sizes" 2080-fit-both-odd 2080-both-even
-#    The same with NCCL's channel plan in the start (2 channels, channel_GBps 3 fitted):
-#    a p2p channel moves twice a ring channel each way (algorithms/nccl/rules.h).
-S=calibration/rtx2080ti-pair.channels.json
-c 2080ch-fit-ar $R/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log --topo $S --output $O/2080ch-ar.json
-v 2080ch-a2a-on-ar $R/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log --topo $O/2080ch-ar.json
-row 1b "2080 Ti pair, NCCL's channel plan: all_reduce -> **alltoall**" 2080ch-fit-ar 2080ch-a2a-on-ar
-c 2080ch-fit-a2a $R/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log --topo $S --output $O/2080ch-a2a.json
-v 2080ch-ar-on-a2a $R/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log --topo $O/2080ch-a2a.json
-row 2b "2080 Ti pair, NCCL's channel plan: alltoall -> **all_reduce**" 2080ch-fit-a2a 2080ch-ar-on-a2a
-c 2080ch-fit-both-odd $R/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log $R/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log --sizes odd --topo $S --output $O/2080ch-both-odd.json
-v 2080ch-both-even $R/nccl-rtx2080ti-1n2-allreduce-pcie3-nop2p.log $R/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log --sizes even --topo $O/2080ch-both-odd.json
-row 4b "2080 Ti pair, NCCL's channel plan: both, odd sizes -> even sizes" 2080ch-fit-both-odd 2080ch-both-even
-
 # 2. MI325X, 1-8 nodes of 8 (Ring forced): fit 1 and 2 nodes, predict 4 and 8 nodes.
 v mi325x-uncal $R/rccl-mi325x-1-8node-allreduce-ring-large.log --coll allreduce --algo ring --topo calibration/mi325x-8node.json
 c mi325x-fit-8-16 $R/rccl-mi325x-1-8node-allreduce-ring-large.log --coll allreduce --algo ring --keep-ranks 8,16 --topo calibration/mi325x-8node.json --output calibration/mi325x-8node.1-2nodes.json

@@ -164,6 +164,20 @@ static int calib_run(cs_calib *c, cs_topo *t, cs_nccl_params *np, cs_lset *ls,
     c->np = np;
     c->ls = ls;
     c->algo = o->algo;
+    /* A PCIe host's channel plan depends on the rank count (search.c): where the rows have
+     * one, it becomes the table's channels and cap, fitted and written like a file's. */
+    if (np->plan_n > 0 && ls->n_rows > 0) {
+        int n = ls->rows[0].ranks;
+        for (i = 1; i < ls->n_rows && ls->rows[i].ranks == n; i++)
+            ;
+        if (i == ls->n_rows && n <= np->plan_n && np->plan_ch[n]) {
+            np->channels = np->plan_ch[n];
+            np->channel_GBps = np->plan_GBps[n];
+            np->channels_given = 1;
+            np->plan_n = 0;
+            c->plan_ranks = n;
+        }
+    }
     if ((rc = cs__calib_collect_classes(c, ls->max_ranks, err)) < 0)
         return rc;
     cs__calib_build_params(c);

@@ -80,6 +80,9 @@ typedef struct cs_calib {
     int p_tr_lat[CS_TR_COUNT];/* transports' lat_us, -1 unless the start table sets it */
     int p_tr_msg[CS_TR_COUNT];/* transports' msg_us, -1 unless the start table sets it */
     double gamma0;            /* the topology's reduce_GBps before the fit (0 = free) */
+    int plan_ranks;           /* > 0: the rows' one rank count, whose PCIe channel plan
+                                 (NCCL's ring search, algorithms/nccl/search.c) became the
+                                 table's channels and channel_GBps, fitted as any cap */
     cs_simcache *cache;       /* candidate times memoised during the fit (owned, freed at
                                  the end of cs_calib_run) */
     cs_simcache_stats reuse;  /* its counters at the end of the fit (zero without reuse):

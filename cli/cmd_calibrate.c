@@ -73,6 +73,10 @@ static void print_report(const cs_calib *c, const copts *o)
     printf("# collsim calibrate: %d log%s, %d rows, topology %s, NCCL table %s\n",
            c->ls->n_logs, c->ls->n_logs == 1 ? "" : "s", c->ls->n_rows, c->t->name,
            c->np->version);
+    if (c->plan_ranks > 0)
+        printf("# NCCL's channel plan for %d ranks of this PCIe host (its ring search): %d "
+               "channels of %g GB/s, fitted as channel_GBps\n", c->plan_ranks,
+               c->np->channels, c->start[c->p_chan]);
     printf("# fit: %d of %d parameters free, %d iterations (%s) in round %d, rms of log(sim/meas) "
            "%.4f -> %.4f\n", c->fr.n_free, c->n_par, c->fr.n_iter,
            c->fr.converged ? "converged" : "iteration limit", c->n_rounds,

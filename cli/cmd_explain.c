@@ -173,8 +173,10 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
     /* The choice run and validate make: NCCL mode where they use it. */
     if ((rc = cs_nccl_setup(o->topo, o->proto, 0, &np, &on, err)) < 0)
         goto out;
-    if (on && o->channels > 0)
-        np.channels = (int)o->channels;   /* --channels over the table's, as run */
+    if (on && o->channels > 0) {
+        np.channels = (int)o->channels;   /* --channels over the table's and a PCIe */
+        np.plan_n = 0;                    /* host's plan, as run */
+    }
     cs_run_cfg_init(&cfg);
     cfg.algo = o->algo;
     cfg.chunks = (int)o->chunks;

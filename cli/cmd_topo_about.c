@@ -46,7 +46,12 @@ int cs_topo_show_rings(FILE *f, const cs_topo *t, const char *spec, long channel
     if (!channels) {   /* the topology's NCCL channel count, 1 on the bare fabric */
         if (cs_nccl_setup(spec, NULL, 0, &np, &on, err) < 0)
             return err->code;
-        channels = on ? np.channels : 1;
+        if (on) {
+            cs_nccl_params local;   /* a PCIe host's plan for all its ranks (search.c) */
+            channels = cs_nccl_with_plan(&np, t->n_ranks, &local)->channels;
+        } else {
+            channels = 1;
+        }
     }
     cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 0);
     req.topo = t;

@@ -14,6 +14,13 @@ typedef enum cs_node_type {
     CS_NODE_GPU, CS_NODE_NPU, CS_NODE_CPU, CS_NODE_NIC, CS_NODE_SWITCH
 } cs_node_type;
 
+/* A host's CPU vendor, where a kind knows it (the pcie kind: "cpu", or its socket link's
+ * class): NCCL's ring search charges GPU traffic through an Intel root complex 6/5 of its
+ * bandwidth on the PCI links (algorithms/nccl/search.c). */
+typedef enum cs_cpu_vendor {
+    CS_CPU_UNKNOWN, CS_CPU_INTEL, CS_CPU_AMD
+} cs_cpu_vendor;
+
 /* Which network model runs transfers (DESIGN §2). */
 typedef enum cs_model {
     CS_MODEL_ALPHA_BETA,   /* single-port a + b*l between any pair; no links */
@@ -59,6 +66,7 @@ struct cs_topo {
     double ab_bw_GBps;     /* alpha_beta only: bandwidth, GB/s */
     double ab_lat_us;      /* alpha_beta only: latency a, microseconds */
     double reduce_GBps;    /* reduction throughput at the receiver (gamma); 0 = free */
+    cs_cpu_vendor cpu_vendor;   /* host kinds: the CPUs' vendor, CS_CPU_UNKNOWN if not said */
 
     cs_node *nodes;        /* all nodes (owned) */
     int n_nodes;

@@ -390,6 +390,10 @@ static void t_calibrate(void)
     }
     CU_ASSERT(memcmp(&a.fr.cost, &b.fr.cost, sizeof(double)) == 0);
     CU_ASSERT_EQUAL(a.n_evals, b.n_evals);
+    /* the pair's file states no channels: NCCL's plan for its 2 ranks (2 channels of 3
+     * GB/s, test_search.c) became the table's, and its cap a parameter */
+    CU_ASSERT_EQUAL(a.plan_ranks, 2);
+    CU_ASSERT(a.p_chan >= 0 && a.start[a.p_chan] == 3.0);
     CU_ASSERT_EQUAL(a.n_pinned, b.n_pinned);
     CU_ASSERT(memcmp(&a.reuse, &b.reuse, sizeof a.reuse) == 0);
 }

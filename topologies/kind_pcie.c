@@ -4,6 +4,7 @@
  * GPU-to-NIC) traffic is host-staged: up through the switch uplink to the socket's CPU
  * memory and back down, so pairs under one switch share its uplink. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/json.h"
 #include "topologies/kinds.h"
@@ -57,6 +58,8 @@ typedef struct pcie_shape {
     cs__linkspec sock;       /* CPU to CPU */
     cs__linkspec mem;        /* CPU to its host memory (with has_mem) */
     int has_mem;             /* "host_memory" given: host-staged copies go through it */
+    cs_cpu_vendor cpu;       /* "cpu", else from the socket link's class (upi: Intel, xgmi:
+                                AMD), else unknown */
 } pcie_shape;
 
 /* Parse and check the keys: build (col NULL) stops at the first problem, check records
@@ -66,7 +69,7 @@ static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_topo_proble
 {
     static const char *const keys[] = {"sockets", "switches_per_socket", "gpus_per_switch",
         "nics_per_switch", "gpus_per_socket", "nics_per_socket", "p2p", "gpu_type", "link",
-        "uplink", "socket_link", "host_memory", NULL};
+        "uplink", "socket_link", "host_memory", "cpu", NULL};
     static const cs__linkspec upi = {"upi", 22.0, 1.0};
     json_t *o = NULL;
     const char *gkey, *nkey;
@@ -105,6 +108,19 @@ static int parse_shape(json_t *root, pcie_shape *sh, int *is_p2p, cs_topo_proble
     CS__NOTE(col, err, cs_json_object(root, "", "socket_link", 0, &o, err));
     if (o)
         CS__NOTE(col, err, cs__linkspec_parse(o, "socket_link", NULL, &upi, &sh->sock, err));
+    sh->cpu = !o ? CS_CPU_UNKNOWN : !strcmp(sh->sock.cls, "upi") ? CS_CPU_INTEL
+            : !strcmp(sh->sock.cls, "xgmi") ? CS_CPU_AMD : CS_CPU_UNKNOWN;
+    {
+        const char *cpu = NULL;
+        CS__NOTE(col, err, cs_json_string(root, "", "cpu", 0, &cpu, err));
+        if (cpu && !strcmp(cpu, "intel"))
+            sh->cpu = CS_CPU_INTEL;
+        else if (cpu && !strcmp(cpu, "amd"))
+            sh->cpu = CS_CPU_AMD;
+        else if (cpu)
+            CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "cpu", "expected \"intel\" or "
+                                          "\"amd\", got \"%s\"", cpu));
+    }
     o = NULL;
     sh->has_mem = 0;
     CS__NOTE(col, err, cs_json_object(root, "", "host_memory", 0, &o, err));
@@ -153,6 +169,7 @@ static int build_shape(const pcie_shape *shape, int is_p2p, cs_topo *t, cs_err *
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
     d->is_p2p = is_p2p;
+    t->cpu_vendor = sh.cpu;
     t->kind_data = d;
     t->kind_free = pcie_free;
     t->route_fn = pcie_route;

@@ -1,6 +1,6 @@
 /* load.c: a topology's "nccl" object to NCCL-mode parameters (algorithms/nccl). The
  * topology loader carries the object through (cs_topo_section_get); it is read here.
- *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "channel_GBps": 0,
+ *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "channel_GBps": 0, "sm": 0,
  *            "tree_channel_GBps": 0,
  *            "max_chunks": 8, "nvls": false, "nvls_eff": 0.85, "nvls_lat_us": 25,
  *            "proto": "auto" | "LL" | "LL128" | "Simple",
@@ -82,13 +82,13 @@ static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
 
 int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *err)
 {
-    static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps",
+    static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps", "sm",
                                        "tree_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
                                        "proto", "protocols", "transports",
                                        "calibration", NULL};
     const char *version = NULL, *proto = NULL;
     json_t *protos = NULL, *cal = NULL, *trs = NULL;
-    long channels, max_chunks;
+    long channels, max_chunks, sm = 0;
     int rc, i;
     cs_nccl_params_default(out);
     if (!json_is_object(nccl))
@@ -112,8 +112,12 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
         (rc = cs_json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
         (rc = cs_json_object(nccl, "nccl", "protocols", 0, &protos, err)) < 0 ||
         (rc = cs_json_object(nccl, "nccl", "transports", 0, &trs, err)) < 0 ||
-        (rc = cs_json_object(nccl, "nccl", "calibration", 0, &cal, err)) < 0)
+        (rc = cs_json_object(nccl, "nccl", "calibration", 0, &cal, err)) < 0 ||
+        (rc = cs_json_int(nccl, "nccl", "sm", 0, 10, 200, &sm, err)) < 0)
         return rc;
+    out->sm = (int)sm;
+    out->channels_given = json_object_get(nccl, "channels") != NULL ||
+                          json_object_get(nccl, "channel_GBps") != NULL;
     out->channels = (int)channels;
     out->max_chunks = (int)max_chunks;
     if (proto && strcmp(proto, "auto")) {
@@ -253,6 +257,10 @@ int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
     hw = is_hw_kind(t->kind);
     can_reduce = has_reducing_switch(t);
     fabric = gpu_fabric_path(t);
+    /* A PCIe host whose file does not give the channels: NCCL's ring search (search.c)
+     * for every rank count of the host. */
+    if (!strcmp(t->kind, "pcie") && !np->channels_given)
+        cs_nccl_plan_fill(np, t);
     cs_topo_free(t);
     /* LL128 where NCCL enables it by default (above); --proto LL128 or the file's own
      * setting runs it anyway, as NCCL_PROTO=LL128 does. */

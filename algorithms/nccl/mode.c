@@ -394,6 +394,14 @@ static int tree_sim_pieces(const cs_coll_req *req, const cs_nccl_params *np)
     return (int)k;
 }
 
+/* np as req sees it: a PCIe host's channel plan for its rank count (search.c), for ranks
+ * 0..n-1 of the host only (a plan's strided group has no topo). */
+static const cs_nccl_params *planned(const cs_nccl_params *np, const cs_coll_req *req,
+                                     cs_nccl_params *local)
+{
+    return req->topo ? cs_nccl_with_plan(np, req->n_ranks, local) : np;
+}
+
 /* The two shorter runs of a long tree (req and costs as prepare made them), or e->on 0. */
 static void plan_extrap(const cs_coll_req *req, const cs_algo *ops, const cs_nccl_params *np,
                         cs_proto pr, cs_nccl_extrap *e)
@@ -429,8 +437,10 @@ int cs_nccl_extrap_plan(const cs_coll_req *req, const cs_algo *algo, const cs_nc
 {
     cs_coll_req r;
     cs_sim_costs costs;
+    cs_nccl_params local;
     int rc;
     memset(out, 0, sizeof *out);
+    np = planned(np, req, &local);
     if ((rc = prepare(req, algo, np, pr, &r, &costs, NULL, NULL)) < 0)
         return rc;
     plan_extrap(&r, algo, np, pr, out);
@@ -486,6 +496,8 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
     const cs_algo *cand[8];
     int n_cand, a, p, rc, found = 0;
     cs_nccl_pick best;
+    cs_nccl_params local;
+    np = planned(np, req, &local);
     if (algo) {
         cand[0] = algo;
         n_cand = 1;
@@ -533,8 +545,10 @@ int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_ncc
                   cs_sched *s, cs_sim_costs *costs, cs_coll_req *built, cs_err *err)
 {
     cs_coll_req r;
+    cs_nccl_params local;
     int rc;
     double n;
+    np = planned(np, req, &local);
     if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, NULL, err)) < 0)
         return rc;
     /* A tree's pieces as many as TREE_BUILD_XFERS transfers allow (a picture needs no

@@ -11,6 +11,9 @@
 #include "sim/exec.h"
 #include "topologies/topology.h"
 
+/* Most ranks of a PCIe host NCCL's ring search runs for (search.c; more: no plan). */
+#define CS_NCCL_PLAN_MAX 16
+
 /* Protocols in NCCL's order (src/include/plugin/nccl_tuner.h). */
 typedef enum cs_proto {
     CS_PROTO_LL,
@@ -79,7 +82,43 @@ typedef struct cs_nccl_params {
                                  us: NCCL's tuner counts a net plugin's latency twice for
                                  Simple (the receiver's flush of GPUDirect writes, tuning.cc);
                                  0 = none ("flush_us" in JSON) */
+    int sm;                  /* the GPUs' compute capability x 10 (75, 89, 90, 100, 120):
+                                the speeds NCCL's ring search tries (search.c); 0 = not
+                                said, the speeds before Hopper ("sm" in JSON) */
+    int channels_given;      /* the "nccl" object sets channels or channel_GBps: NCCL's ring
+                                search does not replace them - not in JSON */
+    int plan_n;              /* NCCL's ring search on a PCIe host (search.c, run by
+                                cs_nccl_setup): the first n ranks run plan_ch[n] channels
+                                of plan_GBps[n] each, n = 2 .. plan_n; 0 = no plan (the
+                                table's channels and channel_GBps) - not in JSON */
+    unsigned char plan_ch[CS_NCCL_PLAN_MAX + 1];
+    double plan_GBps[CS_NCCL_PLAN_MAX + 1];
 } cs_nccl_params;
+
+/* NCCL's channel plan for ranks 0..n-1 of a host without NVLink, as its ring search finds
+ * it (search.c): the rings it can place at the highest speed of its table, each ring's
+ * hops charged on the PCI and CPU links their routes cross. */
+typedef struct cs_nccl_plan {
+    int rings;               /* rings found (NCCL's graph channels) */
+    double ring_GBps;        /* each ring's speed, GB/s of data */
+    int channels;            /* channels run: the rings doubled (connect.cc) */
+    double channel_GBps;     /* each channel's share of its ring, as the links carry it
+                                (6/5 of the data through an Intel root complex) */
+    int intel_phb;           /* 1: some hop crossed an Intel root complex (the 6/5) */
+} cs_nccl_plan;
+
+/* The plan for ranks 0..n-1 of t (PCIe, CPU and host-memory links only; the links'
+ * figures are NCCL's, as a topology file gives them) with GPUs of compute capability sm
+ * (x 10; 0 = before Hopper). 0, or CS_EUNSUPP where the ranks' routes cross another kind of
+ * link (NVLink, a network) or no ring fits. */
+int cs_nccl_search_ring(const cs_topo *t, int n, int sm, cs_nccl_plan *out);
+/* np->plan_* for every rank count 2 .. min(t->n_ranks, CS_NCCL_PLAN_MAX) of t where
+ * cs_nccl_search_ring finds a plan (np->plan_n 0 if none does). */
+void cs_nccl_plan_fill(cs_nccl_params *np, const cs_topo *t);
+/* np as a request of n ranks sees it: with the plan's channels and channel_GBps where np
+ * has a plan for n (copied into *local, which is returned), else np itself. */
+const cs_nccl_params *cs_nccl_with_plan(const cs_nccl_params *np, int n,
+                                        cs_nccl_params *local);
 
 /* Default table for NCCL 2.30.7 (models.md §2.4, §2.5, §2.7): base latencies of Ring
  * LL 6.6 / LL128 14.0 / Simple 8.4 us; per-transfer latency NVLink ring hwLat minus LL's
