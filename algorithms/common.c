@@ -239,6 +239,47 @@ out:
     return rc;
 }
 
+/* Whether the g ranks of the first node of t (ranks 0..g-1) are joined all to all by
+ * direct xGMI links (an AMD Infinity Fabric mesh: RCCL's platforms; NCCL's search on an
+ * NVLink mesh is not modelled so). */
+static int node_mesh(const cs_topo *t, int g)
+{
+    int a, b, k;
+    if (!t->adj_off)
+        return 0;
+    for (a = 0; a < g; a++)
+        for (b = 0; b < g; b++) {
+            int u = t->ranks[a], linked = a == b;
+            for (k = t->adj_off[u]; k < t->adj_off[u + 1] && !linked; k++)
+                linked = cs_dlink_to(t, t->adj[k]) == t->ranks[b] &&
+                         !strcmp(t->links[cs_dlink_link(t->adj[k])].cls, "xgmi");
+            if (!linked)
+                return 0;
+        }
+    return 1;
+}
+
+/* Multi-node rings on nodes whose g GPUs are joined all to all by xGMI (even g): RCCL runs each
+ * channel through a node on its own Hamiltonian path, the paths together taking every
+ * directed GPU-to-GPU link once, and out by the path's last GPU's NIC (ROCm/rccl
+ * src/graph/rome_models.cc, rome_model_81, 8 GPUs and 8 NICs: lines "N0 0 1 2 3 4 5 6 7
+ * N7|N1 1 0 2 4 3 5 7 6 N6|..."). Here Walecki's paths: 0, 1, g-1, 2, g-2, ... g/2 and its
+ * shifts by 1 .. g/2-1 share no link (either direction), so they and their reverses (the odd
+ * channels) are g paths over every directed link once, starting at g different GPUs and
+ * ending at g different GPUs (so at g different NICs). Every node runs the same path; cycle
+ * i is node 0's path i, node 1's, ... Returns the cycles written (g/2). */
+static int mesh_node_paths(int p, int g, int *cyc)
+{
+    int i, m, j;
+    for (i = 0; i < g / 2; i++)
+        for (m = 0; m < p / g; m++)
+            for (j = 0; j < g; j++) {
+                int w = j == 0 ? 0 : j % 2 ? (j + 1) / 2 : g - j / 2;
+                cyc[(size_t)i * p + m * g + j] = m * g + (w + i) % g;
+            }
+    return g / 2;
+}
+
 void cs_ring_plan_init(cs_ring_plan *pl, const cs_coll_req *req)
 {
     const cs_topo *t = req->topo;
@@ -249,6 +290,12 @@ void cs_ring_plan_init(cs_ring_plan *pl, const cs_coll_req *req)
     memset(pl, 0, sizeof *pl);
     pl->p = p;
     pl->g = req->channels > 1 ? cs_node_size(req) : 0;
+    if (t && t->model == CS_MODEL_FLUID && pl->g >= 4 && pl->g % 2 == 0 &&
+        pl->g <= 2 * CS_RING_MAX_CYCLES && node_mesh(t, pl->g)) {
+        if ((pl->cyc = malloc((size_t)p * CS_RING_MAX_CYCLES * sizeof *pl->cyc)))
+            pl->n_cyc = mesh_node_paths(p, pl->g, pl->cyc);
+        return;
+    }
     /* One group of ranks with direct links between them (an xGMI or NVLink mesh, a DGX-1
      * cube-mesh): rings over those links only, a different one per channel pair where
      * edge-disjoint ones exist (NCCL's search.cc: rings over NVLink, never through PCIe
