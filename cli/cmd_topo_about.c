@@ -1,6 +1,7 @@
-/* cmd_topo_about.c: what `collsim topo show` prints below the fabric (cli layer): the
- * file's description and sources (text, or keys of the JSON object), and with --rings the
- * ring of every channel, as NCCL mode and --algo ring run them. */
+/* cmd_topo_about.c: what `collsim topo show` prints below the fabric (cli layer): a PCIe
+ * host's NCCL channel plan, the file's description and sources (text, or keys of the JSON
+ * object), and with --rings the ring of every channel, as NCCL mode and --algo ring run
+ * them. */
 #include "cli/cli.h"
 #include "algorithms/explain.h"
 #include "algorithms/nccl/nccl.h"
@@ -9,11 +10,42 @@
 #include <jansson.h>
 #include <string.h>
 
+/* A PCIe host whose file states no channels: the plan NCCL's ring search gives each rank
+ * count (algorithms/nccl/search.c), one line (or "nccl_channel_plan" in json). */
+static void show_plan(FILE *f, const char *spec, json_t *json)
+{
+    cs_nccl_params np;
+    cs_err err;
+    json_t *arr = NULL;
+    int on, n;
+    if (cs_nccl_setup(spec, NULL, 0, &np, &on, &err) < 0 || !on || np.plan_n < 2)
+        return;
+    if (json)
+        arr = json_array();
+    else
+        fprintf(f, "NCCL channel plan (its ring search on this PCIe host), ranks: channels x "
+                "GB/s:");
+    for (n = 2; n <= np.plan_n; n++) {
+        if (!np.plan_ch[n])
+            continue;
+        if (arr)
+            json_array_append_new(arr, json_pack("{s:i, s:i, s:f}", "ranks", n, "channels",
+                                                 (int)np.plan_ch[n], "channel_GBps",
+                                                 np.plan_GBps[n]));
+        else
+            fprintf(f, " %d: %d x %g%s", n, np.plan_ch[n], np.plan_GBps[n],
+                    n < np.plan_n ? "," : "\n");
+    }
+    if (arr)
+        json_object_set_new(json, "nccl_channel_plan", arr);
+}
+
 void cs_topo_show_about(FILE *f, const char *spec, struct json_t *json)
 {
     json_t *d = NULL, *src = NULL, *v;
     cs_err err;
     size_t i;
+    show_plan(f, spec, json);
     if (cs_topo_section_get(spec, "description", &d, &err) < 0 ||
         cs_topo_section_get(spec, "sources", &src, &err) < 0) {
         json_decref(d);

@@ -108,6 +108,14 @@ grep -q '^  1073741824 ' "$work/size-1GiB"; check size-gib-2p30 $? "no 107374182
 [ -s "$work/t-run" ] && [ -s "$work/t-ex" ] &&
     awk -v a="$(cat "$work/t-run")" -v b="$(cat "$work/t-ex")" 'BEGIN { d = a - b; exit !(d < 0.06 && d > -0.06) }'
 check explain-nccl-time $? "run $(cat "$work/t-run"), explain $(cat "$work/t-ex")"
+# A PCIe host's NCCL channel plan (its ring search, test_search.c): topo show prints it per
+# rank count and run's header the one of its rank count; --channels replaces it.
+"$collsim" topo show pcie-rtx4090x8 2>/dev/null | grep -q ' 2: 4 x 6, .* 8: 2 x 7.5$' &&
+    "$collsim" run allreduce --topo pcie-rtx4090x8 -g 2 -b 1M -e 1M 2>/dev/null |
+        grep -q 'ring search on this PCIe host: 4 of 6 GB/s at 2 ranks' &&
+    "$collsim" run allreduce --topo pcie-rtx4090x8 -b 1M -e 1M --channels 3 2>/dev/null |
+        grep -q 'NCCL mode (.* 3 channels, fewer for small sizes)'
+check pcie-channel-plan $? "topo show, run's header and --channels"
 # usage errors exit 2, runtime errors 1, in every command
 for c in run validate calibrate explain topo plot list plan; do
     "$collsim" $c --no-such-option >/dev/null 2>&1; rc=$?
