@@ -55,8 +55,8 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
                      cs_err *err);
 
 /* Whether algo with protocol pr (forced or not, as np says) would extend req's time (on
- * req->topo) from two shorter runs, and which (out->t1, t0 left 0): without simulating. 0, or CS_EUNSUPP
- * (the candidate cannot run). */
+ * req->topo) from two shorter runs, and which (out->t1, t0 left 0), without simulating:
+ * 0, or CS_EUNSUPP (the candidate cannot run). */
 int cs_nccl_extrap_plan(const cs_coll_req *req, const cs_algo *algo, const cs_nccl_params *np,
                         cs_proto pr, cs_nccl_extrap *out);
 
