@@ -287,7 +287,7 @@ void cs_run_model_line(const cs_topo *t, const cs_nccl_params *np, int ranks, ch
         const cs_nccl_params *q = cs_nccl_with_plan(np, r, &local);
         size_t len = strlen(buf);
         snprintf(buf + len, n - len, "; NCCL mode (table %s, launch %g us, protocol %s, "
-                 "channels from NCCL's ring search on this PCIe host: %d of %g GB/s at %d "
+                 "channels from NCCL's channel plan for this host: %d of %g GB/s at %d "
                  "ranks, fewer for small sizes)", np->version, np->launch_us,
                  np->force_proto >= 0 ? cs_proto_name((cs_proto)np->force_proto) : "by time",
                  q->channels, q->channel_GBps, r);

@@ -228,8 +228,23 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
     int i;
     json_object_set_new(n, "version", json_string(c->np->version));
     json_object_set_new(n, "launch_us", cs_json_num(c->np->launch_us));
-    json_object_set_new(n, "channels", json_integer(c->np->channels));
-    json_object_set_new(n, "channel_GBps", cs_json_num(c->np->channel_GBps));
+    /* A PCIe host's channel plan that stayed per rank count (logs of several, calibrate.c)
+     * is written as it is, NCCL's search's on the start's figures (search.c). */
+    if (c->np->plan_n > 0) {
+        json_t *plan = json_array();
+        for (i = 2; i <= c->np->plan_n; i++)
+            if (c->np->plan_ch[i])
+                json_array_append_new(plan, json_pack("{s:i, s:i, s:o}", "ranks", i,
+                                                      "channels", (int)c->np->plan_ch[i],
+                                                      "channel_GBps",
+                                                      cs_json_num(c->np->plan_GBps[i])));
+        json_object_set_new(n, "channel_plan", plan);
+    } else {
+        json_object_set_new(n, "channels", json_integer(c->np->channels));
+        json_object_set_new(n, "channel_GBps", cs_json_num(c->np->channel_GBps));
+    }
+    if (c->np->sm > 0)
+        json_object_set_new(n, "sm", json_integer(c->np->sm));
     if (c->np->tree_GBps > 0)
         json_object_set_new(n, "tree_channel_GBps", cs_json_num(c->np->tree_GBps));
     json_object_set_new(n, "nvls", json_boolean(c->np->nvls));

@@ -10,8 +10,9 @@
 #include <jansson.h>
 #include <string.h>
 
-/* A PCIe host whose file states no channels: the plan NCCL's ring search gives each rank
- * count (algorithms/nccl/search.c), one line (or "nccl_channel_plan" in json). */
+/* A host with a channel plan per rank count (a PCIe host whose file states no channels:
+ * NCCL's ring search, algorithms/nccl/search.c; or the file's "channel_plan"), one line (or
+ * "nccl_channel_plan" in json). */
 static void show_plan(FILE *f, const char *spec, json_t *json)
 {
     cs_nccl_params np;
@@ -23,8 +24,8 @@ static void show_plan(FILE *f, const char *spec, json_t *json)
     if (json)
         arr = json_array();
     else
-        fprintf(f, "NCCL channel plan (its ring search on this PCIe host), ranks: channels x "
-                "GB/s:");
+        fprintf(f, "NCCL channel plan of this host (its ring search, or the file's "
+                "channel_plan), ranks: channels x GB/s:");
     for (n = 2; n <= np.plan_n; n++) {
         if (!np.plan_ch[n])
             continue;

@@ -112,7 +112,7 @@ check explain-nccl-time $? "run $(cat "$work/t-run"), explain $(cat "$work/t-ex"
 # rank count and run's header the one of its rank count; --channels replaces it.
 "$collsim" topo show pcie-rtx4090x8 2>/dev/null | grep -q ' 2: 4 x 6, .* 8: 2 x 7.5$' &&
     "$collsim" run allreduce --topo pcie-rtx4090x8 -g 2 -b 1M -e 1M 2>/dev/null |
-        grep -q 'ring search on this PCIe host: 4 of 6 GB/s at 2 ranks' &&
+        grep -q "NCCL's channel plan for this host: 4 of 6 GB/s at 2 ranks" &&
     "$collsim" run allreduce --topo pcie-rtx4090x8 -b 1M -e 1M --channels 3 2>/dev/null |
         grep -q 'NCCL mode (.* 3 channels, fewer for small sizes)'
 check pcie-channel-plan $? "topo show, run's header and --channels"

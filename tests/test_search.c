@@ -152,6 +152,26 @@ static void t_plan_runs(void)
     CU_ASSERT(fabs(b.time_us / 13421.7728 - 1) < 0.01);
 }
 
+/* A plan stated per rank count ("channel_plan", as calibrate writes NCCL's search's when its
+ * logs had several rank counts) replaces the search: 3 channels of 4.5 GB/s at 2 ranks,
+ * where the search would give this box 4 of 6 (t_box_4090's 2-rank plan). */
+static void t_plan_stated(void)
+{
+    static const char *const spec = CS_TEST_DATA "/ok/pcie-channel-plan.json";
+    cs_nccl_params np, local;
+    cs_nccl_pick pick;
+    int on;
+    cs_err err;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(spec, NULL, 1, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL(np.plan_n, 2);
+    CU_ASSERT_EQUAL(np.plan_ch[2], 3);
+    CU_ASSERT_EQUAL(np.plan_GBps[2], 4.5);
+    CU_ASSERT_EQUAL(cs_nccl_with_plan(&np, 2, &local)->channels, 3);
+    CU_ASSERT_EQUAL(cs_nccl_with_plan(&np, 2, &local)->channel_GBps, 4.5);
+    simulate(spec, CS_COLL_ALLREDUCE, 64u << 20, 0, &pick);
+    CU_ASSERT_EQUAL(pick.channels, 3);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -160,6 +180,7 @@ int cs_test_register(void)
         {"RTX 4090 host, two Intel switches: 2 x 6; sm 90's speeds: 6 x 1.8", t_host_4090},
         {"no plan off PCIe hosts or for one rank", t_not_pcie},
         {"the plan runs as the file that states it; --channels replaces it", t_plan_runs},
+        {"a plan stated per rank count replaces the search", t_plan_stated},
         {NULL, NULL}};
     return cs_test_add_suite("nccl_search", cases);
 }

@@ -1,6 +1,7 @@
 /* load.c: a topology's "nccl" object to NCCL-mode parameters (algorithms/nccl). The
  * topology loader carries the object through (cs_topo_section_get); it is read here.
  *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "channel_GBps": 0, "sm": 0,
+ *            "channel_plan": [{"ranks": 2, "channels": 2, "channel_GBps": 6}, ...],
  *            "tree_channel_GBps": 0,
  *            "max_chunks": 8, "nvls": false, "nvls_eff": 0.85, "nvls_lat_us": 25,
  *            "proto": "auto" | "LL" | "LL128" | "Simple",
@@ -80,9 +81,41 @@ static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
     return 0;
 }
 
+/* "channel_plan": [{"ranks": n, "channels": c, "channel_GBps": x}, ...]: a PCIe host's
+ * channel plan per rank count, as calibrate writes NCCL's search's (search.c) when its logs
+ * had several rank counts; in place of the search. */
+static int read_plan(json_t *arr, cs_nccl_params *out, cs_err *err)
+{
+    static const char *const keys[] = {"ranks", "channels", "channel_GBps", NULL};
+    size_t i;
+    json_t *e;
+    if (!json_is_array(arr))
+        return cs_err_set(err, CS_EINVAL, "nccl.channel_plan", "expected an array of "
+                          "{\"ranks\", \"channels\", \"channel_GBps\"}, got %s",
+                          cs_json_type_a(arr));
+    json_array_foreach(arr, i, e) {
+        char path[CS_JPATH_MAX];
+        long n, c;
+        double gbps;
+        int rc;
+        cs_jpath_idx(path, sizeof path, "nccl.channel_plan", i);
+        if ((rc = cs_json_check_keys(e, path, keys, NULL, err)) < 0 ||
+            (rc = cs_json_int(e, path, "ranks", 1, 2, CS_NCCL_PLAN_MAX, &n, err)) < 0 ||
+            (rc = cs_json_int(e, path, "channels", 1, 1, 64, &c, err)) < 0 ||
+            (rc = cs_json_nonneg(e, path, "channel_GBps", 1, &gbps, err)) < 0)
+            return rc;
+        out->plan_ch[n] = (unsigned char)c;
+        out->plan_GBps[n] = gbps;
+        if (n > out->plan_n)
+            out->plan_n = (int)n;
+    }
+    return 0;
+}
+
 int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *err)
 {
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps", "sm",
+                                       "channel_plan",
                                        "tree_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
                                        "proto", "protocols", "transports",
                                        "calibration", NULL};
@@ -117,7 +150,11 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
         return rc;
     out->sm = (int)sm;
     out->channels_given = json_object_get(nccl, "channels") != NULL ||
-                          json_object_get(nccl, "channel_GBps") != NULL;
+                          json_object_get(nccl, "channel_GBps") != NULL ||
+                          json_object_get(nccl, "channel_plan") != NULL;
+    if (json_object_get(nccl, "channel_plan") &&
+        (rc = read_plan(json_object_get(nccl, "channel_plan"), out, err)) < 0)
+        return rc;
     out->channels = (int)channels;
     out->max_chunks = (int)max_chunks;
     if (proto && strcmp(proto, "auto")) {
