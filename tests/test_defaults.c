@@ -320,6 +320,14 @@ static void t_mesh_node_rings(void)
     busbw = 2.0 * 15 / 16 * (1u << 30) / (pick.time_us * 1e3);
     CU_ASSERT_EQUAL(pick.channels, 8);
     CU_ASSERT(busbw <= 400.0 && busbw > 388.0);
+    {   /* one node standing for both, twin channels merged: the same time as every node
+         * and channel simulated */
+        cs_nccl_pick all;
+        np.no_fold = 1;
+        np.all_channels = 1;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, ring, &np, 0, &all, &err), 0);
+        CU_ASSERT(all.time_us == pick.time_us);
+    }
     cs_topo_free(t);
 }
 
