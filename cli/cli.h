@@ -74,13 +74,18 @@ int cs_cli_check_plot(const char *path, cs_err *err);
 /* --format when given, else by --output's suffix (.json, .csv), else "text". */
 const char *cs_cli_format_of(const char *format, const char *output);
 
+/* --nodes N: the topology spec topo resized to N nodes ("SPEC#nodes=N", which
+ * cs_topo_spec_root reads; a cluster only). nodes NULL: topo itself. The result lives until
+ * the next call. NULL with err filled (CS_EUSAGE) when N is not a count. */
+const char *cs_cli_resize(const char *topo, const char *nodes, cs_err *err);
+
 /* The options of the commands that read logs (validate, calibrate): one table of ids, one
  * scanner; each command lists the options it takes in its own cs_opt_spec table. */
 enum { CS_LOGCMD_TOPO = 900, CS_LOGCMD_FORMAT, CS_LOGCMD_ALGO, CS_LOGCMD_PROTO,
        CS_LOGCMD_OUTPUT, CS_LOGCMD_PLOT, CS_LOGCMD_FIX, CS_LOGCMD_ITER, CS_LOGCMD_HELP,
-       CS_LOGCMD_THREADS };
+       CS_LOGCMD_THREADS, CS_LOGCMD_NODES };
 typedef struct cs_logcmd {
-    const char *topo;         /* --topo */
+    const char *topo;         /* --topo (with --nodes applied) */
     const char *format;       /* --format (validate), default "text" */
     const char *algo;         /* --algo, NULL = NCCL's choice */
     const char *proto;        /* --proto, NULL if not given */

@@ -14,7 +14,8 @@
 #include <jansson.h>
 
 static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, CS_LOGCMD_TOPO}, {"output", 0, 1, CS_LOGCMD_OUTPUT},
+    {"topo", 0, 1, CS_LOGCMD_TOPO}, {"nodes", 0, 1, CS_LOGCMD_NODES},
+    {"output", 0, 1, CS_LOGCMD_OUTPUT},
     {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
     {"fix", 0, 1, CS_LOGCMD_FIX}, {"max-iter", 0, 1, CS_LOGCMD_ITER},
     {"threads", 0, 1, CS_LOGCMD_THREADS}, {"help", 'h', 0, CS_LOGCMD_HELP},
@@ -31,6 +32,7 @@ static void usage(void)
            "apart (least squares on log time, simulator in the loop). A log of n ranks runs\n"
            "on the topology's first n ranks. Writes a topology JSON with an \"nccl\" object.\n\n"
            "      --topo PRESET|FILE  starting topology (required)\n"
+           "      --nodes N           the --topo cluster resized to N nodes\n"
            "      --output FILE       calibrated topology JSON (required)\n"
            "      --min-bytes SIZE    fit only sizes >= SIZE\n"
            "      --sizes odd|even    only the 1st, 3rd, ... (odd) or 2nd, 4th, ... (even)\n"

@@ -13,7 +13,7 @@
 
 enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O_MBS, O_GBS,
        O_RECOMP, O_SP, O_SCHED, O_MEGA, O_DS, O_FMT, O_OUT, O_PLOT, O_PLOTB, O_TRACE, O_GPUS,
-       O_TOP, O_HELP };
+       O_TOP, O_HELP, O_NODES };
 
 static const cs_opt_spec specs[] = {
     {"model", 0, 1, O_MODEL}, {"gpu", 0, 1, O_GPU}, {"topo", 0, 1, O_TOPO},
@@ -23,7 +23,8 @@ static const cs_opt_spec specs[] = {
     {"schedule", 0, 1, O_SCHED}, {"megatron", 0, 1, O_MEGA}, {"deepspeed", 0, 1, O_DS},
     {"format", 0, 1, O_FMT}, {"output", 0, 1, O_OUT}, {"plot", 0, 1, O_PLOT},
     {"plot-breakdown", 0, 1, O_PLOTB}, {"trace", 0, 1, O_TRACE}, {"gpus", 0, 1, O_GPUS},
-    {"top", 0, 1, O_TOP}, {"help", 'h', 0, O_HELP}, {NULL, 0, 0, 0},
+    {"top", 0, 1, O_TOP}, {"help", 'h', 0, O_HELP}, {"nodes", 0, 1, O_NODES},
+    {NULL, 0, 0, 0},
 };
 
 static const char usage[] =
@@ -32,7 +33,8 @@ static const char usage[] =
     "                    --sp --schedule 1f1b|gpipe|interleaved --megatron \"ARGS\"\n"
     "                    --deepspeed ds_config.json] [--format text|json] [--output FILE]\n"
     "                    [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
-    "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n\n"
+    "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"
+    "--nodes N resizes the plan's cluster (a preset or file) to N nodes.\n\n"
     "Simulate one training step of a plan (DESIGN 6): step time, tokens/s, MFU/HFU, breakdown,\n"
     "memory per GPU. --model takes a preset (collsim list models) or a Hugging Face config.json.\n";
 
@@ -53,7 +55,7 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *o;
-    const char *v;
+    const char *v, *nodes = NULL;
     char ignored[512];
     int rc, x;
     while ((rc = cs_opt_next(&sc, specs, &o, &v, err)) == 1) {
@@ -124,6 +126,9 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
         case O_SP:
             p->sp = 1;
             break;
+        case O_NODES:
+            nodes = v;
+            break;
         case O_SCHED:
             if (!strcmp(v, "1f1b") || !strcmp(v, "gpipe") || !strcmp(v, "interleaved"))
                 p->schedule = v[0] == '1' ? CS_PS_1F1B : v[0] == 'g' ? CS_PS_GPIPE
@@ -135,6 +140,18 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
         default:
             break;
         }
+    }
+    if (rc == 0 && nodes) {       /* --nodes: the plan's cluster resized */
+        const char *spec;
+        if (p->topo_json)
+            return cs_err_set(err, CS_EUSAGE, "--nodes", "resizes a cluster named by --topo "
+                              "or system.topo (a preset or a file), not an inline topology "
+                              "(set its \"nodes\")");
+        if (!(spec = cs_cli_resize(p->topo_spec, nodes, err)))
+            return CS_EUSAGE;
+        if (strlen(spec) >= sizeof p->topo_spec)
+            return cs_err_set(err, CS_EUSAGE, "--topo", "name too long");
+        snprintf(p->topo_spec, sizeof p->topo_spec, "%s", spec);
     }
     return rc;
 }

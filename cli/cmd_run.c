@@ -46,7 +46,7 @@ typedef struct run_opts {
 enum {
     O_MINB = 1, O_MAXB, O_FACTOR, O_STEPB, O_RANKS, O_DTYPE, O_OP, O_ROOT, O_TOPO, O_ALGO,
     O_CHUNKS, O_SERVERS, O_CHANNELS, O_CHECK, O_FORMAT, O_OUTPUT, O_IGNORED, O_HELP, O_LINKS,
-    O_PROTO, O_PLOT, O_TRACE, O_THREADS, O_TOTAL, O_JSON
+    O_PROTO, O_PLOT, O_TRACE, O_THREADS, O_TOTAL, O_JSON, O_NODES
 };
 
 static const cs_opt_spec run_specs[] = {
@@ -55,7 +55,7 @@ static const cs_opt_spec run_specs[] = {
     {"ngpus", 'g', 1, O_RANKS}, {"nthreads", 't', 1, O_THREADS}, {"ranks", 0, 1, O_TOTAL},
     {"datatype", 'd', 1, O_DTYPE}, {"op", 'o', 1, O_OP},
     {"root", 'r', 1, O_ROOT}, {"topo", 0, 1, O_TOPO}, {"algo", 0, 1, O_ALGO},
-    {"chunks", 0, 1, O_CHUNKS}, {"servers", 0, 1, O_SERVERS},
+    {"nodes", 0, 1, O_NODES}, {"chunks", 0, 1, O_CHUNKS}, {"servers", 0, 1, O_SERVERS},
     {"channels", 0, 1, O_CHANNELS}, {"check", 'c', 1, O_CHECK}, {"format", 0, 1, O_FORMAT},
     {"output", 0, 1, O_OUTPUT}, {"iters", 'n', 1, O_IGNORED},
     {"warmup_iters", 'w', 1, O_IGNORED}, {"help", 'h', 0, O_HELP}, {"links", 0, 0, O_LINKS},
@@ -92,6 +92,7 @@ static void run_usage(void)
            "                          nccl-tests' timing and launch flags: accepted, ignored\n"
            "  -J, --output_file FILE  also write collsim's JSON report there (nccl-tests -J)\n"
            "      --topo PRESET|FILE  topology (default %s; `collsim list topologies`)\n"
+           "      --nodes N           the --topo cluster resized to N nodes\n"
            "      --algo NAME|auto    algorithm (default auto; `collsim list algorithms`);\n"
            "                          a comma list runs each (ring,parameter_server)\n"
            "      --chunks N          pipeline chunks per step (default 1 = textbook)\n"
@@ -128,7 +129,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *sp;
-    const char *v;
+    const char *v, *nodes = NULL;
     int rc, have_f = 0, have_coll = 0;
     memset(o, 0, sizeof *o);
     o->coll_name = "allreduce";
@@ -169,6 +170,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
         case O_OP: o->redop = v; break;
         case O_ROOT: rc = cs_parse_int(v, "-r", 0, 1 << 20, &o->root, err); break;
         case O_TOPO: o->topo = v; break;
+        case O_NODES: nodes = v; break;
         case O_ALGO: o->algo = v; break;
         case O_CHUNKS: rc = cs_parse_int(v, "--chunks", 1, 65535, &o->chunks, err); break;
         case O_SERVERS: rc = cs_parse_int(v, "--servers", 1, 1 << 20, &o->servers, err); break;
@@ -188,6 +190,8 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     }
     if (rc < 0)
         return rc;
+    if (nodes && !(o->topo = cs_cli_resize(o->topo, nodes, err)))
+        return CS_EUSAGE;
     if (o->step_bytes && have_f)
         return cs_err_set(err, CS_EUSAGE, "-i", "give either -f or -i, not both");
     if (o->step_bytes)
@@ -266,11 +270,8 @@ int cs_cmd_run(int argc, char **argv)
         (rc = cs_run_parse_names(o.algo, &algos, &n_algos, &err)) < 0)
         goto fail;
     cs_run_cfg_init(&rq.cfg);
-    rq.cfg.chunks = (int)o.chunks;
-    rq.cfg.servers = (int)o.servers;
-    rq.cfg.channels = (int)o.channels;
-    rq.cfg.root = (int)o.root;
-    rq.cfg.check = (int)o.check;
+    rq.cfg.chunks = (int)o.chunks, rq.cfg.servers = (int)o.servers;
+    rq.cfg.channels = (int)o.channels, rq.cfg.root = (int)o.root, rq.cfg.check = (int)o.check;
     if (rq.coll == CS_COLL_BARRIER && !rq.n_colls)
         o.min_bytes = o.max_bytes = 0;
     if ((rc = cs_run_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, &sizes,
@@ -280,8 +281,7 @@ int cs_cmd_run(int argc, char **argv)
     rq.ranks = ranks, rq.n_ranks = n_ranks;
     rq.algos = (const char *const *)algos, rq.n_algos = n_algos;
     rq.sizes = sizes, rq.n_sizes = n_sizes;
-    rq.links = o.links;
-    rq.proto = o.proto;
+    rq.links = o.links, rq.proto = o.proto;
     if ((rc = cs_run_multi_run(&rq, dts, n_dts, ops, n_ops, &m, &err)) < 0)
         goto fail;
     cs_cli_run_notes(m.sweeps, m.n, (int)o.check);

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_FORMAT = 1, T_OUTPUT, T_HELP, T_RANKS, T_RINGS, T_CHANNELS };
+enum { T_FORMAT = 1, T_OUTPUT, T_HELP, T_RANKS, T_RINGS, T_CHANNELS, T_NODES };
 
 static const char usage[] =
-    "usage: collsim topo show PRESET|FILE [-g N] [--format text|json] [--output FILE]\n"
-    "                         [--rings [--channels C]]\n"
+    "usage: collsim topo show PRESET|FILE [-g N] [--nodes N] [--format text|json]\n"
+    "                         [--output FILE] [--rings [--channels C]]\n"
     "       collsim topo check PRESET|FILE\n"
     "       collsim topo draw PRESET|FILE --output OUT.png|.svg|.pdf [--width W --height H]\n\n"
     "show: nodes by type, links by class (bandwidth and latency per direction), the ranks,\n"
@@ -114,6 +114,7 @@ static void show_text(FILE *f, const cs_topo *t, const class_row *rows, int n_ro
     if (t->n_ranks >= 2)
         fprintf(f, "bisection bandwidth: %g GB/s per direction (ranks 0-%d to %d-%d)\n", bis,
                 half - 1, half, 2 * half - 1);
+    cs_topo_show_about(f, t->name, NULL);
 }
 
 static int show_json(FILE *f, const cs_topo *t, const class_row *rows, int n_rows, double bis)
@@ -182,9 +183,7 @@ static int topo_show(const char *spec, long ranks, const char *format, const cha
             rc = cs_err_set(&err, CS_EIO, output, "cannot write the JSON");
         } else {
             if (strcmp(format, "json"))
-                show_text(out.f, t, rows, n_rows, bis);
-            if (strcmp(format, "json"))
-                cs_topo_show_about(out.f, spec, NULL);
+                show_text(out.f, t, rows, n_rows, bis);   /* with the about lines */
             if (rings && (rc = cs_topo_show_rings(out.f, t, spec, channels, &err)) < 0)
                 cs_out_abort(&out);
             else
@@ -237,11 +236,11 @@ int cs_cmd_topo(int argc, char **argv)
     static const cs_opt_spec specs[] = {
         {"format", 0, 1, T_FORMAT}, {"output", 0, 1, T_OUTPUT}, {"help", 'h', 0, T_HELP},
         {"ranks", 'g', 1, T_RANKS}, {"rings", 0, 0, T_RINGS}, {"channels", 0, 1, T_CHANNELS},
-        {NULL, 0, 0, 0},
+        {"nodes", 0, 1, T_NODES}, {NULL, 0, 0, 0},
     };
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *spec;
-    const char *val, *what = NULL, *topo = NULL, *format = "text", *output = NULL;
+    const char *val, *what = NULL, *topo = NULL, *format = "text", *output = NULL, *nodes = NULL;
     cs_err err;
     long ranks = 0, channels = 0;
     int rc, rings = 0;
@@ -260,8 +259,6 @@ int cs_cmd_topo(int argc, char **argv)
         } else if (spec->id == T_HELP) {
             fputs(usage, stdout);
             return CS_EXIT_OK;
-        } else if (spec->id == T_FORMAT) {
-            format = val;
         } else if (spec->id == T_RANKS || spec->id == T_CHANNELS) {
             if (spec->id == T_RANKS ? cs_parse_int(val, "-g", 1, 1 << 20, &ranks, &err) < 0 :
                 cs_parse_int(val, "--channels", 1, 64, &channels, &err) < 0)
@@ -269,7 +266,7 @@ int cs_cmd_topo(int argc, char **argv)
         } else if (spec->id == T_RINGS) {
             rings = 1;
         } else {
-            output = val;
+            *(spec->id == T_NODES ? &nodes : spec->id == T_FORMAT ? &format : &output) = val;
         }
     }
     if (rc < 0)
@@ -284,6 +281,8 @@ int cs_cmd_topo(int argc, char **argv)
         cs_err_set(&err, CS_EUSAGE, NULL, "topo %s: expected a preset name or a file", what);
         return cs_cli_fail(&err);
     }
+    if (nodes && !(topo = cs_cli_resize(topo, nodes, &err)))
+        return cs_cli_fail(&err);
     if ((channels && !rings) || (rings && (strcmp(what, "show") || strcmp(format, "text")))) {
         cs_err_set(&err, CS_EUSAGE, rings ? "--rings" : "--channels", rings ? "only used with "
                    "show --format text" : "only used with --rings");

@@ -54,6 +54,10 @@ void cs_topo_show_about(FILE *f, const char *spec, struct json_t *json)
     }
     if (json && d)
         json_object_set(json, "description", d);
+    /* the topology written out whole (presets of a cluster's node and fabric put in, a
+     * resize applied): the report loads back as this topology (compose.c) */
+    if (json && cs_topo_definition(spec, &v, &err) == 0 && v)
+        json_object_set_new(json, "definition", v);
     if (json && json_is_array(src))
         json_object_set(json, "sources", src);
     else if (json && src)

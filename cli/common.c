@@ -169,12 +169,27 @@ const char *cs_cli_format_of(const char *format, const char *output)
     return dot && !strcmp(dot, ".json") ? "json" : dot && !strcmp(dot, ".csv") ? "csv" : "text";
 }
 
+const char *cs_cli_resize(const char *topo, const char *nodes, cs_err *err)
+{
+    static char spec[4096];
+    long n;
+    if (!nodes)
+        return topo;
+    if (cs_parse_int(nodes, "--nodes", 1, 65536, &n, err) < 0)
+        return NULL;
+    if (snprintf(spec, sizeof spec, "%s#nodes=%ld", topo, n) >= (int)sizeof spec) {
+        cs_err_set(err, CS_EUSAGE, "--topo", "name too long");
+        return NULL;
+    }
+    return spec;
+}
+
 int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
                     cs_logcmd *o, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *sp;
-    const char *v;
+    const char *v, *nodes = NULL;
     int rc;
     memset(o, 0, sizeof *o);
     o->format = "text";
@@ -189,6 +204,7 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
         }
         switch (sp->id) {
         case CS_LOGCMD_TOPO: o->topo = v; break;
+        case CS_LOGCMD_NODES: nodes = v; break;
         case CS_LOGCMD_FORMAT: o->format = v; break;
         case CS_LOGCMD_ALGO: o->algo = v; break;
         case CS_LOGCMD_PROTO: o->proto = v; break;
@@ -202,6 +218,13 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
         }
         if (rc < 0)
             return rc;
+    }
+    if (rc == 0 && nodes) {
+        if (!o->topo)
+            return cs_err_set(err, CS_EUSAGE, "--nodes", "resizes the --topo cluster: give "
+                              "--topo too");
+        if (!(o->topo = cs_cli_resize(o->topo, nodes, err)))
+            return CS_EUSAGE;
     }
     return rc;
 }

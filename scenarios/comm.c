@@ -29,16 +29,14 @@ int cs_plan_ctx_new(cs_plan_ctx **out, const cs_plan *p, cs_err *err)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     cs_nccl_params_default(&c->np);
     if (p->topo_json) {
-        json_t *root = json_loads(p->topo_json, 0, NULL), *n;
-        const char *kind = root ? json_string_value(json_object_get(root, "kind")) : NULL;
+        /* an inline topology runs as the same object in a file would (cs_nccl_setup):
+         * NCCL mode for hardware kinds or an "nccl" object, a cluster's layered settings */
+        json_t *root = json_loads(p->topo_json, 0, NULL);
         rc = cs_topo_load_string_ranks(p->topo_json, "system.topo", gpus, &c->topo, err);
-        /* as cs_nccl_setup for files: NCCL mode for hardware kinds or an "nccl" object */
-        c->nccl_on = kind && (!strcmp(kind, "node") || !strcmp(kind, "cluster") ||
-                              !strcmp(kind, "pcie"));
-        if (rc == 0 && root && (n = json_object_get(root, "nccl"))) {
-            rc = cs_nccl_params_from_json(n, &c->np, err);
-            c->nccl_on = 1;
-        }
+        if (rc == 0 && !root)
+            rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        if (rc == 0)
+            rc = cs_nccl_setup_root(root, "system.topo", NULL, 0, &c->np, &c->nccl_on, err);
         json_decref(root);
     } else {
         rc = cs_topo_open_ranks(p->topo_spec, gpus, &c->topo, err);

@@ -302,10 +302,13 @@ typedef struct fabric_cfg {
  * node built, so a missing NIC link is a problem): build (col NULL) stops at the first
  * problem, check records each and goes on. */
 static int parse_fabric(json_t *root, const cs__linkspec *nic, int node_ok, fabric_cfg *fc,
-                        cs_topo_problems *col, cs_err *err)
+                        json_t **owned, cs_topo_problems *col, cs_err *err)
 {
+    /* "nccl": the network's settings for NCCL mode (a plugin's costs, what its stack
+     * turns off), read by NCCL mode between the node's and the cluster's own. */
     static const char *const keys[] = {"type", "link", "spines", "nics_per_leaf",
-                                       "oversubscription", "uplink", "sharp", NULL};
+                                       "oversubscription", "uplink", "sharp", "nccl", "name",
+                                       "description", "sources", NULL};
     static const cs__linkspec none = {"generic", 1, 0};
     json_t *f, *o;
     const char *type = "switch";
@@ -313,8 +316,31 @@ static int parse_fabric(json_t *root, const cs__linkspec *nic, int node_ok, fabr
     memset(fc, 0, sizeof *fc);
     fc->ratio = 1;
     fc->ls = nic ? *nic : none;
-    if ((rc = cs_json_object(root, "", "fabric", 1, &f, err)) < 0)
+    *owned = NULL;
+    f = json_object_get(root, "fabric");
+    if (json_is_string(f)) {
+        const cs_preset *p = cs_fabric_preset_find(json_string_value(f));
+        if (!p) {
+            char known[512] = "";
+            int i, n;
+            const cs_preset *all = cs_fabric_preset_all(&n);
+            for (i = 0; i < n; i++) {
+                size_t l = strlen(known);
+                snprintf(known + l, sizeof known - l, "%s%s", i ? ", " : "", all[i].name);
+            }
+            return cs__topo_note(col, cs_err_set(err, CS_ENOENT, "fabric", "unknown fabric "
+                                                 "preset '%s' (known: %s)",
+                                                 json_string_value(f), known), err);
+        }
+        if ((rc = cs__preset_root(p, owned, err)) < 0)
+            return cs__topo_note(col, rc, err);
+        f = *owned;
+    } else if ((rc = cs_json_object(root, "", "fabric", 1, &f, err)) < 0) {
         return cs__topo_note(col, rc, err);
+    }
+    if (json_object_get(f, "nccl") && !json_is_object(json_object_get(f, "nccl")))
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "fabric.nccl", "expected an object, got "
+                                      "%s", cs_json_type_name(json_object_get(f, "nccl"))));
     CS__NOTE(col, err, cs_json_check_keys(f, "fabric", keys, NULL, err));
     CS__NOTE(col, err, cs_json_string(f, "fabric", "type", 1, &type, err));
     CS__NOTE(col, err, cs_json_bool(f, "fabric", "sharp", 0, &fc->sharp, err));
@@ -407,7 +433,7 @@ static int cluster_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *
     cs_topo *m = NULL;
     cluster_data *d;
     fabric_cfg fc;
-    json_t *owned = NULL, *node, *nic_o;
+    json_t *owned = NULL, *fab_owned = NULL, *node, *nic_o;
     long copies = 1;
     int rc, v, n0 = col ? col->n : 0;
     CS__NOTE(col, err, cs_json_check_keys(root, "", keys, cs__topo_common_keys, err));
@@ -421,7 +447,7 @@ static int cluster_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *
             goto out;
         nic = &nic_spec;
     }
-    if ((rc = parse_fabric(root, nic, m != NULL, &fc, col, err)) < 0)
+    if ((rc = parse_fabric(root, nic, m != NULL, &fc, &fab_owned, col, err)) < 0)
         goto out;
     if (!m || (col && col->n > n0))
         goto out;          /* checking: problems recorded, nothing to build */
@@ -464,6 +490,7 @@ static int cluster_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *
 out:
     cs_topo_free(m);
     json_decref(owned);
+    json_decref(fab_owned);
     return rc < 0 ? rc : 0;
 }
 

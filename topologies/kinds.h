@@ -29,6 +29,8 @@ int cs__topo_note(cs_topo_problems *col, int rc, cs_err *err);
 /* Read a whole file into a malloc'd buffer (*len bytes, not terminated). Errors:
  * "PATH: cannot read: <strerror>". */
 int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err);
+/* A preset's text parsed (a new reference); syntax errors say NAME:line:column. */
+int cs__preset_root(const cs_preset *p, json_t **out, cs_err *err);
 
 /* A link class with default figures (per direction). */
 typedef struct cs__link_class {

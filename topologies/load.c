@@ -223,14 +223,13 @@ int cs_topo_open(const char *spec, cs_topo **out, cs_err *err)
 int cs_topo_open_ranks(const char *spec, int ranks, cs_topo **out, cs_err *err)
 {
     const cs_preset *p = cs_preset_find(spec);
-    int rc;
+    json_t *root = NULL;
+    int rc, is_file = 0;
     *out = NULL;
     cs_err_clear(err);
-    if (p)
-        return load_buffer(p->json, strlen(p->json), p->name, ranks, out, err);
-    rc = load_file_ranks(spec, ranks, out, err);
+    rc = cs_topo_spec_root(spec, &root, &is_file, err);
     /* A bare word that is neither a preset nor a file was most likely a mistyped preset. */
-    if (rc == CS_EIO && !strchr(spec, '/') && !strchr(spec, '.')) {
+    if (rc == CS_EIO && !strchr(spec, '/') && !strchr(spec, '.') && !strchr(spec, '#')) {
         char known[1024] = "";
         int i, n;
         const cs_preset *all = cs_preset_all(&n);
@@ -241,34 +240,34 @@ int cs_topo_open_ranks(const char *spec, int ranks, cs_topo **out, cs_err *err)
         return cs_err_set(err, CS_ENOENT, spec,
                           "no such preset or file (known presets: %s)", known);
     }
+    if (rc < 0)
+        return rc;
+    rc = load_root(root, p ? p->name : spec, ranks, out, err);
+    json_decref(root);
+    /* Content errors name a JSON path; say which file it is in too (syntax errors already
+     * start with path:line:column). Presets are named by their callers. */
+    if (rc < 0 && is_file && strncmp(err->where, spec, strlen(spec)))
+        cs_err_prefix(err, spec);
     return rc;
 }
 
 int cs_topo_section_get(const char *spec, const char *key, json_t **out, cs_err *err)
 {
-    const cs_preset *p = cs_preset_find(spec);
-    json_error_t je;
     json_t *root, *obj;
-    char *buf = NULL;
-    size_t len;
     int rc;
     *out = NULL;
-    if (p) {
-        root = cs_json_loadb(p->json, strlen(p->json), 0, &je);
-    } else {
-        if ((rc = cs__topo_read_file(spec, &buf, &len, err)) < 0)
-            return rc;
-        root = cs_json_loadb(buf, len, 0, &je);
-        free(buf);
-    }
-    if (!root) {
-        char where[sizeof err->where];
-        snprintf(where, sizeof where, "%.200s:%d:%d", spec, je.line, je.column);
-        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
-    }
+    if ((rc = cs_topo_spec_root(spec, &root, NULL, err)) < 0)
+        return rc;
     obj = json_is_object(root) ? json_object_get(root, key) : NULL;
     if (obj)
         *out = json_incref(obj);
     json_decref(root);
     return 0;
+}
+
+int cs_topo_load_root(json_t *root, const char *name, int ranks, cs_topo **out, cs_err *err)
+{
+    *out = NULL;
+    cs_err_clear(err);
+    return load_root(root, name, ranks, out, err);
 }

@@ -86,6 +86,39 @@ int cs_topo_open_ranks(const char *spec, int ranks, cs_topo **out, cs_err *err);
  * or *out = NULL when the topology has no such key. Syntax errors say file:line:column. */
 int cs_topo_section_get(const char *spec, const char *key, struct json_t **out, cs_err *err);
 
+/* The JSON object a topology spec names (a new reference): a preset, a file, a
+ * `topo show --format json` report (its "definition"), or "SPEC#nodes=N", the cluster SPEC
+ * resized to N nodes (--nodes N). *is_file (may be NULL): 1 when it came from a file.
+ * Errors as cs_topo_open's; a modifier on a kind that is not a cluster is CS_EUSAGE. */
+int cs_topo_spec_root(const char *spec, struct json_t **out, int *is_file, cs_err *err);
+/* Build a topology from a parsed root (which gains "ranks" when ranks > 0 and the kind
+ * takes it from the caller); name goes into t->name. */
+int cs_topo_load_root(struct json_t *root, const char *name, int ranks, cs_topo **out,
+                      cs_err *err);
+
+/* One level of a layered section: a cluster's node's "nccl" object, its fabric's, its own. */
+typedef struct cs_topo_layer {
+    struct json_t *obj;      /* the level's object (a reference owned by the array) */
+    char where[32];          /* its JSON path: "node.nccl", "fabric.nccl", "nccl" */
+} cs_topo_layer;
+/* The levels of section key in root, lowest precedence first (a cluster: its node's, its
+ * fabric's - presets looked up - and its own; any other kind: its own), *n of them (0-3).
+ * Free with cs_topo_layers_fini. */
+int cs_topo_section_layers(struct json_t *root, const char *key, cs_topo_layer out[3], int *n,
+                           cs_err *err);
+void cs_topo_layers_fini(cs_topo_layer *l, int n);
+/* The levels merged (a new object, NULL when n is 0): a later level's key replaces the
+ * earlier one's, objects merged key by key. A level that is not an object is CS_EINVAL. */
+int cs_topo_layers_merge(const cs_topo_layer *l, int n, struct json_t **out, cs_err *err);
+/* cs_topo_section_layers and cs_topo_layers_merge in one: root's section key as it applies
+ * (a new reference or NULL). */
+int cs_topo_root_section(struct json_t *root, const char *key, struct json_t **out,
+                         cs_err *err);
+/* The topology spec names, written out whole (a new reference): a cluster's node and
+ * fabric presets put in as objects, the size of a "#nodes=N" spec applied; it loads back to
+ * the same topology. */
+int cs_topo_definition(const char *spec, struct json_t **out, cs_err *err);
+
 /* The preset used when no --topo is given. */
 #define CS_DEFAULT_PRESET "dgx-h100"
 
@@ -96,5 +129,9 @@ typedef struct cs_preset {
 } cs_preset;
 const cs_preset *cs_preset_all(int *n);
 const cs_preset *cs_preset_find(const char *name);
+/* Fabric presets (topologies/fabrics/\*.json, compiled in): a cluster's "fabric" may name
+ * one. Same shape as topology presets. */
+const cs_preset *cs_fabric_preset_all(int *n);
+const cs_preset *cs_fabric_preset_find(const char *name);
 
 #endif

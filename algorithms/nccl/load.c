@@ -149,6 +149,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
         (rc = cs_json_int(nccl, "nccl", "sm", 0, 10, 200, &sm, err)) < 0)
         return rc;
     out->sm = (int)sm;
+    out->tree_given = json_object_get(nccl, "tree_channel_GBps") != NULL;
     out->channels_given = json_object_get(nccl, "channels") != NULL ||
                           json_object_get(nccl, "channel_GBps") != NULL ||
                           json_object_get(nccl, "channel_plan") != NULL;
@@ -192,21 +193,65 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     return cs_nccl_params_check(out, "nccl", err);
 }
 
+/* Check each level of a cluster's layered "nccl" object on its own, so a problem names
+ * where it is ("node.nccl.channels", "fabric.nccl.transports"). */
+static int check_layers(const cs_topo_layer *l, int n, cs_err *err)
+{
+    cs_nccl_params tmp;
+    int i, rc;
+    for (i = 0; i < n; i++)
+        if (strcmp(l[i].where, "nccl") &&
+            (rc = cs_nccl_params_from_json(l[i].obj, &tmp, err)) < 0) {
+            char where[sizeof err->where];
+            snprintf(where, sizeof where, "%s%s", l[i].where,
+                     strncmp(err->where, "nccl", 4) ? "" : err->where + 4);
+            snprintf(err->where, sizeof err->where, "%s", where);
+            return rc;
+        }
+    return 0;
+}
+
+/* The "nccl" object that applies to root (its levels checked and merged; a new reference
+ * or NULL). */
+static int merged_nccl(json_t *root, json_t **out, cs_err *err)
+{
+    cs_topo_layer l[3];
+    int n, rc;
+    *out = NULL;
+    if ((rc = cs_topo_section_layers(root, "nccl", l, &n, err)) < 0)
+        return rc;
+    if ((rc = check_layers(l, n, err)) == 0)
+        rc = cs_topo_layers_merge(l, n, out, err);
+    cs_topo_layers_fini(l, n);
+    return rc;
+}
+
+static int open_root(json_t *root, cs_nccl_params *out, int *present, json_t **merged,
+                     cs_err *err)
+{
+    int rc;
+    *present = 0;
+    *merged = NULL;
+    cs_nccl_params_default(out);
+    if ((rc = merged_nccl(root, merged, err)) < 0 || !*merged)
+        return rc;
+    *present = 1;
+    return cs_nccl_params_from_json(*merged, out, err);
+}
+
 int cs_nccl_open(const char *spec, cs_nccl_params *out, int *present, cs_err *err)
 {
-    json_t *nccl;
+    json_t *root, *merged;
     int rc;
     *present = 0;
     cs_nccl_params_default(out);
-    if ((rc = cs_topo_section_get(spec, "nccl", &nccl, err)) < 0)
+    if ((rc = cs_topo_spec_root(spec, &root, NULL, err)) < 0)
         return rc;
-    if (nccl) {
-        *present = 1;
-        rc = cs_nccl_params_from_json(nccl, out, err);
-        if (rc < 0)
-            cs_err_prefix(err, spec);
-        json_decref(nccl);
-    }
+    rc = open_root(root, out, present, &merged, err);
+    if (rc < 0)
+        cs_err_prefix(err, spec);
+    json_decref(merged);
+    json_decref(root);
     return rc;
 }
 
@@ -262,46 +307,93 @@ static int gpu_fabric_path(const cs_topo *t)
     return 1;
 }
 
-/* Does the topology's "nccl" object ask for LL128 itself ("proto": "LL128", or
+/* Does the topology's "nccl" object (merged) ask for LL128 itself ("proto": "LL128", or
  * "protocols": {"LL128": {"enabled": ...}}), as NCCL_PROTO would? */
-static int ll128_asked(const char *topo_spec)
+static int ll128_asked(json_t *nccl)
 {
-    json_t *nccl = NULL, *q;
-    const char *pr;
-    int asked;
-    cs_err e;
-    cs_err_clear(&e);
-    if (cs_topo_section_get(topo_spec, "nccl", &nccl, &e) < 0 || !nccl)
-        return 0;
-    q = json_object_get(json_object_get(nccl, "protocols"), "LL128");
-    pr = json_string_value(json_object_get(nccl, "proto"));
-    asked = json_object_get(q, "enabled") != NULL || (pr && !strcmp(pr, "LL128"));
-    json_decref(nccl);
-    return asked;
+    json_t *q = json_object_get(json_object_get(nccl, "protocols"), "LL128");
+    const char *pr = json_string_value(json_object_get(nccl, "proto"));
+    return json_object_get(q, "enabled") != NULL || (pr && !strcmp(pr, "LL128"));
 }
 
-int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
-                  cs_nccl_params *np, int *on, cs_err *err)
+/* The GPUs' compute capability x 10 from the GPU fabric's link class (NVLink 2, 3, 4, 5:
+ * Volta, Ampere, Hopper, Blackwell), 0 when there is none: NCCL reads it from the GPU,
+ * collsim from what joins the GPUs. */
+static int sm_of_links(const cs_topo *t)
 {
-    int present = 0, rc, hw, can_reduce, fabric;
+    static const struct { const char *cls; int sm; } gen[] = {
+        {"nvlink2", 70}, {"nvlink3", 80}, {"nvlink4", 90}, {"nvlink5", 100},
+    };
+    int i, k;
+    for (i = 0; i < t->n_links; i++)
+        for (k = 0; k < (int)(sizeof gen / sizeof gen[0]); k++)
+            if (!strcmp(t->links[i].cls, gen[k].cls))
+                return gen[k].sm;
+    return 0;
+}
+
+double cs_nccl_tree_cap_GBps(int sm, int nodes)
+{
+    /* perChMaxTreeBws (NVIDIA/nccl src/graph/tuning.cc; models.md 2.5), GB/s a tree
+     * channel, by generation (Volta, Ampere, Hopper, Blackwell) and node count (1, 2,
+     * 4 or more: NCCL's index min(nNodes - 1, 2) with 3 nodes counted as 4) */
+    static const double bw[4][3] = {
+        {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0},
+    };
+    int g = sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : sm >= 70 ? 0 : -1;
+    int col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+    /* times the tree's algorithm-bandwidth ratio 0.5: the reduce going up and the
+     * broadcast coming down each get one direction's cap (all_reduce.h runTreeSplit) */
+    return g < 0 ? 0 : 0.5 * bw[g][col];
+}
+
+/* Servers of a multi-node topology (the copies of a cluster's node), 1 otherwise. */
+static int servers_of(const cs_topo *t)
+{
+    int v, n = 0;
+    for (v = 0; v < t->n_nodes; v++)
+        if (t->nodes[v].group + 1 > n)
+            n = t->nodes[v].group + 1;
+    return n > 1 ? n : 1;
+}
+
+int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int always_on,
+                       cs_nccl_params *np, int *on, cs_err *err)
+{
+    int present = 0, rc, hw, can_reduce, fabric, asked;
+    json_t *merged = NULL;
     cs_topo *t = NULL;
-    if ((rc = cs_nccl_open(topo_spec, np, &present, err)) < 0)
+    if ((rc = open_root(root, np, &present, &merged, err)) < 0) {
+        json_decref(merged);
+        cs_err_prefix(err, name);
         return rc;
+    }
+    asked = ll128_asked(merged);
+    json_decref(merged);
     /* The kind and its switches do not depend on the rank count: a file that takes its
      * count from the command is read at 2 ranks. */
-    if ((rc = cs_topo_open_ranks(topo_spec, 2, &t, err)) < 0)
+    if ((rc = cs_topo_load_root(root, name, 2, &t, err)) < 0) {
+        if (strncmp(err->where, name, strlen(name)))
+            cs_err_prefix(err, name);
         return rc;
+    }
     hw = is_hw_kind(t->kind);
     can_reduce = has_reducing_switch(t);
     fabric = gpu_fabric_path(t);
+    if (!np->sm)
+        np->sm = sm_of_links(t);
     /* A PCIe host whose file does not give the channels: NCCL's ring search (search.c)
      * for every rank count of the host. */
     if (!strcmp(t->kind, "pcie") && !np->channels_given)
         cs_nccl_plan_fill(np, t);
+    /* Trees across nodes: NCCL's cap per tree channel for the GPUs' generation and the
+     * node count, unless a level of the "nccl" object states it. */
+    if (!strcmp(t->kind, "cluster") && !np->tree_given)
+        np->tree_GBps = cs_nccl_tree_cap_GBps(np->sm, servers_of(t));
     cs_topo_free(t);
     /* LL128 where NCCL enables it by default (above); --proto LL128 or the file's own
      * setting runs it anyway, as NCCL_PROTO=LL128 does. */
-    if (hw && !fabric && !(proto && !strcmp(proto, "LL128")) && !ll128_asked(topo_spec))
+    if (hw && !fabric && !(proto && !strcmp(proto, "LL128")) && !asked)
         np->proto[CS_PROTO_LL128].enabled = 0;
     /* NVLS runs where the hardware reduces: by default exactly there; "nvls": true on a
      * fabric that declares no such switch is a mistake worth stopping for. */
@@ -310,7 +402,7 @@ int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
     else if (np->nvls && !can_reduce)
         return cs_err_set(err, CS_EINVAL, "nccl.nvls", "%s: true, but no switch of the fabric "
                           "reduces in the network (declare it: \"nvls\": true in \"nvlink\" "
-                          "of a node, \"sharp\": true on a switch or fabric)", topo_spec);
+                          "of a node, \"sharp\": true on a switch or fabric)", name);
     *on = present || proto || always_on || hw;
     if (proto && !strcmp(proto, "none")) {
         /* The bare fabric: no NCCL costs even where the topology has an "nccl" object. */
@@ -334,4 +426,19 @@ int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
         np->force_proto = -1;
     }
     return 0;
+}
+
+int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
+                  cs_nccl_params *np, int *on, cs_err *err)
+{
+    const cs_preset *p = cs_preset_find(topo_spec);
+    json_t *root;
+    int rc;
+    cs_nccl_params_default(np);
+    *on = 0;
+    if ((rc = cs_topo_spec_root(topo_spec, &root, NULL, err)) < 0)
+        return rc;
+    rc = cs_nccl_setup_root(root, p ? p->name : topo_spec, proto, always_on, np, on, err);
+    json_decref(root);
+    return rc;
 }

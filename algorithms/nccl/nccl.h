@@ -85,6 +85,8 @@ typedef struct cs_nccl_params {
     int sm;                  /* the GPUs' compute capability x 10 (75, 89, 90, 100, 120):
                                 the speeds NCCL's ring search tries (search.c); 0 = not
                                 said, the speeds before Hopper ("sm" in JSON) */
+    int tree_given;          /* the "nccl" object states tree_channel_GBps (else a cluster
+                                gets NCCL's cap for its GPUs and node count) - not in JSON */
     int channels_given;      /* the "nccl" object sets channels or channel_GBps: NCCL's ring
                                 search does not replace them - not in JSON */
     int plan_n;              /* NCCL's ring search on a PCIe host (search.c, run by
@@ -190,5 +192,16 @@ extern const cs_topo_section *const cs_nccl_sections[];
  * the object says; "nvls": true where no switch reduces is CS_EINVAL. */
 int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
                   cs_nccl_params *np, int *on, cs_err *err);
+/* The same for a parsed topology root (a plan's inline topology; root gains "ranks" when
+ * its kind takes them from the caller); name says which in errors. A cluster's "nccl"
+ * object is layered: its node's, then its fabric's, then its own (compose.c). Where no
+ * level states tree_channel_GBps, a cluster gets cs_nccl_tree_cap_GBps of its GPUs'
+ * generation ("sm", else the NVLink class) and its node count. */
+int cs_nccl_setup_root(struct json_t *root, const char *name, const char *proto,
+                       int always_on, cs_nccl_params *np, int *on, cs_err *err);
+/* NCCL's cap of one direction of one tree channel across nodes, GB/s: perChMaxTreeBws of
+ * the generation (sm: compute capability x 10) and node count, times 0.5 (tuning.cc); 0
+ * for an unknown generation (no cap). */
+double cs_nccl_tree_cap_GBps(int sm, int nodes);
 
 #endif
