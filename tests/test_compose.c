@@ -1,0 +1,244 @@
+/* test_compose.c: systems that compose (issue 25): a cluster written by hand from a node
+ * preset and a fabric runs what the cluster preset runs, a cluster's NCCL settings come
+ * from its node, its fabric and itself, --nodes resizes, NCCL's tree cap follows the GPUs'
+ * generation and the node count, and `topo show --format json` loads back. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "tests/testutil.h"
+#include "algorithms/nccl/nccl.h"
+#include "topologies/topology.h"
+
+/* The rows of `collsim run COLL --topo SPEC ARGS` (the first line, which names the
+ * topology, dropped); NULL when it failed. */
+static char *rows(const char *coll, const char *spec, const char *args)
+{
+    char cmd[2048], *out = NULL, *nl;
+    snprintf(cmd, sizeof cmd, "'%s' run %s --topo '%s' %s -c 0 2>/dev/null", CS_COLLSIM, coll,
+             spec, args);
+    if (cs_test_sh(cmd, &out) != 0) {
+        fprintf(stderr, "\n  failed: %s\n%s", cmd, out ? out : "");
+        free(out);
+        return NULL;
+    }
+    nl = strchr(out, '\n');
+    memmove(out, nl ? nl + 1 : out, strlen(nl ? nl + 1 : out) + 1);
+    return out;
+}
+
+static void assert_same_rows(const char *coll, const char *a, const char *b, const char *args)
+{
+    char *ra = rows(coll, a, args), *rb = rows(coll, b, args);
+    CU_ASSERT_PTR_NOT_NULL(ra);
+    CU_ASSERT_PTR_NOT_NULL(rb);
+    if (ra && rb && strcmp(ra, rb))
+        fprintf(stderr, "\n  %s: %s and %s differ:\n%s\n---\n%s", coll, a, b, ra, rb);
+    CU_ASSERT(ra && rb && !strcmp(ra, rb));
+    free(ra);
+    free(rb);
+}
+
+/* Every cluster preset is its node and fabric (names or objects) and its own "nccl" object,
+ * nothing more: the same written by hand by a user (a new file, no description, no name)
+ * runs the same rows, byte for byte, at every size of a sweep. */
+static void t_presets_compose(void)
+{
+    int i, n, checked = 0;
+    const cs_preset *p = cs_preset_all(&n);
+    for (i = 0; i < n; i++) {
+        json_t *root, *hand;
+        cs_err err;
+        char file[64], *text;
+        const char *kind;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_spec_root(p[i].name, &root, NULL, &err), 0);
+        kind = json_string_value(json_object_get(root, "kind"));
+        if (strcmp(kind, "cluster") || json_integer_value(json_object_get(root, "nodes")) > 16) {
+            json_decref(root);
+            continue;
+        }
+        hand = json_pack("{s:s, s:O, s:O, s:O}", "kind", "cluster",
+                         "nodes", json_object_get(root, "nodes"),
+                         "node", json_object_get(root, "node"),
+                         "fabric", json_object_get(root, "fabric"));
+        if (json_object_get(root, "nccl"))
+            json_object_set(hand, "nccl", json_object_get(root, "nccl"));
+        text = json_dumps(hand, 0);
+        cs_test_json_file(text, file, sizeof file);
+        assert_same_rows("allreduce", p[i].name, file, "-b 8 -e 1G -f 64");
+        assert_same_rows("alltoall", p[i].name, file, "-b 1M -e 1G -f 32");
+        unlink(file);
+        free(text);
+        json_decref(hand);
+        json_decref(root);
+        checked++;
+    }
+    CU_ASSERT(checked >= 9);
+}
+
+/* Every node preset with NICs joins a cluster on a fabric preset and keeps its NCCL
+ * settings: the channels and NVLS efficiency of the node's "nccl" object (the first cause
+ * of the 143% miss: a hand-built cluster ran one channel). */
+static void t_nodes_keep_settings(void)
+{
+    int i, n, checked = 0;
+    const cs_preset *p = cs_preset_all(&n);
+    for (i = 0; i < n; i++) {
+        cs_nccl_params node, cl;
+        cs_topo *t;
+        cs_err err;
+        char spec[256], file[64];
+        int on, nics = 0, v;
+        if (cs_topo_open(p[i].name, &t, &err) < 0 || strcmp(t->kind, "node")) {
+            cs_topo_free(t);
+            continue;
+        }
+        for (v = 0; v < t->n_nodes; v++)
+            nics += t->nodes[v].type == CS_NODE_NIC;
+        cs_topo_free(t);
+        if (!nics)
+            continue;
+        snprintf(spec, sizeof spec, "{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"%s\", "
+                 "\"fabric\": \"ib-ndr-rail\"}", p[i].name);
+        cs_test_json_file(spec, file, sizeof file);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(p[i].name, NULL, 0, &node, &on, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(file, NULL, 0, &cl, &on, &err), 0);
+        CU_ASSERT_EQUAL(cl.channels, node.channels);
+        CU_ASSERT_DOUBLE_EQUAL(cl.nvls_eff, node.nvls_eff, 1e-12);
+        CU_ASSERT_EQUAL(cl.nvls, node.nvls);
+        unlink(file);
+        checked++;
+    }
+    CU_ASSERT(checked >= 3);
+}
+
+/* A cluster's "nccl" object is layered: node < fabric < cluster, key by key. */
+static void t_layers(void)
+{
+    cs_nccl_params np;
+    cs_err err;
+    char file[64];
+    int on;
+    /* the cluster's channels replace the node's 16; the node's NVLS efficiency stays; the
+     * fabric's plugin cost (EFA's 20 us a step) arrives, its message size replaced */
+    cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
+                      "\"fabric\": \"efa-v2-rail\", \"nccl\": {\"channels\": 8, "
+                      "\"transports\": {\"net\": {\"msg_bytes\": 2097152}}}}", file, sizeof file);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(file, NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL(np.channels, 8);
+    CU_ASSERT_DOUBLE_EQUAL(np.nvls_eff, 0.85, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(np.tr[CS_TR_NET].lat_us, 20, 1e-12);
+    CU_ASSERT_EQUAL(np.tr[CS_TR_NET].msg_bytes, 2097152);
+    unlink(file);
+    /* a bad key inside the node's own object is named where it is */
+    cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"fabric\": \"ib-ndr-rail\", "
+                      "\"node\": {\"kind\": \"node\", \"gpus\": 8, \"nics\": 8, "
+                      "\"nvlink\": {\"topology\": \"switch\", \"class\": \"nvlink4\", "
+                      "\"links\": 18}, \"nic\": {\"class\": \"ib_ndr\"}, "
+                      "\"nccl\": {\"chanels\": 16}}}", file, sizeof file);
+    CU_ASSERT(cs_nccl_setup(file, NULL, 0, &np, &on, &err) < 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.where, "node.nccl"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "chanels"));
+    unlink(file);
+    /* an unknown fabric preset says which exist */
+    cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
+                      "\"fabric\": \"ib-xdr\"}", file, sizeof file);
+    CU_ASSERT(cs_nccl_setup(file, NULL, 0, &np, &on, &err) < 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown fabric preset 'ib-xdr'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "ib-ndr-rail"));
+    unlink(file);
+}
+
+/* NCCL's tree cap per channel and direction: perChMaxTreeBws / 2 (tuning.cc) - Hopper 41.4
+ * at 2 nodes -> 20.7, 36.0 at 4 or more -> 18; Ampere 23.6 -> 11.8; Blackwell 42.8 -> 21.4;
+ * a generation collsim does not know (AMD's xGMI, PCIe) -> no cap. A cluster takes the
+ * figure of its node count, so a resized preset changes it; a stated figure wins. */
+static void t_tree_cap(void)
+{
+    cs_nccl_params np;
+    cs_err err;
+    char file[64];
+    int on;
+    CU_ASSERT_DOUBLE_EQUAL(cs_nccl_tree_cap_GBps(90, 2), 20.7, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(cs_nccl_tree_cap_GBps(90, 3), 18.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(cs_nccl_tree_cap_GBps(90, 128), 18.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(cs_nccl_tree_cap_GBps(80, 2), 11.8, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(cs_nccl_tree_cap_GBps(100, 2), 21.4, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(cs_nccl_tree_cap_GBps(70, 1), 13.25, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(cs_nccl_tree_cap_GBps(0, 2), 0.0, 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x2", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(np.tree_GBps, 20.7, 1e-12);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x2#nodes=16", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(np.tree_GBps, 18.0, 1e-12);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("oci-a100-x2", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(np.tree_GBps, 11.8, 1e-12);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("a4-b200-x2", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(np.tree_GBps, 21.4, 1e-12);
+    cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 4, \"node\": \"dgx-h100\", "
+                      "\"fabric\": \"ib-ndr-rail\", \"nccl\": {\"tree_channel_GBps\": 0}}",
+                      file, sizeof file);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(file, NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(np.tree_GBps, 0.0, 0);
+    unlink(file);
+}
+
+/* --nodes N resizes a cluster preset: the 2-node preset at 16 nodes is the 16-node preset,
+ * row for row; a node preset is refused with what to write instead. */
+static void t_resize(void)
+{
+    char cmd[512], *out = NULL;
+    assert_same_rows("allreduce", "dgx-h100-x2#nodes=16", "dgx-h100-x16", "-b 1K -e 1G -f 32");
+    snprintf(cmd, sizeof cmd, "'%s' run allreduce --topo dgx-h100-x2 --nodes 16 -b 1G -e 1G "
+             "-c 0 2>&1 | tail -4", CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "341.87"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' run --topo dgx-h100 --nodes 4 2>&1", CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "dgx-h100 is a node topology, not a cluster"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' run --topo dgx-h100-x2 --nodes 0 2>&1", CS_COLLSIM);
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 2);
+    free(out);
+}
+
+/* `topo show --format json` of every preset (and of a resized one) is a file that loads
+ * back to the same results. */
+static void t_round_trip(void)
+{
+    int i, n;
+    const cs_preset *p = cs_preset_all(&n);
+    for (i = 0; i <= n; i++) {
+        const char *spec = i < n ? p[i].name : "dgx-h100-x2#nodes=4";
+        char file[64], cmd[512];
+        cs_topo *t;
+        cs_err err;
+        int big;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
+        big = t->n_ranks > 128;
+        cs_topo_free(t);
+        snprintf(file, sizeof file, "/tmp/cs_test_show_XXXXXX");
+        close(mkstemp(file));
+        snprintf(cmd, sizeof cmd, "'%s' topo show '%s' --format json --output '%s'",
+                 CS_COLLSIM, spec, file);
+        CU_ASSERT_EQUAL(cs_test_sh(cmd, NULL), 0);
+        assert_same_rows("allreduce", spec, file, big ? "-b 1G -e 1G" : "-b 1K -e 1G -f 1024");
+        unlink(file);
+    }
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case compose[] = {
+        {"cluster presets = their node + fabric written by hand", t_presets_compose},
+        {"node presets keep their NCCL settings in a cluster", t_nodes_keep_settings},
+        {"nccl layered: node < fabric < cluster", t_layers},
+        {"tree cap from generation and node count", t_tree_cap},
+        {"--nodes resizes a cluster", t_resize},
+        {"topo show JSON loads back", t_round_trip},
+        {NULL, NULL},
+    };
+    return cs_test_add_suite("compose", compose);
+}
