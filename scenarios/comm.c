@@ -317,9 +317,12 @@ done:
     return rc;
 }
 
-/* Run schedule s on every group at once with costs; the slowest group's time. */
-static int run_all(cs_plan_ctx *c, const cs_sched *s, const cs_sim_costs *costs,
-                   const int *members, int n_groups, int gsize, double *t_s, cs_err *err)
+/* Run schedule s on every group at once with costs (per: group i runs per[i] instead, for
+ * schedules that name topology nodes of their own group, NULL: s for all); the slowest
+ * group's time. */
+static int run_all(cs_plan_ctx *c, const cs_sched *s, const cs_sched *per,
+                   const cs_sim_costs *costs, const int *members, int n_groups, int gsize,
+                   double *t_s, cs_err *err)
 {
     cs_sim_opts so = {0, 0, costs};
     cs_sim *sim = NULL;
@@ -331,7 +334,8 @@ static int run_all(cs_plan_ctx *c, const cs_sched *s, const cs_sim_costs *costs,
     if ((rc = cs_sim_new(&sim, c->topo, &so, err)) < 0)
         goto done;
     for (i = 0; i < n_groups; i++)
-        if ((rc = cs_sim_add(sim, s, members + (size_t)i * gsize, 0, &jobs[i], err)) < 0)
+        if ((rc = cs_sim_add(sim, per ? &per[i] : s, members + (size_t)i * gsize, 0, &jobs[i],
+                             err)) < 0)
             goto done;
     if ((rc = cs_sim_run(sim, err)) < 0)
         goto done;
@@ -346,21 +350,72 @@ done:
     return rc;
 }
 
+/* A schedule with auxiliary endpoints (NVLS's switch, SHARP's) names topology nodes of
+ * group 0's node: every group gets its own, built on its own view. *out: n_groups
+ * schedules (free with free_scheds), NULL when s has none. */
+static int group_scheds(const cs_plan_ctx *c, const cs_sched *s, const cs_coll_req *req0,
+                        const cs_nccl_pick *pick, const int *members, int n_groups, int gsize,
+                        cs_sched **out, cs_err *err)
+{
+    cs_sched *per;
+    int i, rc = 0;
+    *out = NULL;
+    if (s->n_aux == 0 || n_groups < 2)
+        return 0;
+    if (!(per = calloc((size_t)n_groups, sizeof *per)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (i = 0; i < n_groups && rc >= 0; i++) {
+        cs_coll_req req = *req0;
+        cs_sim_costs costs;
+        cs_topo v;
+        if (cs_topo_group_init(&v, c->topo, members + (size_t)i * gsize, gsize) < 0) {
+            rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            break;
+        }
+        req.topo = &v;
+        req.p2p_map = members + (size_t)i * gsize;
+        if ((rc = cs_nccl_build(&req, &c->np, pick, &per[i], &costs, NULL, err)) < 0)
+            memset(&per[i], 0, sizeof per[i]);
+        cs_topo_group_fini(&v);
+    }
+    if (rc < 0) {
+        while (i-- > 0)
+            cs_sched_fini(&per[i]);
+        free(per);
+        return rc;
+    }
+    *out = per;
+    return 0;
+}
+
+static void free_scheds(cs_sched *per, int n)
+{
+    int i;
+    for (i = 0; per && i < n; i++)
+        cs_sched_fini(&per[i]);
+    free(per);
+}
+
 /* A ring collective on many ranks: 2(n-1) (allreduce) or n-1 (all-gather, reduce-scatter)
  * identical steps in which every rank sends its S/n block to the next one. One such step
  * (a sendrecv shift of the block, every group at once) is simulated and multiplied by the
  * step count; the launch and base latency are paid once (NCCL's own ring model, tuning.cc).
- * This keeps a 1024-rank ring at n transfers instead of 2 n^2. */
-static int long_ring(cs_plan_ctx *c, cs_coll coll, int n, uint64_t bytes, cs_proto pr,
-                     const int *members, int n_groups, double *t_s, cs_err *err)
+ * In NCCL mode each channel shifts its S/(n C) on its own ring (cs_ring_plan of the group's
+ * view: NCCL's channels enter each node at a different GPU and so leave it by a different
+ * NIC), every channel of every group in one simulation. This keeps a 1024-rank ring at
+ * n C transfers instead of 2 n^2 C. */
+static int long_ring(cs_plan_ctx *c, const cs_topo *view, cs_coll coll, int n, uint64_t bytes,
+                     cs_proto pr, const int *members, int n_groups, double *t_s, cs_err *err)
 {
     const cs_algo *shift;
     cs_coll_req req;
+    cs_ring_plan pl;
     cs_sched s;
     cs_sim_costs costs;
     double launch_s = 0, step;
-    uint64_t block = bytes / (uint64_t)n > 0 ? bytes / (uint64_t)n : 1;
-    int rc, steps = coll == CS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+    uint64_t block;
+    int rc, steps = coll == CS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1, ch = 1, g, k, q;
+    int *maps;
     memset(&costs, 0, sizeof costs);                  /* no extra costs unless NCCL mode */
     if ((rc = cs_algo_lookup("ring", CS_COLL_SENDRECV, &shift, err)) < 0)
         return rc;
@@ -368,14 +423,28 @@ static int long_ring(cs_plan_ctx *c, cs_coll coll, int n, uint64_t bytes, cs_pro
         cs_nccl_costs(&c->np, pr, 0, &costs);
         launch_s = costs.launch_us * 1e-6;
         costs.launch_us = 0;
-        costs.chan_GBps *= cs_nccl_channels(&c->np, pr, bytes, n);
+        ch = cs_nccl_channels(&c->np, pr, bytes, n);
     }
+    block = bytes / (uint64_t)n / (uint64_t)ch > 0 ? bytes / (uint64_t)n / (uint64_t)ch : 1;
+    if (!(maps = malloc(sizeof *maps * (size_t)n * (size_t)ch * (size_t)n_groups)))
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    cs_coll_req_init(&req, coll, n, bytes);
+    req.topo = view;
+    req.channels = ch;
+    cs_ring_plan_init(&pl, &req);
+    for (g = 0; g < n_groups; g++)
+        for (k = 0; k < ch; k++)
+            for (q = 0; q < n; q++)
+                maps[((size_t)g * ch + k) * n + q] = members[(size_t)g * n +
+                                                            cs_ring_plan_rank(&pl, k, q)];
+    cs_ring_plan_fini(&pl);
     cs_coll_req_init(&req, CS_COLL_SENDRECV, n, block);
     req.elt_bytes = 2;
-    if ((rc = cs_algo_build(shift, &req, &s, err)) < 0)
-        return rc;
-    rc = run_all(c, &s, &costs, members, n_groups, n, &step, err);
-    cs_sched_fini(&s);
+    if ((rc = cs_algo_build(shift, &req, &s, err)) == 0) {
+        rc = run_all(c, &s, NULL, &costs, maps, n_groups * ch, n, &step, err);
+        cs_sched_fini(&s);
+    }
+    free(maps);
     *t_s = launch_s + steps * step;
     return rc;
 }
@@ -419,7 +488,7 @@ int cs__plan_sim_runs(const cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_col
     else if (gsize > CS_RING_FULL_MAX && coll == CS_COLL_ALLREDUCE)
         n_alg = 1;              /* the ring stands for NCCL on long groups */
     else
-        n_alg = cs_nccl_algos(coll, 0, cand, 8);
+        n_alg = cs_nccl_algos(coll, c->np.nvls, cand, 8);
     if (!c->nccl_on)
         return n_alg;
     for (pr = 0; pr < CS_PROTO_COUNT; pr++)
@@ -430,7 +499,9 @@ int cs__plan_sim_runs(const cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_col
 int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
                       uint64_t bytes, double *t_s, cs_err *err)
 {
-    int *members = NULL, n_groups, gsize, rc, a, pr, n_cand, found = 0;
+    cs_topo view;
+    cs_sched *per = NULL;
+    int *members = NULL, n_groups, gsize, rc, a, pr, n_cand, found = 0, has_view = 0;
     const cs_algo *cand[8];
     const char *force = dp_algo(p, g, coll);
     double best = 0;
@@ -452,17 +523,27 @@ int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll
         if (c->nccl_on)
             cs_nccl_costs(&c->np, CS_PROTO_SIMPLE, 0, &costs);
         if ((rc = p2p_sched(&s, bytes, err)) == 0)
-            rc = run_all(c, &s, &costs, members, n_groups, gsize, t_s, err);
+            rc = run_all(c, &s, NULL, &costs, members, n_groups, gsize, t_s, err);
         cs_sched_fini(&s);
         free(members);
         return rc;
+    }
+    /* In NCCL mode the group's collective sees the topology as `collsim run` on the group's
+     * GPUs would (channels' rings, trees, NVLink domains): group 0's view, which the others
+     * repeat elsewhere (the memo key). */
+    if (c->nccl_on) {
+        if (cs_topo_group_init(&view, c->topo, members, gsize) < 0) {
+            rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            goto done;
+        }
+        has_view = 1;
     }
     if (force) {
         if ((rc = cs_algo_lookup(force, coll, &cand[0], err)) < 0)
             goto done;
         n_cand = 1;
     } else if (c->nccl_on) {
-        n_cand = cs_nccl_algos(coll, 0, cand, 8);
+        n_cand = cs_nccl_algos(coll, c->np.nvls, cand, 8);
     } else {
         const char *nm = coll == CS_COLL_ALLTOALL ? "direct" : "ring";
         if ((rc = cs_algo_lookup(nm, coll, &cand[0], err)) < 0)
@@ -487,8 +568,8 @@ int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll
                 if (c->nccl_on && (c->np.force_proto >= 0 ? pr != c->np.force_proto
                                                          : !c->np.proto[pr].enabled))
                     continue;
-                if ((rc = long_ring(c, coll, gsize, bytes, (cs_proto)pr, members, n_groups,
-                                    &t, err)) < 0)
+                if ((rc = long_ring(c, has_view ? &view : NULL, coll, gsize, bytes, (cs_proto)pr,
+                                    members, n_groups, &t, err)) < 0)
                     goto done;
                 if (!found || t < best)
                     best = t;
@@ -506,6 +587,7 @@ int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll
                  * the same shape (the memo key), the others repeat it elsewhere */
                 req.p2p_topo = c->topo;
                 req.p2p_map = members;
+                req.topo = &view;
                 rc = cs_nccl_build(&req, &c->np, &pick, &s, &costs, NULL, NULL);
             } else {
                 rc = cs_algo_build(cand[a], &req, &s, NULL);
@@ -517,7 +599,17 @@ int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll
                                 cs_coll_name(coll), gsize);
                 goto done;
             }
-            rc = run_all(c, &s, &costs, members, n_groups, gsize, &t, err);
+            if (c->nccl_on) {
+                cs_nccl_pick pick;
+                memset(&pick, 0, sizeof pick);
+                pick.algo = cand[a];
+                pick.proto = (cs_proto)pr;
+                rc = group_scheds(c, &s, &req, &pick, members, n_groups, gsize, &per, err);
+            }
+            if (rc >= 0)
+                rc = run_all(c, &s, per, &costs, members, n_groups, gsize, &t, err);
+            free_scheds(per, n_groups);
+            per = NULL;
             cs_sched_fini(&s);
             if (rc < 0)
                 goto done;
@@ -533,6 +625,8 @@ int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll
     *t_s = best;
     rc = 0;
 done:
+    if (has_view)
+        cs_topo_group_fini(&view);
     free(members);
     return rc;
 }

@@ -455,6 +455,25 @@ void cs_topo_view_free(cs_topo *v)
     free(v);
 }
 
+int cs_topo_group_init(cs_topo *v, const cs_topo *t, const int *members, int n)
+{
+    int i, *ranks = malloc((size_t)(n > 0 ? n : 1) * sizeof *ranks);
+    if (!ranks)
+        return CS_ENOMEM;
+    for (i = 0; i < n; i++)
+        ranks[i] = t->ranks[members[i]];
+    *v = *t;
+    v->ranks = ranks;
+    v->n_ranks = n;
+    return 0;
+}
+
+void cs_topo_group_fini(cs_topo *v)
+{
+    free(v->ranks);
+    v->ranks = NULL;
+}
+
 double cs_topo_route_lat_us(const cs_topo *t, const int32_t *dlinks, int n)
 {
     double s = 0;

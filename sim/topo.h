@@ -126,6 +126,14 @@ int cs_topo_view_new(const cs_topo *t, cs_topo **out, cs_err *err);
 void cs_topo_view_sync(cs_topo *v, const cs_topo *t);
 void cs_topo_view_free(cs_topo *v);
 
+/* A view of t whose ranks are a group of t's (rank i of the view = rank members[i] of t,
+ * n of them): what a collective on that group sees, as one on t's first n ranks sees t.
+ * It shares everything of t but its rank array, which it owns; valid while t lives and
+ * unchanged. Routes go through t's cache (one thread). Free with cs_topo_group_fini
+ * (never cs_topo_free). Returns 0 or CS_ENOMEM. */
+int cs_topo_group_init(cs_topo *v, const cs_topo *t, const int *members, int n);
+void cs_topo_group_fini(cs_topo *v);
+
 /* Route latency (sum of link latencies, us) and bottleneck bandwidth (min, GB/s). */
 double cs_topo_route_lat_us(const cs_topo *t, const int32_t *dlinks, int n);
 double cs_topo_route_bw_GBps(const cs_topo *t, const int32_t *dlinks, int n);

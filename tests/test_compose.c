@@ -9,7 +9,9 @@
 #include <jansson.h>
 
 #include "tests/testutil.h"
+#include "algorithms/nccl/mode.h"
 #include "algorithms/nccl/nccl.h"
+#include "scenarios/plan.h"
 #include "topologies/topology.h"
 
 /* The rows of `collsim run COLL --topo SPEC ARGS` (the first line, which names the
@@ -229,6 +231,107 @@ static void t_round_trip(void)
     }
 }
 
+/* The time `collsim run` gives (cs_nccl_simulate, NCCL's choice, bf16 elements) for coll
+ * of bytes on the ranks members[0..n) of preset, s. */
+static double run_time(const char *preset, const int *members, int n, cs_coll coll,
+                       uint64_t bytes)
+{
+    cs_topo *t = NULL, view;
+    cs_nccl_params np;
+    cs_coll_req req;
+    cs_nccl_pick pick;
+    cs_err err;
+    int on;
+    double s = -1;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(preset, &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(preset, NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_group_init(&view, t, members, n), 0);
+    cs_coll_req_init(&req, coll, n, bytes);
+    req.elt_bytes = 2;
+    req.topo = &view;
+    if (cs_nccl_simulate(&req, &view, NULL, &np, 0, &pick, &err) == 0)
+        s = pick.time_us * 1e-6;
+    else
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    cs_topo_group_fini(&view);
+    cs_topo_free(t);
+    return s;
+}
+
+/* A plan's collective on a group of kind g (tp x dp layout on preset), s. */
+static double plan_time(const char *preset, int tp, int dp, cs_group g, cs_coll coll,
+                        uint64_t bytes)
+{
+    cs_plan p;
+    cs_plan_ctx *c = NULL;
+    cs_err err;
+    double s = -1;
+    cs_plan_init(&p);
+    snprintf(p.topo_spec, sizeof p.topo_spec, "%s", preset);
+    p.tp = tp;
+    p.dp = dp;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&c, &p, &err), 0);
+    if (cs_plan_comm(c, &p, g, coll, bytes, &s, &err) < 0)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    cs_plan_ctx_free(c);
+    cs_plan_fini(&p);
+    return s;
+}
+
+/* A plan's collective on a group takes the time `collsim run` gives for it on those GPUs:
+ * DP over all 16 GPUs of dgx-h100-x2 (NCCL's 16 channels, rings entering each node at a
+ * different GPU; it was 8x slower, every channel through one NIC), TP groups of 8 (NVLS on
+ * the NVSwitch), and strided DP groups {r, r + 8} of tp 8 x dp 2 (8 groups at once, each
+ * on its own rail, so as fast as one alone). */
+static void t_plan_groups(void)
+{
+    int all[16], pair[2] = {0, 8}, i;
+    uint64_t S = 1u << 30;
+    double a, b;
+    for (i = 0; i < 16; i++)
+        all[i] = i;
+    a = plan_time("dgx-h100-x2", 1, 16, CS_G_DP, CS_COLL_ALLGATHER, S);
+    b = run_time("dgx-h100-x2", all, 16, CS_COLL_ALLGATHER, S);
+    fprintf(stderr, "\n  DP 16 allgather 1 GiB: plan %.6f s, run %.6f s", a, b);
+    CS_ASSERT_REL(a, b, 1e-9);
+    a = plan_time("dgx-h100-x2", 1, 16, CS_G_DP, CS_COLL_REDUCESCATTER, S);
+    b = run_time("dgx-h100-x2", all, 16, CS_COLL_REDUCESCATTER, S);
+    CS_ASSERT_REL(a, b, 1e-9);
+    a = plan_time("dgx-h100-x2", 8, 2, CS_G_TP, CS_COLL_ALLREDUCE, 256u << 20);
+    b = run_time("dgx-h100-x2", all, 8, CS_COLL_ALLREDUCE, 256u << 20);
+    fprintf(stderr, "\n  TP 8 allreduce 256 MiB: plan %.6f s, run %.6f s", a, b);
+    CS_ASSERT_REL(a, b, 1e-9);
+    a = plan_time("dgx-h100-x2", 8, 2, CS_G_DP, CS_COLL_ALLREDUCE, S);
+    b = run_time("dgx-h100-x2", pair, 2, CS_COLL_ALLREDUCE, S);
+    fprintf(stderr, "\n  DP {r, r+8} allreduce 1 GiB: plan %.6f s, run %.6f s", a, b);
+    CS_ASSERT_REL(a, b, 1e-9);
+    /* each of the pair's GPUs sends S/2 over its one 50 GB/s NIC (a 2-rank ring): at
+     * least 10.7 ms at the line rate */
+    CU_ASSERT(b >= (S / 2) / 50e9);
+}
+
+/* A long DP ring (more than 16 ranks: one step of the ring simulated, times the steps)
+ * keeps NCCL's channels on their own rings, so it runs close to the whole simulation:
+ * 32 GPUs of dgx-h100-x16 (4 nodes), allgather of 1 GiB, 11% slower (the steps run in
+ * lockstep, where the whole ring lets each rank go on as soon as its block arrives). Before,
+ * every channel crossed between nodes through one NIC: 8x slower, 5.0 s of exposed DP in a
+ * 13B ZeRO-3 step on 32 GPUs. */
+static void t_plan_long_ring(void)
+{
+    int all[32], i;
+    uint64_t S = 1u << 30;
+    double a, b;
+    for (i = 0; i < 32; i++)
+        all[i] = i;
+    a = plan_time("dgx-h100-x16", 1, 32, CS_G_DP, CS_COLL_ALLGATHER, S);
+    b = run_time("dgx-h100-x16", all, 32, CS_COLL_ALLGATHER, S);
+    fprintf(stderr, "\n  DP 32 allgather 1 GiB: plan %.6f s, run %.6f s", a, b);
+    CU_ASSERT(a >= b && a <= 1.15 * b);
+    /* the bound: every GPU receives the 31 blocks of S/32 it lacks over its NVLink ports
+     * (18 x 20.6 GB/s): at least 31/32 S / 370.8 GB/s = 2.80 ms */
+    CU_ASSERT(b >= S * 31.0 / 32 / 370.8e9);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case compose[] = {
@@ -238,6 +341,8 @@ int cs_test_register(void)
         {"tree cap from generation and node count", t_tree_cap},
         {"--nodes resizes a cluster", t_resize},
         {"topo show JSON loads back", t_round_trip},
+        {"a plan's group collective = run on those GPUs", t_plan_groups},
+        {"a plan's long ring = run within 15%", t_plan_long_ring},
         {NULL, NULL},
     };
     return cs_test_add_suite("compose", compose);
