@@ -51,6 +51,14 @@ struct cs_plan_ctx {
 /* The memo key of coll of bytes on groups g of p. */
 void cs__plan_key(const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
                   uint64_t key[CS__KEY_WORDS]);
+/* Member ranks of every group of kind g (groups.c): *n_groups groups of *gsize ranks,
+ * group-major (malloc'd in *out). For CS_G_PP, pairs (r, r + stride of pp) for every rank
+ * not on the last stage. Returns 0 or CS_ENOMEM. */
+int cs__plan_groups(const cs_plan *p, cs_group g, int **out, int *n_groups, int *gsize);
+/* Keep the groups that matter for the slowest time at the front of members (groups.c):
+ * *n_groups shrinks. */
+int cs__plan_reduce_groups(const cs_topo *t, cs_coll coll, int *members, int *n_groups,
+                           int gsize, cs_err *err);
 /* Simulate coll of bytes on every group g of p at once (no memo): *t_s, the slowest. */
 int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll,
                       uint64_t bytes, double *t_s, cs_err *err);

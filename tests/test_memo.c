@@ -125,8 +125,9 @@ static void t_failure_memoised(void)
 }
 
 /* In NCCL mode (a DGX H100: NVSwitch node) the cost counts the runs: NCCL's allreduce
- * candidates are ring and tree, each in 3 protocols (LL, LL128, Simple): 6 runs, each a
- * cs_sim; groups of 2 (TP) and 4 (DP): 2^2 x 6 = 24 and 4^2 x 6 = 96. */
+ * candidates are ring and tree, each in 3 protocols (LL, LL128, Simple), and NVLS (the
+ * NVSwitch reduces), Simple only: 7 runs, each a cs_sim; groups of 2 (TP) and 4 (DP):
+ * 2^2 x 7 = 28 and 4^2 x 7 = 112. */
 static void t_cost_runs(void)
 {
     cs_plan p;
@@ -145,10 +146,10 @@ static void t_cost_runs(void)
     cs_plan_result_fini(&r);
     cs_plan_ctx_collect(ctx, 0);
     CU_ASSERT_EQUAL_FATAL(cs_plan_pending_count(ctx), 2);
-    CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 0), 24.0);
-    CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 1), 96.0);
+    CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 0), 28.0);
+    CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 1), 112.0);
     CU_ASSERT_EQUAL(cs_plan_pending_run(ctx, 0, &out, &err), 0);
-    CU_ASSERT(out.rc == 0 && out.sims == 6 && out.t_s > 0);
+    CU_ASSERT(out.rc == 0 && out.sims == 7 && out.t_s > 0);
     cs_plan_ctx_free(ctx);
     cs_plan_fini(&p);
 }
