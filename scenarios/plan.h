@@ -406,7 +406,8 @@ int cs_plan_search_print_json(FILE *f, const cs_plan *p, int gpus,
 /* Text (the top K that fit) or CSV (all) of ranked results. */
 int cs_plan_search_print_table(FILE *f, const cs_plan *p, int gpus, int top, int csv,
                                const cs_plan_cand_result *r, long n);
-/* Apply a candidate to a plan. */
+/* Apply a candidate to a plan (a candidate of another pp drops the plan's explicit split:
+ * parallel.pipeline_layers and Megatron's first/last stage layers). */
 void cs_plan_apply(cs_plan *p, const cs_plan_cand *c);
 
 #endif
