@@ -214,7 +214,7 @@ int cs_cmd_plan(int argc, char **argv)
     for (pass = 0; pass < 3; pass++)
         if ((rc = apply(&p, argc, argv, pass, &err)) < 0)
             goto fail;
-    cs_plan_apply_seq(&p);              /* train.seq_len / --seq-length over the model's */
+    cs_plan_apply_train(&p);            /* sequence length, vocabulary padding */
     if (is_search) {
         if (!gpus)
             gpus = p.tp * p.pp * p.dp * p.cp;

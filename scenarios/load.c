@@ -67,6 +67,20 @@ static int parse_order(const char *s, int order[CS_DIM_COUNT], cs_err *err)
     return 0;
 }
 
+void cs_plan_apply_train(cs_plan *p)
+{
+    if (p->seq_len > 0)
+        p->model.seq_len = p->seq_len;
+    if (p->pad_vocab_to > 0 && p->pad_vocab_to >= p->model.vocab) {
+        p->model.vocab = p->pad_vocab_to;
+    } else if (p->vocab_multiple > 0 && p->model.vocab > 0 && !p->pad_vocab_to) {
+        /* Megatron's _vocab_size_with_padding: up to a multiple of divisible-by x tp */
+        long k = (long)p->vocab_multiple * p->tp, v = (p->model.vocab + k - 1) / k * k;
+        if (v <= (1L << 28))
+            p->model.vocab = (int)v;
+    }
+}
+
 static int parse_model(json_t *v, const char *dir, cs_plan *p, cs_err *err)
 {
     if (json_is_string(v)) {
@@ -248,7 +262,7 @@ static int parse_root(json_t *root, const char *dir, cs_plan *p, cs_err *err)
         return rc;
     if ((v = json_object_get(root, "system")) && (rc = parse_system(v, p, err)) < 0)
         return rc;
-    cs_plan_apply_seq(p);
+    cs_plan_apply_train(p);
     return 0;
 }
 
@@ -330,6 +344,13 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
             return rc;
         free(split);
     }
+    if (p->pad_vocab_to && p->pad_vocab_to < m->vocab)
+        return cs_err_set(err, CS_EINVAL, "--pad-vocab-size-to", "must be >= the vocabulary "
+                          "(%d), got %d", m->vocab, p->pad_vocab_to);
+    if (p->kv_channels && (m->hidden % m->heads || p->kv_channels != m->hidden / m->heads))
+        return cs_err_set(err, CS_EINVAL, "--kv-channels", "a head dimension apart from hidden "
+                          "/ heads (%d / %d) is not modelled, got %d", m->hidden, m->heads,
+                          p->kv_channels);
     if (m->seq_len % p->cp)
         return cs_err_set(err, CS_EINVAL, "parallel.cp", "must divide seq_len (%d), got %d",
                           m->seq_len, p->cp);
@@ -407,6 +428,9 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         {"--moe-ffn-hidden-size", &p->model.moe_ffn_hidden, 1},
         {"--decoder-first-pipeline-num-layers", &p->first_stage_layers, 0},
         {"--decoder-last-pipeline-num-layers", &p->last_stage_layers, 0},
+        {"--pad-vocab-size-to", &p->pad_vocab_to, 0},
+        {"--make-vocab-size-divisible-by", &p->vocab_multiple, 0},
+        {"--kv-channels", &p->kv_channels, 0},
     };
     char *buf = strdup(args), *tok, *save = NULL, *next;
     int rc = 0, vls = 0, ffn_set = 0, kv_set = 0, gbs = 0;
@@ -454,6 +478,8 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             next = next ? strtok_r(NULL, " \t\n", &save) : NULL;   /* granularity decides */
         } else if (!strcmp(tok, "--recompute-activations")) {
             p->recompute = CS_RC_SELECTIVE;
+        } else if (!strcmp(tok, "--checkpoint-activations")) {
+            p->recompute = CS_RC_FULL;          /* Megatron's older name of full recompute */
         } else if (!strcmp(tok, "--account-for-embedding-in-pipeline-split")) {
             p->embed_in_split = 1;
         } else if (!strcmp(tok, "--account-for-loss-in-pipeline-split")) {
@@ -508,7 +534,7 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         if (p->vp > 1)
             p->schedule = CS_PS_INTERLEAVED;
     }
-    cs_plan_apply_seq(p);
+    cs_plan_apply_train(p);
     if (!touched)
         return 0;                    /* no model flags: the plan's or --model's model */
     if (!p->model.layers || !p->model.hidden || !p->model.heads || !p->model.seq_len)

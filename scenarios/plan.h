@@ -82,8 +82,13 @@ typedef struct cs_plan {
     int flash_attention;      /* attention never writes the s x s scores to memory (Dao et
                                  al. 2022): no score traffic, no 5as/h activation term */
     int seq_len;              /* train.seq_len / --seq-length: tokens per trained sequence
-                                 (0 = the model's seq_len); cs_plan_apply_seq puts it in
+                                 (0 = the model's seq_len); cs_plan_apply_train puts it in
                                  model.seq_len */
+    int pad_vocab_to;         /* --pad-vocab-size-to: the padded vocabulary (0 = none) */
+    int vocab_multiple;       /* --make-vocab-size-divisible-by: the vocabulary is padded
+                                 to a multiple of this x tp (0 = none) */
+    int kv_channels;          /* --kv-channels: head dimension asked for (0 = none); only
+                                 hidden / heads is modelled (cs_plan_check refuses others) */
     cs_seq_from seq_len_from; /* who set the sequence length */
     /* parallel */
     int tp, pp, dp, cp, ep, vp; /* degrees; GPUs = tp x pp x dp x cp; ep divides dp */
@@ -176,10 +181,12 @@ double cs_plan_layer_act_bytes(const cs_plan *p);
  * most loaded stage divided by tp (experts by ep). */
 void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m);
 
-/* Put the trained sequence length (p->seq_len, when set) into p->model.seq_len: after
- * the model is read, so --model or a Hugging Face config's max_position_embeddings never
- * override train.seq_len / --seq-length. */
-void cs_plan_apply_seq(cs_plan *p);
+/* What the training run sets over the model, into p->model: the trained sequence length
+ * (p->seq_len, when set) and the padded vocabulary (Megatron's --pad-vocab-size-to, else
+ * --make-vocab-size-divisible-by x tp). Called after the model is read, so --model or a
+ * Hugging Face config's max_position_embeddings never override train.seq_len /
+ * --seq-length. */
+void cs_plan_apply_train(cs_plan *p);
 
 /* The pipeline split (stages.c; docs/plans.md "Pipeline split"): layers of every virtual
  * stage vs = chunk x pp + stage (pp x vp entries, vp 1 for GPipe). From the explicit

@@ -182,6 +182,7 @@ int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
             json_object_set_new(as, "seq_len_note", json_string("max_position_embeddings of "
                                 "the Hugging Face config"));
         json_object_set_new(as, "pipeline_layers_from", json_string(from));
+        json_object_set_new(as, "vocab", json_integer(p->model.vocab));
         assumptions = as;
     }
     for (i = 0; i < 10; i++)

@@ -169,9 +169,3 @@ int cs_plan_stage_layers(const cs_plan *p, int **out, const char **from, cs_err 
     *out = vs;
     return 0;
 }
-
-void cs_plan_apply_seq(cs_plan *p)
-{
-    if (p->seq_len > 0)
-        p->model.seq_len = p->seq_len;
-}

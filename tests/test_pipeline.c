@@ -232,6 +232,33 @@ static void t_seq_len(void)
     cs_plan_fini(&b);
 }
 
+/* Megatron flags that change the cost: GPT-3's 50,257 words padded as Megatron's tokenizer
+ * does, to a multiple of 128 x tp 8 = 1024: 50 x 1024 = 51,200 (--pad-vocab-size-to 51200
+ * the same); --checkpoint-activations is full recomputation; --kv-channels hidden / heads
+ * (12288 / 96 = 128) is accepted, 96 refused by name. */
+static void t_megatron_flags(void)
+{
+    static const char *const args[] = {"--make-vocab-size-divisible-by 128",
+        "--pad-vocab-size-to 51200"};
+    cs_plan p;
+    cs_err err;
+    char ign[64];
+    int i;
+    for (i = 0; i < 2; i++) {
+        cs_plan_init(&p);
+        CU_ASSERT_EQUAL_FATAL(cs_model_preset("gpt3-175b", &p.model, &err), 0);
+        CU_ASSERT_EQUAL(cs_plan_megatron(args[i], &p, ign, sizeof ign, &err), 0);
+        p.tp = 8;
+        cs_plan_apply_train(&p);
+        CU_ASSERT_EQUAL(p.model.vocab, 51200);
+    }
+    CU_ASSERT_EQUAL(cs_plan_megatron("--checkpoint-activations --kv-channels 128", &p, ign,
+                                     sizeof ign, &err), 0);
+    CU_ASSERT_EQUAL(p.recompute, CS_RC_FULL);
+    CU_ASSERT_EQUAL(p.kv_channels, 128);
+    CU_ASSERT_STRING_EQUAL(ign, "");
+}
+
 /* The JSON output: parallel.pipeline_layers as resolved and the assumptions object. */
 static void t_json(void)
 {
@@ -263,6 +290,7 @@ int cs_test_register(void)
 {
     static const cs_test_case split[] = {
         {"splits", t_splits}, {"uneven_step", t_uneven_step}, {"uneven_plan", t_uneven_plan},
-        {"seq_len", t_seq_len}, {"json", t_json}, {NULL, NULL}};
+        {"seq_len", t_seq_len}, {"megatron_flags", t_megatron_flags}, {"json", t_json},
+        {NULL, NULL}};
     return cs_test_add_suite("pipeline", split);
 }
