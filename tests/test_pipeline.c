@@ -15,19 +15,6 @@
 #define FREE_TOPO "{\"kind\": \"alpha_beta\", \"ranks\": 64, " \
                   "\"link\": {\"bandwidth_GBps\": 1e6, \"latency_us\": 0}}"
 
-static int eval(cs_plan *p, cs_plan_result *r)
-{
-    cs_plan_ctx *ctx = NULL;
-    cs_err err;
-    int rc;
-    memset(r, 0, sizeof *r);
-    if ((rc = cs_plan_check(p, 0, &err)) < 0 || (rc = cs_plan_ctx_new(&ctx, p, &err)) < 0 ||
-        (rc = cs_plan_eval(ctx, p, 0, r, &err)) < 0)
-        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
-    cs_plan_ctx_free(ctx);
-    return rc;
-}
-
 /* The layers per stage of a split as "a,b,c" ("even" for an even split). */
 static void split_of(const cs_plan *p, char *buf, size_t n, const char **from)
 {
@@ -164,12 +151,12 @@ static void t_uneven_plan(void)
     cs_plan_init(&p);
     CU_ASSERT_EQUAL_FATAL(cs_plan_parse(plan, "uneven", &p, &err), 0);
     p.pp = 7, p.n_stage_list = 0;
-    CU_ASSERT_EQUAL_FATAL(eval(&p, &one), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &one), 0);
     CU_ASSERT_PTR_NULL(one.costs.chunk_layers);           /* 7 / 7: even */
     tf = one.costs.t_fwd, tb = one.costs.t_bwd;
     cs_plan_result_fini(&one);
     p.pp = 3, p.n_stage_list = 3;
-    CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r.costs.chunk_layers);
     CU_ASSERT(r.costs.chunk_layers[0] == 2 && r.costs.chunk_layers[1] == 3 &&
               r.costs.chunk_layers[2] == 2);
@@ -191,7 +178,7 @@ static void t_uneven_plan(void)
     cs_plan_result_fini(&r);
     /* no list: the balanced default is the same split, the same step */
     p.n_stage_list = 0;
-    CU_ASSERT_EQUAL_FATAL(eval(&p, &one), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &one), 0);
     CS_ASSERT_REL(one.step_time_s, step, 5e-3);
     cs_plan_result_fini(&one);
     cs_plan_fini(&p);
@@ -220,8 +207,8 @@ static void t_seq_len(void)
     CU_ASSERT_EQUAL(a.model.seq_len, 2048);
     CU_ASSERT_EQUAL(a.seq_len_from, CS_SEQ_TRAIN);
     CU_ASSERT_EQUAL(b.seq_len_from, CS_SEQ_MODEL);
-    CU_ASSERT_EQUAL_FATAL(eval(&a, &ra), 0);
-    CU_ASSERT_EQUAL_FATAL(eval(&b, &rb), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&a, &ra), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&b, &rb), 0);
     CU_ASSERT_EQUAL(ra.step_time_s, rb.step_time_s);
     cs_plan_result_fini(&ra);
     cs_plan_result_fini(&rb);
