@@ -122,9 +122,13 @@ int cs_plan_stage_layers(const cs_plan *p, int **out, const char **from, cs_err 
     int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, pp = p->pp, s, c, *st, *vs, uneven = 0;
     const char *rule;
     *out = NULL;
-    if (pp < 1 || v < 1 || (long)pp * v > (1L << 22))
+    if (pp < 1 || v < 1)
         return cs_err_set(err, CS_EINVAL, "parallel.pp", "pp x vp (%d x %d) out of range", pp,
                           v);
+    /* a stage holds a layer at least (the embedding's and loss's places aside) */
+    if ((long)pp * v > p->model.layers + 2L)
+        return cs_err_set(err, CS_EINVAL, "parallel.pp", "more %s (%ld) than layers (%d)",
+                          v > 1 ? "virtual stages" : "stages", (long)pp * v, p->model.layers);
     if (!(st = malloc(sizeof *st * (size_t)pp)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     if (!(rule = per_stage(p, v, st, err))) {
