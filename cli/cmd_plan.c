@@ -13,7 +13,7 @@
 
 enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O_MBS, O_GBS,
        O_RECOMP, O_SP, O_SCHED, O_MEGA, O_DS, O_FMT, O_OUT, O_PLOT, O_PLOTB, O_TRACE, O_GPUS,
-       O_TOP, O_HELP, O_NODES };
+       O_TOP, O_SEQ, O_HELP, O_NODES };
 
 static const cs_opt_spec specs[] = {
     {"model", 0, 1, O_MODEL}, {"gpu", 0, 1, O_GPU}, {"topo", 0, 1, O_TOPO},
@@ -23,20 +23,26 @@ static const cs_opt_spec specs[] = {
     {"schedule", 0, 1, O_SCHED}, {"megatron", 0, 1, O_MEGA}, {"deepspeed", 0, 1, O_DS},
     {"format", 0, 1, O_FMT}, {"output", 0, 1, O_OUT}, {"plot", 0, 1, O_PLOT},
     {"plot-breakdown", 0, 1, O_PLOTB}, {"trace", 0, 1, O_TRACE}, {"gpus", 0, 1, O_GPUS},
-    {"top", 0, 1, O_TOP}, {"help", 'h', 0, O_HELP}, {"nodes", 0, 1, O_NODES},
+    {"top", 0, 1, O_TOP}, {"seq-length", 0, 1, O_SEQ}, {"help", 'h', 0, O_HELP},
+    {"nodes", 0, 1, O_NODES},
     {NULL, 0, 0, 0},
 };
 
 static const char usage[] =
     "usage: collsim plan [PLAN.json] [--model M --gpu G --topo T --tp N --pp N --dp N --cp N\n"
     "                    --ep N --vp N --zero 0-3 --mbs N --gbs N --recompute none|selective|full\n"
-    "                    --sp --schedule 1f1b|gpipe|interleaved --megatron \"ARGS\"\n"
-    "                    --deepspeed ds_config.json] [--format text|json] [--output FILE]\n"
-    "                    [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
+    "                    --sp --schedule 1f1b|gpipe|interleaved --seq-length N\n"
+    "                    --megatron \"ARGS\" --deepspeed ds_config.json] [--format text|json]\n"
+    "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"
     "--nodes N resizes the plan's cluster (a preset or file) to N nodes.\n\n"
     "Simulate one training step of a plan (DESIGN 6): step time, tokens/s, MFU/HFU, breakdown,\n"
-    "memory per GPU. --model takes a preset (collsim list models) or a Hugging Face config.json.\n";
+    "memory per GPU. --model takes a preset (collsim list models) or a Hugging Face config.json.\n"
+    "--seq-length N trains on N-token sequences (default: the model's seq_len, for a config.json\n"
+    "its max_position_embeddings; the plan's train.seq_len). Layers that do not divide over pp\n"
+    "are split as evenly as possible, the extra layers on the middle stages; the plan's\n"
+    "parallel.pipeline_layers or Megatron's --decoder-first/last-pipeline-num-layers and\n"
+    "--account-for-embedding/loss-in-pipeline-split choose the split (docs/plans.md).\n";
 
 /* A positive integer flag value. */
 static int num(const cs_opt_spec *o, const char *v, long lo, int *out, cs_err *err)
@@ -107,6 +113,12 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
             if ((rc = num(o, v, 1, &x, err)) < 0)
                 return rc;
             p->global_batch = x;
+            break;
+        case O_SEQ:
+            if ((rc = num(o, v, 1, &x, err)) < 0)
+                return rc;
+            p->seq_len = x;
+            p->seq_len_from = CS_SEQ_FLAG;
             break;
         case O_ZERO:
             if ((rc = num(o, v, 0, &x, err)) < 0)
@@ -219,6 +231,7 @@ int cs_cmd_plan(int argc, char **argv)
     for (pass = 0; pass < 3; pass++)
         if ((rc = apply(&p, argc, argv, pass, &err)) < 0)
             goto fail;
+    cs_plan_apply_train(&p);            /* sequence length, vocabulary padding */
     if (is_search) {
         if (!gpus)
             gpus = p.tp * p.pp * p.dp * p.cp;

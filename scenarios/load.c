@@ -67,6 +67,20 @@ static int parse_order(const char *s, int order[CS_DIM_COUNT], cs_err *err)
     return 0;
 }
 
+void cs_plan_apply_train(cs_plan *p)
+{
+    if (p->seq_len > 0)
+        p->model.seq_len = p->seq_len;
+    if (p->pad_vocab_to > 0 && p->pad_vocab_to >= p->model.vocab) {
+        p->model.vocab = p->pad_vocab_to;
+    } else if (p->vocab_multiple > 0 && p->model.vocab > 0 && !p->pad_vocab_to) {
+        /* Megatron's _vocab_size_with_padding: up to a multiple of divisible-by x tp */
+        long k = (long)p->vocab_multiple * p->tp, v = (p->model.vocab + k - 1) / k * k;
+        if (v <= (1L << 28))
+            p->model.vocab = (int)v;
+    }
+}
+
 static int parse_model(json_t *v, const char *dir, cs_plan *p, cs_err *err)
 {
     if (json_is_string(v)) {
@@ -91,7 +105,7 @@ static int parse_model(json_t *v, const char *dir, cs_plan *p, cs_err *err)
 static int parse_train(json_t *t, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"global_batch", "micro_batch", "dtype", "optimizer",
-        "recompute", "grad_compression", "offload", "flash_attention", NULL};
+        "recompute", "grad_compression", "offload", "flash_attention", "seq_len", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
     static const char *const rcs[] = {"none", "selective", "full", NULL};
     static const char *const offl[] = {"none", "optimizer", NULL};
@@ -110,6 +124,13 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0 ||
         (rc = cs_json_opt_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0)
         return rc;
+    if (json_object_get(t, "seq_len")) {
+        int sl = 0;
+        if ((rc = cs_json_opt_intv(t, "train", "seq_len", 1, 1 << 24, &sl, err)) < 0)
+            return rc;
+        p->seq_len = sl;
+        p->seq_len_from = CS_SEQ_TRAIN;
+    }
     if (p->grad_compression > 1)
         return cs_err_set(err, CS_EINVAL, "train.grad_compression", "must be in (0, 1], got %g",
                           p->grad_compression);
@@ -119,11 +140,37 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
     return 0;
 }
 
+/* parallel.pipeline_layers: layers per stage, each >= 1 (count and sum: cs_plan_check). */
+static int parse_stage_list(json_t *a, cs_plan *p, cs_err *err)
+{
+    size_t i;
+    if (!a)
+        return 0;
+    if (!json_is_array(a) || json_array_size(a) == 0)
+        return cs_err_set(err, CS_EINVAL, "parallel.pipeline_layers", "expected an array of "
+                          "layers per stage, got %s", json_is_array(a) ? "an empty array"
+                          : cs_json_type_a(a));
+    if (json_array_size(a) > CS_PLAN_MAX_STAGE_LIST)
+        return cs_err_set(err, CS_EINVAL, "parallel.pipeline_layers", "at most %d stages, got "
+                          "%zu", CS_PLAN_MAX_STAGE_LIST, json_array_size(a));
+    for (i = 0; i < json_array_size(a); i++) {
+        char w[64];
+        long x;
+        int rc;
+        snprintf(w, sizeof w, "parallel.pipeline_layers[%zu]", i);
+        if ((rc = cs_json_as_int(json_array_get(a, i), w, 1, 1L << 20, &x, err)) < 0)
+            return rc;
+        p->stage_list[i] = (int)x;
+    }
+    p->n_stage_list = (int)json_array_size(a);
+    return 0;
+}
+
 static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"tp", "pp", "dp", "cp", "ep", "vp", "sequence_parallel",
         "zero", "schedule", "order", "bucket_MB", "overlap_grad_reduce", "overlap_param_gather",
-        "dp_mode", "tp_comm_overlap", NULL};
+        "dp_mode", "tp_comm_overlap", "pipeline_layers", NULL};
     static const char *const scheds[] = {"1f1b", "gpipe", "interleaved", NULL};
     static const char *const modes[] = {"ddp", "parameter_server", "dataparallel", NULL};
     const long big = 1L << 24;
@@ -151,6 +198,8 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
         return rc;
     p->schedule = (cs_sched_kind)sc;
     p->dp_mode = (cs_dp_mode)md;
+    if ((rc = parse_stage_list(json_object_get(o, "pipeline_layers"), p, err)) < 0)
+        return rc;
     if ((ord = json_object_get(o, "order"))) {
         if (!json_is_string(ord))
             return cs_err_set(err, CS_EINVAL, "parallel.order", "expected a string such as "
@@ -213,6 +262,7 @@ static int parse_root(json_t *root, const char *dir, cs_plan *p, cs_err *err)
         return rc;
     if ((v = json_object_get(root, "system")) && (rc = parse_system(v, p, err)) < 0)
         return rc;
+    cs_plan_apply_train(p);
     return 0;
 }
 
@@ -288,9 +338,19 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->schedule == CS_PS_GPIPE && p->vp > 1)
         return cs_err_set(err, CS_EINVAL, "parallel.vp", "gpipe has no virtual stages, got "
                           "vp %d (use schedule interleaved)", p->vp);
-    if (m->layers % ((long)p->pp * p->vp))
-        return cs_err_set(err, CS_EINVAL, "parallel.pp", "layers (%d) must be divisible by "
-                          "pp x vp (%d x %d)", m->layers, p->pp, p->vp);
+    {
+        int rc, *split = NULL;
+        if ((rc = cs_plan_stage_layers(p, &split, NULL, err)) < 0)
+            return rc;
+        free(split);
+    }
+    if (p->pad_vocab_to && p->pad_vocab_to < m->vocab)
+        return cs_err_set(err, CS_EINVAL, "--pad-vocab-size-to", "must be >= the vocabulary "
+                          "(%d), got %d", m->vocab, p->pad_vocab_to);
+    if (p->kv_channels && (m->hidden % m->heads || p->kv_channels != m->hidden / m->heads))
+        return cs_err_set(err, CS_EINVAL, "--kv-channels", "a head dimension apart from hidden "
+                          "/ heads (%d / %d) is not modelled, got %d", m->hidden, m->heads,
+                          p->kv_channels);
     if (m->seq_len % p->cp)
         return cs_err_set(err, CS_EINVAL, "parallel.cp", "must divide seq_len (%d), got %d",
                           m->seq_len, p->cp);
@@ -358,7 +418,7 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         {"--num-layers", &p->model.layers, 1}, {"--hidden-size", &p->model.hidden, 1},
         {"--num-attention-heads", &p->model.heads, 1},
         {"--num-query-groups", &p->model.kv_heads, 1},
-        {"--ffn-hidden-size", &p->model.ffn_hidden, 1}, {"--seq-length", &p->model.seq_len, 1},
+        {"--ffn-hidden-size", &p->model.ffn_hidden, 1}, {"--seq-length", &p->seq_len, 0},
         {"--padded-vocab-size", &p->model.vocab, 1}, {"--vocab-size", &p->model.vocab, 1},
         {"--micro-batch-size", &p->micro_batch, 0},
         {"--tensor-model-parallel-size", &p->tp, 0},
@@ -366,6 +426,11 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         {"--context-parallel-size", &p->cp, 0}, {"--expert-model-parallel-size", &p->ep, 0},
         {"--num-experts", &p->model.experts, 1}, {"--moe-router-topk", &p->model.top_k, 1},
         {"--moe-ffn-hidden-size", &p->model.moe_ffn_hidden, 1},
+        {"--decoder-first-pipeline-num-layers", &p->first_stage_layers, 0},
+        {"--decoder-last-pipeline-num-layers", &p->last_stage_layers, 0},
+        {"--pad-vocab-size-to", &p->pad_vocab_to, 0},
+        {"--make-vocab-size-divisible-by", &p->vocab_multiple, 0},
+        {"--kv-channels", &p->kv_channels, 0},
     };
     char *buf = strdup(args), *tok, *save = NULL, *next;
     int rc = 0, vls = 0, ffn_set = 0, kv_set = 0, gbs = 0;
@@ -389,6 +454,8 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             touched |= ints[i].model;
             rc = set_int(tok, next, ints[i].dst, err);
             ffn_set |= ints[i].dst == &p->model.ffn_hidden;
+            if (ints[i].dst == &p->seq_len)       /* the trained length, not the model's */
+                p->seq_len_from = CS_SEQ_FLAG;
             kv_set |= ints[i].dst == &p->model.kv_heads;
             next = next ? strtok_r(NULL, " \t\n", &save) : NULL;
         } else if (!strcmp(tok, "--global-batch-size")) {
@@ -411,6 +478,12 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             next = next ? strtok_r(NULL, " \t\n", &save) : NULL;   /* granularity decides */
         } else if (!strcmp(tok, "--recompute-activations")) {
             p->recompute = CS_RC_SELECTIVE;
+        } else if (!strcmp(tok, "--checkpoint-activations")) {
+            p->recompute = CS_RC_FULL;          /* Megatron's older name of full recompute */
+        } else if (!strcmp(tok, "--account-for-embedding-in-pipeline-split")) {
+            p->embed_in_split = 1;
+        } else if (!strcmp(tok, "--account-for-loss-in-pipeline-split")) {
+            p->loss_in_split = 1;
         } else if (!strcmp(tok, "--sequence-parallel")) {
             p->sp = 1;
         } else if (!strcmp(tok, "--bf16")) {
@@ -461,6 +534,7 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         if (p->vp > 1)
             p->schedule = CS_PS_INTERLEAVED;
     }
+    cs_plan_apply_train(p);
     if (!touched)
         return 0;                    /* no model flags: the plan's or --model's model */
     if (!p->model.layers || !p->model.hidden || !p->model.heads || !p->model.seq_len)

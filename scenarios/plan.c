@@ -110,12 +110,25 @@ double cs_plan_layer_act_bytes(const cs_plan *p)
     }
 }
 
-/* Parameters held by stage st (before ZeRO sharding), split into dense (replicated over
- * dp) and expert (over dp/ep) parts, per GPU (divided by tp, experts also by ep). */
-static void stage_params(const cs_plan *p, int st, double *dense, double *expert)
+/* Layers of stage st under split (cs_plan_stage_layers; NULL = even). */
+static double stage_layers(const cs_plan *p, const int *split, int st)
+{
+    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, c;
+    double n = 0;
+    if (!split)
+        return (double)p->model.layers / p->pp;
+    for (c = 0; c < v; c++)
+        n += split[c * p->pp + st];
+    return n;
+}
+
+/* Parameters held by stage st of Ls layers (before ZeRO sharding), split into dense
+ * (replicated over dp) and expert (over dp/ep) parts, per GPU (divided by tp, experts also
+ * by ep). */
+static void stage_params(const cs_plan *p, int st, double Ls, double *dense, double *expert)
 {
     const cs_llm *M = &p->model;
-    double d, e, Ls = (double)M->layers / p->pp, V = M->vocab, h = M->hidden;
+    double d, e, V = M->vocab, h = M->hidden;
     cs_model_layer_params(M, &d, &e);
     *dense = Ls * d / p->tp;
     *expert = Ls * e / p->tp / p->ep;
@@ -125,31 +138,75 @@ static void stage_params(const cs_plan *p, int st, double *dense, double *expert
         *dense += (p->pp > 1 || M->gated_mlp ? V * h / p->tp : 0) + 2 * h;
 }
 
+/* Model states of stage st (ZeRO paper) into m's weights, gradients, optimizer. */
+static void stage_states(const cs_plan *p, const int *split, int st, cs_plan_memory *m)
+{
+    double K, dd, ee, edp = (double)p->dp / p->ep;
+    int mixed = p->dtype != CS_DT_FP32;
+    stage_params(p, st, stage_layers(p, split, st), &dd, &ee);
+    /* ZeRO paper: K = 12 for mixed-precision Adam (fp32 master, momentum, variance);
+     * fp32 Adam keeps momentum and variance (8); SGD momentum (+ master) 8 or 4 */
+    K = p->optimizer_sgd ? (mixed ? 8 : 4) : (mixed ? 12 : 8);
+    m->weights = wbytes(p) * (dd / (p->zero >= 3 ? p->dp : 1) + ee / (p->zero >= 3 ? edp : 1));
+    m->gradients = wbytes(p) * (dd / (p->zero >= 2 ? p->dp : 1) + ee / (p->zero >= 2 ? edp : 1));
+    m->optimizer = K * (dd / (p->zero >= 1 ? p->dp : 1) + ee / (p->zero >= 1 ? edp : 1));
+    if (p->offload_optimizer)
+        m->optimizer = 0;
+}
+
 void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m)
 {
-    double d, e, best = -1;
-    int st;
+    double best = -1;
+    int st, *split = NULL;
+    cs_err err;
+    if (cs_plan_stage_layers(p, &split, NULL, &err) < 0)
+        split = NULL;                   /* an unchecked plan: the even split */
     for (st = 0; st < p->pp; st++) {
-        double K, w, g, o, dd, ee, edp = (double)p->dp / p->ep;
-        int mixed = p->dtype != CS_DT_FP32;
-        stage_params(p, st, &dd, &ee);
-        /* ZeRO paper: K = 12 for mixed-precision Adam (fp32 master, momentum, variance);
-         * fp32 Adam keeps momentum and variance (8); SGD momentum (+ master) 8 or 4 */
-        K = p->optimizer_sgd ? (mixed ? 8 : 4) : (mixed ? 12 : 8);
-        w = wbytes(p) * (dd / (p->zero >= 3 ? p->dp : 1) + ee / (p->zero >= 3 ? edp : 1));
-        g = wbytes(p) * (dd / (p->zero >= 2 ? p->dp : 1) + ee / (p->zero >= 2 ? edp : 1));
-        o = K * (dd / (p->zero >= 1 ? p->dp : 1) + ee / (p->zero >= 1 ? edp : 1));
-        if (p->offload_optimizer)
-            o = 0;
-        if (w + g + o > best) {
-            best = w + g + o;
-            m->weights = w;
-            m->gradients = g;
-            m->optimizer = o;
+        cs_plan_memory x;
+        stage_states(p, split, st, &x);
+        if (x.weights + x.gradients + x.optimizer > best) {
+            best = x.weights + x.gradients + x.optimizer;
+            m->weights = x.weights;
+            m->gradients = x.gradients;
+            m->optimizer = x.optimizer;
         }
     }
-    (void)d;
-    (void)e;
+    free(split);
+}
+
+/* Memory of an uneven split: each stage's model states, its activations (its layers times
+ * the microbatch-chunks the schedule keeps in flight on it, the embedding outputs on stage
+ * 0) and buffers; the stage with the largest total. */
+static void memory_uneven(const cs_plan *p, const int *split, cs_plan_memory *m)
+{
+    const cs_llm *M = &p->model;
+    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, st;
+    int mb = (int)(p->global_batch / p->dp / p->micro_batch);
+    cs_sched_kind k = p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
+                    : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
+    double T = (double)p->micro_batch * M->seq_len / p->cp, layer_act = cs_plan_layer_act_bytes(p);
+    memset(m, 0, sizeof *m);
+    m->total = -1;
+    for (st = 0; st < p->pp; st++) {
+        cs_plan_memory x;
+        double Ls = stage_layers(p, split, st), dd, ee;
+        int peak = cs__step_peak(k, p->pp, v, mb, st);
+        memset(&x, 0, sizeof x);
+        stage_states(p, split, st, &x);
+        x.activations = peak * Ls / v * layer_act;
+        if (st == 0)
+            x.activations += peak * T * M->hidden * act_bytes(p) / (p->sp ? p->tp : 1) / v;
+        stage_params(p, st, Ls, &dd, &ee);
+        if (p->dp > 1 && p->zero < 3)
+            x.other += 2 * p->bucket_MB * 1048576.0;
+        if (p->zero >= 3 && p->dp > 1 && Ls > 0)
+            x.other += 2 * (dd + ee) / Ls * wbytes(p);
+        if (p->pp == 1)
+            x.other += 4.0 * T * M->vocab / p->tp;
+        x.total = x.weights + x.gradients + x.optimizer + x.activations + x.other;
+        if (x.total > m->total)
+            *m = x;
+    }
 }
 
 void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m)
@@ -158,7 +215,14 @@ void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m)
     int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp;
     double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
     double dd, ee, chunk_params;
-    int peak = cs__step_peak(p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
+    int *split = NULL, peak;
+    cs_err err;
+    if (cs_plan_stage_layers(p, &split, NULL, &err) == 0 && split) {
+        memory_uneven(p, split, m);
+        free(split);
+        return;
+    }
+    peak = cs__step_peak(p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
                              : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B, p->pp, v,
                              (int)(p->global_batch / p->dp / p->micro_batch), 0);
     memset(m, 0, sizeof *m);
@@ -166,7 +230,7 @@ void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m)
     m->activations = peak * Lc * cs_plan_layer_act_bytes(p);
     /* stage 0 also stashes the embedding output of each microbatch in flight */
     m->activations += peak * T * M->hidden * act_bytes(p) / (p->sp ? p->tp : 1) / v;
-    stage_params(p, 0, &dd, &ee);
+    stage_params(p, 0, (double)M->layers / p->pp, &dd, &ee);
     chunk_params = (dd + ee) / v;
     /* buffers: DDP/ZeRO-1/2 gradient buckets (two in flight), ZeRO-3 gathered chunk
      * (current and prefetched), fp32 logits of one microbatch on the last stage */
@@ -181,8 +245,11 @@ void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m)
 
 void cs_plan_result_fini(cs_plan_result *r)
 {
-    if (r)
-        cs_step_result_fini(&r->step);
+    if (!r)
+        return;
+    cs_step_result_fini(&r->step);
+    free(r->costs.chunk_layers);
+    r->costs.chunk_layers = NULL;
 }
 
 /* Time of coll on group g; adds the ring volume sent per GPU to *vol when vol != NULL. */
@@ -205,17 +272,24 @@ static int comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, doub
     return cs_plan_comm(c, p, g, coll, b, t, err);
 }
 
-int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *r,
-                 cs_err *err)
+static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *r,
+                cs_err *err)
 {
     const cs_llm *M = &p->model;
     cs_step_costs *sc = &r->costs;
     int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, rc, tpsp = p->sp && p->tp > 1;
     double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
     double h = M->hidden, q = act_bytes(p), t_all, t_core, t_gem, x, y, dd, ee, peak;
-    double act = T * h * q, dense_share, grad_bytes, bucket, nb;
+    double act = T * h * q, dense_share, grad_bytes, bucket, nb, Lh;
     long m = p->global_batch / p->dp / p->micro_batch;
+    int *split = NULL;
     memset(r, 0, sizeof *r);
+    if ((rc = cs_plan_stage_layers(p, &split, NULL, err)) < 0)
+        return rc;
+    /* an uneven split: every per-chunk time below is per layer, and the step simulation
+     * multiplies it by each virtual stage's layers */
+    if (split)
+        Lc = 1;
     r->gpus = p->tp * p->pp * p->dp * p->cp;
     r->params = cs_model_params(M);
     r->microbatches = (int)m;
@@ -225,6 +299,7 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
     sc->m = (int)m;
     sc->schedule = p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
                  : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
+    sc->chunk_layers = split;           /* freed by cs_plan_result_fini */
     /* compute: backward = 2 x forward; recompute replays the forward (full) or the
      * attention core (selective) before the backward */
     layer_fwd_s(p, &t_all, &t_core, &t_gem);
@@ -286,13 +361,21 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
      * them, ZeRO 1/2 reduce-scatter and all-gather the updated parameters after the
      * optimizer, ZeRO 3 gathers each chunk's parameters before every forward and backward
      * and reduce-scatters the gradients of every microbatch */
-    stage_params(p, 0, &dd, &ee);
+    stage_params(p, 0, stage_layers(p, split, 0), &dd, &ee);
+    Lh = stage_layers(p, split, 0) / v;         /* layers per chunk of the stage reducing */
     if (p->pp > 1) {
         double d2, e2;
-        stage_params(p, p->pp - 1, &d2, &e2);
-        if (d2 + e2 > dd + ee)
-            dd = d2, ee = e2;
+        int st;
+        /* the most loaded stage's gradients: the first or last one (embedding, output
+         * layer), or with an uneven split any stage */
+        for (st = split ? 1 : p->pp - 1; st < p->pp; st++) {
+            stage_params(p, st, stage_layers(p, split, st), &d2, &e2);
+            if (d2 + e2 > dd + ee)
+                dd = d2, ee = e2, Lh = stage_layers(p, split, st) / v;
+        }
     }
+    if (!split)
+        Lh = Lc;
     dense_share = dd + ee > 0 ? dd / (dd + ee) : 1;
     grad_bytes = (dd + ee) / v * wbytes(p) * p->grad_compression;
     if (grad_bytes * v > (double)CS_LIMIT_MAX_BYTES)
@@ -303,7 +386,7 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
         double tb_d = 0, tb_e = 0, vol = 0, vole = 0, reps;
         cs_coll gc = p->zero == 0 ? CS_COLL_ALLREDUCE : CS_COLL_REDUCESCATTER;
         /* ZeRO-3 reduce-scatters layer by layer, the others fill buckets */
-        nb = p->zero >= 3 ? Lc : ceil(grad_bytes / (p->bucket_MB * 1048576.0));
+        nb = p->zero >= 3 ? Lh : ceil(grad_bytes / (p->bucket_MB * 1048576.0));
         bucket = grad_bytes / nb;
         if ((rc = comm(ctx, p, CS_G_DP, gc, bucket, &tb_d, &vol, err)) < 0)
             return rc;
@@ -323,12 +406,12 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
             r->dp_coll_bytes += pb;
         }
         if (p->zero >= 3) {
-            double pb = (dd + ee) / v / Lc * wbytes(p), vg = 0;
+            double pb = (dd + ee) / v / Lh * wbytes(p), vg = 0;
             if ((rc = comm(ctx, p, CS_G_DP, CS_COLL_ALLGATHER, pb, &sc->t_gather, &vg, err)) < 0)
                 return rc;
-            sc->n_pieces = (int)Lc;
-            r->dp_bytes_per_gpu += 2.0 * m * v * Lc * vg;
-            r->dp_coll_bytes += 2.0 * m * v * Lc * pb;
+            sc->n_pieces = (int)Lh;
+            r->dp_bytes_per_gpu += 2.0 * m * v * Lh * vg;
+            r->dp_coll_bytes += 2.0 * m * v * Lh * pb;
         }
     }
     sc->overlap_grad = p->overlap_grad_reduce;
@@ -360,7 +443,10 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
     r->mfu_pct = 100 * r->model_tflops_per_gpu / peak;
     r->hfu_pct = 100 * r->hw_tflops_per_gpu / peak;
     {
-        double mv = (double)m * v, *b = r->breakdown_s, best = 0;
+        /* chunk-microbatches of stage 0 (uneven: its layer-microbatches, the times being
+         * per layer) */
+        double mv = split ? (double)m * stage_layers(p, split, 0) : (double)m * v;
+        double *b = r->breakdown_s, best = 0;
         int i;
         b[0] = mv * sc->t_fwd + m * sc->t_first_extra + (p->pp == 1 ? m * sc->t_last_extra : 0);
         b[1] = mv * sc->t_bwd + 2.0 * m * sc->t_first_extra +
@@ -384,4 +470,13 @@ int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_res
     r->capacity_bytes = p->gpu.hbm_GB * 1e9;
     r->fits = r->mem.total <= r->capacity_bytes;
     return 0;
+}
+
+int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *r,
+                 cs_err *err)
+{
+    int rc = eval(ctx, p, keep_tasks, r, err);
+    if (rc < 0)
+        cs_plan_result_fini(r);         /* a call that fails holds nothing */
+    return rc;
 }

@@ -56,6 +56,12 @@ typedef enum cs_recompute { CS_RC_NONE, CS_RC_SELECTIVE, CS_RC_FULL } cs_recompu
 typedef enum cs_sched_kind { CS_PS_1F1B, CS_PS_GPIPE, CS_PS_INTERLEAVED } cs_sched_kind;
 typedef enum cs_dp_mode { CS_DPM_DDP, CS_DPM_PS, CS_DPM_DATAPARALLEL } cs_dp_mode;
 
+/* Where the trained sequence length comes from (DESIGN §8 "assumptions": seq_len_from). */
+typedef enum cs_seq_from { CS_SEQ_MODEL, CS_SEQ_TRAIN, CS_SEQ_FLAG } cs_seq_from;
+
+/* Most entries of an explicit parallel.pipeline_layers list. */
+#define CS_PLAN_MAX_STAGE_LIST 1024
+
 /* Parallel dimensions in the "order" string. */
 enum { CS_DIM_TP, CS_DIM_CP, CS_DIM_EP, CS_DIM_DP, CS_DIM_PP, CS_DIM_COUNT };
 
@@ -75,6 +81,15 @@ typedef struct cs_plan {
     int offload_optimizer;    /* optimizer states live in host memory */
     int flash_attention;      /* attention never writes the s x s scores to memory (Dao et
                                  al. 2022): no score traffic, no 5as/h activation term */
+    int seq_len;              /* train.seq_len / --seq-length: tokens per trained sequence
+                                 (0 = the model's seq_len); cs_plan_apply_train puts it in
+                                 model.seq_len */
+    int pad_vocab_to;         /* --pad-vocab-size-to: the padded vocabulary (0 = none) */
+    int vocab_multiple;       /* --make-vocab-size-divisible-by: the vocabulary is padded
+                                 to a multiple of this x tp (0 = none) */
+    int kv_channels;          /* --kv-channels: head dimension asked for (0 = none); only
+                                 hidden / heads is modelled (cs_plan_check refuses others) */
+    cs_seq_from seq_len_from; /* who set the sequence length */
     /* parallel */
     int tp, pp, dp, cp, ep, vp; /* degrees; GPUs = tp x pp x dp x cp; ep divides dp */
     int sp;                   /* sequence parallel (needs tp > 1 to matter) */
@@ -89,6 +104,15 @@ typedef struct cs_plan {
                                  key "tp_comm_overlap", default false) */
     cs_dp_mode dp_mode;       /* how DP reduces: ring allreduce, parameter server, or
                                  torch DataParallel (gather to rank 0 and broadcast) */
+    /* pipeline split (cs_plan_stage_layers): an explicit list, or Megatron's flags */
+    int n_stage_list;         /* entries of stage_list (0 = none given) */
+    int stage_list[CS_PLAN_MAX_STAGE_LIST]; /* parallel.pipeline_layers: layers per stage */
+    int first_stage_layers;   /* --decoder-first-pipeline-num-layers (0 = not given) */
+    int last_stage_layers;    /* --decoder-last-pipeline-num-layers (0 = not given) */
+    int embed_in_split;       /* --account-for-embedding-in-pipeline-split: the embedding
+                                 counts as one layer of the first stage when splitting */
+    int loss_in_split;        /* --account-for-loss-in-pipeline-split: the loss counts as
+                                 one layer of the last stage */
 } cs_plan;
 
 /* Defaults of every optional key (DESIGN §6); model/gpu/topo empty. */
@@ -156,6 +180,26 @@ double cs_plan_layer_act_bytes(const cs_plan *p);
  * for mixed-precision Adam, sharded over dp by the ZeRO stage), Ψ = parameters of the
  * most loaded stage divided by tp (experts by ep). */
 void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m);
+
+/* What the training run sets over the model, into p->model: the trained sequence length
+ * (p->seq_len, when set) and the padded vocabulary (Megatron's --pad-vocab-size-to, else
+ * --make-vocab-size-divisible-by x tp). Called after the model is read, so --model or a
+ * Hugging Face config's max_position_embeddings never override train.seq_len /
+ * --seq-length. */
+void cs_plan_apply_train(cs_plan *p);
+
+/* The pipeline split (stages.c; docs/plans.md "Pipeline split"): layers of every virtual
+ * stage vs = chunk x pp + stage (pp x vp entries, vp 1 for GPipe). From the explicit
+ * parallel.pipeline_layers, or Megatron's --decoder-first/last-pipeline-num-layers (the
+ * rest split evenly over the middle stages, refused when they do not divide), or
+ * --account-for-embedding/loss-in-pipeline-split (one layer's place on the first/last
+ * virtual stage), else layers / (pp x vp) each; when the layers do not divide and vp is 1,
+ * the most even split with the extra layers on the middle stages (the last of them first;
+ * the first stage gets one too when every middle stage has one). *out is malloc'd when the
+ * virtual stages differ, NULL for an even split. *from (may be NULL) names the rule, as
+ * the JSON's assumptions.pipeline_layers_from. Returns 0 or CS_EINVAL naming the key, or
+ * CS_ENOMEM. */
+int cs_plan_stage_layers(const cs_plan *p, int **out, const char **from, cs_err *err);
 
 /* Resolved rank groups: group g of a dimension set holds ranks members[g*size + i]. */
 int cs_plan_rank(const cs_plan *p, const int coord[CS_DIM_COUNT]);
@@ -234,6 +278,11 @@ typedef struct cs_step_costs {
     double t_first_extra;    /* extra forward on stage 0 (embedding), s (bwd: 2x) */
     double t_last_extra;     /* extra forward on the last stage (logits + loss), s (bwd 2x) */
     double t_pp;             /* one activation/gradient send between stages, s */
+    int *chunk_layers;       /* uneven split: layers of each virtual stage (pp x vp entries,
+                                cs_plan_stage_layers), and then t_fwd .. t_ep_bwd are per
+                                layer and ZeRO-3 runs a chunk in its layers' pieces; NULL:
+                                every chunk alike, the times per chunk. Owned by the
+                                cs_plan_result holding the costs (freed by its fini) */
     double t_opt;            /* optimizer step, s */
     /* DP: gradient reduction of each chunk's parameters in n_buckets buckets issued as the
      * last microbatch's backward of that chunk produces them; ZeRO-3 instead gathers each
@@ -364,7 +413,8 @@ int cs_plan_search_print_json(FILE *f, const cs_plan *p, int gpus,
 /* Text (the top K that fit) or CSV (all) of ranked results. */
 int cs_plan_search_print_table(FILE *f, const cs_plan *p, int gpus, int top, int csv,
                                const cs_plan_cand_result *r, long n);
-/* Apply a candidate to a plan. */
+/* Apply a candidate to a plan (a candidate of another pp drops the plan's explicit split:
+ * parallel.pipeline_layers and Megatron's first/last stage layers). */
 void cs_plan_apply(cs_plan *p, const cs_plan_cand *c);
 
 #endif

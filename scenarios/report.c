@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *sched_name(cs_sched_kind k)
@@ -35,6 +36,47 @@ static void order_str(const cs_plan *p, char *buf, size_t n)
     }
 }
 
+/* Layers of pipeline stage st in the result's split (uneven: summed over its chunks). */
+static int stage_layers(const cs_plan *p, const cs_plan_result *r, int st)
+{
+    int c, n = 0;
+    if (!r->costs.chunk_layers)
+        return p->model.layers / p->pp;
+    for (c = 0; c < r->costs.vp; c++)
+        n += r->costs.chunk_layers[c * p->pp + st];
+    return n;
+}
+
+/* "5, 6 x 10, 5": the layers per stage, runs folded. */
+static void split_str(const cs_plan *p, const cs_plan_result *r, char *buf, size_t n)
+{
+    int st = 0, k;
+    buf[0] = '\0';
+    while (st < p->pp && strlen(buf) + 32 < n) {
+        int x = stage_layers(p, r, st);
+        for (k = 1; st + k < p->pp && stage_layers(p, r, st + k) == x; k++)
+            ;
+        snprintf(buf + strlen(buf), n - strlen(buf), k > 1 ? "%s%d x %d" : "%s%d",
+                 st ? ", " : "", x, k);
+        st += k;
+    }
+    if (st < p->pp)
+        snprintf(buf + strlen(buf), n - strlen(buf), ", ...");
+}
+
+static const char *seq_from_name(const cs_plan *p)
+{
+    return p->seq_len_from == CS_SEQ_TRAIN ? "train.seq_len"
+         : p->seq_len_from == CS_SEQ_FLAG ? "--seq-length" : "model";
+}
+
+/* Is the model a Hugging Face config.json (its seq_len is max_position_embeddings)? */
+static int model_is_hf(const cs_plan *p)
+{
+    size_t n = strlen(p->model.name);
+    return n > 5 && !strcmp(p->model.name + n - 5, ".json");
+}
+
 static const char *topo_name(const cs_plan *p)
 {
     return p->topo_json ? "(inline topology)" : p->topo_spec;
@@ -55,6 +97,24 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
     fprintf(f, "# train: global batch %ld, micro batch %d (%d microbatches per replica), %s, "
             "%s, recompute %s\n", p->global_batch, p->micro_batch, r->microbatches,
             cs_pdtype_name(p->dtype), p->optimizer_sgd ? "sgd" : "adam", rc_name(p->recompute));
+    if (p->seq_len_from != CS_SEQ_MODEL)
+        fprintf(f, "# sequence: %d tokens (%s)\n", p->model.seq_len, seq_from_name(p));
+    else if (model_is_hf(p))
+        fprintf(f, "# sequence: %d tokens, the model's max_position_embeddings (give "
+                "train.seq_len or --seq-length to train on shorter sequences)\n",
+                p->model.seq_len);
+    if (r->costs.chunk_layers) {
+        char sp[256];
+        const char *from = "";
+        int *x = NULL;
+        cs_err e;
+        if (cs_plan_stage_layers(p, &x, &from, &e) < 0)
+            from = "?";
+        free(x);
+        split_str(p, r, sp, sizeof sp);
+        fprintf(f, "# pipeline: layers per stage %s (uneven, %s%s)\n", sp, from,
+                !strcmp(from, "balanced") ? ": the extra layers on the middle stages" : "");
+    }
     fprintf(f, "\nstep time            %10.4f s\n", r->step_time_s);
     fprintf(f, "tokens/s             %10.0f\n", r->tokens_per_s);
     fprintf(f, "model TFLOP/s/GPU    %10.1f   (MFU %.1f%%)\n", r->model_tflops_per_gpu,
@@ -84,7 +144,7 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
 int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
 {
     json_t *root = json_object(), *par = json_object(), *bd = json_object(),
-           *mem = json_object();
+           *mem = json_object(), *assumptions;
     char ord[64];
     int i, rc;
     order_str(p, ord, sizeof ord);
@@ -105,6 +165,26 @@ int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
     json_object_set_new(par, "tp_comm_overlap", json_boolean(p->tp_comm_overlap));
     json_object_set_new(par, "micro_batch", json_integer(p->micro_batch));
     json_object_set_new(par, "recompute", json_string(rc_name(p->recompute)));
+    {
+        json_t *pl = json_array(), *as = json_object();
+        const char *from = "even";
+        int *x = NULL;
+        cs_err e;
+        for (i = 0; i < p->pp; i++)
+            json_array_append_new(pl, json_integer(stage_layers(p, r, i)));
+        json_object_set_new(par, "pipeline_layers", pl);
+        if (cs_plan_stage_layers(p, &x, &from, &e) < 0)
+            from = "?";
+        free(x);
+        json_object_set_new(as, "seq_len", json_integer(p->model.seq_len));
+        json_object_set_new(as, "seq_len_from", json_string(seq_from_name(p)));
+        if (p->seq_len_from == CS_SEQ_MODEL && model_is_hf(p))
+            json_object_set_new(as, "seq_len_note", json_string("max_position_embeddings of "
+                                "the Hugging Face config"));
+        json_object_set_new(as, "pipeline_layers_from", json_string(from));
+        json_object_set_new(as, "vocab", json_integer(p->model.vocab));
+        assumptions = as;
+    }
     for (i = 0; i < 10; i++)
         json_object_set_new(bd, cs_plan_breakdown_names[i], json_real(r->breakdown_s[i]));
     json_object_set_new(mem, "weights", json_real(r->mem.weights));
@@ -126,6 +206,7 @@ int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
     json_object_set_new(root, "memory_bytes", mem);
     json_object_set_new(root, "memory_capacity_bytes", json_real(r->capacity_bytes));
     json_object_set_new(root, "fits", json_boolean(r->fits));
+    json_object_set_new(root, "assumptions", assumptions);
     rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     fputc('\n', f);
     json_decref(root);

@@ -13,6 +13,11 @@
 
 void cs_plan_apply(cs_plan *p, const cs_plan_cand *c)
 {
+    if (c->pp != p->pp) {
+        /* a split given for the plan's pp says nothing of another pp: the default's */
+        p->n_stage_list = 0;
+        p->first_stage_layers = p->last_stage_layers = 0;
+    }
     p->tp = c->tp;
     p->pp = c->pp;
     p->dp = c->dp;

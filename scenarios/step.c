@@ -165,15 +165,15 @@ void cs_step_result_fini(cs_step_result *r)
 static double op_dur(const cs_step_costs *c, int vs, int is_b)
 {
     int last = c->pp * c->vp - 1;
-    double d;
+    double d, k = c->chunk_layers ? c->chunk_layers[vs] : 1;   /* per-layer times: x layers */
     if (!is_b) {
-        d = c->t_fwd + c->t_tp_fwd + c->t_cp_fwd + c->t_ep_fwd;
+        d = k * (c->t_fwd + c->t_tp_fwd + c->t_cp_fwd + c->t_ep_fwd);
         if (vs == 0)
             d += c->t_first_extra;
         if (vs == last)
             d += c->t_last_extra;
     } else {
-        d = c->t_recomp + c->t_bwd + c->t_tp_bwd + c->t_cp_bwd + c->t_ep_bwd;
+        d = k * (c->t_recomp + c->t_bwd + c->t_tp_bwd + c->t_cp_bwd + c->t_ep_bwd);
         if (vs == 0)
             d += 2 * c->t_first_extra;
         if (vs == last)
@@ -240,7 +240,8 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
             /* ZeRO-3 runs an op layer by layer, each layer's parameters gathered first
              * (prefetched on the DP stream when overlapped, else issued when the compute
              * stream gets there); a backward is also cut into bucket-producing pieces */
-            split = zero3 ? (c->n_pieces > 0 ? c->n_pieces : 1)
+            split = zero3 ? (c->chunk_layers ? (c->chunk_layers[vs] > 0 ? c->chunk_layers[vs] : 1)
+                             : c->n_pieces > 0 ? c->n_pieces : 1)
                   : is_b[k] && c->n_buckets > 0 && c->overlap_grad && mb[k] == m - 1
                   ? c->n_buckets
                   : !is_b[k] && mb[k] == 0 && gather_first[vs] >= 0 ? n_g : 1;

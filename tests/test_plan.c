@@ -29,19 +29,6 @@ static void plan_on(cs_plan *p, const char *model, const char *gpu, const char *
     p->topo_json = strdup(topo);
 }
 
-static int eval(cs_plan *p, cs_plan_result *r)
-{
-    cs_plan_ctx *ctx = NULL;
-    cs_err err;
-    int rc;
-    memset(r, 0, sizeof *r);
-    if ((rc = cs_plan_check(p, 0, &err)) < 0 || (rc = cs_plan_ctx_new(&ctx, p, &err)) < 0 ||
-        (rc = cs_plan_eval(ctx, p, 0, r, &err)) < 0)
-        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
-    cs_plan_ctx_free(ctx);
-    return rc;
-}
-
 /* The 7.5B model of the ZeRO paper: h 4096, 36 layers, 32 heads (V 51200, s 2048).
  * Psi = 12 l h^2 + 13 l h + (V + s) h + 2h = 7,247,757,312 + 1,916,928 + 218,103,808 + 8192
  *     = 7,467,786,240. Pure DP over 64 GPUs, Adam mixed precision (K = 12):
@@ -176,7 +163,7 @@ static void t_plan_free_comm(void)
     cs_plan_init(&p);
     CU_ASSERT_EQUAL_FATAL(cs_plan_parse(plan, "free", &p, &err), 0);
     p.schedule = CS_PS_GPIPE;
-    CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
     tf = r.costs.t_fwd, tb = r.costs.t_bwd;
     CU_ASSERT(r.costs.t_pp < 1e-5);   /* 1024 x 2048 x 2 B at 1e6 GB/s = 4.2 us */
     CS_ASSERT_REL(r.step_time_s, (m + pp - 1) * (tf + tb) + r.costs.t_opt, 5e-3);
@@ -184,14 +171,14 @@ static void t_plan_free_comm(void)
     act1 = r.mem.activations;
     cs_plan_result_fini(&r);
     p.schedule = CS_PS_1F1B;
-    CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
     CS_ASSERT_REL(r.step_time_s, (m + pp - 1) * (tf + tb) + r.costs.t_opt, 5e-3);
     CU_ASSERT_EQUAL(r.step.peak_inflight, 4);
     act2 = r.mem.activations;
     CS_ASSERT_REL(act1 / act2, 2.0, 1e-12);      /* m / p = 8 / 4 */
     cs_plan_result_fini(&r);
     p.schedule = CS_PS_INTERLEAVED, p.vp = 2;
-    CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
     CS_ASSERT_REL(r.costs.t_fwd, tf / 2, 1e-12);
     CS_ASSERT_REL(r.step_time_s, m * (tf + tb) + (pp - 1) * (tf + tb) / 2 + r.costs.t_opt,
                   5e-3);
@@ -276,7 +263,7 @@ static void t_overlap_plan(void)
         double S, n, tb, want_bucket, tB;
         plan_on(&p, "gpt-1.7b", "a100-80gb", topo[k]);
         p.dp = 2, p.global_batch = 2;
-        CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
         n = r.costs.n_buckets;
         S = r.dp_coll_bytes / n;
         tb = r.costs.t_bucket;
@@ -307,7 +294,7 @@ static void t_zero3_volume(void)
     psi = cs_model_params(&p.model);
     for (z = 0; z <= 3; z += 1) {
         p.zero = z;
-        CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
         if (z == 0) {
             ddp = r.dp_bytes_per_gpu;
             CS_ASSERT_REL(ddp, 2 * (n - 1) / n * psi * 2, 1e-6);   /* whole bytes per bucket */
@@ -359,7 +346,7 @@ static void t_ep_alltoall(void)
         " \"system\": {\"gpu\": \"a100-80gb\", \"topo\": {\"kind\": \"alpha_beta\", "
         "\"ranks\": 4, \"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 5}}}}",
         "ep", &p, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
     CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("direct", CS_COLL_ALLTOALL, &ops, &err), 0);
     cs_coll_req_init(&req, CS_COLL_ALLTOALL, 4, (uint64_t)S);
     x = ops->cost(&req, &ab);
@@ -402,7 +389,7 @@ static void t_ep_nccl_p2p(void)
         snprintf(json, sizeof json, EP_NCCL_PLAN, 512 << i);
         cs_plan_init(&p);
         CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "ep", &p, &err), 0);
-        CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
         t[i] = r.costs.t_ep_fwd;
         cs_plan_result_fini(&r);
         cs_plan_fini(&p);
@@ -505,13 +492,13 @@ static void t_search(void)
     cs_plan_fini(&p);
 }
 
-/* The JSON output has exactly DESIGN §6's keys, the breakdown sums to the step, and two
- * runs print the same bytes. */
+/* The JSON output has exactly DESIGN §6's keys and §8's assumptions, the breakdown sums to
+ * the step, and two runs print the same bytes. */
 static void t_json_contract(void)
 {
     static const char *const top[] = {"model", "gpus", "parallel", "step_time_s",
         "tokens_per_s", "model_tflops_per_gpu", "hw_tflops_per_gpu", "mfu_pct", "hfu_pct",
-        "breakdown_s", "memory_bytes", "memory_capacity_bytes", "fits", NULL};
+        "breakdown_s", "memory_bytes", "memory_capacity_bytes", "fits", "assumptions", NULL};
     static const char *const mem[] = {"weights", "gradients", "optimizer", "activations",
                                       "other", "total", NULL};
     char cmd[2048], *out = NULL, *out2 = NULL;
@@ -525,7 +512,7 @@ static void t_json_contract(void)
     CU_ASSERT_STRING_EQUAL(out, out2);
     root = json_loads(out, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-    CU_ASSERT_EQUAL(json_object_size(root), 13);
+    CU_ASSERT_EQUAL(json_object_size(root), 14);
     for (i = 0; top[i]; i++)
         CU_ASSERT_PTR_NOT_NULL(json_object_get(root, top[i]));
     bd = json_object_get(root, "breakdown_s");

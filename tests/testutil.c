@@ -1,6 +1,7 @@
 /* testutil.c: helpers shared by the test executables. */
 #include "tests/testutil.h"
 #include "topologies/topology.h"
+#include "scenarios/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,4 +101,17 @@ cs_topo *cs_test_pcie3_pair(int p2p)
              "\"bandwidth_GBps\": 12, \"latency_us\": 1}, \"uplink\": {\"class\": \"pcie3\", "
              "\"bandwidth_GBps\": 12, \"latency_us\": 1}}", p2p ? "true" : "false");
     return cs_test_topo(json);
+}
+
+int cs_test_plan_eval(cs_plan *p, cs_plan_result *r)
+{
+    cs_plan_ctx *ctx = NULL;
+    cs_err err;
+    int rc;
+    memset(r, 0, sizeof *r);
+    if ((rc = cs_plan_check(p, 0, &err)) < 0 || (rc = cs_plan_ctx_new(&ctx, p, &err)) < 0 ||
+        (rc = cs_plan_eval(ctx, p, 0, r, &err)) < 0)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    cs_plan_ctx_free(ctx);
+    return rc;
 }

@@ -43,4 +43,10 @@ const char *cs_test_data(const char *rel);
  * returns the exit status (or -1). */
 int cs_test_sh(const char *cmd, char **out);
 
+/* Check plan p, open its system and evaluate it into r (scenarios/plan.h), printing the
+ * error where one comes; returns 0 or the negative code. */
+struct cs_plan;
+struct cs_plan_result;
+int cs_test_plan_eval(struct cs_plan *p, struct cs_plan_result *r);
+
 #endif
