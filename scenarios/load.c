@@ -149,6 +149,10 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0 ||
         (rc = cs_json_opt_bool(o, "parallel", "tp_comm_overlap", &p->tp_comm_overlap, err)) < 0)
         return rc;
+    if (json_object_get(o, "bucket_MB") &&
+        (rc = cs_limit_check(p->bucket_MB, CS_PLAN_BUCKET_MIN_MB, CS_PLAN_BUCKET_MAX_MB, "MB",
+                             "parallel.bucket_MB", err)) < 0)
+        return rc;
     p->schedule = (cs_sched_kind)sc;
     p->dp_mode = (cs_dp_mode)md;
     if ((ord = json_object_get(o, "order"))) {
@@ -328,6 +332,12 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->zero > 0 && p->dp_mode != CS_DPM_DDP)
         return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO needs dp_mode ddp, got zero %d",
                           p->zero);
+    /* DeepSpeed's pipeline engine refuses ZeRO-2/3 ("ZeRO-2 and ZeRO-3 are incompatible
+     * with pipeline parallelism"); plan search never tries it either */
+    if (p->zero >= 2 && p->pp > 1)
+        return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO-%d does not run with pipeline "
+                          "parallelism (parallel.pp %d; DeepSpeed refuses it): use zero 0 or 1, "
+                          "or pp 1", p->zero, p->pp);
     if (n_topo_ranks > 0 && gpus > n_topo_ranks)
         return cs_err_set(err, CS_EINVAL, "parallel", "tp x pp x dp x cp = %d x %d x %d x %d = "
                           "%ld GPUs, the topology has %d ranks", p->tp, p->pp, p->dp, p->cp,

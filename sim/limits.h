@@ -16,6 +16,9 @@
 /* Efficiencies (the fraction of a link's bandwidth that carries data): below 1e-3 a
  * transfer moves 1000 bytes on the wire for one of data, a typo rather than a protocol. */
 #define CS_LIMIT_EFF_MIN 1e-3
+/* A GPU's peak compute per dtype (1 GFLOP/s to 1 EFLOP/s), TFLOP/s. */
+#define CS_LIMIT_TFLOPS_MIN 1e-3
+#define CS_LIMIT_TFLOPS_MAX 1e6
 /* Counts. */
 #define CS_LIMIT_MAX_RANKS (1L << 22)    /* ranks of one topology or log (4,194,304) */
 #define CS_LIMIT_MAX_NODES (1L << 24)    /* nodes (endpoints and switches) of a topology */
