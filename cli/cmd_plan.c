@@ -48,7 +48,8 @@ static int num(const cs_opt_spec *o, const char *v, long lo, int *out, cs_err *e
     return 0;
 }
 
-/* Flags in their order of precedence over the file: deepspeed, megatron, then the rest. */
+/* Flags in their order of precedence over the file: deepspeed, megatron, then the rest.
+ * Pass 0 takes --dp first: DeepSpeed's batch sizes are per data-parallel rank. */
 static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
@@ -59,15 +60,17 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
     while ((rc = cs_opt_next(&sc, specs, &o, &v, err)) == 1) {
         if (!o)
             continue;
-        if (pass == 0 && o->id == O_DS && (rc = cs_plan_deepspeed(v, p, err)) < 0)
+        if (pass == 0 && o->id == O_DP && (rc = num(o, v, 1, &p->dp, err)) < 0)
             return rc;
-        if (pass == 1 && o->id == O_MEGA) {
+        if (pass == 1 && o->id == O_DS && (rc = cs_plan_deepspeed(v, p, err)) < 0)
+            return rc;
+        if (pass == 2 && o->id == O_MEGA) {
             if ((rc = cs_plan_megatron(v, p, ignored, sizeof ignored, err)) < 0)
                 return rc;
             if (ignored[0] && cs_cli_writes())
                 fprintf(stderr, "# --megatron: ignored %s\n", ignored);
         }
-        if (pass != 2)
+        if (pass != 3)
             continue;
         switch (o->id) {
         case O_MODEL:
@@ -199,7 +202,7 @@ int cs_cmd_plan(int argc, char **argv)
     }
     if (file && (rc = cs_plan_load(file, &p, &err)) < 0)
         goto fail;
-    for (pass = 0; pass < 3; pass++)
+    for (pass = 0; pass < 4; pass++)
         if ((rc = apply(&p, argc, argv, pass, &err)) < 0)
             goto fail;
     if (is_search) {

@@ -286,6 +286,9 @@ int cs_model_load_hf(const char *path, cs_llm *m, cs_err *err)
                           "do not divide hidden %d", m->heads, m->kv_heads, m->hidden);
     if (m->experts && !m->top_k)
         m->top_k = 1;
+    if (m->top_k > m->experts)
+        return cs_err_set(err, CS_EINVAL, "num_experts_per_tok", "must be <= the experts (%d), "
+                          "got %d", m->experts, m->top_k);
     return 0;
 }
 

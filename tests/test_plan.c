@@ -481,6 +481,7 @@ static void t_readers(void)
     CU_ASSERT(p.vp == 2 && p.schedule == CS_PS_INTERLEAVED);     /* 96 / (16 x 3) */
     CU_ASSERT_PTR_NOT_NULL(strstr(ignored, "--rampup-batch-size"));
     CU_ASSERT_PTR_NOT_NULL(strstr(ignored, "--lr-decay-style"));
+    p.dp = 64;                                  /* 512 = 8 per GPU x 1 step x dp 64 */
     CU_ASSERT_EQUAL_FATAL(cs_plan_deepspeed(cs_test_data("ok/plan-ds-zero3.json"), &p, &err), 0);
     CU_ASSERT(p.global_batch == 512 && p.micro_batch == 8 && p.zero == 3);
     CU_ASSERT(p.offload_optimizer && p.dtype == CS_DT_BF16);
