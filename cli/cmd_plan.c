@@ -147,8 +147,8 @@ int cs_cmd_plan(int argc, char **argv)
     cs_opt_scan sc;
     const cs_opt_spec *o;
     const char *v, *file = NULL, *fmt = "text", *out = NULL, *plot = NULL, *plotb = NULL,
-               *trace = NULL;
-    int rc, is_search = 0, gpus = 0, top = 10, pass;
+               *trace = NULL, *ins[17];
+    int n_ins = 0, rc, is_search = 0, gpus = 0, top = 10, pass;
     cs_plan p;
     cs_plan_ctx *ctx = NULL;
     cs_plan_result r;
@@ -170,6 +170,7 @@ int cs_cmd_plan(int argc, char **argv)
                 break;
             }
             file = v;
+            ins[n_ins++] = v;
         } else if (o->id == O_HELP) {
             fputs(usage, stdout);
             return CS_EXIT_OK;
@@ -183,6 +184,8 @@ int cs_cmd_plan(int argc, char **argv)
             plotb = v;
         } else if (o->id == O_TRACE) {
             trace = v;
+        } else if ((o->id == O_DS || o->id == O_MODEL || o->id == O_TOPO) && n_ins < 15) {
+            ins[n_ins++] = v;
         } else if (o->id == O_GPUS && (rc = num(o, v, 1, &gpus, &err)) < 0) {
             break;
         } else if (o->id == O_TOP && (rc = num(o, v, 1, &top, &err)) < 0) {
@@ -205,6 +208,15 @@ int cs_cmd_plan(int argc, char **argv)
     for (pass = 0; pass < 4; pass++)
         if ((rc = apply(&p, argc, argv, pass, &err)) < 0)
             goto fail;
+    {
+        /* no output replaces the plan, a --deepspeed or --model file or the topology (the
+         * plan's own, looked up beside it, too) */
+        const char *outs[] = {"--output", out, "--plot", plot, "--plot-breakdown", plotb,
+                              "--trace", trace};
+        ins[n_ins++] = p.topo_spec;
+        if ((rc = cs_cli_check_outputs(outs, 4, ins, n_ins, &err)) < 0)
+            goto fail;
+    }
     if (is_search) {
         if (!gpus)
             gpus = p.tp * p.pp * p.dp * p.cp;

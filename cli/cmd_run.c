@@ -111,9 +111,14 @@ static void run_usage(void)
            CS_DEFAULT_PRESET);
 }
 
-/* --plot needs a picture type; --trace one size and the plain model. */
+/* No output is the topology file; --plot needs a picture type; --trace one size and the
+ * plain model. */
 static int check_picture_opts(const run_opts *o, cs_err *err)
 {
+    const char *outs[] = {"--output", o->output, "--output_file", o->json_file,
+                          "--plot", o->plot, "--trace", o->trace};
+    if (cs_cli_check_outputs(outs, 4, &o->topo, 1, err) < 0)
+        return CS_EUSAGE;
     if (cs_cli_check_plot(o->plot, err) < 0)
         return CS_EUSAGE;
     if (o->trace && o->min_bytes != o->max_bytes)
