@@ -228,9 +228,7 @@ int cs_cmd_plan(int argc, char **argv)
                             gpus, cs_plan_ctx_ranks(ctx));
             goto fail;
         }
-        if ((rc = cs_out_open(&o_out, out, &err)) < 0 ||
-            (rc = cs__cmd_plan_search(&p, ctx, gpus, top, fmt, o_out.f, &err)) < 0 ||
-            (rc = cs_out_commit(&o_out, &err)) < 0)
+        if ((rc = cs__cmd_plan_search(&p, ctx, gpus, top, fmt, out, &err)) < 0)
             goto fail;
         goto done;
     }
