@@ -216,9 +216,8 @@ static int recompute(cs_net *n)
             f->ev = 0;          /* starved (cannot happen with positive capacities) */
             continue;
         }
-        /* remaining >= 0 and rate > 0 here: the quotient is >= 0. Within the limits
-         * (1 PiB at 1e-6 GB/s is 1.1e24 ps) an end can still pass 2^63 ps (106 days):
-         * the run stops there instead of overflowing the clock. */
+        /* remaining >= 0 and rate > 0 here: the quotient is >= 0; an end past the
+         * clock stops the run (CS_NET_PAST_CLOCK_MSG) */
         if (!(f->remaining / f->rate < (double)(CS_TIME_MAX - now) - 1)) {
             cs_engine_batch_end(n->eng);
             return CS_ELIMIT;
@@ -243,9 +242,7 @@ static void recompute_now(cs_engine *eng, void *arg, uint64_t data)
     n->pending = 0;
     rc = recompute(n);
     if (rc == CS_ELIMIT)
-        cs_engine_fail(eng, CS_ELIMIT, NULL, "a transfer would end after 2^63 ps (106 days) "
-                       "of simulated time: the sizes are too large for the bandwidths "
-                       "(docs/limits.md)");
+        cs_engine_fail(eng, CS_ELIMIT, NULL, CS_NET_PAST_CLOCK_MSG);
     else if (rc < 0)
         cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
 }
