@@ -300,7 +300,8 @@ static int ds_batch(const json_t *root, cs_plan *p, cs_err *err)
     if (mb < 1 || gas < 1 || tb != mb * gas * dp)
         return cs_err_set(err, CS_EINVAL, "train_batch_size", "%ld is not "
                           "train_micro_batch_size_per_gpu x gradient_accumulation_steps x dp = "
-                          "%ld x %ld x %ld = %ld (DeepSpeed refuses it)", tb, mb, gas, dp, mb * gas * dp);
+                          "%ld x %ld x %ld = %ld (DeepSpeed refuses it)", tb, mb, gas, dp,
+                          mb * gas * dp);
     if (tb > (1L << 40) || mb > (1L << 20))      /* products of counts <= 2^20, 2^16, 2^24 */
         return cs_err_set(err, CS_EINVAL, tb > (1L << 40) ? "train_batch_size"
                           : "train_micro_batch_size_per_gpu", "%ld is over %s", tb > (1L << 40)
@@ -330,7 +331,8 @@ int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err)
         rc = cs_err_set(err, CS_EINVAL, "", "a DeepSpeed config is a JSON object, got %s",
                         json_is_array(root) ? "an array" : "a scalar");
     else if ((rc = ds_batch(root, p, err)) == 0 &&
-             (!(z = json_object_get(root, "zero_optimization")) || (rc = ds_zero(z, p, err)) == 0) &&
+             (!(z = json_object_get(root, "zero_optimization")) ||
+              (rc = ds_zero(z, p, err)) == 0) &&
              (rc = ds_precision(root, "bf16", &bf16, err)) == 0 &&
              (rc = ds_precision(root, "fp16", &fp16, err)) == 0) {
         if (bf16)
