@@ -78,8 +78,9 @@ typedef struct cs_algo {
 
 /* Every registered algorithm in display order; *n gets the count. */
 const cs_algo *const *cs_algo_all(int *n);
-/* Lookup an algorithm by name for a collective. CS_ENOENT lists the algorithms known for
- * that collective: "unknown allreduce algorithm 'rign' (known: ring, ..., auto)". */
+/* Lookup an algorithm by name for a collective. The name is an --algo value: CS_EUSAGE
+ * (exit 2, as an unknown collective) lists the algorithms known for that collective:
+ * "unknown allreduce algorithm 'rign' (known: ring, ..., auto)". */
 int cs_algo_lookup(const char *name, cs_coll coll, const cs_algo **out, cs_err *err);
 /* Check and build: cs_sched_init + ops->build, with s->algo set to ops->name. On failure s
  * is left finalised (nothing to free). */

@@ -82,7 +82,7 @@ int cs_algo_lookup(const char *name, cs_coll coll, const cs_algo **out, cs_err *
         strncat(known, ", ", sizeof known - strlen(known) - 1);
     }
     strncat(known, "auto", sizeof known - strlen(known) - 1);
-    return cs_err_set(err, CS_ENOENT, "--algo", "unknown %s algorithm '%s' (known: %s)",
+    return cs_err_set(err, CS_EUSAGE, "--algo", "unknown %s algorithm '%s' (known: %s)",
                       cs_coll_name(coll), name, known);
 }
 

@@ -68,6 +68,12 @@ int cs_out_open(cs_out *o, const char *path, cs_err *err);
 int cs_out_commit(cs_out *o, cs_err *err);
 void cs_out_abort(cs_out *o);
 
+/* The command's outputs are none of its inputs (sim/outfile.h cs_outfile_not_input): outs
+ * holds n_outs pairs of option and path ({"--output", path, "--plot", NULL, ...}; NULL paths
+ * are not asked for), ins n_ins input paths. 0 or CS_EUSAGE, before anything is written. */
+int cs_cli_check_outputs(const char *const *outs, int n_outs, const char *const *ins, int n_ins,
+                         cs_err *err);
+
 /* --plot PATH: a picture type plots/ can write (.png, .svg, .pdf), else CS_EUSAGE naming
  * the option. NULL passes. */
 int cs_cli_check_plot(const char *path, cs_err *err);

@@ -56,7 +56,8 @@ static int num(const cs_opt_spec *o, const char *v, long lo, int *out, cs_err *e
     return 0;
 }
 
-/* Flags in their order of precedence over the file: deepspeed, megatron, then the rest. */
+/* Flags in their order of precedence over the file: deepspeed, megatron, then the rest.
+ * Pass 0 takes --dp first: DeepSpeed's batch sizes are per data-parallel rank. */
 static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
@@ -67,15 +68,17 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
     while ((rc = cs_opt_next(&sc, specs, &o, &v, err)) == 1) {
         if (!o)
             continue;
-        if (pass == 0 && o->id == O_DS && (rc = cs_plan_deepspeed(v, p, err)) < 0)
+        if (pass == 0 && o->id == O_DP && (rc = num(o, v, 1, &p->dp, err)) < 0)
             return rc;
-        if (pass == 1 && o->id == O_MEGA) {
+        if (pass == 1 && o->id == O_DS && (rc = cs_plan_deepspeed(v, p, err)) < 0)
+            return rc;
+        if (pass == 2 && o->id == O_MEGA) {
             if ((rc = cs_plan_megatron(v, p, ignored, sizeof ignored, err)) < 0)
                 return rc;
             if (ignored[0] && cs_cli_writes())
                 fprintf(stderr, "# --megatron: ignored %s\n", ignored);
         }
-        if (pass != 2)
+        if (pass != 3)
             continue;
         switch (o->id) {
         case O_MODEL:
@@ -173,8 +176,8 @@ int cs_cmd_plan(int argc, char **argv)
     cs_opt_scan sc;
     const cs_opt_spec *o;
     const char *v, *file = NULL, *fmt = "text", *out = NULL, *plot = NULL, *plotb = NULL,
-               *trace = NULL;
-    int rc, is_search = 0, gpus = 0, top = 10, pass;
+               *trace = NULL, *ins[17];
+    int n_ins = 0, rc, is_search = 0, gpus = 0, top = 10, pass;
     cs_plan p;
     cs_plan_ctx *ctx = NULL;
     cs_plan_result r;
@@ -196,6 +199,7 @@ int cs_cmd_plan(int argc, char **argv)
                 break;
             }
             file = v;
+            ins[n_ins++] = v;
         } else if (o->id == O_HELP) {
             fputs(usage, stdout);
             return CS_EXIT_OK;
@@ -209,6 +213,8 @@ int cs_cmd_plan(int argc, char **argv)
             plotb = v;
         } else if (o->id == O_TRACE) {
             trace = v;
+        } else if ((o->id == O_DS || o->id == O_MODEL || o->id == O_TOPO) && n_ins < 15) {
+            ins[n_ins++] = v;
         } else if (o->id == O_GPUS && (rc = num(o, v, 1, &gpus, &err)) < 0) {
             break;
         } else if (o->id == O_TOP && (rc = num(o, v, 1, &top, &err)) < 0) {
@@ -228,10 +234,19 @@ int cs_cmd_plan(int argc, char **argv)
     }
     if (file && (rc = cs_plan_load(file, &p, &err)) < 0)
         goto fail;
-    for (pass = 0; pass < 3; pass++)
+    for (pass = 0; pass < 4; pass++)
         if ((rc = apply(&p, argc, argv, pass, &err)) < 0)
             goto fail;
     cs_plan_apply_train(&p);            /* sequence length, vocabulary padding */
+    {
+        /* no output replaces the plan, a --deepspeed or --model file or the topology (the
+         * plan's own, looked up beside it, too) */
+        const char *outs[] = {"--output", out, "--plot", plot, "--plot-breakdown", plotb,
+                              "--trace", trace};
+        ins[n_ins++] = p.topo_spec;
+        if ((rc = cs_cli_check_outputs(outs, 4, ins, n_ins, &err)) < 0)
+            goto fail;
+    }
     if (is_search) {
         if (!gpus)
             gpus = p.tp * p.pp * p.dp * p.cp;
@@ -243,9 +258,7 @@ int cs_cmd_plan(int argc, char **argv)
                             gpus, cs_plan_ctx_ranks(ctx));
             goto fail;
         }
-        if ((rc = cs_out_open(&o_out, out, &err)) < 0 ||
-            (rc = cs__cmd_plan_search(&p, ctx, gpus, top, fmt, o_out.f, &err)) < 0 ||
-            (rc = cs_out_commit(&o_out, &err)) < 0)
+        if ((rc = cs__cmd_plan_search(&p, ctx, gpus, top, fmt, out, &err)) < 0)
             goto fail;
         goto done;
     }

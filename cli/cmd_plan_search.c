@@ -1,7 +1,8 @@
 /* cmd_plan_search.c: the search of `collsim plan search PLAN.json` (cli layer): enumerate,
- * evaluate (scenarios/search.c, spread over MPI ranks), rank, print; its counts on
+ * evaluate (scenarios/search.c, spread over MPI ranks), rank, write; its counts on
  * request. */
 #include "cli/cmd_plan-private.h"
+#include "cli/cli.h"
 #include "sim/par.h"
 
 #include <stdlib.h>
@@ -29,8 +30,9 @@ static void print_stats(const cs_plan_search_stats *st, long n)
 }
 
 int cs__cmd_plan_search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const char *fmt,
-                        FILE *f, cs_err *err)
+                        const char *out, cs_err *err)
 {
+    cs_out o;
     cs_plan_cand *cands = NULL;
     cs_plan_cand_result *res = NULL;
     cs_plan_search_stats st;
@@ -42,11 +44,21 @@ int cs__cmd_plan_search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const c
         free(cands);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
+    /* the output is opened when the results are ready: a process killed during the search
+     * (SIGKILL can remove nothing) leaves no empty temporary behind */
     if ((rc = cs_plan_search_run(ctx, p, cands, n, res, &st, err)) == 0) {
         print_stats(&st, n);
         cs_plan_search_rank(res, n);
-        rc = js ? cs_plan_search_print_json(f, p, gpus, res, n)
-                : cs_plan_search_print_table(f, p, gpus, top, csv, res, n);
+        if ((rc = cs_out_open(&o, out, err)) == 0) {
+            rc = js ? cs_plan_search_print_json(o.f, p, gpus, res, n)
+                    : cs_plan_search_print_table(o.f, p, gpus, top, csv, res, n);
+            if (rc < 0) {
+                cs_out_abort(&o);
+                cs_err_set(err, rc, out ? out : "stdout", "cannot write the results");
+            } else {
+                rc = cs_out_commit(&o, err);
+            }
+        }
     }
     free(cands);
     free(res);

@@ -141,7 +141,10 @@ static int parse_args(int argc, char **argv, plot_opts *o, cs_err *err)
         err->code = CS_EUSAGE;
         return CS_EUSAGE;
     }
-    return 0;
+    {
+        const char *outs[] = {"--output", o->output};
+        return cs_cli_check_outputs(outs, 1, o->files, o->n_files, err);
+    }
 }
 
 int cs_cmd_plot(int argc, char **argv)

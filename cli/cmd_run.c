@@ -112,10 +112,13 @@ static void run_usage(void)
            CS_DEFAULT_PRESET);
 }
 
-/* --plot needs a picture type; --trace one size and the plain model. */
+/* No output is the --topo file; --plot is a picture type; --trace one size, plain model. */
 static int check_picture_opts(const run_opts *o, cs_err *err)
 {
-    if (cs_cli_check_plot(o->plot, err) < 0)
+    const char *outs[] = {"--output", o->output, "-J", o->json_file, "--plot", o->plot,
+                          "--trace", o->trace};
+    if (cs_cli_check_outputs(outs, 4, &o->topo, 1, err) < 0 ||
+        cs_cli_check_plot(o->plot, err) < 0)
         return CS_EUSAGE;
     if (o->trace && o->min_bytes != o->max_bytes)
         return cs_err_set(err, CS_EUSAGE, "--trace", "traces one size: give -b and -e equal");
@@ -131,7 +134,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     const cs_opt_spec *sp;
     const char *v, *nodes = NULL;
     int rc, have_f = 0, have_coll = 0;
-    memset(o, 0, sizeof *o);
+    memset(o, 0, sizeof *o);  /* channels 0: not given (1, or the topology's NCCL table) */
     o->coll_name = "allreduce";
     o->min_bytes = 8;
     o->max_bytes = 128ull << 20;
@@ -140,9 +143,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     o->redop = "sum";
     o->topo = CS_DEFAULT_PRESET;
     o->algo = "auto";
-    o->chunks = 1;
-    o->servers = 1;
-    o->channels = 0;          /* not given: 1, or the topology's NCCL table */
+    o->chunks = o->servers = 1;
     o->check = 1;
     while ((rc = cs_opt_next(&sc, run_specs, &sp, &v, err)) > 0) {
         if (!sp) {
@@ -194,8 +195,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
         return CS_EUSAGE;
     if (o->step_bytes && have_f)
         return cs_err_set(err, CS_EUSAGE, "-i", "give either -f or -i, not both");
-    if (o->step_bytes)
-        o->step_factor = 0;
+    o->step_factor = o->step_bytes ? 0 : o->step_factor;
     if (o->max_bytes < o->min_bytes)
         return cs_err_set(err, CS_EUSAGE, "-e", "maxbytes %llu is smaller than minbytes %llu",
                           (unsigned long long)o->max_bytes, (unsigned long long)o->min_bytes);

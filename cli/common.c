@@ -152,6 +152,16 @@ void cs_cli_progress(const char *label, int done, int total, double elapsed_s, d
     g_progress_shown = 1;
 }
 
+int cs_cli_check_outputs(const char *const *outs, int n_outs, const char *const *ins, int n_ins,
+                         cs_err *err)
+{
+    int i, rc;
+    for (i = 0; i < n_outs; i++)
+        if ((rc = cs_outfile_not_input(outs[2 * i + 1], outs[2 * i], ins, n_ins, err)) < 0)
+            return rc;
+    return 0;
+}
+
 int cs_cli_check_plot(const char *path, cs_err *err)
 {
     cs_plot_fmt fmt;
@@ -218,6 +228,14 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
         }
         if (rc < 0)
             return rc;
+    }
+    if (rc == 0) {
+        /* neither the report nor the picture may replace a log or the topology file: the
+         * topology rides in the logs' array's spare last slot for the check */
+        const char *outs[] = {"--output", o->output, "--plot", o->plot};
+        o->logs[o->n_logs] = (char *)(uintptr_t)o->topo;
+        rc = cs_cli_check_outputs(outs, 2, (const char *const *)o->logs, o->n_logs + 1, err);
+        o->logs[o->n_logs] = NULL;
     }
     if (rc == 0 && nodes) {
         if (!o->topo)

@@ -196,6 +196,10 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0 ||
         (rc = cs_json_opt_bool(o, "parallel", "tp_comm_overlap", &p->tp_comm_overlap, err)) < 0)
         return rc;
+    if (json_object_get(o, "bucket_MB") &&
+        (rc = cs_limit_check(p->bucket_MB, CS_PLAN_BUCKET_MIN_MB, CS_PLAN_BUCKET_MAX_MB, "MB",
+                             "parallel.bucket_MB", err)) < 0)
+        return rc;
     p->schedule = (cs_sched_kind)sc;
     p->dp_mode = (cs_dp_mode)md;
     if ((rc = parse_stage_list(json_object_get(o, "pipeline_layers"), p, err)) < 0)
@@ -388,206 +392,15 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->zero > 0 && p->dp_mode != CS_DPM_DDP)
         return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO needs dp_mode ddp, got zero %d",
                           p->zero);
+    /* DeepSpeed's pipeline engine refuses ZeRO-2/3 ("ZeRO-2 and ZeRO-3 are incompatible
+     * with pipeline parallelism"); plan search never tries it either */
+    if (p->zero >= 2 && p->pp > 1)
+        return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO-%d does not run with pipeline "
+                          "parallelism (parallel.pp %d; DeepSpeed refuses it): use zero 0 or 1, "
+                          "or pp 1", p->zero, p->pp);
     if (n_topo_ranks > 0 && gpus > n_topo_ranks)
         return cs_err_set(err, CS_EINVAL, "parallel", "tp x pp x dp x cp = %d x %d x %d x %d = "
                           "%ld GPUs, the topology has %d ranks", p->tp, p->pp, p->dp, p->cp,
                           gpus, n_topo_ranks);
-    return 0;
-}
-
-/* --- Megatron-LM arguments --- */
-
-static int set_int(const char *flag, const char *val, int *out, cs_err *err)
-{
-    char *end;
-    long v;
-    if (!val)
-        return cs_err_set(err, CS_EINVAL, flag, "missing value");
-    v = strtol(val, &end, 10);
-    if (*end || v < 1 || v > (1L << 24))
-        return cs_err_set(err, CS_EINVAL, flag, "expected a positive integer, got '%s'", val);
-    *out = (int)v;
-    return 0;
-}
-
-int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignored, cs_err *err)
-{
-    /* flags with an integer value and where it goes */
-    /* flags with an integer value, where it goes, and whether it describes the model */
-    struct { const char *flag; int *dst; int model; } ints[] = {
-        {"--num-layers", &p->model.layers, 1}, {"--hidden-size", &p->model.hidden, 1},
-        {"--num-attention-heads", &p->model.heads, 1},
-        {"--num-query-groups", &p->model.kv_heads, 1},
-        {"--ffn-hidden-size", &p->model.ffn_hidden, 1}, {"--seq-length", &p->seq_len, 0},
-        {"--padded-vocab-size", &p->model.vocab, 1}, {"--vocab-size", &p->model.vocab, 1},
-        {"--micro-batch-size", &p->micro_batch, 0},
-        {"--tensor-model-parallel-size", &p->tp, 0},
-        {"--pipeline-model-parallel-size", &p->pp, 0},
-        {"--context-parallel-size", &p->cp, 0}, {"--expert-model-parallel-size", &p->ep, 0},
-        {"--num-experts", &p->model.experts, 1}, {"--moe-router-topk", &p->model.top_k, 1},
-        {"--moe-ffn-hidden-size", &p->model.moe_ffn_hidden, 1},
-        {"--decoder-first-pipeline-num-layers", &p->first_stage_layers, 0},
-        {"--decoder-last-pipeline-num-layers", &p->last_stage_layers, 0},
-        {"--pad-vocab-size-to", &p->pad_vocab_to, 0},
-        {"--make-vocab-size-divisible-by", &p->vocab_multiple, 0},
-        {"--kv-channels", &p->kv_channels, 0},
-    };
-    char *buf = strdup(args), *tok, *save = NULL, *next;
-    int rc = 0, vls = 0, ffn_set = 0, kv_set = 0, gbs = 0;
-    size_t i;
-    if (!buf)
-        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    if (ignored && n_ignored)
-        ignored[0] = '\0';
-    int fresh = !p->model.layers, touched = 0;  /* a model built from the flags */
-    for (tok = strtok_r(buf, " \t\n", &save); tok && rc == 0; tok = next) {
-        next = strtok_r(NULL, " \t\n", &save);
-        for (i = 0; i < sizeof ints / sizeof ints[0]; i++)
-            if (!strcmp(tok, ints[i].flag))
-                break;
-        if (i < sizeof ints / sizeof ints[0]) {
-            if (ints[i].model && fresh && !touched) {
-                memset(&p->model, 0, sizeof p->model);
-                snprintf(p->model.name, sizeof p->model.name, "megatron");
-                p->model.vocab = 51200;   /* GPT-2 BPE padded to a multiple of 128 x 8 */
-            }
-            touched |= ints[i].model;
-            rc = set_int(tok, next, ints[i].dst, err);
-            ffn_set |= ints[i].dst == &p->model.ffn_hidden;
-            if (ints[i].dst == &p->seq_len)       /* the trained length, not the model's */
-                p->seq_len_from = CS_SEQ_FLAG;
-            kv_set |= ints[i].dst == &p->model.kv_heads;
-            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;
-        } else if (!strcmp(tok, "--global-batch-size")) {
-            rc = set_int(tok, next, &gbs, err);
-            p->global_batch = gbs;
-            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;
-        } else if (!strcmp(tok, "--num-layers-per-virtual-pipeline-stage")) {
-            rc = set_int(tok, next, &vls, err);
-            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;
-        } else if (!strcmp(tok, "--recompute-granularity")) {
-            if (next && !strcmp(next, "full"))
-                p->recompute = CS_RC_FULL;
-            else if (next && !strcmp(next, "selective"))
-                p->recompute = CS_RC_SELECTIVE;
-            else
-                rc = cs_err_set(err, CS_EINVAL, tok, "expected full or selective, got '%s'",
-                                next ? next : "");
-            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;
-        } else if (!strcmp(tok, "--recompute-method") || !strcmp(tok, "--recompute-num-layers")) {
-            next = next ? strtok_r(NULL, " \t\n", &save) : NULL;   /* granularity decides */
-        } else if (!strcmp(tok, "--recompute-activations")) {
-            p->recompute = CS_RC_SELECTIVE;
-        } else if (!strcmp(tok, "--checkpoint-activations")) {
-            p->recompute = CS_RC_FULL;          /* Megatron's older name of full recompute */
-        } else if (!strcmp(tok, "--account-for-embedding-in-pipeline-split")) {
-            p->embed_in_split = 1;
-        } else if (!strcmp(tok, "--account-for-loss-in-pipeline-split")) {
-            p->loss_in_split = 1;
-        } else if (!strcmp(tok, "--sequence-parallel")) {
-            p->sp = 1;
-        } else if (!strcmp(tok, "--bf16")) {
-            p->dtype = CS_DT_BF16;
-        } else if (!strcmp(tok, "--fp16")) {
-            p->dtype = CS_DT_FP16;
-        } else if (!strcmp(tok, "--swiglu")) {
-            p->model.gated_mlp = 1;
-        } else if (!strcmp(tok, "--use-distributed-optimizer")) {
-            if (p->zero < 1)
-                p->zero = 1;
-        } else if (!strcmp(tok, "--overlap-grad-reduce")) {
-            p->overlap_grad_reduce = 1;
-        } else if (!strcmp(tok, "--overlap-param-gather")) {
-            p->overlap_param_gather = 1;
-        } else if (!strcmp(tok, "--tp-comm-overlap")) {
-            p->tp_comm_overlap = 1;
-        } else if (!strcmp(tok, "--group-query-attention")) {
-            /* --num-query-groups gives the count */
-        } else if (!strncmp(tok, "--", 2)) {
-            if (ignored && strlen(ignored) + strlen(tok) + 3 < n_ignored) {
-                if (ignored[0])
-                    strcat(ignored, ", ");
-                strcat(ignored, tok);
-            }
-            while (next && strncmp(next, "--", 2))       /* its values */
-                next = strtok_r(NULL, " \t\n", &save);
-        } else {
-            rc = cs_err_set(err, CS_EINVAL, "--megatron", "unexpected argument '%s'", tok);
-        }
-    }
-    free(buf);
-    if (rc < 0)
-        return rc;
-    if (!kv_set && p->model.heads && (p->model.kv_heads == 0 || p->model.kv_heads > p->model.heads))
-        p->model.kv_heads = p->model.heads;
-    if (!ffn_set && p->model.hidden && !p->model.ffn_hidden)
-        p->model.ffn_hidden = 4 * p->model.hidden;
-    if (p->model.experts && !p->model.moe_ffn_hidden)
-        p->model.moe_ffn_hidden = p->model.ffn_hidden;
-    if (p->model.experts && !p->model.top_k)
-        p->model.top_k = 2;                          /* Megatron's default --moe-router-topk */
-    if (vls) {
-        if (!p->model.layers || p->model.layers % (p->pp * vls))
-            return cs_err_set(err, CS_EINVAL, "--num-layers-per-virtual-pipeline-stage", "layers "
-                              "(%d) must be divisible by pp x %d", p->model.layers, vls);
-        p->vp = p->model.layers / (p->pp * vls);
-        if (p->vp > 1)
-            p->schedule = CS_PS_INTERLEAVED;
-    }
-    cs_plan_apply_train(p);
-    if (!touched)
-        return 0;                    /* no model flags: the plan's or --model's model */
-    if (!p->model.layers || !p->model.hidden || !p->model.heads || !p->model.seq_len)
-        return cs_err_set(err, CS_EINVAL, "--megatron", "needs --num-layers, --hidden-size, "
-                          "--num-attention-heads and --seq-length");
-    if (p->model.hidden % p->model.heads)
-        return cs_err_set(err, CS_EINVAL, "--num-attention-heads", "must divide hidden (%d), "
-                          "got %d", p->model.hidden, p->model.heads);
-    return 0;
-}
-
-/* --- DeepSpeed config --- */
-
-int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err)
-{
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je), *z, *v, *o;
-    char where[1100];
-    if (!root) {
-        if (je.line < 0 || access(path, R_OK) != 0)
-            return cs_err_set(err, CS_EIO, path, "cannot read: %s", je.text);
-        snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
-        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
-    }
-    /* "auto" (Hugging Face's integration) and other non-integers keep the plan's values */
-    if ((v = json_object_get(root, "train_batch_size")) && json_is_integer(v))
-        p->global_batch = json_integer_value(v) > 0 && json_integer_value(v) <= (1LL << 40)
-                          ? (long)json_integer_value(v) : -1;
-    if ((v = json_object_get(root, "train_micro_batch_size_per_gpu")) && json_is_integer(v))
-        p->micro_batch = json_integer_value(v) > 0 && json_integer_value(v) <= (1 << 20)
-                         ? (int)json_integer_value(v) : -1;
-    if ((z = json_object_get(root, "zero_optimization")) && json_is_object(z)) {
-        if ((v = json_object_get(z, "stage")) && json_is_integer(v)) {
-            long st = (long)json_integer_value(v);
-            if (st < 0 || st > 3) {
-                json_decref(root);
-                return cs_err_set(err, CS_EINVAL, "zero_optimization.stage", "must be 0..3, "
-                                  "got %ld", st);
-            }
-            p->zero = (int)st;
-        }
-        if ((o = json_object_get(z, "offload_optimizer")) && json_is_object(o) &&
-            (v = json_object_get(o, "device")) && json_is_string(v) &&
-            strcmp(json_string_value(v), "none"))
-            p->offload_optimizer = 1;
-    }
-    if ((o = json_object_get(root, "bf16")) && json_is_true(json_object_get(o, "enabled")))
-        p->dtype = CS_DT_BF16;
-    else if ((o = json_object_get(root, "fp16")) && json_is_true(json_object_get(o, "enabled")))
-        p->dtype = CS_DT_FP16;
-    json_decref(root);
-    if (p->global_batch < 1 || p->micro_batch < 1)
-        return cs_err_set(err, CS_EINVAL, path, "train_batch_size (1..2^40) and "
-                          "train_micro_batch_size_per_gpu (1..2^20) must be integers in range");
     return 0;
 }

@@ -5,6 +5,7 @@
 #include "scenarios/plan.h"
 #include "scenarios/model-private.h"
 #include "sim/json.h"
+#include "sim/limits.h"
 #include "topologies/topology.h"
 
 #include <jansson.h>
@@ -198,15 +199,24 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
         return cs_err_set(err, CS_EINVAL, w, "must be in (0, 1], got %g",
                           g->gemm_eff_max > 1 ? g->gemm_eff_max : g->mem_eff);
     }
+    cs_jpath_key(w, sizeof w, where, "hbm_GBps");
+    if ((rc = cs_limit_check(g->hbm_GBps, CS_LIMIT_BW_MIN_GBPS, CS_LIMIT_BW_MAX_GBPS, "GB/s", w,
+                             err)) < 0)
+        return rc;
     cs_jpath_key(w, sizeof w, where, "peak_tflops");
     pk = json_object_get(o, "peak_tflops");
     if (!json_is_object(pk))
         return cs_err_set(err, CS_EINVAL, w, "expected an object of TFLOP/s per dtype");
     if ((rc = cs_json_check_keys(pk, w, dtype_names, NULL, err)) < 0)
         return rc;
-    for (d = 0; d < CS_DT_COUNT; d++)
-        if ((rc = cs_json_opt_num(pk, w, dtype_names[d], 1, &g->peak_tflops[d], err)) < 0)
+    for (d = 0; d < CS_DT_COUNT; d++) {
+        char wd[300];
+        cs_jpath_key(wd, sizeof wd, w, dtype_names[d]);
+        if ((rc = cs_json_opt_num(pk, w, dtype_names[d], 1, &g->peak_tflops[d], err)) < 0 ||
+            (rc = cs_limit_check_or0(g->peak_tflops[d], CS_LIMIT_TFLOPS_MIN, CS_LIMIT_TFLOPS_MAX,
+                                     "TFLOP/s", "not supported", wd, err)) < 0)
             return rc;
+    }
     return 0;
 }
 
@@ -276,6 +286,9 @@ int cs_model_load_hf(const char *path, cs_llm *m, cs_err *err)
                           "do not divide hidden %d", m->heads, m->kv_heads, m->hidden);
     if (m->experts && !m->top_k)
         m->top_k = 1;
+    if (m->top_k > m->experts)
+        return cs_err_set(err, CS_EINVAL, "num_experts_per_tok", "must be <= the experts (%d), "
+                          "got %d", m->experts, m->top_k);
     return 0;
 }
 

@@ -234,8 +234,12 @@ void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m)
     chunk_params = (dd + ee) / v;
     /* buffers: DDP/ZeRO-1/2 gradient buckets (two in flight), ZeRO-3 gathered chunk
      * (current and prefetched), fp32 logits of one microbatch on the last stage */
-    if (p->dp > 1 && p->zero < 3)
-        m->other += 2 * p->bucket_MB * 1048576.0;
+    if (p->dp > 1 && p->zero < 3) {
+        /* two buckets, but never more than the gradients they hold (one bucket of 40 GB
+         * for 0.9 GB of gradients holds 0.9 GB) */
+        double buckets = 2 * p->bucket_MB * 1048576.0, grads = (dd + ee) * wbytes(p);
+        m->other += buckets < grads ? buckets : grads;
+    }
     if (p->zero >= 3 && p->dp > 1)
         m->other += 2 * chunk_params / Lc * wbytes(p);
     if (p->pp == 1)
@@ -393,6 +397,10 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
         if (ee > 0 && p->dp / p->ep > 1 &&
             (rc = comm(ctx, p, CS_G_EDP, gc, bucket, &tb_e, &vole, err)) < 0)
             return rc;
+        if (nb * v > CS_PLAN_MAX_OPS)
+            return cs_err_set(err, CS_EINVAL, "parallel.bucket_MB", "%g MB makes %.0f gradient "
+                              "buckets a step, at most %d (raise bucket_MB)", p->bucket_MB,
+                              nb * v, CS_PLAN_MAX_OPS);
         sc->n_buckets = (int)nb;
         sc->t_bucket = dense_share * tb_d + (1 - dense_share) * tb_e;
         reps = (p->zero >= 3 ? m : 1) * nb * v;

@@ -207,6 +207,9 @@ int cs_plan_rank(const cs_plan *p, const int coord[CS_DIM_COUNT]);
 /* Most compute operations (microbatches x chunks x stages, x layers per chunk with
  * ZeRO-3) one step simulation may hold: 2^24. */
 #define CS_PLAN_MAX_OPS (1 << 24)
+/* parallel.bucket_MB (MiB): from 1 kB to the size limit of one collective (1 PiB). */
+#define CS_PLAN_BUCKET_MIN_MB 1e-3
+#define CS_PLAN_BUCKET_MAX_MB 1073741824.0   /* 2^30 MiB = CS_LIMIT_MAX_BYTES */
 
 /* Check the plan against itself and the topology size (n_topo_ranks; 0 = skip): every
  * divisibility rule, positive sizes, known names. Errors say the key path, e.g.

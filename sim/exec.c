@@ -403,9 +403,14 @@ static void delivered(cs_job *job, uint32_t i)
          * its reducer is free: done when both the last byte and the reduction are. */
         int r = job->map[x->dst];
         cs_time now = cs_engine_now(sim->eng), t0 = job->sent_ps ? job->sent_ps[i - job->base] : now;
+        double red_ps = (double)x->bytes * sim->reduce_ps_per_byte;
         if (sim->reduce_free[r] > t0)
             t0 = sim->reduce_free[r];
-        sim->reduce_free[r] = t0 + (cs_time)llround((double)x->bytes * sim->reduce_ps_per_byte);
+        if (!(red_ps < (double)(CS_TIME_MAX - t0) - 1)) {
+            cs_engine_fail(sim->eng, CS_ELIMIT, NULL, CS_NET_PAST_CLOCK_MSG);
+            return;
+        }
+        sim->reduce_free[r] = t0 + (cs_time)llround(red_ps);
         if (sim->reduce_free[r] > now) {
             cs_engine_at(sim->eng, sim->reduce_free[r], reduce_done, job, i);
             return;

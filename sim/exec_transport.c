@@ -48,6 +48,11 @@ cs_time cs__ex_proxy(cs_job *job, uint32_t i, const cs_xfer *x, int tr)
         r = sim->proxy_of[r];
     now = cs_engine_now(sim->eng);
     t0 = sim->proxy_free[r] > now ? sim->proxy_free[r] : now;
+    if (!((double)(m ? m : 1) * (double)cs_time_from_us(q->msg_us) <
+          (double)(CS_TIME_MAX - t0) - 1)) {
+        cs_engine_fail(sim->eng, CS_ELIMIT, NULL, CS_NET_PAST_CLOCK_MSG);
+        return 0;
+    }
     sim->proxy_free[r] = t0 + (cs_time)(m ? m : 1) * cs_time_from_us(q->msg_us);
     /* The transfers charged at one instant: the engine's order says which the proxy takes
      * first. Each of them is marked with when the proxy is done with all (job tie_ps); one

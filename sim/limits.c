@@ -13,8 +13,17 @@ int cs_limit_check(double v, double lo, double hi, const char *unit, const char 
 {
     if (v >= lo && v <= hi)
         return 0;
-    return cs_err_set(err, CS_EINVAL, where, "must be between %g and %g %s, got %g", lo, hi,
-                      unit, v);
+    return cs_err_set(err, CS_EINVAL, where, "must be between %g and %g%s%s, got %g", lo, hi,
+                      unit[0] ? " " : "", unit, v);
+}
+
+int cs_limit_check_or0(double v, double lo, double hi, const char *unit,
+                       const char *zero_means, const char *where, cs_err *err)
+{
+    if (v == 0 || (v >= lo && v <= hi))
+        return 0;
+    return cs_err_set(err, CS_EINVAL, where, "must be 0 (%s) or between %g and %g%s%s, got "
+                      "%g", zero_means, lo, hi, unit[0] ? " " : "", unit, v);
 }
 
 static uint64_t half_physical(void)

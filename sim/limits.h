@@ -13,6 +13,12 @@
 #define CS_LIMIT_BW_MIN_GBPS 1e-6        /* GB/s (1 kB/s) */
 #define CS_LIMIT_BW_MAX_GBPS 1e6         /* GB/s (1 PB/s) */
 #define CS_LIMIT_LAT_MAX_US 1e6          /* us (1 s) */
+/* Efficiencies (the fraction of a link's bandwidth that carries data): below 1e-3 a
+ * transfer moves 1000 bytes on the wire for one of data, a typo rather than a protocol. */
+#define CS_LIMIT_EFF_MIN 1e-3
+/* A GPU's peak compute per dtype (1 GFLOP/s to 1 EFLOP/s), TFLOP/s. */
+#define CS_LIMIT_TFLOPS_MIN 1e-3
+#define CS_LIMIT_TFLOPS_MAX 1e6
 /* Counts. */
 #define CS_LIMIT_MAX_RANKS (1L << 22)    /* ranks of one topology or log (4,194,304) */
 #define CS_LIMIT_MAX_NODES (1L << 24)    /* nodes (endpoints and switches) of a topology */
@@ -26,6 +32,11 @@
  * return CS_EINVAL; 0 when lo <= v <= hi. where names the key or option. */
 int cs_limit_check(double v, double lo, double hi, const char *unit, const char *where,
                    cs_err *err);
+
+/* As cs_limit_check, and 0 also passes: a figure where 0 means what zero_means says
+ * ("no cap", "none"): `must be 0 (ZERO_MEANS) or between LO and HI UNIT, got V`. */
+int cs_limit_check_or0(double v, double lo, double hi, const char *unit,
+                       const char *zero_means, const char *where, cs_err *err);
 
 /* Checked arithmetic: *out = a * b (or a + b); 0, or 1 when the result does not fit. */
 static inline int cs_mul_u64(uint64_t a, uint64_t b, uint64_t *out)

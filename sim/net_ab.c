@@ -72,7 +72,13 @@ static void ab_done(cs_engine *eng, void *arg, uint64_t data);
 /* Take both ports and schedule the message's end. */
 static void start(cs_net *n, ab_msg *m)
 {
-    cs_time dur = n->lat_ps + (cs_time)llround((double)m->bytes * n->ps_per_byte);
+    double wire_ps = (double)m->bytes * n->ps_per_byte;
+    cs_time dur;
+    if (!(wire_ps < (double)(CS_TIME_MAX - cs_engine_now(n->eng) - n->lat_ps) - 1)) {
+        cs_engine_fail(n->eng, CS_ELIMIT, NULL, CS_NET_PAST_CLOCK_MSG);
+        return;
+    }
+    dur = n->lat_ps + (cs_time)llround(wire_ps);
     n->ports[m->src].send_busy = 1;
     n->ports[m->dst].recv_busy = 1;
     n->cb.on_start(n->cb.ctx, m->token);

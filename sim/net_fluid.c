@@ -216,8 +216,12 @@ static int recompute(cs_net *n)
             f->ev = 0;          /* starved (cannot happen with positive capacities) */
             continue;
         }
-        /* remaining >= 0 and rate > 0 here: the quotient is >= 0; 2^63 ps (106 days)
-         * is past any run (llround's own result would not fit either) */
+        /* remaining >= 0 and rate > 0 here: the quotient is >= 0; an end past the
+         * clock stops the run (CS_NET_PAST_CLOCK_MSG) */
+        if (!(f->remaining / f->rate < (double)(CS_TIME_MAX - now) - 1)) {
+            cs_engine_batch_end(n->eng);
+            return CS_ELIMIT;
+        }
         dt = (cs_time)cs__fl_round(f->remaining / f->rate);
         f->ev = f->ev ? cs_engine_move(n->eng, f->ev, now + dt)
                       : cs_engine_at(n->eng, now + dt, fl_end, n, (uint64_t)(uintptr_t)f);
@@ -233,9 +237,13 @@ static int recompute(cs_net *n)
 static void recompute_now(cs_engine *eng, void *arg, uint64_t data)
 {
     cs_net *n = arg;
+    int rc;
     (void)data;
     n->pending = 0;
-    if (recompute(n) < 0)
+    rc = recompute(n);
+    if (rc == CS_ELIMIT)
+        cs_engine_fail(eng, CS_ELIMIT, NULL, CS_NET_PAST_CLOCK_MSG);
+    else if (rc < 0)
         cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
 }
 

@@ -121,6 +121,22 @@ static int resolve(const char *path, char **out, cs_err *err)
     return cs_err_set(err, CS_EIO, path, "cannot write: %s", strerror(ELOOP));
 }
 
+int cs_outfile_not_input(const char *path, const char *opt, const char *const *inputs, int n,
+                         cs_err *err)
+{
+    struct stat so, si;
+    int i;
+    if (!path || !strcmp(path, "-") || stat(path, &so) != 0 || !S_ISREG(so.st_mode))
+        return 0;
+    for (i = 0; i < n; i++)
+        if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
+            si.st_ino == so.st_ino)
+            return cs_err_set(err, CS_EUSAGE, opt, "'%s' is an input of the command ('%s'): "
+                              "writing there would replace it; choose another file", path,
+                              inputs[i]);
+    return 0;
+}
+
 int cs_outfile_open(cs_outfile *o, const char *path, cs_err *err)
 {
     struct stat st;

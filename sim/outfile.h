@@ -23,6 +23,13 @@ typedef struct cs_outfile {
     int in_place;            /* 1 for a device node, FIFO or socket */
 } cs_outfile;
 
+/* Refuse an output that is one of the command's inputs: 0 when path (written for option
+ * opt) is not the same file as any of inputs[0..n) (NULL entries skipped), compared by
+ * st_dev and st_ino, so also through symlinks and hard links; CS_EUSAGE naming opt and both
+ * paths when it is. Only an existing regular file can be an input lost this way: a path
+ * that does not exist, "-", a device or a pipe passes. */
+int cs_outfile_not_input(const char *path, const char *opt, const char *const *inputs, int n,
+                         cs_err *err);
 /* Open for writing. CS_EINVAL for an empty name or a directory, CS_EIO naming path and the
  * system's reason, CS_ENOMEM. On failure nothing is left behind and o is cleared. */
 int cs_outfile_open(cs_outfile *o, const char *path, cs_err *err);

@@ -165,7 +165,8 @@ COLLSIM_FAIL_ITEM=27 "$collsim" run allreduce -b 8 -e 1G >/dev/null 2>"$work/std
 [ $? -eq 1 ]; check fail-one-exit $? "exit not 1"
 grep -q 'item 27 failed on purpose on rank 0' "$work/stderr"; check fail-one-message $? "$(cat "$work/stderr")"
 
-# A real error inside the items (no alltoall for ring): the same message either way.
+# A real error inside the items (no alltoall for ring, a usage error): the same message and
+# status either way.
 "$collsim" validate "$real/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log" --topo dgx-h100 \
     --algo ring >/dev/null 2>"$work/e1"
 rc1=$?
@@ -173,7 +174,7 @@ rc1=$?
 $np2 "$collsim" validate "$real/nccl-rtx2080ti-1n2-alltoall-pcie3-nop2p.log" --topo dgx-h100 \
     --algo ring >/dev/null 2>"$work/e2" </dev/null
 rc2=$?
-[ "$rc1" -eq 1 ] && [ "$rc2" -eq 1 ]; check item-error-exit $? "exit $rc1 / $rc2"
+[ "$rc1" -eq 2 ] && [ "$rc2" -eq 2 ]; check item-error-exit $? "exit $rc1 / $rc2"
 head -1 "$work/e1" >"$work/e1h"
 grep '^error:' "$work/e2" >"$work/e2h"
 cmp -s "$work/e1h" "$work/e2h"; check item-error-message $? "'$(cat "$work/e1h")' vs '$(cat "$work/e2h")'"

@@ -44,5 +44,42 @@ for k in error_pct median_abs_error_pct mean_abs_error_pct max_abs_error_pct; do
     grep -q "\"$k\": " "$work/v.json"; check "validate-json-$k" $? "no $k"
 done
 
+# An output that is one of the command's inputs is refused (exit 2) before anything is
+# written, also through a symlink or a hard link (round 3's dataloss-output-equals-input.sh:
+# `validate a.log --output a.log` replaced the log with the report).
+io_case() {   # io_case NAME INPUT COLLSIM-ARGS...: exit 2, the input unchanged
+    name=$1 in=$2
+    shift 2
+    before=$(cksum <"$in")
+    "$collsim" "$@" >"$work/o" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "is an input of the command" "$work/o"
+    check "$name" $? "exit $rc: $(cat "$work/o")"
+    [ "$(cksum <"$in")" = "$before" ]; check "$name-kept" $? "$in changed"
+}
+w=$work
+cp "$2/data/real/nccl-h100-2n16-allreduce-gcp-a3mega.log" "$w/a.log"
+cp "$2/data/ok/plan-small.json" "$w/p.json"
+cp "$2/data/ok/plan-llama-2-7b-config.json" "$w/hf.json"
+cp "$fuzz/silent-ds-gas-ignored-no-train_batch_size.json" "$w/ds.json"
+printf '{"kind": "switch", "ranks": 4, "link": {"bandwidth_GBps": 10, "latency_us": 1}}\n' >"$w/t.json"
+ln -s a.log "$w/a-link.log"
+ln "$w/p.json" "$w/p-hard.json"
+"$collsim" run -b 8 -e 8 --format csv --output "$w/io.csv" >/dev/null 2>&1
+ln -s io.csv "$w/io.png"
+io_case io-validate "$w/a.log" validate "$w/a.log" --topo dgx-h100-x2 --output "$w/a.log"
+io_case io-validate-symlink "$w/a.log" validate "$w/a.log" --topo dgx-h100-x2 --output "$w/a-link.log"
+io_case io-validate-plot "$w/t.json" validate "$w/a.log" --topo "$w/t.json" --plot "$w/t.json"
+io_case io-calibrate "$w/a.log" calibrate "$w/a.log" --topo dgx-h100-x2 --output "$w/a.log"
+io_case io-calibrate-topo "$w/t.json" calibrate "$w/a.log" --topo "$w/t.json" --output "$w/t.json"
+io_case io-plan "$w/p.json" plan "$w/p.json" --output "$w/p.json"
+io_case io-plan-hardlink "$w/p.json" plan "$w/p.json" --output "$w/p-hard.json"
+io_case io-plan-deepspeed "$w/ds.json" plan "$w/p.json" --deepspeed "$w/ds.json" --output "$w/ds.json"
+io_case io-plan-model "$w/hf.json" plan "$w/p.json" --model "$w/hf.json" --trace "$w/hf.json"
+io_case io-run "$w/t.json" run allreduce --topo "$w/t.json" -b 8 -e 8 --output "$w/t.json"
+io_case io-run-trace "$w/t.json" run allreduce --topo "$w/t.json" -b 8 -e 8 --trace "$w/t.json"
+io_case io-plot-symlink "$w/io.csv" plot "$w/io.csv" --output "$w/io.png"
+"$collsim" plan "$w/p.json" >"$w/o" 2>&1; check io-plan-still-there $? "$(cat "$w/o")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

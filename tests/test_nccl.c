@@ -141,6 +141,24 @@ static void t_json(void)
     CU_ASSERT_EQUAL(nccl_from("{\"protocols\": {\"LL\": {\"bw_eff\": 2}}}", &p, &err), CS_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.protocols.LL.bw_eff");
     CU_ASSERT_STRING_EQUAL(err.msg, "must be in (0, 1], got 2");
+    /* the limits of docs/limits.md: the edges pass, one step beyond them is refused */
+    CU_ASSERT_EQUAL(nccl_from("{\"launch_us\": 1e6, \"channel_GBps\": 1e-6, "
+                              "\"tree_channel_GBps\": 0, \"transports\": {\"net\": "
+                              "{\"bw_eff\": 0.001, \"msg_us\": 1e6}}}", &p, &err), 0);
+    CU_ASSERT_EQUAL(nccl_from("{\"launch_us\": 1.5e6}", &p, &err), CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.launch_us");
+    CU_ASSERT_STRING_EQUAL(err.msg, "must be between 0 and 1e+06 us, got 1.5e+06");
+    CU_ASSERT_EQUAL(nccl_from("{\"channel_GBps\": 1e-7}", &p, &err), CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.msg, "must be 0 (no cap) or between 1e-06 and 1e+06 GB/s, got "
+                           "1e-07");
+    CU_ASSERT_EQUAL(nccl_from("{\"protocols\": {\"Simple\": {\"hop_us\": 2e6}}}", &p, &err),
+                    CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.protocols.Simple.hop_us");
+    CU_ASSERT_EQUAL(nccl_from("{\"transports\": {\"shm\": {\"flush_us\": 1e7}}}", &p, &err),
+                    CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.shm.flush_us");
+    CU_ASSERT_EQUAL(nccl_from("{\"nvls_lat_us\": 1e300}", &p, &err), CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.nvls_lat_us");
     CU_ASSERT(nccl_from("{\"lunch_us\": 1}", &p, &err) < 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.where, "lunch_us"));
     CU_ASSERT(nccl_from("{\"protocols\": {\"LL256\": {}}}", &p, &err) < 0);

@@ -325,6 +325,26 @@ static void t_interleaved_memory(void)
     cs_plan_fini(&p);
 }
 
+/* DDP holds two gradient buckets (memory "other"), never more than the gradients: GPT-1.7B
+ * on pp 2, dp 4 (no logits buffer off the last stage): 25 MB buckets count 2 x 25 MiB =
+ * 52,428,800 bytes; 40,000 MB buckets (one holds every gradient) count the gradients of
+ * stage 0 once, as much as "gradients" (stage 0 is the larger: it has the embedding),
+ * about 1.7 GB (1.65 B parameters in bf16 over 2 stages). */
+static void t_bucket_memory(void)
+{
+    cs_plan p;
+    cs_plan_memory m;
+    plan_on(&p, "gpt-1.7b", "a100-80gb", FREE_TOPO);
+    p.pp = 2, p.dp = 4, p.global_batch = 8;
+    cs_plan_memory_of(&p, &m);
+    CS_ASSERT_REL(m.other, 52428800.0, 1e-12);
+    p.bucket_MB = 40000;
+    cs_plan_memory_of(&p, &m);
+    CS_ASSERT_REL(m.other, m.gradients, 1e-12);
+    CU_ASSERT(m.other < 2e9);                 /* about 1.7 GB, not 2 x 41.9 GB */
+    cs_plan_fini(&p);
+}
+
 /* EP on alpha_beta (a = 5 us, 10 GB/s): 4 experts, top-2, ep 4 = dp 4, one layer. Each
  * rank's dispatch/combine all-to-all carries S = b s k h q = 1 x 512 x 2 x 1024 x 2 bytes;
  * the direct algorithm's closed form on alpha_beta is the oracle; the layer issues 2 in
@@ -448,6 +468,7 @@ static void t_readers(void)
     CU_ASSERT(p.vp == 2 && p.schedule == CS_PS_INTERLEAVED);     /* 96 / (16 x 3) */
     CU_ASSERT_PTR_NOT_NULL(strstr(ignored, "--rampup-batch-size"));
     CU_ASSERT_PTR_NOT_NULL(strstr(ignored, "--lr-decay-style"));
+    p.dp = 64;                                  /* 512 = 8 per GPU x 1 step x dp 64 */
     CU_ASSERT_EQUAL_FATAL(cs_plan_deepspeed(cs_test_data("ok/plan-ds-zero3.json"), &p, &err), 0);
     CU_ASSERT(p.global_batch == 512 && p.micro_batch == 8 && p.zero == 3);
     CU_ASSERT(p.offload_optimizer && p.dtype == CS_DT_BF16);
@@ -628,7 +649,8 @@ int cs_test_register(void)
     static const cs_test_case counts[] = {
         {"zero_memory", t_zero_memory}, {"flops", t_flops}, {"activations", t_activations},
         {"ranks", t_ranks}, {"readers", t_readers},
-        {"interleaved_memory", t_interleaved_memory}, {NULL, NULL}};
+        {"interleaved_memory", t_interleaved_memory}, {"bucket_memory", t_bucket_memory},
+        {NULL, NULL}};
     static const cs_test_case step[] = {
         {"schedules", t_schedules}, {"plan_free_comm", t_plan_free_comm},
         {"overlap_step", t_overlap_step}, {"zero1_gather", t_zero1_gather},

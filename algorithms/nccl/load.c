@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "sim/json.h"
+#include "sim/limits.h"
 #include "topologies/topology.h"
 
 static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *err)
@@ -94,7 +95,7 @@ static int read_plan(json_t *arr, cs_nccl_params *out, cs_err *err)
                           "{\"ranks\", \"channels\", \"channel_GBps\"}, got %s",
                           cs_json_type_a(arr));
     json_array_foreach(arr, i, e) {
-        char path[CS_JPATH_MAX];
+        char path[CS_JPATH_MAX], key[CS_JPATH_MAX];
         long n, c;
         double gbps;
         int rc;
@@ -103,6 +104,10 @@ static int read_plan(json_t *arr, cs_nccl_params *out, cs_err *err)
             (rc = cs_json_int(e, path, "ranks", 1, 2, CS_NCCL_PLAN_MAX, &n, err)) < 0 ||
             (rc = cs_json_int(e, path, "channels", 1, 1, 64, &c, err)) < 0 ||
             (rc = cs_json_nonneg(e, path, "channel_GBps", 1, &gbps, err)) < 0)
+            return rc;
+        cs_jpath_key(key, sizeof key, path, "channel_GBps");
+        if ((rc = cs_limit_check_or0(gbps, CS_LIMIT_BW_MIN_GBPS, CS_LIMIT_BW_MAX_GBPS, "GB/s",
+                                     "no cap", key, err)) < 0)
             return rc;
         out->plan_ch[n] = (unsigned char)c;
         out->plan_GBps[n] = gbps;

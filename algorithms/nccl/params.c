@@ -1,6 +1,7 @@
 /* params.c: NCCL mode parameter tables (algorithms/nccl). Constants from NVIDIA/nccl 2.30.7
  * src/graph/tuning.cc and src/include/device.h as summarised in models.md §2.4-§2.7. */
 #include "algorithms/nccl/nccl.h"
+#include "sim/limits.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -119,40 +120,46 @@ int cs_proto_lookup(const char *name, cs_proto *out, cs_err *err)
                       "Simple, auto, none)", name);
 }
 
+/* The figure at WHERE.key within [lo, hi] (0 also passes when zero_means is not NULL). */
+static int fig(double v, const char *where, const char *key, double lo, double hi,
+               const char *unit, const char *zero_means, cs_err *err)
+{
+    char w[160];
+    snprintf(w, sizeof w, "%s.%s", where, key);
+    return zero_means ? cs_limit_check_or0(v, lo, hi, unit, zero_means, w, err)
+                      : cs_limit_check(v, lo, hi, unit, w, err);
+}
+
+/* Latencies within [0, 1 s], bandwidth caps 0 (none) or within the links' range, and
+ * efficiencies within [1e-3, 1] (sim/limits.h, docs/limits.md): beyond them a figure is a
+ * typo, and picosecond times overflow or a cap of 1e-300 GB/s reads as none. */
 int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err)
 {
+    const double L = CS_LIMIT_LAT_MAX_US, B0 = CS_LIMIT_BW_MIN_GBPS, B1 = CS_LIMIT_BW_MAX_GBPS,
+                 E = CS_LIMIT_EFF_MIN;
     char w[128];
-    int i, any = 0;
-    if (!(p->launch_us >= 0))
-        return cs_err_set(err, CS_EINVAL, where, "launch_us: must be >= 0, got %g",
-                          p->launch_us);
+    int i, rc, any = 0;
+    if ((rc = fig(p->launch_us, where, "launch_us", 0, L, "us", NULL, err)) < 0)
+        return rc;
     if (p->nvls < -1 || p->nvls > 1)
         return cs_err_set(err, CS_EINVAL, where, "nvls: must be -1 (as the fabric), 0 or 1, "
                           "got %d", p->nvls);
-    if (!(p->nvls_eff > 0) || p->nvls_eff > 1)
-        return cs_err_set(err, CS_EINVAL, where, "nvls_eff: must be in (0, 1], got %g",
-                          p->nvls_eff);
-    if (!(p->nvls_lat_us >= 0))
-        return cs_err_set(err, CS_EINVAL, where, "nvls_lat_us: must be >= 0, got %g",
-                          p->nvls_lat_us);
-    if (!(p->channel_GBps >= 0))
-        return cs_err_set(err, CS_EINVAL, where, "channel_GBps: must be >= 0 (0 = no cap), "
-                          "got %g", p->channel_GBps);
-    if (!(p->tree_GBps >= 0))
-        return cs_err_set(err, CS_EINVAL, where, "tree_channel_GBps: must be >= 0 (0 = "
-                          "channel_GBps), got %g", p->tree_GBps);
+    if ((rc = fig(p->nvls_eff, where, "nvls_eff", E, 1, "", NULL, err)) < 0 ||
+        (rc = fig(p->nvls_lat_us, where, "nvls_lat_us", 0, L, "us", NULL, err)) < 0 ||
+        (rc = fig(p->channel_GBps, where, "channel_GBps", B0, B1, "GB/s", "no cap", err)) < 0 ||
+        (rc = fig(p->tree_GBps, where, "tree_channel_GBps", B0, B1, "GB/s", "channel_GBps",
+                  err)) < 0)
+        return rc;
     if (p->channels < 1 || p->max_chunks < 1)
         return cs_err_set(err, CS_EINVAL, where, "channels and max_chunks must be >= 1, got "
                           "%d and %d", p->channels, p->max_chunks);
     for (i = 0; i < CS_PROTO_COUNT; i++) {
         const cs_nccl_proto *q = &p->proto[i];
         snprintf(w, sizeof w, "%s.protocols.%s", where, proto_names[i]);
-        if (!(q->base_us >= 0) || !(q->hop_us >= 0))
-            return cs_err_set(err, CS_EINVAL, w, "base_us and hop_us must be >= 0, got %g "
-                              "and %g", q->base_us, q->hop_us);
-        if (!(q->bw_eff > 0) || q->bw_eff > 1)
-            return cs_err_set(err, CS_EINVAL, w, "bw_eff: must be in (0, 1], got %g",
-                              q->bw_eff);
+        if ((rc = fig(q->base_us, w, "base_us", 0, L, "us", NULL, err)) < 0 ||
+            (rc = fig(q->hop_us, w, "hop_us", 0, L, "us", NULL, err)) < 0 ||
+            (rc = fig(q->bw_eff, w, "bw_eff", E, 1, "", NULL, err)) < 0)
+            return rc;
         if (q->chunk_bytes < 1 || q->channel_bytes < 1)
             return cs_err_set(err, CS_EINVAL, w, "chunk_bytes and channel_bytes must be >= 1, "
                               "got %llu and %llu", (unsigned long long)q->chunk_bytes,
@@ -163,12 +170,12 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
         return cs_err_set(err, CS_EINVAL, where, "no protocol is enabled");
     for (i = 0; i < CS_TR_COUNT; i++) {
         const cs_transport_costs *t = &p->tr[i];
-        if (!(t->lat_us >= 0) || !(t->msg_us >= 0) || !(t->bw_eff >= 0) || t->bw_eff > 1 ||
-            !(p->flush_us[i] >= 0))
-            return cs_err_set(err, CS_EINVAL, where, "transport %s: lat_us and msg_us must "
-                              "be >= 0, bw_eff in (0, 1] and flush_us >= 0, got %g, %g, "
-                              "%g, %g", cs_transport_name((cs_transport)i), t->lat_us,
-                              t->msg_us, t->bw_eff, p->flush_us[i]);
+        snprintf(w, sizeof w, "%s.transports.%s", where, tr_names[i]);
+        if ((rc = fig(t->lat_us, w, "lat_us", 0, L, "us", NULL, err)) < 0 ||
+            (rc = fig(p->flush_us[i], w, "flush_us", 0, L, "us", NULL, err)) < 0 ||
+            (rc = fig(t->msg_us, w, "msg_us", 0, L, "us", NULL, err)) < 0 ||
+            (rc = fig(t->bw_eff, w, "bw_eff", E, 1, "", "none", err)) < 0)
+            return rc;
     }
     if (p->force_proto >= 0 && (p->force_proto >= CS_PROTO_COUNT ||
                                 !p->proto[p->force_proto].enabled))

@@ -1,0 +1,361 @@
+/* import.c: other tools' training configurations as plans (scenarios layer): Megatron-LM's
+ * command-line arguments and DeepSpeed's ds_config.json, read the way those tools read them
+ * and refused where they refuse them, each error naming the flag or the key. */
+#include "scenarios/plan.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* --- Megatron-LM arguments --- */
+
+static int set_int(const char *flag, const char *val, int *out, cs_err *err)
+{
+    char *end;
+    long v;
+    if (!val)
+        return cs_err_set(err, CS_EINVAL, flag, "missing value");
+    v = strtol(val, &end, 10);
+    if (*end || v < 1 || v > (1L << 24))
+        return cs_err_set(err, CS_EINVAL, flag, "expected a positive integer, got '%s'", val);
+    *out = (int)v;
+    return 0;
+}
+
+/* Split buf in place into tokens as a shell and argparse see them: at blanks (the CR of a
+ * file with CRLF line ends is one), and "--flag=value" into "--flag" and "value". *out
+ * (owned, pointers into buf) holds *n tokens. */
+static int split_args(char *buf, char ***out, int *n, cs_err *err)
+{
+    char **tok = malloc((strlen(buf) + 2) * sizeof *tok), *t, *save = NULL;
+    int k = 0;
+    if (!tok)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    for (t = strtok_r(buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+        char *eq = strncmp(t, "--", 2) ? NULL : strchr(t, '=');
+        tok[k++] = t;
+        if (eq) {
+            *eq = '\0';
+            tok[k++] = eq + 1;
+        }
+    }
+    *out = tok;
+    *n = k;
+    return 0;
+}
+
+/* The flag's name for the ignored list, if it fits. */
+static void note_ignored(char *ignored, size_t n, const char *flag)
+{
+    if (!ignored || strlen(ignored) + strlen(flag) + 3 >= n)
+        return;
+    if (ignored[0])
+        strcat(ignored, ", ");
+    strcat(ignored, flag);
+}
+
+/* What Megatron-LM asserts of the model its flags built (arguments.py, transformer
+ * config): heads divide hidden, query groups divide heads, top-k within the experts. */
+static int megatron_model_check(const cs_llm *m, cs_err *err)
+{
+    if (!m->layers || !m->hidden || !m->heads || !m->seq_len)
+        return cs_err_set(err, CS_EINVAL, "--megatron", "needs --num-layers, --hidden-size, "
+                          "--num-attention-heads and --seq-length");
+    if (m->hidden % m->heads)
+        return cs_err_set(err, CS_EINVAL, "--num-attention-heads", "must divide hidden (%d), "
+                          "got %d", m->hidden, m->heads);
+    if (m->kv_heads > m->heads || m->heads % m->kv_heads)
+        return cs_err_set(err, CS_EINVAL, "--num-query-groups", "must divide "
+                          "--num-attention-heads (%d), got %d", m->heads, m->kv_heads);
+    if (m->experts && m->top_k > m->experts)
+        return cs_err_set(err, CS_EINVAL, "--moe-router-topk", "must be <= --num-experts (%d), "
+                          "got %d", m->experts, m->top_k);
+    return 0;
+}
+
+int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignored, cs_err *err)
+{
+    /* flags with an integer value, where it goes, and whether it describes the model */
+    struct { const char *flag; int *dst; int model; } ints[] = {
+        {"--num-layers", &p->model.layers, 1}, {"--hidden-size", &p->model.hidden, 1},
+        {"--num-attention-heads", &p->model.heads, 1},
+        {"--num-query-groups", &p->model.kv_heads, 1},
+        {"--ffn-hidden-size", &p->model.ffn_hidden, 1}, {"--seq-length", &p->seq_len, 0},
+        {"--padded-vocab-size", &p->model.vocab, 1}, {"--vocab-size", &p->model.vocab, 1},
+        {"--micro-batch-size", &p->micro_batch, 0},
+        {"--tensor-model-parallel-size", &p->tp, 0},
+        {"--pipeline-model-parallel-size", &p->pp, 0},
+        {"--context-parallel-size", &p->cp, 0}, {"--expert-model-parallel-size", &p->ep, 0},
+        {"--num-experts", &p->model.experts, 1}, {"--moe-router-topk", &p->model.top_k, 1},
+        {"--moe-ffn-hidden-size", &p->model.moe_ffn_hidden, 1},
+        {"--decoder-first-pipeline-num-layers", &p->first_stage_layers, 0},
+        {"--decoder-last-pipeline-num-layers", &p->last_stage_layers, 0},
+        {"--pad-vocab-size-to", &p->pad_vocab_to, 0},
+        {"--make-vocab-size-divisible-by", &p->vocab_multiple, 0},
+        {"--kv-channels", &p->kv_channels, 0},
+    };
+    const size_t n_ints = sizeof ints / sizeof ints[0];
+    char *buf = strdup(args), **tok = NULL;
+    int rc = 0, vls = 0, ffn_set = 0, kv_set = 0, gbs = 0, n = 0, k = 0;
+    int fresh = !p->model.layers, touched = 0;  /* a model built from the flags */
+    size_t i;
+    if (!buf)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    if (ignored && n_ignored)
+        ignored[0] = '\0';
+    if ((rc = split_args(buf, &tok, &n, err)) < 0) {
+        free(buf);
+        return rc;
+    }
+    while (k < n && rc == 0) {
+        const char *t = tok[k], *next = k + 1 < n ? tok[k + 1] : NULL;
+        int takes = 1;                     /* the flag's value is the next token */
+        for (i = 0; i < n_ints && strcmp(t, ints[i].flag); i++)
+            ;
+        if (i < n_ints) {
+            if (ints[i].model && fresh && !touched) {
+                memset(&p->model, 0, sizeof p->model);
+                snprintf(p->model.name, sizeof p->model.name, "megatron");
+                p->model.vocab = 51200;   /* GPT-2 BPE padded to a multiple of 128 x 8 */
+            }
+            touched |= ints[i].model;
+            rc = set_int(t, next, ints[i].dst, err);
+            ffn_set |= ints[i].dst == &p->model.ffn_hidden;
+            if (ints[i].dst == &p->seq_len)       /* the trained length, not the model's */
+                p->seq_len_from = CS_SEQ_FLAG;
+            kv_set |= ints[i].dst == &p->model.kv_heads;
+        } else if (!strcmp(t, "--global-batch-size")) {
+            rc = set_int(t, next, &gbs, err);
+            p->global_batch = gbs;
+        } else if (!strcmp(t, "--num-layers-per-virtual-pipeline-stage")) {
+            rc = set_int(t, next, &vls, err);
+        } else if (!strcmp(t, "--recompute-granularity")) {
+            if (next && !strcmp(next, "full"))
+                p->recompute = CS_RC_FULL;
+            else if (next && !strcmp(next, "selective"))
+                p->recompute = CS_RC_SELECTIVE;
+            else
+                rc = cs_err_set(err, CS_EINVAL, t, "expected full or selective, got '%s'",
+                                next ? next : "");
+        } else if (!strcmp(t, "--recompute-method") || !strcmp(t, "--recompute-num-layers")) {
+            /* granularity decides */
+        } else {
+            takes = 0;
+            if (!strcmp(t, "--recompute-activations"))
+                p->recompute = CS_RC_SELECTIVE;
+            else if (!strcmp(t, "--checkpoint-activations"))
+                p->recompute = CS_RC_FULL;        /* Megatron's older name of full recompute */
+            else if (!strcmp(t, "--account-for-embedding-in-pipeline-split"))
+                p->embed_in_split = 1;
+            else if (!strcmp(t, "--account-for-loss-in-pipeline-split"))
+                p->loss_in_split = 1;
+            else if (!strcmp(t, "--sequence-parallel"))
+                p->sp = 1;
+            else if (!strcmp(t, "--bf16"))
+                p->dtype = CS_DT_BF16;
+            else if (!strcmp(t, "--fp16"))
+                p->dtype = CS_DT_FP16;
+            else if (!strcmp(t, "--swiglu"))
+                p->model.gated_mlp = 1;
+            else if (!strcmp(t, "--use-distributed-optimizer"))
+                p->zero = p->zero < 1 ? 1 : p->zero;
+            else if (!strcmp(t, "--overlap-grad-reduce"))
+                p->overlap_grad_reduce = 1;
+            else if (!strcmp(t, "--overlap-param-gather"))
+                p->overlap_param_gather = 1;
+            else if (!strcmp(t, "--tp-comm-overlap"))
+                p->tp_comm_overlap = 1;
+            else if (!strcmp(t, "--group-query-attention"))
+                ;                                    /* --num-query-groups gives the count */
+            else if (!strncmp(t, "--", 2)) {
+                note_ignored(ignored, n_ignored, t);
+                while (k + 1 < n && strncmp(tok[k + 1], "--", 2))     /* its values */
+                    k++;
+            } else
+                rc = cs_err_set(err, CS_EINVAL, "--megatron", "unexpected argument '%s'", t);
+        }
+        k += 1 + (takes && next);
+    }
+    free(tok);
+    free(buf);
+    if (rc < 0)
+        return rc;
+    if (!kv_set && p->model.heads && (p->model.kv_heads == 0 || p->model.kv_heads > p->model.heads))
+        p->model.kv_heads = p->model.heads;
+    if (!ffn_set && p->model.hidden && !p->model.ffn_hidden)
+        p->model.ffn_hidden = 4 * p->model.hidden;
+    if (p->model.experts && !p->model.moe_ffn_hidden)
+        p->model.moe_ffn_hidden = p->model.ffn_hidden;
+    if (p->model.experts && !p->model.top_k)
+        p->model.top_k = 2;                          /* Megatron's default --moe-router-topk */
+    if (vls) {
+        if (!p->model.layers || p->model.layers % (p->pp * vls))
+            return cs_err_set(err, CS_EINVAL, "--num-layers-per-virtual-pipeline-stage", "layers "
+                              "(%d) must be divisible by pp x %d", p->model.layers, vls);
+        p->vp = p->model.layers / (p->pp * vls);
+        if (p->vp > 1)
+            p->schedule = CS_PS_INTERLEAVED;
+    }
+    cs_plan_apply_train(p);
+    if (!touched)
+        return 0;                    /* no model flags: the plan's or --model's model */
+    return megatron_model_check(&p->model, err);
+}
+
+/* --- DeepSpeed config --- */
+
+/* v as JSON text for a message ("64.0", "\"2\"", "true"), cut to fit buf. */
+static const char *ds_show(const json_t *v, char *buf, size_t n)
+{
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    snprintf(buf, n, "%s", s ? s : "?");
+    free(s);
+    return buf;
+}
+
+/* A batch figure of the config: an integer in 1..hi, or absent or "auto" (Hugging Face's
+ * integration fills those in). 1 and *out set when given, 0 when not, or the error. */
+static int ds_count(const json_t *root, const char *key, long hi, long *out, cs_err *err)
+{
+    const json_t *v = json_object_get(root, key);
+    char got[48];
+    if (!v || (json_is_string(v) && !strcmp(json_string_value(v), "auto")))
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > hi)
+        return cs_err_set(err, CS_EINVAL, key, "expected an integer in 1..%ld or \"auto\", got "
+                          "%s", hi, ds_show(v, got, sizeof got));
+    *out = (long)json_integer_value(v);
+    return 1;
+}
+
+/* zero_optimization: {"stage": 0..3, "offload_optimizer": {"device": "cpu"|"nvme"|"none"}},
+ * or DeepSpeed's deprecated true/false (stage 1 / 0). */
+static int ds_zero(const json_t *z, cs_plan *p, cs_err *err)
+{
+    const json_t *v, *o;
+    char got[48];
+    if (json_is_boolean(z)) {
+        p->zero = json_is_true(z);
+        return 0;
+    }
+    if (!json_is_object(z))
+        return cs_err_set(err, CS_EINVAL, "zero_optimization", "expected an object such as "
+                          "{\"stage\": 3}, got %s", ds_show(z, got, sizeof got));
+    if ((v = json_object_get(z, "stage"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 3)
+            return cs_err_set(err, CS_EINVAL, "zero_optimization.stage", "expected 0, 1, 2 or "
+                              "3, got %s", ds_show(v, got, sizeof got));
+        p->zero = (int)json_integer_value(v);
+    }
+    if ((o = json_object_get(z, "offload_optimizer"))) {
+        v = json_object_get(o, "device");
+        if (!json_is_object(o) || !json_is_string(v))
+            return cs_err_set(err, CS_EINVAL, "zero_optimization.offload_optimizer", "expected "
+                              "an object such as {\"device\": \"cpu\"}, got %s",
+                              ds_show(o, got, sizeof got));
+        p->offload_optimizer = strcmp(json_string_value(v), "none") != 0;
+    }
+    return 0;
+}
+
+/* "bf16" / "fp16": {"enabled": true | false | "auto"}; 1 when enabled. */
+static int ds_precision(const json_t *root, const char *key, int *on, cs_err *err)
+{
+    const json_t *o = json_object_get(root, key), *e;
+    char got[48], where[32];
+    *on = 0;
+    if (!o)
+        return 0;
+    e = json_object_get(o, "enabled");
+    snprintf(where, sizeof where, "%s", key);
+    if (!json_is_object(o))
+        return cs_err_set(err, CS_EINVAL, where, "expected an object such as {\"enabled\": "
+                          "true}, got %s", ds_show(o, got, sizeof got));
+    if (e && !json_is_boolean(e) && !(json_is_string(e) && !strcmp(json_string_value(e), "auto")))
+        return cs_err_set(err, CS_EINVAL, where, "enabled: expected true, false or \"auto\", "
+                          "got %s", ds_show(e, got, sizeof got));
+    *on = json_is_true(e);
+    return 0;
+}
+
+/* The batch triple as DeepSpeed completes and asserts it (runtime/config.py,
+ * _set_batch_related_parameters and _batch_assertion) with the plan's dp as its data-parallel
+ * world: two given derive the third by integer division, one given takes 1 accumulation
+ * step, and train_batch_size must equal micro x accumulation x dp. Only the accumulation
+ * steps given: the plan's micro batch. */
+static int ds_batch(const json_t *root, cs_plan *p, cs_err *err)
+{
+    long tb = 0, mb = 0, gas = 0, dp = p->dp;
+    int has_tb, has_mb, has_gas;
+    if ((has_tb = ds_count(root, "train_batch_size", 1L << 40, &tb, err)) < 0 ||
+        (has_mb = ds_count(root, "train_micro_batch_size_per_gpu", 1L << 20, &mb, err)) < 0 ||
+        (has_gas = ds_count(root, "gradient_accumulation_steps", 1L << 16, &gas, err)) < 0)
+        return has_tb < 0 ? has_tb : has_mb < 0 ? has_mb : has_gas;
+    if (!has_tb && !has_mb && !has_gas)
+        return 0;
+    if (!has_mb && !has_tb)
+        mb = p->micro_batch, has_mb = 1;
+    if (has_tb && has_mb && !has_gas)
+        gas = tb / mb / dp;
+    else if (has_tb && has_gas && !has_mb)
+        mb = tb / dp / gas;
+    else if (has_mb && has_gas && !has_tb)
+        tb = mb * gas * dp;
+    else if (!has_gas) {
+        gas = 1;
+        if (has_tb)
+            mb = tb / dp;
+        else
+            tb = mb * dp;
+    }
+    if (mb < 1 || gas < 1 || tb != mb * gas * dp)
+        return cs_err_set(err, CS_EINVAL, "train_batch_size", "%ld is not "
+                          "train_micro_batch_size_per_gpu x gradient_accumulation_steps x dp = "
+                          "%ld x %ld x %ld = %ld (DeepSpeed refuses it)", tb, mb, gas, dp,
+                          mb * gas * dp);
+    if (tb > (1L << 40) || mb > (1L << 20))      /* products of counts <= 2^20, 2^16, 2^24 */
+        return cs_err_set(err, CS_EINVAL, tb > (1L << 40) ? "train_batch_size"
+                          : "train_micro_batch_size_per_gpu", "%ld is over %s", tb > (1L << 40)
+                          ? tb : mb, tb > (1L << 40) ? "2^40" : "2^20");
+    p->global_batch = tb;
+    p->micro_batch = (int)mb;
+    return 0;
+}
+
+int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err)
+{
+    json_error_t je;
+    json_t *root, *z;
+    struct stat st;
+    char where[1100];
+    int rc, bf16, fp16;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cs_err_set(err, CS_EIO, path, "is a directory, expected a DeepSpeed config file "
+                          "(ds_config.json)");
+    if (!(root = json_load_file(path, 0, &je))) {
+        if (je.line < 0 || access(path, R_OK) != 0)
+            return cs_err_set(err, CS_EIO, path, "cannot read: %s", je.text);
+        snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
+        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
+    }
+    if (!json_is_object(root))
+        rc = cs_err_set(err, CS_EINVAL, "", "a DeepSpeed config is a JSON object, got %s",
+                        json_is_array(root) ? "an array" : "a scalar");
+    else if ((rc = ds_batch(root, p, err)) == 0 &&
+             (!(z = json_object_get(root, "zero_optimization")) ||
+              (rc = ds_zero(z, p, err)) == 0) &&
+             (rc = ds_precision(root, "bf16", &bf16, err)) == 0 &&
+             (rc = ds_precision(root, "fp16", &fp16, err)) == 0) {
+        if (bf16)
+            p->dtype = CS_DT_BF16;
+        else if (fp16)
+            p->dtype = CS_DT_FP16;
+    }
+    json_decref(root);
+    if (rc < 0)
+        cs_err_prefix(err, path);
+    return rc;
+}
