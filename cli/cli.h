@@ -84,6 +84,10 @@ const char *cs_cli_format_of(const char *format, const char *output);
  * cs_topo_spec_root reads; a cluster only). nodes NULL: topo itself. The result lives until
  * the next call. NULL with err filled (CS_EUSAGE) when N is not a count. */
 const char *cs_cli_resize(const char *topo, const char *nodes, cs_err *err);
+/* --nodes N on a plan: its system.topo (a preset or file) resized; an inline topology is
+ * CS_EUSAGE. */
+struct cs_plan;
+int cs_cli_plan_nodes(struct cs_plan *p, const char *nodes, cs_err *err);
 
 /* The options of the commands that read logs (validate, calibrate): one table of ids, one
  * scanner; each command lists the options it takes in its own cs_opt_spec table. */

@@ -138,12 +138,8 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
                 return cs_err_set(err, CS_EUSAGE, NULL, "--recompute: unknown value '%s' "
                                   "(known: none, selective, full)", v);
             break;
-        case O_SP:
-            p->sp = 1;
-            break;
-        case O_NODES:
-            nodes = v;
-            break;
+        case O_SP: p->sp = 1; break;
+        case O_NODES: nodes = v; break;
         case O_SCHED:
             if (!strcmp(v, "1f1b") || !strcmp(v, "gpipe") || !strcmp(v, "interleaved"))
                 p->schedule = v[0] == '1' ? CS_PS_1F1B : v[0] == 'g' ? CS_PS_GPIPE
@@ -156,18 +152,8 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
             break;
         }
     }
-    if (rc == 0 && nodes) {       /* --nodes: the plan's cluster resized */
-        const char *spec;
-        if (p->topo_json)
-            return cs_err_set(err, CS_EUSAGE, "--nodes", "resizes a cluster named by --topo "
-                              "or system.topo (a preset or a file), not an inline topology "
-                              "(set its \"nodes\")");
-        if (!(spec = cs_cli_resize(p->topo_spec, nodes, err)))
-            return CS_EUSAGE;
-        if (strlen(spec) >= sizeof p->topo_spec)
-            return cs_err_set(err, CS_EUSAGE, "--topo", "name too long");
-        snprintf(p->topo_spec, sizeof p->topo_spec, "%s", spec);
-    }
+    if (rc == 0 && nodes)              /* --nodes: the plan's cluster resized */
+        rc = cs_cli_plan_nodes(p, nodes, err);
     return rc;
 }
 

@@ -7,6 +7,7 @@
 #include "plots/plot.h"
 #include "sim/par.h"
 #include "sim/pool.h"
+#include "scenarios/plan.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -192,6 +193,21 @@ const char *cs_cli_resize(const char *topo, const char *nodes, cs_err *err)
         return NULL;
     }
     return spec;
+}
+
+int cs_cli_plan_nodes(cs_plan *p, const char *nodes, cs_err *err)
+{
+    const char *spec;
+    if (p->topo_json)
+        return cs_err_set(err, CS_EUSAGE, "--nodes", "resizes a cluster named by --topo or "
+                          "system.topo (a preset or a file), not an inline topology (set its "
+                          "\"nodes\")");
+    if (!(spec = cs_cli_resize(p->topo_spec, nodes, err)))
+        return CS_EUSAGE;
+    if (strlen(spec) >= sizeof p->topo_spec)
+        return cs_err_set(err, CS_EUSAGE, "--topo", "name too long");
+    snprintf(p->topo_spec, sizeof p->topo_spec, "%s", spec);
+    return 0;
 }
 
 int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
