@@ -80,20 +80,28 @@ int cs_cli_check_plot(const char *path, cs_err *err);
 /* --format when given, else by --output's suffix (.json, .csv), else "text". */
 const char *cs_cli_format_of(const char *format, const char *output);
 
-/* --nodes N: the topology spec topo resized to N nodes ("SPEC#nodes=N", which
- * cs_topo_spec_root reads; a cluster only). nodes NULL: topo itself. The result lives until
- * the next call. NULL with err filled (CS_EUSAGE) when N is not a count. */
-const char *cs_cli_resize(const char *topo, const char *nodes, cs_err *err);
-/* --nodes N on a plan: its system.topo (a preset or file) resized; an inline topology is
- * CS_EUSAGE. */
+/* What every command with a topology takes beside --topo: --nodes N (the cluster resized)
+ * and --calibration FILE (a calibration's figures laid over it). */
+typedef struct cs_topo_mods {
+    const char *nodes;        /* --nodes N, NULL if not given */
+    const char *cal;          /* --calibration FILE, NULL if not given */
+} cs_topo_mods;
+/* The two options' table entries, with the caller's ids. */
+#define CS_TOPO_MOD_SPECS(nodes_id, cal_id) {"nodes", 0, 1, (nodes_id)}, \
+    {"calibration", 0, 1, (cal_id)}
+/* topo with the options applied, as cs_topo_spec_root reads it ("SPEC#nodes=N",
+ * "SPEC#calibration=FILE"); topo itself when neither is given. The result lives until the
+ * next call. NULL with err filled (CS_EUSAGE) when N is not a count. */
+const char *cs_cli_spec(const char *topo, const cs_topo_mods *m, cs_err *err);
+/* The same on a plan's system.topo (a preset or file); an inline topology is CS_EUSAGE. */
 struct cs_plan;
-int cs_cli_plan_nodes(struct cs_plan *p, const char *nodes, cs_err *err);
+int cs_cli_plan_spec(struct cs_plan *p, const cs_topo_mods *m, cs_err *err);
 
 /* The options of the commands that read logs (validate, calibrate): one table of ids, one
  * scanner; each command lists the options it takes in its own cs_opt_spec table. */
 enum { CS_LOGCMD_TOPO = 900, CS_LOGCMD_FORMAT, CS_LOGCMD_ALGO, CS_LOGCMD_PROTO,
        CS_LOGCMD_OUTPUT, CS_LOGCMD_PLOT, CS_LOGCMD_FIX, CS_LOGCMD_ITER, CS_LOGCMD_HELP,
-       CS_LOGCMD_THREADS, CS_LOGCMD_NODES };
+       CS_LOGCMD_THREADS, CS_LOGCMD_NODES, CS_LOGCMD_CAL };
 typedef struct cs_logcmd {
     const char *topo;         /* --topo (with --nodes applied) */
     const char *format;       /* --format (validate), default "text" */
@@ -129,6 +137,7 @@ int cs_cmd_plot(int argc, char **argv);
 int cs_cmd_list(int argc, char **argv);
 int cs_cmd_topo(int argc, char **argv);
 int cs_cmd_topo_draw(int argc, char **argv);   /* `collsim topo draw`, called by cs_cmd_topo */
+int cs_cmd_topo_check(const char *spec);         /* `collsim topo check`, called by cs_cmd_topo */
 /* topo show's additions (cmd_topo_about.c): the description and sources of spec, printed
  * to f or (json not NULL) set as keys of the JSON object; the ring of each of `channels`
  * channels on t (0: the topology's NCCL channel count, 1 on the bare fabric). */

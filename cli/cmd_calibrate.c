@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, CS_LOGCMD_TOPO}, {"nodes", 0, 1, CS_LOGCMD_NODES},
+    {"topo", 0, 1, CS_LOGCMD_TOPO}, CS_TOPO_MOD_SPECS(CS_LOGCMD_NODES, CS_LOGCMD_CAL),
     {"output", 0, 1, CS_LOGCMD_OUTPUT},
     {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
     {"fix", 0, 1, CS_LOGCMD_FIX}, {"max-iter", 0, 1, CS_LOGCMD_ITER},
@@ -33,6 +33,7 @@ static void usage(void)
            "on the topology's first n ranks. Writes a topology JSON with an \"nccl\" object.\n\n"
            "      --topo PRESET|FILE  starting topology (required)\n"
            "      --nodes N           the --topo cluster resized to N nodes\n"
+           "      --calibration FILE  a calibration's figures laid over --topo\n"
            "      --output FILE       calibrated topology JSON (required)\n"
            "      --min-bytes SIZE    fit only sizes >= SIZE\n"
            "      --sizes odd|even    only the 1st, 3rd, ... (odd) or 2nd, 4th, ... (even)\n"

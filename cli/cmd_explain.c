@@ -32,11 +32,12 @@ typedef struct ex_opts {
 } ex_opts;
 
 enum { E_ALGO = 1, E_RANKS, E_SIZE, E_TOPO, E_CHUNKS, E_ROOT, E_SERVERS, E_CHANNELS, E_DTYPE,
-       E_ALL, E_HELP, E_PLOT, E_COLOR, E_PROTO, E_NODES };
+       E_ALL, E_HELP, E_PLOT, E_COLOR, E_PROTO, E_NODES, E_CAL };
 
 static const cs_opt_spec ex_specs[] = {
     {"algo", 0, 1, E_ALGO}, {"ranks", 'g', 1, E_RANKS}, {"minbytes", 'b', 1, E_SIZE},
-    {"topo", 0, 1, E_TOPO}, {"nodes", 0, 1, E_NODES}, {"chunks", 0, 1, E_CHUNKS}, {"root", 'r', 1, E_ROOT},
+    {"topo", 0, 1, E_TOPO}, {"chunks", 0, 1, E_CHUNKS}, {"root", 'r', 1, E_ROOT},
+    CS_TOPO_MOD_SPECS(E_NODES, E_CAL),
     {"servers", 0, 1, E_SERVERS}, {"channels", 0, 1, E_CHANNELS},
     {"datatype", 'd', 1, E_DTYPE}, {"all", 0, 0, E_ALL}, {"help", 'h', 0, E_HELP},
     {"plot", 0, 1, E_PLOT}, {"color", 0, 1, E_COLOR}, {"proto", 0, 1, E_PROTO},
@@ -56,6 +57,7 @@ static void ex_usage(void)
            "  -b SIZE             size as nccl-tests counts it (default 1M)\n"
            "  --topo PRESET|FILE  topology (default %s)\n"
            "  --nodes N           the --topo cluster resized to N nodes\n"
+           "  --calibration FILE  a calibration's figures laid over --topo\n"
            "  --chunks N          pipeline chunks (default 1)\n"
            "  -r, --root R        root of rooted collectives (default 0)\n"
            "  --servers K         parameter_server servers (default 1)\n"
@@ -74,7 +76,8 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *sp;
-    const char *v, *nodes = NULL;
+    const char *v;
+    cs_topo_mods mods = {NULL, NULL};
     int rc, have_coll = 0;
     memset(o, 0, sizeof *o);
     o->algo = "auto";
@@ -96,7 +99,8 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
         case E_RANKS: o->ranks = v; break;
         case E_SIZE: rc = cs_parse_size(v, "-b", &o->size, err); break;
         case E_TOPO: o->topo = v; break;
-        case E_NODES: nodes = v; break;
+        case E_NODES: mods.nodes = v; break;
+        case E_CAL: mods.cal = v; break;
         case E_CHUNKS: rc = cs_parse_int(v, "--chunks", 1, 65535, &o->chunks, err); break;
         case E_ROOT: rc = cs_parse_int(v, "-r", 0, 1 << 20, &o->root, err); break;
         case E_SERVERS: rc = cs_parse_int(v, "--servers", 1, 1 << 20, &o->servers, err); break;
@@ -117,7 +121,7 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
     }
     if (rc < 0)
         return rc;
-    if (nodes && !(o->topo = cs_cli_resize(o->topo, nodes, err)))
+    if (!(o->topo = cs_cli_spec(o->topo, &mods, err)))
         return CS_EUSAGE;
     if (!have_coll)
         return cs_err_set(err, CS_EUSAGE, NULL, "which collective? (usage: collsim explain "

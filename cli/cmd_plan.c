@@ -13,7 +13,7 @@
 
 enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O_MBS, O_GBS,
        O_RECOMP, O_SP, O_SCHED, O_MEGA, O_DS, O_FMT, O_OUT, O_PLOT, O_PLOTB, O_TRACE, O_GPUS,
-       O_TOP, O_SEQ, O_HELP, O_NODES };
+       O_TOP, O_SEQ, O_HELP, O_NODES, O_CAL };
 
 static const cs_opt_spec specs[] = {
     {"model", 0, 1, O_MODEL}, {"gpu", 0, 1, O_GPU}, {"topo", 0, 1, O_TOPO},
@@ -24,8 +24,7 @@ static const cs_opt_spec specs[] = {
     {"format", 0, 1, O_FMT}, {"output", 0, 1, O_OUT}, {"plot", 0, 1, O_PLOT},
     {"plot-breakdown", 0, 1, O_PLOTB}, {"trace", 0, 1, O_TRACE}, {"gpus", 0, 1, O_GPUS},
     {"top", 0, 1, O_TOP}, {"seq-length", 0, 1, O_SEQ}, {"help", 'h', 0, O_HELP},
-    {"nodes", 0, 1, O_NODES},
-    {NULL, 0, 0, 0},
+    CS_TOPO_MOD_SPECS(O_NODES, O_CAL), {NULL, 0, 0, 0},
 };
 
 static const char usage[] =
@@ -35,7 +34,8 @@ static const char usage[] =
     "                    --megatron \"ARGS\" --deepspeed ds_config.json] [--format text|json]\n"
     "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"
-    "--nodes N resizes the plan's cluster (a preset or file) to N nodes.\n\n"
+    "--nodes N resizes the plan's cluster (a preset or file) to N nodes; --calibration FILE lays\n"
+    "a calibration's figures over it.\n\n"
     "Simulate one training step of a plan (DESIGN 6): step time, tokens/s, MFU/HFU, breakdown,\n"
     "memory per GPU. --model takes a preset (collsim list models) or a Hugging Face config.json.\n"
     "--seq-length N trains on N-token sequences (default: the model's seq_len, for a config.json\n"
@@ -62,7 +62,8 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *o;
-    const char *v, *nodes = NULL;
+    const char *v;
+    cs_topo_mods mods = {NULL, NULL};
     char ignored[512];
     int rc, x;
     while ((rc = cs_opt_next(&sc, specs, &o, &v, err)) == 1) {
@@ -139,7 +140,7 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
                                   "(known: none, selective, full)", v);
             break;
         case O_SP: p->sp = 1; break;
-        case O_NODES: nodes = v; break;
+        case O_NODES: case O_CAL: *(o->id == O_NODES ? &mods.nodes : &mods.cal) = v; break;
         case O_SCHED:
             if (!strcmp(v, "1f1b") || !strcmp(v, "gpipe") || !strcmp(v, "interleaved"))
                 p->schedule = v[0] == '1' ? CS_PS_1F1B : v[0] == 'g' ? CS_PS_GPIPE
@@ -152,8 +153,8 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
             break;
         }
     }
-    if (rc == 0 && nodes)              /* --nodes: the plan's cluster resized */
-        rc = cs_cli_plan_nodes(p, nodes, err);
+    if (rc == 0)                       /* --nodes, --calibration on the plan's topology */
+        rc = cs_cli_plan_spec(p, &mods, err);
     return rc;
 }
 

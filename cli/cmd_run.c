@@ -46,7 +46,7 @@ typedef struct run_opts {
 enum {
     O_MINB = 1, O_MAXB, O_FACTOR, O_STEPB, O_RANKS, O_DTYPE, O_OP, O_ROOT, O_TOPO, O_ALGO,
     O_CHUNKS, O_SERVERS, O_CHANNELS, O_CHECK, O_FORMAT, O_OUTPUT, O_IGNORED, O_HELP, O_LINKS,
-    O_PROTO, O_PLOT, O_TRACE, O_THREADS, O_TOTAL, O_JSON, O_NODES
+    O_PROTO, O_PLOT, O_TRACE, O_THREADS, O_TOTAL, O_JSON, O_NODES, O_CAL
 };
 
 static const cs_opt_spec run_specs[] = {
@@ -55,7 +55,7 @@ static const cs_opt_spec run_specs[] = {
     {"ngpus", 'g', 1, O_RANKS}, {"nthreads", 't', 1, O_THREADS}, {"ranks", 0, 1, O_TOTAL},
     {"datatype", 'd', 1, O_DTYPE}, {"op", 'o', 1, O_OP},
     {"root", 'r', 1, O_ROOT}, {"topo", 0, 1, O_TOPO}, {"algo", 0, 1, O_ALGO},
-    {"nodes", 0, 1, O_NODES}, {"chunks", 0, 1, O_CHUNKS}, {"servers", 0, 1, O_SERVERS},
+    CS_TOPO_MOD_SPECS(O_NODES, O_CAL), {"chunks", 0, 1, O_CHUNKS}, {"servers", 0, 1, O_SERVERS},
     {"channels", 0, 1, O_CHANNELS}, {"check", 'c', 1, O_CHECK}, {"format", 0, 1, O_FORMAT},
     {"output", 0, 1, O_OUTPUT}, {"iters", 'n', 1, O_IGNORED},
     {"warmup_iters", 'w', 1, O_IGNORED}, {"help", 'h', 0, O_HELP}, {"links", 0, 0, O_LINKS},
@@ -93,6 +93,7 @@ static void run_usage(void)
            "  -J, --output_file FILE  also write collsim's JSON report there (nccl-tests -J)\n"
            "      --topo PRESET|FILE  topology (default %s; `collsim list topologies`)\n"
            "      --nodes N           the --topo cluster resized to N nodes\n"
+           "      --calibration FILE  a calibration's figures laid over --topo\n"
            "      --algo NAME|auto    algorithm (default auto; `collsim list algorithms`);\n"
            "                          a comma list runs each (ring,parameter_server)\n"
            "      --chunks N          pipeline chunks per step (default 1 = textbook)\n"
@@ -132,7 +133,8 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *sp;
-    const char *v, *nodes = NULL;
+    const char *v;
+    cs_topo_mods mods = {NULL, NULL};
     int rc, have_f = 0, have_coll = 0;
     memset(o, 0, sizeof *o);  /* channels 0: not given (1, or the topology's NCCL table) */
     o->coll_name = "allreduce";
@@ -171,7 +173,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
         case O_OP: o->redop = v; break;
         case O_ROOT: rc = cs_parse_int(v, "-r", 0, 1 << 20, &o->root, err); break;
         case O_TOPO: o->topo = v; break;
-        case O_NODES: nodes = v; break;
+        case O_NODES: case O_CAL: *(sp->id == O_NODES ? &mods.nodes : &mods.cal) = v; break;
         case O_ALGO: o->algo = v; break;
         case O_CHUNKS: rc = cs_parse_int(v, "--chunks", 1, 65535, &o->chunks, err); break;
         case O_SERVERS: rc = cs_parse_int(v, "--servers", 1, 1 << 20, &o->servers, err); break;
@@ -191,7 +193,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     }
     if (rc < 0)
         return rc;
-    if (nodes && !(o->topo = cs_cli_resize(o->topo, nodes, err)))
+    if (!(o->topo = cs_cli_spec(o->topo, &mods, err)))
         return CS_EUSAGE;
     if (o->step_bytes && have_f)
         return cs_err_set(err, CS_EUSAGE, "-i", "give either -f or -i, not both");
@@ -204,43 +206,6 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
         return cs_err_set(err, CS_EUSAGE, "--format", "unknown format '%s' (known: text, json, csv)",
                           o->format);
     return check_picture_opts(o, err);
-}
-
-/* --plot: the sweeps as a chart (over ranks when there are several rank counts); --trace:
- * the one size run again with the recorder, written as Perfetto trace JSON. Both files are
- * written atomically by plots/. */
-static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_run_grid *g,
-                        int elt, cs_err *err)
-{
-    const cs_sweep *sw = &g->sweeps[0];
-    char title[256], buf[32];
-    cs_sched s;
-    cs_sim_costs costs;
-    cs_run_cfg one = *cfg;
-    one.nccl = g->nccl_on ? &g->nccl : NULL;
-    int rc = 0, p_last = g->sweeps[g->n - 1].ranks;
-    if (p_last != sw->ranks && sw->n_rows > 0)   /* time against ranks at the largest size */
-        snprintf(title, sizeof title, "%s%s%s, %d to %d ranks, %s", cs_coll_name(sw->coll),
-                 o->max_bytes ? " of " : "", o->max_bytes ? cs_format_bytes(o->max_bytes, buf,
-                 sizeof buf) : "", sw->ranks, p_last, sw->topology);
-    else
-        snprintf(title, sizeof title, "%s, %d ranks, %s", cs_coll_name(sw->coll), sw->ranks,
-                 sw->topology);
-    if (o->plot && (rc = g->n == 1 ? cs_plot_sweep(sw, title, o->plot, err)
-                                   : cs_plot_sweeps(g->sweeps, g->n, title, o->plot, err)) < 0)
-        return rc;
-    if (!o->trace)
-        return 0;
-    if (g->n > 1)
-        return cs_err_set(err, CS_EUSAGE, "--trace", "traces one run: give one rank count "
-                          "and one algorithm");
-    one.algo = sw->algorithm;
-    if ((rc = cs_run_schedule(&one, g->topos[0], sw->coll, sw->ranks, elt,
-                              o->min_bytes, &s, &costs, err)) < 0)
-        return rc;
-    rc = cs_trace_schedule(g->topos[0], &s, &costs, o->trace, err);
-    cs_sched_fini(&s);
-    return rc;
 }
 
 int cs_cmd_run(int argc, char **argv)
@@ -286,7 +251,8 @@ int cs_cmd_run(int argc, char **argv)
         goto fail;
     cs_cli_run_notes(m.sweeps, m.n, (int)o.check);
     if ((o.plot || o.trace) && cs_cli_writes() &&
-        (rc = run_pictures(&o, &rq.cfg, &m.grids[0], dts[0].bytes, &err)) < 0)
+        (rc = cs_plot_run(o.plot, o.trace, o.min_bytes, o.max_bytes, &rq.cfg, &m.grids[0],
+                          dts[0].bytes, &err)) < 0)
         goto fail;
     /* the report, then -J FILE: collsim's JSON beside it, as nccl-tests -J writes its own */
     if ((rc = cs_cli_report(o.output, o.format, m.sweeps, m.n, &err)) == 0 && o.json_file)

@@ -332,6 +332,57 @@ static void t_plan_long_ring(void)
     CU_ASSERT(b >= S * 31.0 / 32 / 370.8e9);
 }
 
+/* --calibration FILE carries what a calibration fitted, and only that: the fitted figures
+ * of its record (nccl.calibration.parameters) land on the classes, protocols and
+ * transports they name; a held parameter (launch_us here) and the tree cap, which follows
+ * the node count, stay the system's own. A class the system lacks is refused by name. */
+static void t_overlay(void)
+{
+    static const char cal[] =
+        "{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
+        "\"fabric\": \"ib-ndr-rail\", \"nccl\": {\"tree_channel_GBps\": 20.7, "
+        "\"calibration\": {\"parameters\": {"
+        "\"ib_ndr.bandwidth_GBps\": {\"value\": 45.0, \"sigma\": 1}, "
+        "\"nvlink4.latency_us\": {\"value\": 1.25, \"sigma\": 0.1}, "
+        "\"Simple.hop_us\": {\"value\": 3.1, \"sigma\": 0.2}, "
+        "\"net.lat_us\": {\"value\": 7.0, \"sigma\": 1}, "
+        "\"launch_us\": {\"value\": 99.0, \"held\": \"not determined by these logs\"}}}}}";
+    char file[64], spec[256];
+    cs_nccl_params np;
+    cs_topo *t = NULL;
+    cs_err err;
+    int on, i, ib = 0, nv = 0;
+    cs_test_json_file(cal, file, sizeof file);
+    snprintf(spec, sizeof spec, "dgx-h100-x2#nodes=16#calibration=%s", file);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
+    for (i = 0; i < t->n_links; i++) {
+        if (!strcmp(t->links[i].cls, "ib_ndr")) {
+            ib++;
+            CU_ASSERT_DOUBLE_EQUAL(t->links[i].bw_GBps, 45.0, 1e-12);
+            CU_ASSERT_DOUBLE_EQUAL(t->links[i].lat_us, 1.5, 1e-12);     /* not fitted */
+        }
+        if (!strcmp(t->links[i].cls, "nvlink4")) {
+            nv++;
+            CU_ASSERT_DOUBLE_EQUAL(t->links[i].bw_GBps, 370.8, 1e-9);   /* not fitted */
+            CU_ASSERT_DOUBLE_EQUAL(t->links[i].lat_us, 1.25, 1e-12);
+        }
+    }
+    CU_ASSERT_EQUAL(ib, 16 * 8);          /* every node's 8 NICs */
+    CU_ASSERT_EQUAL(nv, 16 * 8);
+    cs_topo_free(t);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(spec, NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(np.proto[CS_PROTO_SIMPLE].hop_us, 3.1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(np.tr[CS_TR_NET].lat_us, 7.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(np.launch_us, 0.0, 0);           /* held: the table's */
+    CU_ASSERT_DOUBLE_EQUAL(np.tree_GBps, 18.0, 1e-12);      /* 16 nodes: Hopper N4 */
+    CU_ASSERT_EQUAL(np.channels, 16);
+    /* the same overlay on a PCIe box (no ib_ndr link) is refused by name */
+    snprintf(spec, sizeof spec, "pcie-rtx4090x8#calibration=%s", file);
+    CU_ASSERT(cs_topo_open(spec, &t, &err) < 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "overlay.links.ib_ndr");
+    unlink(file);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case compose[] = {
@@ -343,6 +394,7 @@ int cs_test_register(void)
         {"topo show JSON loads back", t_round_trip},
         {"a plan's group collective = run on those GPUs", t_plan_groups},
         {"a plan's long ring = run within 15%", t_plan_long_ring},
+        {"--calibration carries what was fitted", t_overlay},
         {NULL, NULL},
     };
     return cs_test_add_suite("compose", compose);

@@ -12,7 +12,7 @@
 #include "sim/json.h"
 
 const char *const cs__topo_common_keys[] = {
-    "kind", "name", "description", "sources", "reduce_GBps", "nccl", NULL
+    "kind", "name", "description", "sources", "reduce_GBps", "nccl", "overlay", NULL
 };
 
 /* Bandwidths are the effective per-direction figures NCCL's topology model assumes where it

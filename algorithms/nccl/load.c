@@ -220,7 +220,7 @@ static int check_layers(const cs_topo_layer *l, int n, cs_err *err)
  * or NULL). */
 static int merged_nccl(json_t *root, json_t **out, cs_err *err)
 {
-    cs_topo_layer l[3];
+    cs_topo_layer l[4];
     int n, rc;
     *out = NULL;
     if ((rc = cs_topo_section_layers(root, "nccl", l, &n, err)) < 0)
