@@ -44,9 +44,10 @@ grep -q '# Avg bus bandwidth' "$work/default"; check default-avg $? "no Avg bus 
 head -1 "$work/r.csv" | grep -q '^collective,algorithm,ranks,topology,datatype,size_bytes,count,time_us,algbw_GBps,busbw_GBps,wrong$'
 check output-csv $? "csv header"
 
-# --links names the shared 10 GB/s link as the bottleneck of the contended sendrecv
+# --links names the shared 10 GB/s link as the bottleneck of the contended sendrecv on the
+# bare fabric (--proto none: a graph of GPUs runs NCCL mode by default)
 # (two flows per direction: 2 x 1 GiB carried, 100% utilised); JSON gets a links array.
-"$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links >"$work/l" 2>&1
+"$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links --proto none >"$work/l" 2>&1
 grep -q '^# bottleneck: sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2147483648 B (2 GiB), peak 2 flows$' "$work/l"
 check links-bottleneck $? "$(grep bottleneck "$work/l")"
 "$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links --format json >"$work/l" 2>&1

@@ -382,7 +382,11 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
             cs_err_prefix(err, name);
         return rc;
     }
-    hw = is_hw_kind(t->kind);
+    /* a graph whose ranks are GPUs or NPUs is a box described by hand: NCCL's behaviour as
+     * on the same box from a preset */
+    hw = is_hw_kind(t->kind) || (!strcmp(t->kind, "graph") && t->n_ranks > 0 &&
+                                 (t->nodes[t->ranks[0]].type == CS_NODE_GPU ||
+                                  t->nodes[t->ranks[0]].type == CS_NODE_NPU));
     can_reduce = has_reducing_switch(t);
     fabric = gpu_fabric_path(t);
     if (!np->sm)
