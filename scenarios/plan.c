@@ -477,6 +477,14 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     cs_plan_memory_of(p, &r->mem);
     r->capacity_bytes = p->gpu.hbm_GB * 1e9;
     r->fits = r->mem.total <= r->capacity_bytes;
+    {
+        static const cs_group kinds[3] = {CS_G_TP, CS_G_CP, CS_G_EP};
+        int i;
+        for (i = 0; i < 3; i++)
+            if ((r->spans[i] = cs_plan_group_span(cs_plan_ctx_topo(ctx), p, kinds[i],
+                                                  &r->span_gsize[i], &r->domain_gpus)) < 0)
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
     return 0;
 }
 

@@ -248,6 +248,13 @@ typedef enum cs_group {
 int cs_plan_comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
                  double *t_s, cs_err *err);
 
+/* The most NVLink domains (a cluster's nodes: an NVL72 rack is one) that one group of kind
+ * g of plan p spans on topology t (1: every group stays inside a domain), over every group
+ * of the kind (groups.c). *gsize: the group's ranks; *per_domain: GPUs of a domain (0 on
+ * one machine). A negative code on failure. */
+int cs_plan_group_span(const cs_topo *t, const cs_plan *p, cs_group g, int *gsize,
+                       int *per_domain);
+
 /* --- One step (step.c) --- */
 /* Kinds of tasks of the step simulation, for breakdowns and pictures. */
 typedef enum cs_task_kind {
@@ -343,6 +350,9 @@ typedef struct cs_plan_result {
     const char *bottleneck;   /* largest non-compute breakdown entry, or "compute" */
     cs_step_costs costs;      /* what the step simulation ran */
     cs_step_result step;      /* the step (tasks kept when asked) */
+    /* Groups that leave an NVLink domain (TP, CP, EP: their collectives then cross the
+     * network): spans[k] domains for CS_G_TP, CS_G_CP, CS_G_EP (1 = inside one). */
+    int spans[3], span_gsize[3], domain_gpus;
 } cs_plan_result;
 extern const char *const cs_plan_breakdown_names[10];
 

@@ -82,6 +82,18 @@ static const char *topo_name(const cs_plan *p)
     return p->topo_json ? "(inline topology)" : p->topo_spec;
 }
 
+/* "the EP groups (64 GPUs) span 2 NVLink domains of 72 GPUs: ..." into buf. */
+static const char *span_warning(const cs_plan_result *r, int k, char *buf, size_t n)
+{
+    static const char *const names[3] = {"TP", "CP", "EP"};
+    static const char *const what[3] = {"all-reduces and all-gathers", "K/V exchanges",
+                                        "all-to-alls"};
+    snprintf(buf, n, "%s groups of %d GPUs span up to %d NVLink domains (nodes) of %d GPUs: "
+             "their %s cross the network (%s_exposed)", names[k], r->span_gsize[k],
+             r->spans[k], r->domain_gpus, what[k], k == 0 ? "tp" : k == 1 ? "cp" : "ep");
+    return buf;
+}
+
 void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
 {
     const cs_plan_memory *m = &r->mem;
@@ -115,6 +127,11 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
         fprintf(f, "# pipeline: layers per stage %s (uneven, %s%s)\n", sp, from,
                 !strcmp(from, "balanced") ? ": the extra layers on the middle stages" : "");
     }
+    for (i = 0; i < 3; i++)
+        if (r->spans[i] > 1) {
+            char w[256];
+            fprintf(f, "# warning: %s\n", span_warning(r, i, w, sizeof w));
+        }
     fprintf(f, "\nstep time            %10.4f s\n", r->step_time_s);
     fprintf(f, "tokens/s             %10.0f\n", r->tokens_per_s);
     fprintf(f, "model TFLOP/s/GPU    %10.1f   (MFU %.1f%%)\n", r->model_tflops_per_gpu,
@@ -207,6 +224,14 @@ int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
     json_object_set_new(root, "memory_capacity_bytes", json_real(r->capacity_bytes));
     json_object_set_new(root, "fits", json_boolean(r->fits));
     json_object_set_new(root, "assumptions", assumptions);
+    {
+        json_t *w = json_array();
+        char buf[256];
+        for (i = 0; i < 3; i++)
+            if (r->spans[i] > 1)
+                json_array_append_new(w, json_string(span_warning(r, i, buf, sizeof buf)));
+        json_object_set_new(root, "warnings", w);
+    }
     rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     fputc('\n', f);
     json_decref(root);

@@ -383,6 +383,40 @@ static void t_overlay(void)
     unlink(file);
 }
 
+/* A parallel group that leaves an NVLink domain is said: 2 racks of 72 GPUs on one
+ * NVSwitch each (an NVL72 as one node), 128 GPUs, EP 64 over consecutive ranks: group 0
+ * (GPUs 0-63) stays in rack 0, group 1 (64-127) has 8 GPUs in rack 0 and 56 in rack 1, so
+ * the EP groups span up to 2 domains; EP 8 divides 72 and never straddles. */
+static void t_domain_warning(void)
+{
+    static const char plan[] =
+        "{\"model\": {\"layers\": 4, \"hidden\": 1024, \"heads\": 8, \"seq_len\": 1024, "
+        "\"vocab\": 32000, \"experts\": 64, \"top_k\": 2}, "
+        "\"train\": {\"global_batch\": 256}, \"parallel\": {\"dp\": 128, \"ep\": %d}, "
+        "\"system\": {\"gpu\": \"b200\", \"topo\": {\"kind\": \"cluster\", \"nodes\": 2, "
+        "\"fabric\": \"ib-ndr-rail\", \"node\": {\"kind\": \"node\", \"gpus\": 72, "
+        "\"nics\": 72, \"nic_attach\": \"gpu\", \"nvlink\": {\"topology\": \"switch\", "
+        "\"class\": \"nvlink5\", \"links\": 18, \"nvls\": true}, "
+        "\"nic\": {\"class\": \"ib_ndr\", \"bandwidth_GBps\": 50, \"latency_us\": 1.5}}}}}";
+    char text[2048];
+    int ep[2] = {64, 8}, i;
+    for (i = 0; i < 2; i++) {
+        cs_plan p;
+        cs_plan_result r;
+        cs_err err;
+        snprintf(text, sizeof text, plan, ep[i]);
+        cs_plan_init(&p);
+        CU_ASSERT_EQUAL_FATAL(cs_plan_parse(text, "ep", &p, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
+        CU_ASSERT_EQUAL(r.spans[2], i == 0 ? 2 : 1);       /* EP */
+        CU_ASSERT_EQUAL(r.span_gsize[2], ep[i]);
+        CU_ASSERT_EQUAL(r.domain_gpus, 72);
+        CU_ASSERT_EQUAL(r.spans[0], 1);                     /* TP 1 */
+        cs_plan_result_fini(&r);
+        cs_plan_fini(&p);
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case compose[] = {
@@ -395,6 +429,7 @@ int cs_test_register(void)
         {"a plan's group collective = run on those GPUs", t_plan_groups},
         {"a plan's long ring = run within 15%", t_plan_long_ring},
         {"--calibration carries what was fitted", t_overlay},
+        {"a group leaving an NVLink domain is said", t_domain_warning},
         {NULL, NULL},
     };
     return cs_test_add_suite("compose", compose);
