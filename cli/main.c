@@ -61,8 +61,9 @@ static int cmd_help(int argc, char **argv)
         printf("  %-10s %s\n", commands[i].name, commands[i].summary);
     printf("\n`collsim` alone runs `collsim run`: an allreduce sweep on the default preset.\n"
            "`collsim help COMMAND` or `collsim COMMAND --help` describes a command.\n"
-           "`collsim all_reduce_perf ...` (any nccl-tests program name) is `collsim run "
-           "allreduce ...`.\n\n"
+           "`collsim all_reduce_perf ...` (any nccl-tests program name or a path ending in one)\n"
+           "is `collsim run allreduce ...`; under `mpirun -np N` it simulates N x -g x -t ranks\n"
+           "as nccl-tests counts them.\n\n"
            "options of every command:\n"
            "      --max-memory SIZE   memory budget for topologies and schedules (default half\n"
            "                          the physical memory); see docs/limits.md\n"
@@ -75,16 +76,18 @@ static int cmd_help(int argc, char **argv)
     return CS_EXIT_OK;
 }
 
-/* `collsim all_reduce_perf ...`: an nccl-tests program name runs `collsim run COLL ...`.
- * Returns the exit status, or -1 when argv[1] is no such name. */
+/* `collsim all_reduce_perf ...`: an nccl-tests program name, or a path ending in one
+ * (./build/all_reduce_perf, pasted from an nccl-tests command line), runs `collsim run
+ * COLL ...` with nccl-tests' rank count (cs_cmd_run_nccl_tests). Returns the exit status,
+ * or -1 when argv[1] is no such name. */
 static int run_alias(int argc, char **argv)
 {
     char **sub, name[32];
     cs_coll coll;
-    size_t len = strlen(argv[1]);
+    const char *prog = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
+    size_t len = strlen(prog);
     int i, rc;
-    if (len < 6 || strcmp(argv[1] + len - 5, "_perf") || strchr(argv[1], '/') ||
-        cs_log_coll_from_program(argv[1], &coll) < 0)
+    if (len < 6 || strcmp(prog + len - 5, "_perf") || cs_log_coll_from_program(prog, &coll) < 0)
         return -1;
     if (!(sub = malloc(((size_t)argc + 2) * sizeof *sub))) {
         cs_err err;
@@ -97,7 +100,7 @@ static int run_alias(int argc, char **argv)
     for (i = 2; i < argc; i++)
         sub[i] = argv[i];
     sub[argc] = NULL;
-    rc = cs_cmd_run(argc, sub);
+    rc = cs_cmd_run_nccl_tests(argc, sub);
     free(sub);
     return rc;
 }
