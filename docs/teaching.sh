@@ -27,7 +27,7 @@ fail() { echo "teaching.sh: $*" >&2; exit 1; }
 # show CMD...: run collsim with these arguments and put the command and its output in the lesson.
 show() {
     cs "$@" >"$work/show" 2>&1 || fail "collsim $* failed: $(cat "$work/show")"
-    { echo '```'; echo "\$ collsim $*"; cat "$work/show"; echo '```'; } >>"$md"
+    { echo '```'; echo "\$ build/collsim $*"; cat "$work/show"; echo '```'; } >>"$md"
 }
 # field CSV ROW COLUMN-NAME: one value of a collsim CSV (row 1 = the first data row).
 field() {
@@ -116,7 +116,7 @@ say "($(fmt "$bin64") µs). One command runs both over the rank range and draws 
 say "closed forms dashed beside the simulated lines (they coincide on this fabric):"
 say ""
 say '```'
-say "\$ collsim run broadcast --topo $ab -g 2:64 --algo linear,binomial -b 64M -e 64M --plot teach-broadcast.png"
+say "\$ build/collsim run broadcast --topo $ab -g 2:64 --algo linear,binomial -b 64M -e 64M --plot teach-broadcast.png"
 say '```'
 say ""
 say "![broadcast time against ranks](img/teach-broadcast.png)"
@@ -128,8 +128,8 @@ say "top, its receives below, coloured by step): the root's port is busy for 7 s
 say "everyone else waits, against 3 rounds in which every rank that has the data sends it on."
 say ""
 say '```'
-say "\$ collsim explain broadcast --algo linear -g 8 -b 64M --topo $ab --plot teach-tl-linear.png"
-say "\$ collsim explain broadcast --algo binomial -g 8 -b 64M --topo $ab --plot teach-tl-binomial.png"
+say "\$ build/collsim explain broadcast --algo linear -g 8 -b 64M --topo $ab --plot teach-tl-linear.png"
+say "\$ build/collsim explain broadcast --algo binomial -g 8 -b 64M --topo $ab --plot teach-tl-binomial.png"
 say '```'
 say ""
 say "![linear broadcast timeline](img/teach-tl-linear.png)"
@@ -202,7 +202,7 @@ say "way: its time 2(N − 1)(a + K·b) grows linearly as workers are added. In 
 say "rank sends 2(N − 1)K/N, never more than 2K. The issue's command, one run and one picture:"
 say ""
 say '```'
-say "\$ collsim run allreduce -g 2:64 --topo $ab --algo ring,parameter_server -b 64M -e 64M --plot teach-ps-ring.png"
+say "\$ build/collsim run allreduce -g 2:64 --topo $ab --algo ring,parameter_server -b 64M -e 64M --plot teach-ps-ring.png"
 say '```'
 say ""
 say "| N | parameter server 2(N−1)(a + K·b) | collsim (µs) | ring 2(N−1)(a + K/N·b) | collsim (µs) |"
@@ -226,9 +226,9 @@ say "8 ranks and K = 64 MiB the ring puts 2(N − 1)K/N = 2·7·67108864/8 = $ri
 say "rank's link; the server's link carries K(N − 1) = 7·67108864 = $ps_b B:"
 say ""
 say '```'
-say "\$ collsim run allreduce --topo $sw -g 8 --algo ring -b 64M -e 64M --links"
+say "\$ build/collsim run allreduce --topo $sw -g 8 --algo ring -b 64M -e 64M --links"
 grep '^# bottleneck' "$work/lr" >>"$md"
-say "\$ collsim run allreduce --topo $sw -g 8 --algo parameter_server -b 64M -e 64M --links"
+say "\$ build/collsim run allreduce --topo $sw -g 8 --algo parameter_server -b 64M -e 64M --links"
 grep '^# bottleneck' "$work/lp" >>"$md"
 say '```'
 
@@ -370,7 +370,7 @@ for m in ddp dataparallel parameter_server; do
     say "| $m | $(awk -v x="$st" 'BEGIN { printf "%.2f", x * 1e3 }') | $(awk -v x="$dx" 'BEGIN { printf "%.2f", x * 1e3 }') |"
 done
 say ""
-say "The same views on your data: \`collsim plot RESULTS.json --x ranks --size 64M\` draws time"
+say "The same views on your data: \`build/collsim plot RESULTS.json --x ranks --size 64M\` draws time"
 say "(or \`--metric busbw\`, \`algbw\`) against rank count at one size, one series per algorithm"
 say "or file."
 
