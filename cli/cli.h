@@ -14,12 +14,16 @@
 #define CS_EXIT_USAGE 2
 
 /* A command: `collsim NAME ...`. argv[0] is the command name. Returns an exit status. */
+struct cs_opt_spec;
 typedef struct cs_cmd {
     const char *name;        /* "run", "list", ... */
     const char *summary;     /* one line for `collsim help` */
     int (*fn)(int argc, char **argv);
     int is_spread;           /* 1: every MPI rank runs it and shares the work (sim/par.h);
                                 0: rank 0 runs it alone, the others exit 0 at once */
+    const struct cs_opt_spec *opts;  /* its options, as its parser reads them (`collsim
+                                help --options NAME` lists them for shell completion); NULL:
+                                --help alone */
 } cs_cmd;
 
 /* Print `error: where: what` (or `error: what`) to stderr and return the exit status for
@@ -123,6 +127,10 @@ int cs_cli_report(const char *path, const char *format, const struct cs_sweep *s
 void cs_cli_run_usage(void);
 /* `collsim run` notes on stderr: sizes whose data check was skipped, a 1-rank run. */
 void cs_cli_run_notes(const struct cs_sweep *sw, int n, int check);
+
+/* Each command's option table (its parser's, in its cmd_*.c); plan search reads plan's. */
+extern const cs_opt_spec cs_run_opts[], cs_validate_opts[], cs_calibrate_opts[],
+    cs_explain_opts[], cs_topo_opts[], cs_topo_draw_opts[], cs_plan_opts[], cs_plot_opts[];
 
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);

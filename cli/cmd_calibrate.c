@@ -13,7 +13,7 @@
 #include <string.h>
 #include <jansson.h>
 
-static const cs_opt_spec specs[] = {
+const cs_opt_spec cs_calibrate_opts[] = {
     {"topo", 0, 1, CS_LOGCMD_TOPO}, {"nodes", 0, 1, CS_LOGCMD_NODES},
     {"output", 0, 1, CS_LOGCMD_OUTPUT},
     {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
@@ -54,7 +54,7 @@ typedef cs_logcmd copts;
 
 static int parse(int argc, char **argv, copts *o, cs_err *err)
 {
-    int rc = cs_logcmd_parse(argc, argv, specs, usage, o, err);
+    int rc = cs_logcmd_parse(argc, argv, cs_calibrate_opts, usage, o, err);
     if (rc != 0)
         return rc;
     if (o->n_logs == 0)

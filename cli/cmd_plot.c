@@ -14,7 +14,7 @@
 enum { O_OUTPUT = 1, O_METRIC, O_TITLE, O_LABEL, O_MEASURED, O_SERIES, O_WIDTH, O_HEIGHT, O_XLABEL, O_YLABEL,
        O_LOGY, O_HELP, O_X, O_SIZE };
 
-static const cs_opt_spec plot_specs[] = {
+const cs_opt_spec cs_plot_opts[] = {
     {"output", 'o', 1, O_OUTPUT}, {"metric", 'm', 1, O_METRIC}, {"title", 0, 1, O_TITLE},
     {"label", 0, 1, O_LABEL}, {"measured", 0, 1, O_MEASURED}, {"series", 0, 1, O_SERIES},
     {"width", 0, 1, O_WIDTH}, {"height", 0, 1, O_HEIGHT}, {"log-y", 0, 0, O_LOGY},
@@ -86,7 +86,7 @@ static int parse_args(int argc, char **argv, plot_opts *o, cs_err *err)
     memset(o, 0, sizeof *o);
     o->width = CS_PLOT_DEFAULT_W;
     o->height = CS_PLOT_DEFAULT_H;
-    while ((rc = cs_opt_next(&sc, plot_specs, &sp, &v, err)) > 0) {
+    while ((rc = cs_opt_next(&sc, cs_plot_opts, &sp, &v, err)) > 0) {
         if (!sp) {
             rc = add_file(o, v, 0, err);
         } else {

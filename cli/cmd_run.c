@@ -50,7 +50,7 @@ enum {
     O_PROTO, O_PLOT, O_TRACE, O_THREADS, O_TOTAL, O_JSON, O_NODES
 };
 
-static const cs_opt_spec run_specs[] = {
+const cs_opt_spec cs_run_opts[] = {
     {"minbytes", 'b', 1, O_MINB}, {"maxbytes", 'e', 1, O_MAXB},
     {"stepfactor", 'f', 1, O_FACTOR}, {"stepbytes", 'i', 1, O_STEPB},
     {"ngpus", 'g', 1, O_RANKS}, {"nthreads", 't', 1, O_THREADS}, {"ranks", 0, 1, O_TOTAL},
@@ -102,7 +102,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     o->algo = "auto";
     o->chunks = o->servers = 1;
     o->check = 1;
-    while ((rc = cs_opt_next(&sc, run_specs, &sp, &v, err)) > 0) {
+    while ((rc = cs_opt_next(&sc, cs_run_opts, &sp, &v, err)) > 0) {
         if (!sp) {
             if (have_coll)
                 return cs_err_set(err, CS_EUSAGE, NULL, "unexpected argument '%s' (the "
