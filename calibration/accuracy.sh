@@ -18,10 +18,10 @@ c() { name=$1; shift; "$C" calibrate "$@" > "$O/$name.txt"; sed -n 2p "$O/$name.
 params() {
     awk '/^# parameter/ { on = 1; next } on && /^#/ { exit }
          on && /^  [^ (]/ {
-             if ($0 ~ /not determined/) held = held (held ? ", " : "") $1
+             if ($0 ~ /not determined: held/) held = held (held ? ", " : "") $1
              else if ($0 ~ /--fix/) held = held (held ? ", " : "") $1 " (--fix)"
-             else if ($0 ~ /not told apart/) fit = fit (fit ? ", " : "") $1 " (common factor only)"
-             else if ($0 ~ /uncertain/) fit = fit (fit ? ", " : "") $1 " (uncertain)"
+             else if ($0 ~ /not determined alone/) fit = fit (fit ? ", " : "") $1 " (common factor only)"
+             else if ($0 ~ /poorly determined/) fit = fit (fit ? ", " : "") $1 " (uncertain)"
              else fit = fit (fit ? ", " : "") $1 }
          END { printf "%s|%s", (fit ? fit : "none"), (held ? held : "none") }' "$1"
 }

@@ -14,12 +14,16 @@
 #define CS_EXIT_USAGE 2
 
 /* A command: `collsim NAME ...`. argv[0] is the command name. Returns an exit status. */
+struct cs_opt_spec;
 typedef struct cs_cmd {
     const char *name;        /* "run", "list", ... */
     const char *summary;     /* one line for `collsim help` */
     int (*fn)(int argc, char **argv);
     int is_spread;           /* 1: every MPI rank runs it and shares the work (sim/par.h);
                                 0: rank 0 runs it alone, the others exit 0 at once */
+    const struct cs_opt_spec *opts;  /* its options, as its parser reads them (`collsim
+                                help --options NAME` lists them for shell completion); NULL:
+                                --help alone */
 } cs_cmd;
 
 /* Print `error: where: what` (or `error: what`) to stderr and return the exit status for
@@ -122,15 +126,25 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
                     cs_logcmd *o, cs_err *err);
 
 /* Write a report of n sweeps in format ("text", "json", "csv") to path (NULL or "-" =
- * stdout) through cs_out. 0 or the error. */
+ * stdout) through cs_out; the sweeps come as `kinds` blocks, one per data type x reduction
+ * (sim/report.h cs_report_kinds: one text table for each). 0 or the error. */
 struct cs_sweep;
 int cs_cli_report(const char *path, const char *format, const struct cs_sweep *sw, int n,
-                  cs_err *err);
+                  int kinds, cs_err *err);
+/* `collsim run --help` (cmd_run_print.c). */
+void cs_cli_run_usage(void);
 /* `collsim run` notes on stderr: sizes whose data check was skipped, a 1-rank run. */
 void cs_cli_run_notes(const struct cs_sweep *sw, int n, int check);
 
+/* Each command's option table (its parser's, in its cmd_*.c); plan search reads plan's. */
+extern const cs_opt_spec cs_run_opts[], cs_validate_opts[], cs_calibrate_opts[],
+    cs_explain_opts[], cs_topo_opts[], cs_topo_draw_opts[], cs_plan_opts[], cs_plot_opts[];
+
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);
+/* `collsim all_reduce_perf ...` (any nccl-tests program): `run` with nccl-tests' rank count
+ * under mpirun -np N, N x -g x -t ranks (-g 1 when not given), said in the header. */
+int cs_cmd_run_nccl_tests(int argc, char **argv);
 int cs_cmd_validate(int argc, char **argv);
 int cs_cmd_calibrate(int argc, char **argv);
 int cs_cmd_plot(int argc, char **argv);

@@ -34,7 +34,7 @@ typedef struct ex_opts {
 enum { E_ALGO = 1, E_RANKS, E_SIZE, E_TOPO, E_CHUNKS, E_ROOT, E_SERVERS, E_CHANNELS, E_DTYPE,
        E_ALL, E_HELP, E_PLOT, E_COLOR, E_PROTO, E_NODES, E_CAL };
 
-static const cs_opt_spec ex_specs[] = {
+const cs_opt_spec cs_explain_opts[] = {
     {"algo", 0, 1, E_ALGO}, {"ranks", 'g', 1, E_RANKS}, {"minbytes", 'b', 1, E_SIZE},
     {"topo", 0, 1, E_TOPO}, {"chunks", 0, 1, E_CHUNKS}, {"root", 'r', 1, E_ROOT},
     CS_TOPO_MOD_SPECS(E_NODES, E_CAL),
@@ -86,7 +86,7 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
     o->size = 1 << 20;
     o->chunks = o->servers = 1;
     o->channels = 0;          /* not given: 1, or the topology's NCCL table */
-    while ((rc = cs_opt_next(&sc, ex_specs, &sp, &v, err)) > 0) {
+    while ((rc = cs_opt_next(&sc, cs_explain_opts, &sp, &v, err)) > 0) {
         if (!sp) {
             if (have_coll)
                 return cs_err_set(err, CS_EUSAGE, NULL, "unexpected argument '%s'", v);

@@ -15,7 +15,7 @@ enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O
        O_RECOMP, O_SP, O_SCHED, O_MEGA, O_DS, O_FMT, O_OUT, O_PLOT, O_PLOTB, O_TRACE, O_GPUS,
        O_TOP, O_SEQ, O_HELP, O_NODES, O_CAL };
 
-static const cs_opt_spec specs[] = {
+const cs_opt_spec cs_plan_opts[] = {
     {"model", 0, 1, O_MODEL}, {"gpu", 0, 1, O_GPU}, {"topo", 0, 1, O_TOPO},
     {"tp", 0, 1, O_TP}, {"pp", 0, 1, O_PP}, {"dp", 0, 1, O_DP}, {"cp", 0, 1, O_CP},
     {"ep", 0, 1, O_EP}, {"vp", 0, 1, O_VP}, {"zero", 0, 1, O_ZERO}, {"mbs", 0, 1, O_MBS},
@@ -66,7 +66,7 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
     cs_topo_mods mods = {NULL, NULL};
     char ignored[512];
     int rc, x;
-    while ((rc = cs_opt_next(&sc, specs, &o, &v, err)) == 1) {
+    while ((rc = cs_opt_next(&sc, cs_plan_opts, &o, &v, err)) == 1) {
         if (!o)
             continue;
         if (pass == 0 && o->id == O_DP && (rc = num(o, v, 1, &p->dp, err)) < 0)
@@ -179,7 +179,7 @@ int cs_cmd_plan(int argc, char **argv)
         argv++;
     }
     sc = (cs_opt_scan){argc, argv, 1};
-    while ((rc = cs_opt_next(&sc, specs, &o, &v, &err)) == 1) {
+    while ((rc = cs_opt_next(&sc, cs_plan_opts, &o, &v, &err)) == 1) {
         if (!o) {
             if (file) {
                 rc = cs_err_set(&err, CS_EUSAGE, NULL, "unexpected argument '%s'", v);

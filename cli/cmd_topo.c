@@ -195,13 +195,14 @@ static int topo_show(const char *spec, long ranks, const char *format, const cha
     return rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
 }
 
+const cs_opt_spec cs_topo_opts[] = {
+    {"format", 0, 1, T_FORMAT}, {"output", 0, 1, T_OUTPUT}, {"help", 'h', 0, T_HELP},
+    {"ranks", 'g', 1, T_RANKS}, {"rings", 0, 0, T_RINGS}, {"channels", 0, 1, T_CHANNELS},
+    CS_TOPO_MOD_SPECS(T_NODES, T_CAL), {NULL, 0, 0, 0},
+};
+
 int cs_cmd_topo(int argc, char **argv)
 {
-    static const cs_opt_spec specs[] = {
-        {"format", 0, 1, T_FORMAT}, {"output", 0, 1, T_OUTPUT}, {"help", 'h', 0, T_HELP},
-        {"ranks", 'g', 1, T_RANKS}, {"rings", 0, 0, T_RINGS}, {"channels", 0, 1, T_CHANNELS},
-        CS_TOPO_MOD_SPECS(T_NODES, T_CAL), {NULL, 0, 0, 0},
-    };
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *spec;
     const char *val, *what = NULL, *topo = NULL, *format = "text", *output = NULL;
@@ -211,7 +212,7 @@ int cs_cmd_topo(int argc, char **argv)
     int rc, rings = 0;
     if (argc > 1 && !strcmp(argv[1], "draw"))
         return cs_cmd_topo_draw(argc - 1, argv + 1);   /* cmd_topo_draw.c */
-    while ((rc = cs_opt_next(&sc, specs, &spec, &val, &err)) == 1) {
+    while ((rc = cs_opt_next(&sc, cs_topo_opts, &spec, &val, &err)) == 1) {
         if (!spec) {
             if (!what)
                 what = val;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <jansson.h>
 
-static const cs_opt_spec specs[] = {
+const cs_opt_spec cs_validate_opts[] = {
     {"topo", 0, 1, CS_LOGCMD_TOPO}, CS_TOPO_MOD_SPECS(CS_LOGCMD_NODES, CS_LOGCMD_CAL),
     {"format", 0, 1, CS_LOGCMD_FORMAT},
     {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
@@ -54,7 +54,7 @@ static void usage(void)
 
 static int parse(int argc, char **argv, cs_logcmd *o, cs_err *err)
 {
-    int rc = cs_logcmd_parse(argc, argv, specs, usage, o, err);
+    int rc = cs_logcmd_parse(argc, argv, cs_validate_opts, usage, o, err);
     if (rc != 0)
         return rc;
     if (o->n_logs == 0)

@@ -233,39 +233,3 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
     }
     return rc;
 }
-
-int cs_cli_report(const char *path, const char *format, const cs_sweep *sw, int n, cs_err *err)
-{
-    cs_out out;
-    int rc;
-    if ((rc = cs_out_open(&out, path, err)) < 0)
-        return rc;
-    if ((rc = cs_report_many(out.f, format, sw, n)) < 0) {
-        cs_out_abort(&out);
-        return cs_err_set(err, rc, path ? path : "stdout", "cannot write the report");
-    }
-    return cs_out_commit(&out, err);
-}
-
-void cs_cli_run_notes(const cs_sweep *sw, int n, int check)
-{
-    int k, i, one_rank = 0;
-    if (!cs_cli_writes())               /* rank 0 says it (sim/par.h) */
-        return;
-    /* Asked for, not run (N/A): the executor stopped the check when its state outgrew its
-     * limit (sim/exec.c), or one node stood for all identical ones (a folded ring). */
-    for (k = 0; k < n; k++) {
-        one_rank |= sw[k].ranks == 1;
-        for (i = 0; check && i < sw[k].n_rows; i++)
-            if (sw[k].rows[i].wrong < 0)
-                fprintf(stderr, "collsim run: note: data check skipped at %llu bytes on %d "
-                        "ranks: %s (#wrong N/A)\n",
-                        (unsigned long long)sw[k].rows[i].size_bytes, sw[k].ranks,
-                        sw[k].rows[i].wrong == CS_WRONG_FOLDED ? "one node stood for all "
-                        "identical ones; the whole schedule is too large to check"
-                        : "its state outgrew 256 MiB");
-    }
-    if (one_rank)
-        fprintf(stderr, "collsim run: note: 1 rank: nothing is communicated (times are "
-                "fixed costs only, busbw is 0); give -g N or --ranks N for more ranks\n");
-}

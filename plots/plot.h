@@ -120,6 +120,8 @@ typedef struct cs_chart {
     const cs_series *series; /* the series (borrowed) */
     int n_series;
     cs_chart_x x;            /* x quantity */
+    const char *x_label;     /* name of the x axis, NULL = by quantity ("message size") */
+    const char *y_label;     /* name of the y axis, NULL = by metric ("busbw (GB/s)") */
 } cs_chart;
 
 /* A rectangle on the page, px from the top left. */
