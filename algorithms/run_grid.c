@@ -214,6 +214,7 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_ru
             cs_run_model_line(t, kp->cfg.nccl, p, kp->model, sizeof kp->model);
             cs_run_header(sw, colls[c], rq->algos[a], t, rq->dtype, rq->redop, p,
                           kp->cfg.root, kp->cfg.chunks, kp->model);
+            sw->settings = kp->cfg.nccl ? kp->cfg.nccl->origin : NULL;
             tk->cfg = &kp->cfg;
             tk->t = t;
             tk->p = p;

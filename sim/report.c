@@ -122,6 +122,8 @@ static int text_header(FILE *f, const cs_sweep *const *sws, int n)
                 sw->ranks / (sw->procs * sw->threads), sw->threads, sw->ranks);
     if (sw->model)
         fprintf(f, "# model: %s\n", sw->model);
+    if (sw->settings && sw->settings[0])
+        fprintf(f, "# nccl settings: %s\n", sw->settings);
     if (sw->bottleneck)
         fprintf(f, "# bottleneck: %s\n", sw->bottleneck);
     if (sw->n_links > 0) {
@@ -227,6 +229,8 @@ static json_t *sweep_json(const cs_sweep *sw)
     json_object_set_new(root, "redop", json_string(sw->redop));
     json_object_set_new(root, "root", json_integer(sw->root));
     json_object_set_new(root, "chunks", json_integer(sw->chunks));
+    if (sw->settings && sw->settings[0])
+        json_object_set_new(root, "nccl_settings", json_string(sw->settings));
     if (sw->bottleneck)
         json_object_set_new(root, "bottleneck", json_string(sw->bottleneck));
     if (sw->n_links > 0) {

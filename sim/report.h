@@ -52,6 +52,8 @@ typedef struct cs_sweep {
                                 the rank count was not counted that way (no header line) */
     int threads;             /* with procs: threads per process (nccl-tests -t), >= 1 */
     const char *model;       /* network model summary line for the table header */
+    const char *settings;    /* where NCCL mode's settings came from (each level of the
+                                topology's "nccl" object, what was derived), NULL if none */
     const char *bottleneck;  /* bottleneck link description, NULL if not computed */
     cs_link_report links[CS_SWEEP_MAX_LINKS];  /* --links: busiest links, busiest first */
     int n_links;             /* entries in links (0 = not reported) */

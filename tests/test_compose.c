@@ -14,13 +14,14 @@
 #include "scenarios/plan.h"
 #include "topologies/topology.h"
 
-/* The rows of `collsim run COLL --topo SPEC ARGS` (the first line, which names the
- * topology, dropped); NULL when it failed. */
+/* The rows of `collsim run COLL --topo SPEC ARGS` (the lines that name the topology and
+ * where its NCCL settings came from dropped: the rest must be the same); NULL when it
+ * failed. */
 static char *rows(const char *coll, const char *spec, const char *args)
 {
     char cmd[2048], *out = NULL, *nl;
-    snprintf(cmd, sizeof cmd, "'%s' run %s --topo '%s' %s -c 0 2>/dev/null", CS_COLLSIM, coll,
-             spec, args);
+    snprintf(cmd, sizeof cmd, "'%s' run %s --topo '%s' %s -c 0 2>/dev/null | grep -v '^# nccl "
+             "settings:'", CS_COLLSIM, coll, spec, args);
     if (cs_test_sh(cmd, &out) != 0) {
         fprintf(stderr, "\n  failed: %s\n%s", cmd, out ? out : "");
         free(out);
@@ -133,6 +134,10 @@ static void t_layers(void)
     CU_ASSERT_DOUBLE_EQUAL(np.nvls_eff, 0.85, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(np.tr[CS_TR_NET].lat_us, 20, 1e-12);
     CU_ASSERT_EQUAL(np.tr[CS_TR_NET].msg_bytes, 2097152);
+    /* and the run says where each came from */
+    CU_ASSERT_STRING_EQUAL(np.origin, "node.nccl (dgx-h100): channels, nvls_eff; fabric.nccl "
+                           "(efa-v2-rail): transports; nccl: channels, transports; tree cap: "
+                           "NCCL's for sm 90 at 2 nodes");
     unlink(file);
     /* a bad key inside the node's own object is named where it is */
     cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"fabric\": \"ib-ndr-rail\", "
