@@ -44,21 +44,67 @@ static void assert_same_rows(const char *coll, const char *a, const char *b, con
     free(rb);
 }
 
+/* The built topology of `collsim topo show SPEC --format json` (node and link counts by
+ * type and class, ranks, bisection), NULL when it failed; the caller decrefs. */
+static json_t *shape(const char *spec)
+{
+    static const char *const keys[] = {"n_nodes", "nodes_by_type", "n_links", "links_by_class",
+                                       "ranks", "bisection_GBps", NULL};
+    char cmd[1024], *out = NULL;
+    json_t *all, *s = NULL;
+    int k;
+    snprintf(cmd, sizeof cmd, "'%s' topo show '%s' --format json 2>/dev/null", CS_COLLSIM, spec);
+    if (cs_test_sh(cmd, &out) == 0 && (all = json_loads(out, 0, NULL))) {
+        s = json_object();
+        for (k = 0; keys[k]; k++)
+            json_object_set(s, keys[k], json_object_get(all, keys[k]));
+        json_decref(all);
+    }
+    free(out);
+    return s;
+}
+
+/* Two specs build the same topology and NCCL settings (what a run of them would take). */
+static void assert_same_shape(const char *a, const char *b)
+{
+    json_t *sa = shape(a), *sb = shape(b);
+    cs_nccl_params na, nb;
+    cs_err err;
+    int on;
+    CU_ASSERT(sa && sb && json_equal(sa, sb));
+    if (!(sa && sb && json_equal(sa, sb)))
+        fprintf(stderr, "\n  %s and %s build different topologies", a, b);
+    json_decref(sa);
+    json_decref(sb);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(a, NULL, 0, &na, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(b, NULL, 0, &nb, &on, &err), 0);
+    CU_ASSERT_EQUAL(na.channels, nb.channels);
+    CU_ASSERT_EQUAL(na.nvls, nb.nvls);
+    CU_ASSERT_DOUBLE_EQUAL(na.nvls_eff, nb.nvls_eff, 0);
+    CU_ASSERT_DOUBLE_EQUAL(na.tree_GBps, nb.tree_GBps, 0);
+    CU_ASSERT_EQUAL(na.sm, nb.sm);
+}
+
 /* Every cluster preset is its node and fabric (names or objects) and its own "nccl" object,
  * nothing more: the same written by hand by a user (a new file, no description, no name)
- * runs the same rows, byte for byte, at every size of a sweep. */
+ * runs the same rows, byte for byte, at every size of a sweep. Presets of more than 128
+ * GPUs (a sweep there takes minutes: NVL72 racks are not folded onto one node) build the
+ * same topology and NCCL settings instead; those of at most 160 GPUs (two NVL72 racks) also
+ * run one 32 MiB allreduce. */
 static void t_presets_compose(void)
 {
     int i, n, checked = 0;
     const cs_preset *p = cs_preset_all(&n);
     for (i = 0; i < n; i++) {
         json_t *root, *hand;
+        cs_topo *t = NULL;
         cs_err err;
         char file[64], *text;
         const char *kind;
+        int ranks = 0;
         CU_ASSERT_EQUAL_FATAL(cs_topo_spec_root(p[i].name, &root, NULL, &err), 0);
         kind = json_string_value(json_object_get(root, "kind"));
-        if (strcmp(kind, "cluster") || json_integer_value(json_object_get(root, "nodes")) > 16) {
+        if (strcmp(kind, "cluster")) {
             json_decref(root);
             continue;
         }
@@ -70,15 +116,24 @@ static void t_presets_compose(void)
             json_object_set(hand, "nccl", json_object_get(root, "nccl"));
         text = json_dumps(hand, 0);
         cs_test_json_file(text, file, sizeof file);
-        assert_same_rows("allreduce", p[i].name, file, "-b 8 -e 1G -f 64");
-        assert_same_rows("alltoall", p[i].name, file, "-b 1M -e 1G -f 32");
+        if (cs_topo_open(p[i].name, &t, &err) == 0)
+            ranks = t->n_ranks;
+        cs_topo_free(t);
+        if (ranks <= 128 && json_integer_value(json_object_get(root, "nodes")) <= 16) {
+            assert_same_rows("allreduce", p[i].name, file, "-b 8 -e 1G -f 64");
+            assert_same_rows("alltoall", p[i].name, file, "-b 1M -e 1G -f 32");
+        } else {
+            assert_same_shape(p[i].name, file);
+            if (ranks <= 160)
+                assert_same_rows("allreduce", p[i].name, file, "-b 32M -e 32M");
+        }
         unlink(file);
         free(text);
         json_decref(hand);
         json_decref(root);
         checked++;
     }
-    CU_ASSERT(checked >= 9);
+    CU_ASSERT(checked >= 30);
 }
 
 /* Every node preset with NICs joins a cluster on a fabric preset and keeps its NCCL
@@ -114,7 +169,7 @@ static void t_nodes_keep_settings(void)
         unlink(file);
         checked++;
     }
-    CU_ASSERT(checked >= 3);
+    CU_ASSERT(checked >= 12);
 }
 
 /* A cluster's "nccl" object is layered: node < fabric < cluster, key by key. */
@@ -212,7 +267,10 @@ static void t_resize(void)
 }
 
 /* `topo show --format json` of every preset (and of a resized one) is a file that loads
- * back to the same results. */
+ * back to the same results: the same rows at 1 KiB, 1 MiB and 1 GiB up to 128 GPUs (and at
+ * 1 GiB on dgx-h100-x128, the preset of the 1,024-GPU log, folded onto one node: 2 s), the
+ * same topology and NCCL settings above (xGMI meshes, NVL72 racks and 16,384 GPUs take
+ * minutes a run). */
 static void t_round_trip(void)
 {
     int i, n;
@@ -222,16 +280,20 @@ static void t_round_trip(void)
         char file[64], cmd[512];
         cs_topo *t;
         cs_err err;
-        int big;
+        int big, huge;
         CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
         big = t->n_ranks > 128;
+        huge = big && strcmp(spec, "dgx-h100-x128");
         cs_topo_free(t);
         snprintf(file, sizeof file, "/tmp/cs_test_show_XXXXXX");
         close(mkstemp(file));
         snprintf(cmd, sizeof cmd, "'%s' topo show '%s' --format json --output '%s'",
                  CS_COLLSIM, spec, file);
         CU_ASSERT_EQUAL(cs_test_sh(cmd, NULL), 0);
-        assert_same_rows("allreduce", spec, file, big ? "-b 1G -e 1G" : "-b 1K -e 1G -f 1024");
+        if (huge)
+            assert_same_shape(spec, file);
+        else
+            assert_same_rows("allreduce", spec, file, big ? "-b 1G -e 1G" : "-b 1K -e 1G -f 1024");
         unlink(file);
     }
 }
@@ -422,6 +484,46 @@ static void t_domain_warning(void)
     }
 }
 
+/* An NVL72 rack is one NVLink domain: every pair of its 72 GPUs talks GPU -> NVSwitch -> GPU
+ * over NVLink 5 (no NIC, no second switch), and a 72-rank allreduce of 1 GiB runs NVLS
+ * there. Bounds by hand: without the switch reducing, every GPU's NVLink ports (18 x 40.1 =
+ * 721.8 GB/s each way) cap busbw at 721.8 (a ring's 2(n-1)/n S through each GPU); NVLS
+ * moves S + S/72 up and S/72 + S down each GPU's ports at NCCL's efficiency 0.74, so busbw
+ * = 2(n-1)/n S / t <= 2 * 71/73 * 721.8 * 0.74 = 1039.0 GB/s. */
+static void t_nvl72_domain(void)
+{
+    static const char *const racks[] = {"gb200-nvl72", "gb300-nvl72"};
+    int all[72], i, k, a, b;
+    for (i = 0; i < 72; i++)
+        all[i] = i;
+    for (k = 0; k < 2; k++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        int bad = 0;
+        double s, busbw;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(racks[k], &t, &err), 0);
+        CU_ASSERT_EQUAL(t->n_ranks, 72);
+        for (a = 0; a < 72; a++)
+            for (b = 0; b < 72; b++) {
+                const int32_t *route;
+                int n, h;
+                if (a == b)
+                    continue;
+                n = cs_topo_route(t, t->ranks[a], t->ranks[b], &route, &err);
+                bad += n != 2;
+                for (h = 0; h < n; h++)
+                    bad += strcmp(t->links[cs_dlink_link(route[h])].cls, "nvlink5") != 0;
+            }
+        CU_ASSERT_EQUAL(bad, 0);
+        cs_topo_free(t);
+        s = run_time(racks[k], all, 72, CS_COLL_ALLREDUCE, 1u << 30);
+        busbw = 2.0 * 71 / 72 * (double)(1u << 30) / s / 1e9;
+        fprintf(stderr, "\n  %s: 72-rank allreduce 1 GiB busbw %.1f GB/s", racks[k], busbw);
+        CU_ASSERT(busbw > 18 * 40.1);
+        CU_ASSERT(busbw <= 2.0 * 71 / 73 * 18 * 40.1 * 0.74);
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case compose[] = {
@@ -435,6 +537,7 @@ int cs_test_register(void)
         {"a plan's long ring = run within 15%", t_plan_long_ring},
         {"--calibration carries what was fitted", t_overlay},
         {"a group leaving an NVLink domain is said", t_domain_warning},
+        {"an NVL72 rack is one NVLink domain with NVLS", t_nvl72_domain},
         {NULL, NULL},
     };
     return cs_test_add_suite("compose", compose);
