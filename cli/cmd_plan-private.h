@@ -1,10 +1,23 @@
-/* cmd_plan-private.h: `collsim plan search`'s part of cmd_plan.c (cli layer). */
+/* cmd_plan-private.h: the parts of `collsim plan` outside cmd_plan.c (cli layer): its flags
+ * (cmd_plan_flags.c) and its search (cmd_plan_search.c). */
 #ifndef CS_CMD_PLAN_PRIVATE_H
 #define CS_CMD_PLAN_PRIVATE_H
 
 #include <stdio.h>
 #include "sim/err.h"
 #include "scenarios/plan.h"
+#include "cli/cli.h"
+
+/* Option ids of `collsim plan` (cmd_plan_flags.c holds the table). */
+enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O_MBS, O_GBS,
+       O_RECOMP, O_SP, O_SCHED, O_MEGA, O_DS, O_FMT, O_OUT, O_PLOT, O_PLOTB, O_TRACE, O_GPUS,
+       O_TOP, O_SEQ, O_HELP, O_NODES };
+extern const cs_opt_spec cs__plan_specs[];
+/* A flag's integer value >= lo (at most 2^24), else CS_EUSAGE naming the flag. */
+int cs__plan_num(const cs_opt_spec *o, const char *v, long lo, int *out, cs_err *err);
+/* Apply the flags of argv to p in pass 0 (--dp), 1 (--deepspeed), 2 (--megatron), 3 (the
+ * rest, then --nodes). */
+int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err);
 
 /* Enumerate the layouts of p for gpus GPUs, evaluate them (spread over the MPI ranks),
  * rank them and write them to out (NULL or "-": stdout; cli.h cs_out, opened only once the

@@ -50,6 +50,9 @@ typedef struct cs_gpu {
     double gemm_eff_max;              /* fraction of peak reached by very large GEMMs */
     double gemm_half_GFLOP;           /* GEMM size at which eff is half of gemm_eff_max, GFLOP */
     double mem_eff;                   /* fraction of hbm_GBps elementwise kernels reach */
+    double power_idle_W;              /* board power idle, W (power_W.idle; 0 = not given) */
+    double power_tdp_W;               /* board power at full load (TDP/TBP), W (power_W.tdp) */
+    char power_source[256];           /* power_W.source: where the two figures come from */
 } cs_gpu;
 
 typedef enum cs_recompute { CS_RC_NONE, CS_RC_SELECTIVE, CS_RC_FULL } cs_recompute;
