@@ -157,5 +157,6 @@ void cs_topo_show_about(FILE *f, const char *spec, struct json_t *json);
 int cs_topo_show_rings(FILE *f, const cs_topo *t, const char *spec, long channels, cs_err *err);
 int cs_cmd_explain(int argc, char **argv);
 int cs_cmd_plan(int argc, char **argv);
+int cs_cmd_compare(int argc, char **argv);
 
 #endif

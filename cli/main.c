@@ -29,6 +29,7 @@ static const cs_cmd commands[] = {
     {"explain", "one collective step by step: transfers, timeline, closed form", cs_cmd_explain, 0},
     {"topo", "show a topology (nodes, links by class, bisection), check it, or draw it", cs_cmd_topo, 0},
     {"plan", "simulate a training plan (DP/TP/PP/ZeRO/EP/CP) step, or search layouts", cs_cmd_plan, 1},
+    {"compare", "one plan on several systems: time, cost, energy and failures side by side", cs_cmd_compare, 1},
     {"plot", "draw saved results (JSON, CSV, nccl-tests logs) as a PNG/SVG/PDF chart", cs_cmd_plot, 0},
     {"help", "show the commands", cmd_help, 0},
 };
