@@ -79,7 +79,9 @@ static void draw(cairo_t *cr, const cs_cmp_row *rows, int n, const panel *pn, in
         for (i = 0; i < n && i < 64; i++) {
             char lab[64], nm[96];
             double v = pn[j].v[i], bw = max > 0 && !isnan(v) ? (x1 - x0) * v / max : 0;
-            cs__text_fit(cr, rows[i].sys.name, LABEL_W, nm, sizeof nm);
+            snprintf(lab, sizeof lab, "%s%s", rows[i].sys.name,
+                     rows[i].ok && !rows[i].fits ? " (no fit)" : "");
+            cs__text_fit(cr, lab, LABEL_W, nm, sizeof nm);
             cairo_set_source_rgb(cr, rows[i].ok ? 0 : 0.5, rows[i].ok ? 0 : 0.5,
                                  rows[i].ok ? 0 : 0.5);
             cs__text(cr, 20, y + BAR_H / 2, 0, 0.5, nm);
@@ -87,7 +89,7 @@ static void draw(cairo_t *cr, const cs_cmp_row *rows, int n, const panel *pn, in
                 cs__set_rgb(cr, cs__palette(i));
                 cairo_rectangle(cr, x0, y, bw, BAR_H);
                 cairo_fill(cr);
-                snprintf(lab, sizeof lab, v >= 1e5 ? "%.3g" : v >= 100 ? "%.0f" : "%.3g", v);
+                snprintf(lab, sizeof lab, v >= 1e9 || v < 100 ? "%.3g" : "%.0f", v);
             } else {
                 snprintf(lab, sizeof lab, "%s", rows[i].ok ? "-" : "not run");
             }

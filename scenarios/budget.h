@@ -30,6 +30,9 @@ typedef struct cs_budget_opts {
  * tokens, not bytes). 0 or CS_EUSAGE naming flag. */
 int cs_budget_parse_tokens(const char *s, const char *flag, double *out, cs_err *err);
 
+/* A token count as "15T", "300G", "2.5M" (budget_report.c). */
+void cs_budget_tokens_str(double tokens, char *buf, size_t n);
+
 /* --- Cost (cost.c) --- */
 typedef struct cs_cost {
     double price_per_gpu_h;   /* $ per GPU-hour (user-given) */

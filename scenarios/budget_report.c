@@ -7,8 +7,7 @@
 #include <jansson.h>
 #include <math.h>
 
-/* "15T", "300G": a token count as given. */
-static void tokens_str(double t, char *buf, size_t n)
+void cs_budget_tokens_str(double t, char *buf, size_t n)
 {
     static const char suf[] = "KMGTP";
     int k = 0;
@@ -31,7 +30,7 @@ static void cost_text(FILE *f, const cs_cost *c)
         fprintf(f, "\n# training time (no --price given: no cost)\n");
     }
     if (c->tokens > 0) {
-        tokens_str(c->tokens, tk, sizeof tk);
+        cs_budget_tokens_str(c->tokens, tk, sizeof tk);
         fprintf(f, "# to train %s tokens (failure-free)\n", tk);
         fprintf(f, "%-24s %12.0f\n", "steps", c->steps);
         fprintf(f, "%-24s %12.2f days\n", "time", c->train_s / 86400);
@@ -59,7 +58,7 @@ static void energy_text(FILE *f, const cs_energy *e)
     fprintf(f, "%-24s %12.0f J\n", "energy per step", e->step_J);
     fprintf(f, "%-24s %12.4f J\n", "energy per token", e->per_token_J);
     if (e->tokens > 0) {
-        tokens_str(e->tokens, tk, sizeof tk);
+        cs_budget_tokens_str(e->tokens, tk, sizeof tk);
         fprintf(f, "%-24s %12.0f kWh (%s tokens, failure-free)\n", "energy to train",
                 e->train_kWh, tk);
         if (e->grid_gCO2_per_kWh > 0)

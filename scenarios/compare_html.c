@@ -47,9 +47,12 @@ int cs_compare_print_html(FILE *f, const cs_plan *base, const cs_cmp_row *rows, 
     esc(f, base->model.name);
     fprintf(f, " on %d GPUs</h1>\n<p>Global batch %ld sequences of %d tokens, %s. ", gpus,
             base->global_batch, base->model.seq_len, cs_pdtype_name(base->dtype));
-    if (o->tokens > 0)
-        fprintf(f, "Time, GPU-hours, cost and energy to train %.4g tokens%s.", o->tokens,
+    if (o->tokens > 0) {
+        char tk[32];
+        cs_budget_tokens_str(o->tokens, tk, sizeof tk);
+        fprintf(f, "Time, GPU-hours, cost and energy to train %s tokens%s.", tk,
                 o->want_goodput ? ", failures included (Llama 3's rates)" : ", failure-free");
+    }
     fputs("</p>\n<table>\n<tr><th>system</th><th>GPU</th><th>layout</th><th>step (s)</th>"
           "<th>tokens/s</th><th>TFLOP/s per GPU</th><th>MFU %</th><th>memory GB</th>"
           "<th>headroom GB</th><th>days</th><th>GPU-hours</th><th>cost $</th>"

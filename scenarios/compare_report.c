@@ -57,9 +57,12 @@ static void header_text(FILE *f, const cs_plan *b, const cs_budget_opts *o)
     fprintf(f, "# compare: %s, %d GPUs, global batch %ld x %d tokens, %s", b->model.name,
             b->tp * b->pp * b->dp * b->cp, b->global_batch, b->model.seq_len,
             cs_pdtype_name(b->dtype));
-    if (o->tokens > 0)
-        fprintf(f, "; to train %.4g tokens%s", o->tokens, o->want_goodput ? " (with failures: "
+    if (o->tokens > 0) {
+        char tk[32];
+        cs_budget_tokens_str(o->tokens, tk, sizeof tk);
+        fprintf(f, "; to train %s tokens%s", tk, o->want_goodput ? " (with failures: "
                 "Llama 3's rates)" : " (failure-free)");
+    }
     fputc('\n', f);
 }
 
