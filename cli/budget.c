@@ -1,6 +1,7 @@
 /* budget.c: the flags of a run's cost, energy and goodput (cli layer), shared by `collsim
  * plan` and `collsim compare`: --price, --tokens, --energy, --grid-gCO2-per-kWh, --node-W,
- * --pue, --goodput, --ckpt-GBps, --restart-s (docs/plans.md "Cost, energy and goodput"). */
+ * --pue, --goodput, --ckpt-GBps, --restart-s, --straggler (docs/plans.md "Cost, energy and
+ * goodput"). */
 #include "cli/cli.h"
 #include "scenarios/budget.h"
 
@@ -61,6 +62,11 @@ int cs_cli_budget_opt(cs_budget_opts *o, int id, const char *v, const char **pri
     case CS_BUD_RESTART:
         o->want_goodput = 1;
         return number("--restart-s", v, 0, 1e7, &o->restart_s, err);
+    case CS_BUD_STRAGGLER:
+        if (number("--straggler", v, 0, 100, &o->straggler, err) < 0 || o->straggler < 1)
+            return cs_err_set(err, CS_EUSAGE, NULL, "--straggler: expected a factor from 1 "
+                              "to 100, got '%s'", v);
+        return 0;
     default:
         return cs_err_set(err, CS_EUSAGE, NULL, "not a budget option");
     }

@@ -22,7 +22,7 @@ static const char usage[] =
     "--nodes N resizes the plan's cluster (a preset or file) to N nodes.\n"
     "Cost, energy, goodput: [--price $/GPU-h] [--tokens N (K/M/G/T = 1e3..1e12)] [--energy]\n"
     "  [--grid-gCO2-per-kWh G] [--node-W W] [--pue F] [--goodput] [--ckpt-GBps B]\n"
-    "  [--restart-s S] (docs/plans.md \"Cost, energy and goodput\").\n\n"
+    "  [--restart-s S] [--straggler F] (docs/plans.md \"Cost, energy and goodput\").\n\n"
     "Simulate one training step of a plan (DESIGN 6): step time, tokens/s, MFU/HFU, breakdown,\n"
     "memory per GPU. --model takes a preset (collsim list models) or a Hugging Face config.json.\n"
     "--seq-length N trains on N-token sequences (default: the model's seq_len, for a config.json\n"

@@ -28,7 +28,8 @@ int cs_budget_parse_tokens(const char *s, const char *flag, double *out, cs_err 
 
 int cs_budget_asked(const cs_budget_opts *o)
 {
-    return o->tokens > 0 || o->price_per_gpu_h > 0 || o->want_energy || o->want_goodput;
+    return o->tokens > 0 || o->price_per_gpu_h > 0 || o->want_energy || o->want_goodput ||
+           o->straggler > 0;
 }
 
 int cs_budget_eval(const cs_plan_ctx *ctx, const cs_plan *p, const cs_plan_result *r,
@@ -43,6 +44,11 @@ int cs_budget_eval(const cs_plan_ctx *ctx, const cs_plan *p, const cs_plan_resul
     if (o->want_energy) {
         out->has_energy = 1;
         if ((rc = cs_energy_of(p, r, nodes, o, &out->energy, err)) < 0)
+            return rc;
+    }
+    if (o->straggler > 0) {
+        out->has_straggler = 1;
+        if ((rc = cs_plan_straggler(r, o->straggler, &out->straggler, err)) < 0)
             return rc;
     }
     if (o->want_goodput) {
@@ -62,8 +68,11 @@ int cs_budget_print(FILE *f, int json, const cs_plan *p, const cs_plan_result *r
     const cs_energy *e = b->has_energy ? &b->energy : NULL;
     const cs_goodput *g = b->has_goodput ? &b->goodput : NULL;
     if (json)
-        return cs_plan_print_json_budget(f, p, r, c, e, g, &b->fail);
+        return cs_plan_print_json_budget(f, p, r, c, e, g, &b->fail,
+                                         b->has_straggler ? &b->straggler : NULL);
     cs_plan_print_text(f, p, r);
     cs_budget_print_text(f, c, e, g, &b->fail);
+    if (b->has_straggler)
+        cs_straggler_print_text(f, &b->straggler);
     return ferror(f) ? CS_EIO : 0;
 }

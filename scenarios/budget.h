@@ -24,6 +24,7 @@ typedef struct cs_budget_opts {
                                  (0 = the default, Llama 3's storage per GPU x the GPUs) */
     double restart_s;         /* --restart-s: a restart's time besides loading the
                                  checkpoint, s (0 = the default) */
+    double straggler;         /* --straggler F: one GPU F times slower (0 = not asked) */
 } cs_budget_opts;
 
 /* Parse a token count "15T", "2.5e12", "300G" (K, M, G, T, P = 1e3 .. 1e15, powers of ten:
@@ -152,9 +153,24 @@ void cs_goodput_of(const cs_fail_stats *st, int gpus, int nodes, double state_by
  * mixed-precision Adam, 4 + 4 for SGD with momentum), bytes. */
 double cs_plan_state_bytes(const cs_plan *p, const cs_plan_result *r);
 
+/* --- A straggler (straggler.c) --- */
+typedef struct cs_straggler {
+    double factor;           /* one GPU's compute takes this many times longer (user-given) */
+    int stage;               /* the pipeline stage it sits on: the one where it costs most */
+    double base_step_s;      /* the step without it, s */
+    double step_s;           /* the step with it, s */
+    double slowdown_pct;     /* 100 (step_s / base_step_s - 1) */
+} cs_straggler;
+/* The step of r's costs with one GPU factor times slower in compute, on each pipeline stage
+ * in turn (at most 32 stages tried: the first, the last and evenly between), the worst
+ * kept. Its TP/CP/EP peers wait for it at every collective and its DP peers at the
+ * gradient reduction, so its stage runs at its pace; communication is unchanged. */
+int cs_plan_straggler(const cs_plan_result *r, double factor, cs_straggler *out, cs_err *err);
+
 /* --- All asked for at once (budget.c) --- */
 typedef struct cs_budget {
-    int has_cost, has_energy, has_goodput; /* what was asked */
+    int has_cost, has_energy, has_goodput, has_straggler; /* what was asked */
+    cs_straggler straggler;
     cs_cost cost;
     cs_energy energy;
     cs_goodput goodput;
@@ -174,6 +190,10 @@ int cs_budget_print(FILE *f, int json, const cs_plan *p, const cs_plan_result *r
 /* Text sections after the plan's report; NULL parts are skipped. */
 void cs_budget_print_text(FILE *f, const cs_cost *c, const cs_energy *e, const cs_goodput *g,
                           const cs_fail_stats *st);
+/* The straggler's section / its JSON object "straggler" on root (json_t *). */
+void cs_straggler_print_text(FILE *f, const cs_straggler *s);
+struct json_t;
+void cs_straggler_json(struct json_t *root, const cs_straggler *s);
 /* The contract objects "cost", "energy", "goodput" set on a JSON object (json_t *). */
 struct json_t;
 void cs_budget_json(struct json_t *root, const cs_cost *c, const cs_energy *e,
@@ -181,6 +201,6 @@ void cs_budget_json(struct json_t *root, const cs_cost *c, const cs_energy *e,
 /* cs_plan_print_json with the budget objects added (NULL parts skipped). */
 int cs_plan_print_json_budget(FILE *f, const cs_plan *p, const cs_plan_result *r,
                               const cs_cost *c, const cs_energy *e, const cs_goodput *g,
-                              const cs_fail_stats *st);
+                              const cs_fail_stats *st, const cs_straggler *sg);
 
 #endif

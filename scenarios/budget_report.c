@@ -209,11 +209,34 @@ void cs_budget_json(struct json_t *root, const cs_cost *c, const cs_energy *e,
         json_object_set_new(root, "goodput", goodput_json(g, st));
 }
 
+void cs_straggler_print_text(FILE *f, const cs_straggler *s)
+{
+    fprintf(f, "\n# straggler: one GPU %.3gx slower in compute (user-given), on the stage "
+            "where it costs most; its peers wait for it\n", s->factor);
+    fprintf(f, "%-24s %12d\n", "stage", s->stage);
+    fprintf(f, "%-24s %12.4f s (%.4f s without, +%.1f%%)\n", "step time", s->step_s,
+            s->base_step_s, s->slowdown_pct);
+}
+
+void cs_straggler_json(struct json_t *root, const cs_straggler *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "factor", json_real(s->factor));
+    json_object_set_new(o, "factor_from", json_string(CS_FROM_USER));
+    json_object_set_new(o, "stage", json_integer(s->stage));
+    json_object_set_new(o, "base_step_time_s", json_real(s->base_step_s));
+    json_object_set_new(o, "step_time_s", json_real(s->step_s));
+    json_object_set_new(o, "slowdown_pct", json_real(s->slowdown_pct));
+    json_object_set_new(root, "straggler", o);
+}
+
 int cs_plan_print_json_budget(FILE *f, const cs_plan *p, const cs_plan_result *r,
                               const cs_cost *c, const cs_energy *e, const cs_goodput *g,
-                              const cs_fail_stats *st)
+                              const cs_fail_stats *st, const cs_straggler *sg)
 {
     json_t *root = cs__plan_json(p, r);
     cs_budget_json(root, c, e, g, st);
+    if (sg)
+        cs_straggler_json(root, sg);
     return cs__plan_json_dump(f, root);
 }

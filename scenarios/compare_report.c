@@ -135,6 +135,8 @@ static json_t *row_json(const cs_cmp_row *r)
     }
     cs_budget_json(o, r->budget.has_cost ? &r->budget.cost : NULL, &r->budget.energy,
                    r->budget.has_goodput ? &r->budget.goodput : NULL, &r->budget.fail);
+    if (r->budget.has_straggler)
+        cs_straggler_json(o, &r->budget.straggler);
     return o;
 }
 

@@ -303,6 +303,9 @@ typedef struct cs_step_costs {
                                 layer's backward (n_buckets = n_pieces, t_bucket per layer) */
     int overlap_grad;        /* buckets overlap backward (else they start after it) */
     int overlap_gather;      /* gathers are prefetched on the DP stream */
+    int slow_stage;          /* a straggler's stage (with slow_factor > 1) */
+    double slow_factor;      /* its compute takes this many times longer (<= 1: none); its
+                                TP/CP/EP/DP peers wait for it, so the stage runs at its pace */
 } cs_step_costs;
 
 /* Result of the step simulation. */

@@ -149,6 +149,37 @@ static void t_llama3(void)
     CU_ASSERT_EQUAL(cs_fail_stats_preset("llama4", &st, &err), CS_ENOENT);
 }
 
+/* A straggler twice as slow: with one stage (m = 4, t_f = 1, t_b = 2, optimizer 0.5, no
+ * communication) the step doubles, 4 x 3 + 0.5 = 12.5 -> 25. On 4 stages (1F1B, m = 8) the
+ * step is (m + p - 1)(t_f + t_b) = 33; the slow stage on the last stage never waits once
+ * started: 3 forwards to reach it, its 8 x (2 + 4) = 48, then 3 backwards of 2 back to the
+ * first stage: 57, and no stage costs more. */
+static void t_straggler(void)
+{
+    cs_plan_result r;
+    cs_straggler s;
+    cs_step_result st;
+    cs_err err;
+    memset(&r, 0, sizeof r);
+    r.costs.pp = 1, r.costs.vp = 1, r.costs.m = 4, r.costs.schedule = CS_PS_1F1B;
+    r.costs.t_fwd = 1, r.costs.t_bwd = 2, r.costs.t_opt = 0.5;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&r.costs, 0, &st, &err), 0);
+    r.step_time_s = st.step_s;
+    cs_step_result_fini(&st);
+    CS_ASSERT_REL(r.step_time_s, 12.5, 1e-9);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_straggler(&r, 2.0, &s, &err), 0);
+    CS_ASSERT_REL(s.step_s, 25, 1e-9);
+    CS_ASSERT_REL(s.slowdown_pct, 100, 1e-9);
+    r.costs.pp = 4, r.costs.m = 8, r.costs.t_opt = 0;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&r.costs, 0, &st, &err), 0);
+    r.step_time_s = st.step_s;
+    cs_step_result_fini(&st);
+    CS_ASSERT_REL(r.step_time_s, 33, 1e-9);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_straggler(&r, 2.0, &s, &err), 0);
+    fprintf(stderr, "\n  straggler x2 on 4 stages: stage %d, step %.3f s\n", s.stage, s.step_s);
+    CS_ASSERT_REL(s.step_s, 57, 1e-9);
+}
+
 /* power_W is parsed or refused: an unknown key, idle over tdp, a missing source. */
 static void t_power_strict(void)
 {
@@ -215,6 +246,7 @@ int cs_test_register(void)
         {"Young and Daly", t_young_daly},
         {"goodput of a given failure rate", t_goodput_given},
         {"Llama 3 effective training time", t_llama3},
+        {"straggler", t_straggler},
         {"power_W strict", t_power_strict},
         {"cli", t_cli},
         {NULL, NULL}};
