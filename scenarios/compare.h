@@ -35,6 +35,16 @@ typedef struct cs_cmp_row {
     cs_budget budget;        /* time, cost, energy (and goodput when asked) */
 } cs_cmp_row;
 
+/* The fastest layout of p (its model, batch and system) on gpus GPUs of ctx's system, put
+ * into p (best.c): plan search's candidates with ZeRO-1 when dp > 1 (else 0) and sequence
+ * parallelism with tp > 1; of a layout's recompute choices only the least that fits (more
+ * recompute adds compute, no communication); candidates timed in order of a lower bound (the
+ * step with every collective free) until the next bound is no better than the best step.
+ * *n_searched gets the candidates timed in full. Returns 0, 1 when no layout fits, or a
+ * negative code. */
+int cs_plan_search_best(cs_plan_ctx *ctx, cs_plan *p, int gpus, long *n_searched,
+                        cs_err *err);
+
 /* The GPU a topology preset's name implies ("dgx-h100-x128" -> h100-sxm, "dgx-b200" -> b200,
  * "mi300x" -> mi300x, ...; docs/plans.md lists them), or NULL. */
 const char *cs_compare_gpu_of(const char *topo);
