@@ -1,7 +1,7 @@
 /* budget.c: the flags of a run's cost, energy and goodput (cli layer), shared by `collsim
  * plan` and `collsim compare`: --price, --tokens, --energy, --grid-gCO2-per-kWh, --node-W,
- * --pue, --goodput, --ckpt-GBps, --restart-s, --straggler (docs/plans.md "Cost, energy and
- * goodput"). */
+ * --pue, --goodput, --ckpt-GBps, --restart-s, --straggler, --lose-nodes (docs/plans.md
+ * "Cost, energy and goodput"). */
 #include "cli/cli.h"
 #include "scenarios/budget.h"
 
@@ -67,6 +67,14 @@ int cs_cli_budget_opt(cs_budget_opts *o, int id, const char *v, const char **pri
             return cs_err_set(err, CS_EUSAGE, NULL, "--straggler: expected a factor from 1 "
                               "to 100, got '%s'", v);
         return 0;
+    case CS_BUD_LOSE: {
+        double k;
+        if (number("--lose-nodes", v, 0, 1 << 20, &k, err) < 0 || k != (int)k)
+            return cs_err_set(err, CS_EUSAGE, NULL, "--lose-nodes: expected a whole number of "
+                              "nodes >= 1, got '%s'", v);
+        o->lose_nodes = (int)k;
+        return 0;
+    }
     default:
         return cs_err_set(err, CS_EUSAGE, NULL, "not a budget option");
     }

@@ -29,10 +29,10 @@ int cs_budget_parse_tokens(const char *s, const char *flag, double *out, cs_err 
 int cs_budget_asked(const cs_budget_opts *o)
 {
     return o->tokens > 0 || o->price_per_gpu_h > 0 || o->want_energy || o->want_goodput ||
-           o->straggler > 0;
+           o->straggler > 0 || o->lose_nodes > 0;
 }
 
-int cs_budget_eval(const cs_plan_ctx *ctx, const cs_plan *p, const cs_plan_result *r,
+int cs_budget_eval(cs_plan_ctx *ctx, const cs_plan *p, const cs_plan_result *r,
                    const cs_budget_opts *o, cs_budget *out, cs_err *err)
 {
     int rc, nodes = cs_plan_ctx_nodes(ctx, r->gpus);
@@ -49,6 +49,11 @@ int cs_budget_eval(const cs_plan_ctx *ctx, const cs_plan *p, const cs_plan_resul
     if (o->straggler > 0) {
         out->has_straggler = 1;
         if ((rc = cs_plan_straggler(r, o->straggler, &out->straggler, err)) < 0)
+            return rc;
+    }
+    if (o->lose_nodes > 0) {
+        out->has_elastic = 1;
+        if ((rc = cs_plan_elastic(ctx, p, r, o->lose_nodes, &out->elastic, err)) < 0)
             return rc;
     }
     if (o->want_goodput) {
@@ -69,10 +74,13 @@ int cs_budget_print(FILE *f, int json, const cs_plan *p, const cs_plan_result *r
     const cs_goodput *g = b->has_goodput ? &b->goodput : NULL;
     if (json)
         return cs_plan_print_json_budget(f, p, r, c, e, g, &b->fail,
-                                         b->has_straggler ? &b->straggler : NULL);
+                                         b->has_straggler ? &b->straggler : NULL,
+                                         b->has_elastic ? &b->elastic : NULL);
     cs_plan_print_text(f, p, r);
     cs_budget_print_text(f, c, e, g, &b->fail);
     if (b->has_straggler)
         cs_straggler_print_text(f, &b->straggler);
+    if (b->has_elastic)
+        cs_elastic_print_text(f, &b->elastic);
     return ferror(f) ? CS_EIO : 0;
 }

@@ -25,6 +25,7 @@ typedef struct cs_budget_opts {
     double restart_s;         /* --restart-s: a restart's time besides loading the
                                  checkpoint, s (0 = the default) */
     double straggler;         /* --straggler F: one GPU F times slower (0 = not asked) */
+    int lose_nodes;           /* --lose-nodes K: re-plan after losing K nodes (0 = no) */
 } cs_budget_opts;
 
 /* Parse a token count "15T", "2.5e12", "300G" (K, M, G, T, P = 1e3 .. 1e15, powers of ten:
@@ -167,10 +168,33 @@ typedef struct cs_straggler {
  * gradient reduction, so its stage runs at its pace; communication is unchanged. */
 int cs_plan_straggler(const cs_plan_result *r, double factor, cs_straggler *out, cs_err *err);
 
+/* The job after losing nodes (elastic.c). */
+typedef struct cs_elastic {
+    int lost_nodes;          /* nodes lost (user-given) */
+    int gpus_before;         /* GPUs of the plan */
+    int gpus_left;           /* GPUs on the nodes left */
+    int ok;                  /* a layout was found (else why) */
+    char why[160];
+    int gpus_after;          /* GPUs of the re-planned job: whole nodes, at most gpus_left */
+    cs_plan_cand layout;     /* its layout */
+    long n_searched;         /* candidates timed in full over the counts tried */
+    double base_step_s;      /* the step before, s */
+    double step_s;           /* the step after, s */
+    double tokens_per_s;     /* tokens per second after */
+    double slowdown_pct;     /* 100 (step_s / base_step_s - 1) */
+} cs_elastic;
+/* Re-plan p (evaluated as r on ctx's system) after losing lost nodes: the fastest layout
+ * (cs_plan_search_best) of the largest whole number of the nodes left that some layout
+ * fits, the global batch kept. 0 (out->ok 0 with why when nothing fits) or a negative
+ * code. */
+int cs_plan_elastic(cs_plan_ctx *ctx, const cs_plan *p, const cs_plan_result *r, int lost,
+                    cs_elastic *out, cs_err *err);
+
 /* --- All asked for at once (budget.c) --- */
 typedef struct cs_budget {
-    int has_cost, has_energy, has_goodput, has_straggler; /* what was asked */
+    int has_cost, has_energy, has_goodput, has_straggler, has_elastic; /* what was asked */
     cs_straggler straggler;
+    cs_elastic elastic;
     cs_cost cost;
     cs_energy energy;
     cs_goodput goodput;
@@ -180,7 +204,7 @@ typedef struct cs_budget {
 int cs_budget_asked(const cs_budget_opts *o);
 /* Cost (price or tokens given), energy, goodput (Llama 3's rates) of plan p's evaluated step r
  * on ctx's system, as o asks. 0 or a negative code (a GPU without power figures). */
-int cs_budget_eval(const cs_plan_ctx *ctx, const cs_plan *p, const cs_plan_result *r,
+int cs_budget_eval(cs_plan_ctx *ctx, const cs_plan *p, const cs_plan_result *r,
                    const cs_budget_opts *o, cs_budget *out, cs_err *err);
 /* The plan's text or JSON report with the budget's sections. */
 int cs_budget_print(FILE *f, int json, const cs_plan *p, const cs_plan_result *r,
@@ -194,6 +218,9 @@ void cs_budget_print_text(FILE *f, const cs_cost *c, const cs_energy *e, const c
 void cs_straggler_print_text(FILE *f, const cs_straggler *s);
 struct json_t;
 void cs_straggler_json(struct json_t *root, const cs_straggler *s);
+/* The elastic re-plan's section / its JSON object "elastic". */
+void cs_elastic_print_text(FILE *f, const cs_elastic *e);
+void cs_elastic_json(struct json_t *root, const cs_elastic *e);
 /* The contract objects "cost", "energy", "goodput" set on a JSON object (json_t *). */
 struct json_t;
 void cs_budget_json(struct json_t *root, const cs_cost *c, const cs_energy *e,
@@ -201,6 +228,7 @@ void cs_budget_json(struct json_t *root, const cs_cost *c, const cs_energy *e,
 /* cs_plan_print_json with the budget objects added (NULL parts skipped). */
 int cs_plan_print_json_budget(FILE *f, const cs_plan *p, const cs_plan_result *r,
                               const cs_cost *c, const cs_energy *e, const cs_goodput *g,
-                              const cs_fail_stats *st, const cs_straggler *sg);
+                              const cs_fail_stats *st, const cs_straggler *sg,
+                              const cs_elastic *el);
 
 #endif

@@ -230,13 +230,63 @@ void cs_straggler_json(struct json_t *root, const cs_straggler *s)
     json_object_set_new(root, "straggler", o);
 }
 
+static const char *const rc_names[] = {"none", "selective", "full"};
+
+void cs_elastic_print_text(FILE *f, const cs_elastic *e)
+{
+    const cs_plan_cand *c = &e->layout;
+    fprintf(f, "\n# elastic: %d node%s lost (user-given), %d of %d GPUs left; re-planned with "
+            "the global batch kept\n", e->lost_nodes, e->lost_nodes > 1 ? "s" : "",
+            e->gpus_left, e->gpus_before);
+    if (!e->ok) {
+        fprintf(f, "%-24s %s\n", "no layout", e->why);
+        return;
+    }
+    fprintf(f, "%-24s %12d (the largest whole number of nodes a layout fits)\n", "GPUs used",
+            e->gpus_after);
+    fprintf(f, "%-24s tp %d, pp %d, dp %d, cp %d, ep %d, vp %d, micro batch %d, zero %d, sp %s, "
+            "recompute %s\n", "layout", c->tp, c->pp, c->dp, c->cp, c->ep, c->vp, c->mbs,
+            c->zero, c->sp ? "on" : "off", rc_names[c->recompute]);
+    fprintf(f, "%-24s %12.4f s (%.4f s before, %+.1f%%)\n", "step time", e->step_s,
+            e->base_step_s, e->slowdown_pct);
+    fprintf(f, "%-24s %12.0f\n", "tokens/s", e->tokens_per_s);
+}
+
+void cs_elastic_json(struct json_t *root, const cs_elastic *e)
+{
+    json_t *o = json_object();
+    const cs_plan_cand *c = &e->layout;
+    json_object_set_new(o, "lost_nodes", json_integer(e->lost_nodes));
+    json_object_set_new(o, "gpus_before", json_integer(e->gpus_before));
+    json_object_set_new(o, "gpus_left", json_integer(e->gpus_left));
+    json_object_set_new(o, "ok", json_boolean(e->ok));
+    if (!e->ok) {
+        json_object_set_new(o, "why", json_string(e->why));
+    } else {
+        json_object_set_new(o, "gpus", json_integer(e->gpus_after));
+        json_object_set_new(o, "parallel", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
+                            "s:b, s:s}", "tp", c->tp, "pp", c->pp, "dp", c->dp, "cp", c->cp,
+                            "ep", c->ep, "vp", c->vp, "micro_batch", c->mbs, "zero", c->zero,
+                            "sequence_parallel", c->sp, "recompute", rc_names[c->recompute]));
+        json_object_set_new(o, "searched_candidates", json_integer(e->n_searched));
+        json_object_set_new(o, "base_step_time_s", json_real(e->base_step_s));
+        json_object_set_new(o, "step_time_s", json_real(e->step_s));
+        json_object_set_new(o, "tokens_per_s", json_real(e->tokens_per_s));
+        json_object_set_new(o, "slowdown_pct", json_real(e->slowdown_pct));
+    }
+    json_object_set_new(root, "elastic", o);
+}
+
 int cs_plan_print_json_budget(FILE *f, const cs_plan *p, const cs_plan_result *r,
                               const cs_cost *c, const cs_energy *e, const cs_goodput *g,
-                              const cs_fail_stats *st, const cs_straggler *sg)
+                              const cs_fail_stats *st, const cs_straggler *sg,
+                              const cs_elastic *el)
 {
     json_t *root = cs__plan_json(p, r);
     cs_budget_json(root, c, e, g, st);
     if (sg)
         cs_straggler_json(root, sg);
+    if (el)
+        cs_elastic_json(root, el);
     return cs__plan_json_dump(f, root);
 }

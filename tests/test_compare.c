@@ -117,6 +117,57 @@ static void t_search_exact(void)
     cs_plan_fini(&p);
 }
 
+/* Elastic: the test plan (16 GPUs on 2 nodes) losing a node runs on the 8 left, at the
+ * layout the fast search finds for 8 GPUs; losing both leaves nothing. Llama-3-70B with
+ * global batch 1024 on 128 nodes losing one: dp divides 1024 (a power of two), tp and cp
+ * are powers of two and pp divides the 80 layers, so a count is 2^a or 5 x 2^a; the
+ * largest whole number of nodes at most 1016 GPUs is 640 = 5 x 128. */
+static void t_elastic(void)
+{
+    cs_plan p, q;
+    cs_plan_ctx *ctx = NULL;
+    cs_plan_result r, rq;
+    cs_elastic e;
+    cs_err err;
+    long ns;
+    cs_plan_init(&p);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_load(cs_test_data("ok/plan-small.json"), &p, &err), 0);
+    cs_plan_apply_train(&p);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_eval(ctx, &p, 0, &r, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_elastic(ctx, &p, &r, 1, &e, &err), 0);
+    CU_ASSERT_FATAL(e.ok);
+    CU_ASSERT_EQUAL(e.gpus_left, 8);
+    CU_ASSERT_EQUAL(e.gpus_after, 8);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_copy(&q, &p), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_search_best(ctx, &q, 8, &ns, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_eval(ctx, &q, 0, &rq, &err), 0);
+    CS_ASSERT_REL(e.step_s, rq.step_time_s, 1e-12);
+    CS_ASSERT_REL(e.slowdown_pct, 100 * (rq.step_time_s / r.step_time_s - 1), 1e-9);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_elastic(ctx, &p, &r, 2, &e, &err), 0);
+    CU_ASSERT_FALSE(e.ok);
+    cs_plan_result_fini(&rq);
+    cs_plan_result_fini(&r);
+    cs_plan_fini(&q);
+    cs_plan_ctx_free(ctx);
+    cs_plan_fini(&p);
+    cs_plan_init(&p);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_parse("{\"model\": \"llama3-70b\", \"train\": "
+        "{\"global_batch\": 1024}, \"parallel\": {\"tp\": 8, \"pp\": 4, \"dp\": 32}, "
+        "\"system\": {\"topo\": \"dgx-h100-x128\", \"gpu\": \"h100-sxm\"}}", "l70", &p,
+        &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_eval(ctx, &p, 0, &r, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_elastic(ctx, &p, &r, 1, &e, &err), 0);
+    CU_ASSERT(e.ok);
+    CU_ASSERT_EQUAL(e.gpus_left, 1016);
+    CU_ASSERT_EQUAL(e.gpus_after, 640);
+    CU_ASSERT_EQUAL(e.layout.pp % 5, 0);
+    cs_plan_result_fini(&r);
+    cs_plan_ctx_free(ctx);
+    cs_plan_fini(&p);
+}
+
 static int has(const char *path, const char *what)
 {
     FILE *f = fopen(path, "rb");
@@ -193,6 +244,7 @@ int cs_test_register(void)
         {"systems and prices", t_parse},
         {"rows", t_rows},
         {"search is exact", t_search_exact},
+        {"elastic", t_elastic},
         {"cli", t_cli},
         {NULL, NULL}};
     return cs_test_add_suite("compare", cases);
