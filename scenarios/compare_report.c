@@ -52,6 +52,15 @@ static double train_MWh(const cs_cmp_row *r)
     return t > 0 ? r->budget.energy.system_kW * t / 3.6e6 : NAN;
 }
 
+/* A number with decimals, or "-" when there is none (not asked: 0 or NaN). */
+static void num(char *buf, size_t n, double v, int decimals)
+{
+    if (isnan(v) || v <= 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.*f", decimals, v);
+}
+
 static void header_text(FILE *f, const cs_plan *b, const cs_budget_opts *o)
 {
     fprintf(f, "# compare: %s, %d GPUs, global batch %ld x %d tokens, %s", b->model.name,
@@ -69,7 +78,7 @@ static void header_text(FILE *f, const cs_plan *b, const cs_budget_opts *o)
 int cs_compare_print_text(FILE *f, const cs_plan *base, const cs_cmp_row *rows, int n,
                           const cs_budget_opts *o)
 {
-    char lay[96];
+    char lay[96], days[32], gh[32], usd[32], mwh[32];
     int i;
     header_text(f, base, o);
     fprintf(f, "%-18s %-10s %9s %10s %8s %6s %7s %7s %9s %11s %12s %9s %9s  %s\n", "system",
@@ -82,12 +91,15 @@ int cs_compare_print_text(FILE *f, const cs_plan *base, const cs_cmp_row *rows, 
             continue;
         }
         layout_str(&r->layout, lay, sizeof lay);
-        fprintf(f, "%-18s %-10s %9.3f %10.0f %8.1f %6.1f %7.1f %7.1f %9.2f %11.0f %12.0f "
-                "%9.3f %9.1f  %s%s\n", r->sys.name, r->sys.gpu, r->step_s, r->tokens_per_s,
+        num(days, sizeof days, train_s(r) / 86400, 2);
+        num(gh, sizeof gh, gpu_hours(r), 0);
+        num(usd, sizeof usd, cost_usd(r), 0);
+        num(mwh, sizeof mwh, train_MWh(r), 1);
+        fprintf(f, "%-18s %-10s %9.3f %10.0f %8.1f %6.1f %7.1f %7.1f %9s %11s %12s %9.3f %9s  "
+                "%s%s\n", r->sys.name, r->sys.gpu, r->step_s, r->tokens_per_s,
                 r->model_tflops_per_gpu, r->mfu_pct, r->mem_bytes / 1e9,
-                (r->capacity_bytes - r->mem_bytes) / 1e9, train_s(r) / 86400, gpu_hours(r),
-                cost_usd(r), r->budget.energy.per_token_J, train_MWh(r), lay,
-                r->fits ? "" : " (does not fit)");
+                (r->capacity_bytes - r->mem_bytes) / 1e9, days, gh, usd,
+                r->budget.energy.per_token_J, mwh, lay, r->fits ? "" : " (does not fit)");
     }
     fprintf(f, "# power: GPU board power from each GPU preset's power_W (collsim list gpus); "
             "nodes %s; J/token and MWh at PUE %.2f\n", o->node_W > 0 ? "user-given" :
@@ -158,6 +170,14 @@ int cs_compare_print_json(FILE *f, const cs_plan *base, const cs_cmp_row *rows, 
     return cs__plan_json_dump(f, root);
 }
 
+/* A CSV cell and its comma: empty when there is no figure (not asked). */
+static void csv_num(FILE *f, double v)
+{
+    if (!isnan(v) && v > 0)
+        fprintf(f, "%.9g", v);
+    fputc(',', f);
+}
+
 int cs_compare_print_csv(FILE *f, const cs_cmp_row *rows, int n)
 {
     int i;
@@ -173,12 +193,16 @@ int cs_compare_print_csv(FILE *f, const cs_cmp_row *rows, int n)
             fprintf(f, ",,,,,,,,,,,,,,,,,,,,,,,\"%s\"\n", r->why);
             continue;
         }
-        fprintf(f, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,"
-                "%.9g,%.9g,%.9g,%.9g,\n", c->tp, c->pp, c->dp, c->cp, c->ep, c->vp, c->mbs,
-                c->zero, c->sp, rc_names[c->recompute], r->gpus, r->step_s, r->tokens_per_s,
-                r->model_tflops_per_gpu, r->mfu_pct, r->mem_bytes, r->capacity_bytes, r->fits,
-                train_s(r), gpu_hours(r), cost_usd(r), r->budget.energy.per_token_J,
-                train_MWh(r));
+        fprintf(f, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,",
+                c->tp, c->pp, c->dp, c->cp, c->ep, c->vp, c->mbs, c->zero, c->sp,
+                rc_names[c->recompute], r->gpus, r->step_s, r->tokens_per_s,
+                r->model_tflops_per_gpu, r->mfu_pct, r->mem_bytes, r->capacity_bytes, r->fits);
+        csv_num(f, train_s(r));
+        csv_num(f, gpu_hours(r));
+        csv_num(f, cost_usd(r));
+        csv_num(f, r->budget.energy.per_token_J);
+        csv_num(f, train_MWh(r));
+        fputc('\n', f);
     }
     return ferror(f) ? CS_EIO : 0;
 }
