@@ -159,10 +159,15 @@ int cs_cmd_compare(int argc, char **argv)
             goto fail;
     cs_plan_apply_train(&p);
     {
-        const char *outs[] = {"--output", out, "--plot", plot, "--html", cf.html};
-        const char *ins[] = {file};
+        /* no output replaces the plan or a system's topology file */
+        const char *outs[] = {"--output", out, "--plot", plot, "--html", cf.html}, *ins[65];
+        int n_ins = 0, i;
         cs_plot_fmt pf;
-        if ((rc = cs_cli_check_outputs(outs, 3, ins, file ? 1 : 0, &err)) < 0 ||
+        if (file)
+            ins[n_ins++] = file;
+        for (i = 0; i < n_sys && n_ins < 65; i++)
+            ins[n_ins++] = sys[i].topo;
+        if ((rc = cs_cli_check_outputs(outs, 3, ins, n_ins, &err)) < 0 ||
             (plot && (rc = cs_plot_format(plot, &pf, &err)) < 0))
             goto fail;
     }
