@@ -95,6 +95,12 @@ int cs_cmd_plan(int argc, char **argv)
                         "json%s)", fmt, is_search ? ", csv" : "");
         goto fail;
     }
+    if (is_search && cs_budget_asked(&bo)) {
+        rc = cs_err_set(&err, CS_EUSAGE, NULL, "plan search takes no cost, energy, goodput, "
+                        "straggler or elastic flags (collsim compare --search ranks systems "
+                        "with them; collsim plan prices one layout)");
+        goto fail;
+    }
     if (is_search && !file) {
         rc = cs_err_set(&err, CS_EUSAGE, NULL, "plan search needs a PLAN.json");
         goto fail;
