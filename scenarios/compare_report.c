@@ -149,6 +149,8 @@ static json_t *row_json(const cs_cmp_row *r)
                    r->budget.has_goodput ? &r->budget.goodput : NULL, &r->budget.fail);
     if (r->budget.has_straggler)
         cs_straggler_json(o, &r->budget.straggler);
+    if (r->budget.has_elastic)
+        cs_elastic_json(o, &r->budget.elastic);
     return o;
 }
 
