@@ -73,6 +73,49 @@ static void t_energy_fixed(void)
     cs_plan_fini(&p);
 }
 
+/* A whole plan on alpha_beta (one node: no groups) with a GPU object of 100 W idle, 500 W
+ * full: dp 8 of a small GPT, communication nearly free. The budget of its step: $3 x 8 GPUs
+ * x step / 3600 a step; the GPU's mean power from its breakdown's shares; 1 node at the
+ * default 4,600 W. */
+static void t_plan_alpha_beta(void)
+{
+    static const char *const plan =
+        "{\"model\": {\"layers\": 4, \"hidden\": 1024, \"heads\": 16, \"seq_len\": 1024, "
+        "\"vocab\": 8}, \"train\": {\"global_batch\": 16}, \"parallel\": {\"dp\": 8},"
+        " \"system\": {\"topo\": {\"kind\": \"alpha_beta\", \"ranks\": 8, \"link\": "
+        "{\"bandwidth_GBps\": 1e6, \"latency_us\": 0}}, \"gpu\": {\"peak_tflops\": "
+        "{\"bf16\": 100}, \"hbm_GB\": 80, \"hbm_GBps\": 1000, \"power_W\": {\"idle\": "
+        "100, \"tdp\": 500, \"source\": \"test\"}}}}";
+    cs_plan p;
+    cs_plan_result r;
+    cs_plan_ctx *ctx = NULL;
+    cs_budget_opts o;
+    cs_budget b;
+    cs_err err;
+    double tensor, step;
+    cs_plan_init(&p);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_parse(plan, "ab", &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_eval(ctx, &p, 0, &r, &err), 0);
+    memset(&o, 0, sizeof o);
+    o.price_per_gpu_h = 3, o.want_energy = 1, o.tokens = 16 * 1024 * 1000.0;
+    CU_ASSERT_EQUAL_FATAL(cs_budget_eval(ctx, &p, &r, &o, &b, &err), 0);
+    step = r.step_time_s;
+    CS_ASSERT_REL(b.cost.per_step, 3.0 * 8 * step / 3600, 1e-12);
+    CS_ASSERT_REL(b.cost.steps, 1000, 1e-12);               /* 16 x 1024 tokens a step */
+    CS_ASSERT_REL(b.cost.total, 1000 * 3.0 * 8 * step / 3600, 1e-12);
+    CU_ASSERT_EQUAL(b.energy.nodes, 1);
+    tensor = (r.breakdown_s[0] + r.breakdown_s[1] + r.breakdown_s[2]) / step;
+    CS_ASSERT_REL(b.energy.tensor_frac, tensor, 1e-12);
+    CS_ASSERT_REL(b.energy.gpu_avg_W, 100 + 400 * (tensor + 0.5 * r.breakdown_s[3] / step +
+                  0.1 * (1 - tensor - r.breakdown_s[3] / step)), 1e-12);
+    CS_ASSERT_REL(b.energy.step_J, (8 * b.energy.gpu_avg_W + 4600) * step, 1e-12);
+    CU_ASSERT(tensor > 0.9);                  /* communication at 1e6 GB/s is nearly free */
+    cs_plan_result_fini(&r);
+    cs_plan_ctx_free(ctx);
+    cs_plan_fini(&p);
+}
+
 /* δ = 60 s, M = 1 day: Young sqrt(2 x 60 x 86400) = 3219.94 s; Daly's
  * sqrt(2δM)(1 + sqrt(x)/3 + x/9) - δ, x = δ/2M: 3180.06 s. Daly's fraction at τ = 3600 s,
  * R = 600 s: 3600 / (86400 e^{600/86400} (e^{3660/86400} - 1)) = 0.956257 (first order:
@@ -243,6 +286,7 @@ int cs_test_register(void)
     static const cs_test_case cases[] = {
         {"cost of a fixed step", t_cost_fixed},
         {"energy of a fixed step", t_energy_fixed},
+        {"plan on alpha_beta", t_plan_alpha_beta},
         {"Young and Daly", t_young_daly},
         {"goodput of a given failure rate", t_goodput_given},
         {"Llama 3 effective training time", t_llama3},
