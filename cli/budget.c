@@ -1,7 +1,7 @@
 /* budget.c: the flags of a run's cost, energy and goodput (cli layer), shared by `collsim
  * plan` and `collsim compare`: --price, --tokens, --energy, --grid-gCO2-per-kWh, --node-W,
- * --pue, --goodput, --ckpt-GBps, --restart-s, --straggler, --lose-nodes (docs/plans.md
- * "Cost, energy and goodput"). */
+ * --pue, --goodput, --ckpt-GBps, --restart-s, --failures, --straggler, --lose-nodes
+ * (docs/plans.md "Cost, energy and goodput"). */
 #include "cli/cli.h"
 #include "scenarios/budget.h"
 
@@ -66,6 +66,10 @@ int cs_cli_budget_opt(cs_budget_opts *o, int id, const char *v, const char **pri
         if (number("--straggler", v, 0, 100, &o->straggler, err) < 0 || o->straggler < 1)
             return cs_err_set(err, CS_EUSAGE, NULL, "--straggler: expected a factor from 1 "
                               "to 100, got '%s'", v);
+        return 0;
+    case CS_BUD_FAILURES:
+        o->want_goodput = 1;
+        o->failures = v;
         return 0;
     case CS_BUD_LOSE: {
         double k;

@@ -118,16 +118,16 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
  * cs_cli_budget_opt (budget.c). */
 enum { CS_BUD_PRICE = 950, CS_BUD_TOKENS, CS_BUD_ENERGY, CS_BUD_GRID, CS_BUD_NODE_W, CS_BUD_PUE,
        CS_BUD_GOODPUT, CS_BUD_CKPT, CS_BUD_RESTART, CS_BUD_STRAGGLER,
-       CS_BUD_LOSE };
+       CS_BUD_LOSE, CS_BUD_FAILURES };
 #define CS_CLI_BUDGET_SPECS                                                                 \
     {"price", 0, 1, CS_BUD_PRICE}, {"tokens", 0, 1, CS_BUD_TOKENS},                        \
     {"energy", 0, 0, CS_BUD_ENERGY}, {"grid-gCO2-per-kWh", 0, 1, CS_BUD_GRID},             \
     {"node-W", 0, 1, CS_BUD_NODE_W}, {"pue", 0, 1, CS_BUD_PUE},                            \
     {"goodput", 0, 0, CS_BUD_GOODPUT}, {"ckpt-GBps", 0, 1, CS_BUD_CKPT},                   \
     {"restart-s", 0, 1, CS_BUD_RESTART}, {"straggler", 0, 1, CS_BUD_STRAGGLER},  \
-    {"lose-nodes", 0, 1, CS_BUD_LOSE}
+    {"lose-nodes", 0, 1, CS_BUD_LOSE}, {"failures", 0, 1, CS_BUD_FAILURES}
 /* Is id one of those? */
-#define CS_CLI_IS_BUDGET(id) ((id) >= CS_BUD_PRICE && (id) <= CS_BUD_LOSE)
+#define CS_CLI_IS_BUDGET(id) ((id) >= CS_BUD_PRICE && (id) <= CS_BUD_FAILURES)
 struct cs_budget_opts;
 /* Apply budget flag id with value v (NULL for a switch) to o; --price takes one number
  * (price_list NULL) or, for compare, "P" or "NAME=P,..." kept in *price_list (borrowed).

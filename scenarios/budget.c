@@ -58,7 +58,8 @@ int cs_budget_eval(cs_plan_ctx *ctx, const cs_plan *p, const cs_plan_result *r,
     }
     if (o->want_goodput) {
         out->has_goodput = 1;
-        if ((rc = cs_fail_stats_preset("llama3-405b", &out->fail, err)) < 0)
+        if ((rc = cs_fail_stats_load(o->failures ? o->failures : "llama3-405b", &out->fail,
+                                     err)) < 0)
             return rc;
         cs_goodput_of(&out->fail, r->gpus, nodes, cs_plan_state_bytes(p, r), r->step_time_s,
                       r->tokens_per_s * r->step_time_s, o, &out->goodput);

@@ -24,6 +24,7 @@ typedef struct cs_budget_opts {
                                  (0 = the default, Llama 3's storage per GPU x the GPUs) */
     double restart_s;         /* --restart-s: a restart's time besides loading the
                                  checkpoint, s (0 = the default) */
+    const char *failures;     /* --failures PRESET|FILE: failure statistics (NULL: Llama 3's) */
     double straggler;         /* --straggler F: one GPU F times slower (0 = not asked) */
     int lose_nodes;           /* --lose-nodes K: re-plan after losing K nodes (0 = no) */
 } cs_budget_opts;
@@ -111,6 +112,9 @@ typedef struct cs_fail_stats {
 } cs_fail_stats;
 /* The failure presets: "llama3-405b" (Meta, The Llama 3 Herd of Models, 2024). */
 int cs_fail_stats_preset(const char *name, cs_fail_stats *out, cs_err *err);
+/* A preset name, else a file of the same keys (scenarios/failures/llama3-405b.json is the
+ * example): errors name the file and line or the key. */
+int cs_fail_stats_load(const char *spec, cs_fail_stats *out, cs_err *err);
 
 /* Default restart time besides the checkpoint load, s (collsim's assumption: detect the
  * failure, drain and reschedule the job, initialise NCCL and the data loader at scale). */

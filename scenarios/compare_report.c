@@ -104,8 +104,15 @@ int cs_compare_print_text(FILE *f, const cs_plan *base, const cs_cmp_row *rows, 
     fprintf(f, "# power: GPU board power from each GPU preset's power_W (collsim list gpus); "
             "nodes %s; J/token and MWh at PUE %.2f\n", o->node_W > 0 ? "user-given" :
             CS_NODE_W_SOURCE, o->pue > 0 ? o->pue : 1.0);
-    if (o->want_goodput && n > 0 && rows[0].ok)
-        fprintf(f, "# failures: %s\n", rows[0].budget.fail.source);
+    if (o->want_goodput && n > 0 && rows[0].ok) {
+        fprintf(f, "# failures: %s\n# effective training time (Daly's interval):",
+                rows[0].budget.fail.source);
+        for (i = 0; i < n; i++)
+            if (rows[i].ok)
+                fprintf(f, " %s %.1f%%%s", rows[i].sys.name,
+                        100 * rows[i].budget.goodput.fraction, i + 1 < n ? "," : "");
+        fputc('\n', f);
+    }
     return ferror(f) ? CS_EIO : 0;
 }
 

@@ -100,6 +100,35 @@ int cs_fail_stats_preset(const char *name, cs_fail_stats *out, cs_err *err)
     return rc;
 }
 
+int cs_fail_stats_load(const char *spec, cs_fail_stats *out, cs_err *err)
+{
+    json_error_t je;
+    json_t *root;
+    const char *base;
+    char where[300];
+    int n, i, rc;
+    const cs_preset *all = cs_failure_presets(&n);
+    for (i = 0; i < n; i++)
+        if (!strcmp(all[i].name, spec))
+            return cs_fail_stats_preset(spec, out, err);
+    memset(out, 0, sizeof *out);
+    if (!(root = json_load_file(spec, 0, &je))) {
+        if (je.line < 0)
+            return cs_err_set(err, CS_EIO, spec, "cannot read: %s (known presets: "
+                              "llama3-405b)", je.text);
+        snprintf(where, sizeof where, "%s:%d:%d", spec, je.line, je.column);
+        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
+    }
+    base = strrchr(spec, '/');
+    snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : spec);
+    rc = json_is_object(root) ? stats_from_json(root, out, err)
+       : cs_err_set(err, CS_EINVAL, "failures", "expected an object");
+    json_decref(root);
+    if (rc < 0)
+        cs_err_prefix(err, spec);
+    return rc;
+}
+
 double cs_ckpt_young_s(double delta_s, double m_s)
 {
     return sqrt(2 * delta_s * m_s);

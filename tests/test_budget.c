@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A step by hand: 8 GPUs, 2 s: forward 0.5, backward 1.0, optimizer 0.1, bubble 0.4;
  * 1e6 tokens per step. */
@@ -192,6 +193,39 @@ static void t_llama3(void)
     CU_ASSERT_EQUAL(cs_fail_stats_preset("llama4", &st, &err), CS_ENOENT);
 }
 
+/* --failures FILE: the statistics of a file as the preset's; the 16 GPUs of a job under 240
+ * GPU failures in 10 days on 1000 GPUs meet 240 x 16 / 1000 / 10 = 0.384 a day; counts that
+ * do not add up are refused. */
+static void t_failures_file(void)
+{
+    static const char *const good =
+        "{\"source\": \"test\", \"gpus\": 1000, \"gpus_per_node\": 8, \"days\": 10, "
+        "\"interruptions\": 240, \"planned\": 0, \"unexpected\": 240, "
+        "\"effective_training_time\": 0.8, \"causes\": [{\"cause\": \"GPU\", "
+        "\"component\": \"gpu\", \"count\": 240}]}";
+    static const char *const bad =
+        "{\"source\": \"test\", \"gpus\": 1000, \"gpus_per_node\": 8, \"days\": 10, "
+        "\"interruptions\": 241, \"planned\": 0, \"unexpected\": 240, "
+        "\"effective_training_time\": 0.8, \"causes\": []}";
+    char path[256];
+    cs_fail_stats st;
+    cs_goodput g;
+    cs_budget_opts o;
+    cs_err err;
+    memset(&o, 0, sizeof o);
+    CU_ASSERT_EQUAL_FATAL(cs_fail_stats_load(cs_test_json_file(good, path, sizeof path), &st,
+                                             &err), 0);
+    unlink(path);
+    CU_ASSERT_EQUAL(st.count[CS_FP_GPU], 240);
+    cs_goodput_of(&st, 16, 2, 1e9, 1, 1, &o, &g);
+    CS_ASSERT_REL(24 * g.interrupt_per_h, 0.384, 1e-12);
+    CU_ASSERT_EQUAL(cs_fail_stats_load(cs_test_json_file(bad, path, sizeof path), &st, &err),
+                    CS_EINVAL);
+    unlink(path);
+    CU_ASSERT(strstr(err.msg, "planned + unexpected") != NULL);
+    CU_ASSERT_EQUAL(cs_fail_stats_load("/nonexistent/failures.json", &st, &err), CS_EIO);
+}
+
 /* A straggler twice as slow: with one stage (m = 4, t_f = 1, t_b = 2, optimizer 0.5, no
  * communication) the step doubles, 4 x 3 + 0.5 = 12.5 -> 25. On 4 stages (1F1B, m = 8) the
  * step is (m + p - 1)(t_f + t_b) = 33; the slow stage on the last stage never waits once
@@ -290,6 +324,7 @@ int cs_test_register(void)
         {"Young and Daly", t_young_daly},
         {"goodput of a given failure rate", t_goodput_given},
         {"Llama 3 effective training time", t_llama3},
+        {"failures file", t_failures_file},
         {"straggler", t_straggler},
         {"power_W strict", t_power_strict},
         {"cli", t_cli},
