@@ -125,6 +125,28 @@ typedef struct cs_logcmd {
 int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
                     cs_logcmd *o, cs_err *err);
 
+/* The flags of a run's cost, energy and goodput (scenarios/budget.h), shared by plan and
+ * compare: put CS_CLI_BUDGET_SPECS in the command's table and pass those ids to
+ * cs_cli_budget_opt (budget.c). */
+enum { CS_BUD_PRICE = 950, CS_BUD_TOKENS, CS_BUD_ENERGY, CS_BUD_GRID, CS_BUD_NODE_W, CS_BUD_PUE,
+       CS_BUD_GOODPUT, CS_BUD_CKPT, CS_BUD_RESTART, CS_BUD_STRAGGLER,
+       CS_BUD_LOSE, CS_BUD_FAILURES };
+#define CS_CLI_BUDGET_SPECS                                                                 \
+    {"price", 0, 1, CS_BUD_PRICE}, {"tokens", 0, 1, CS_BUD_TOKENS},                        \
+    {"energy", 0, 0, CS_BUD_ENERGY}, {"grid-gCO2-per-kWh", 0, 1, CS_BUD_GRID},             \
+    {"node-W", 0, 1, CS_BUD_NODE_W}, {"pue", 0, 1, CS_BUD_PUE},                            \
+    {"goodput", 0, 0, CS_BUD_GOODPUT}, {"ckpt-GBps", 0, 1, CS_BUD_CKPT},                   \
+    {"restart-s", 0, 1, CS_BUD_RESTART}, {"straggler", 0, 1, CS_BUD_STRAGGLER},  \
+    {"lose-nodes", 0, 1, CS_BUD_LOSE}, {"failures", 0, 1, CS_BUD_FAILURES}
+/* Is id one of those? */
+#define CS_CLI_IS_BUDGET(id) ((id) >= CS_BUD_PRICE && (id) <= CS_BUD_FAILURES)
+struct cs_budget_opts;
+/* Apply budget flag id with value v (NULL for a switch) to o; --price takes one number
+ * (price_list NULL) or, for compare, "P" or "NAME=P,..." kept in *price_list (borrowed).
+ * 0 or CS_EUSAGE naming the flag. */
+int cs_cli_budget_opt(struct cs_budget_opts *o, int id, const char *v, const char **price_list,
+                      cs_err *err);
+
 /* Write a report of n sweeps in format ("text", "json", "csv") to path (NULL or "-" =
  * stdout) through cs_out; the sweeps come as `kinds` blocks, one per data type x reduction
  * (sim/report.h cs_report_kinds: one text table for each). 0 or the error. */
@@ -138,7 +160,8 @@ void cs_cli_run_notes(const struct cs_sweep *sw, int n, int check);
 
 /* Each command's option table (its parser's, in its cmd_*.c); plan search reads plan's. */
 extern const cs_opt_spec cs_run_opts[], cs_validate_opts[], cs_calibrate_opts[],
-    cs_explain_opts[], cs_topo_opts[], cs_topo_draw_opts[], cs_plan_opts[], cs_plot_opts[];
+    cs_explain_opts[], cs_topo_opts[], cs_topo_draw_opts[], cs_plan_opts[], cs_plot_opts[],
+    cs_compare_opts[];
 
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);
@@ -160,5 +183,6 @@ void cs_topo_show_about(FILE *f, const char *spec, struct json_t *json);
 int cs_topo_show_rings(FILE *f, const cs_topo *t, const char *spec, long channels, cs_err *err);
 int cs_cmd_explain(int argc, char **argv);
 int cs_cmd_plan(int argc, char **argv);
+int cs_cmd_compare(int argc, char **argv);
 
 #endif

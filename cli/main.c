@@ -36,6 +36,8 @@ static const cs_cmd commands[] = {
      cs_cmd_topo, 0, cs_topo_opts},
     {"plan", "simulate a training plan (DP/TP/PP/ZeRO/EP/CP) step, or search layouts",
      cs_cmd_plan, 1, cs_plan_opts},
+    {"compare", "one plan on several systems: time, cost, energy and failures side by side",
+     cs_cmd_compare, 1, cs_compare_opts},
     {"plot", "draw saved results (JSON, CSV, nccl-tests logs) as a PNG/SVG/PDF chart",
      cs_cmd_plot, 0, cs_plot_opts},
     {"help", "show the commands", cmd_help, 0, NULL},

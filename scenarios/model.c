@@ -170,10 +170,32 @@ int cs_model_preset(const char *name, cs_llm *out, cs_err *err)
     return rc;
 }
 
+/* "power_W": {"idle": W, "tdp": W, "source": "..."} (optional; energy needs it): board
+ * power idle and at full load, 0 < idle < tdp <= 10 kW, and where the figures come from. */
+static int power_from_json(json_t *o, const char *where, cs_gpu *g, cs_err *err)
+{
+    static const char *const keys[] = {"idle", "tdp", "source", NULL};
+    json_t *pw;
+    const char *src = NULL;
+    char w[256];
+    int rc;
+    if ((rc = cs_json_object(o, where, "power_W", 0, &pw, err)) < 0 || !pw)
+        return rc;
+    cs_jpath_key(w, sizeof w, where, "power_W");
+    if ((rc = cs_json_check_keys(pw, w, keys, NULL, err)) < 0 ||
+        (rc = cs_json_range(pw, w, "tdp", 1, 1, 1e4, "W", &g->power_tdp_W, err)) < 0 ||
+        (rc = cs_json_range(pw, w, "idle", 1, 0, g->power_tdp_W, "W", &g->power_idle_W,
+                            err)) < 0 ||
+        (rc = cs_json_string(pw, w, "source", 1, &src, err)) < 0)
+        return rc;
+    snprintf(g->power_source, sizeof g->power_source, "%s", src);
+    return 0;
+}
+
 int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g, cs_err *err)
 {
     static const char *const keys[] = {"peak_tflops", "hbm_GB", "hbm_GBps", "gemm_eff_max",
-        "gemm_half_GFLOP", "mem_eff", "description", "sources", NULL};
+        "gemm_half_GFLOP", "mem_eff", "power_W", "description", "sources", NULL};
     json_t *pk;
     char w[256];
     int rc, d;
@@ -202,6 +224,8 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
     cs_jpath_key(w, sizeof w, where, "hbm_GBps");
     if ((rc = cs_limit_check(g->hbm_GBps, CS_LIMIT_BW_MIN_GBPS, CS_LIMIT_BW_MAX_GBPS, "GB/s", w,
                              err)) < 0)
+        return rc;
+    if ((rc = power_from_json(o, where, g, err)) < 0)
         return rc;
     cs_jpath_key(w, sizeof w, where, "peak_tflops");
     pk = json_object_get(o, "peak_tflops");

@@ -50,6 +50,9 @@ typedef struct cs_gpu {
     double gemm_eff_max;              /* fraction of peak reached by very large GEMMs */
     double gemm_half_GFLOP;           /* GEMM size at which eff is half of gemm_eff_max, GFLOP */
     double mem_eff;                   /* fraction of hbm_GBps elementwise kernels reach */
+    double power_idle_W;              /* board power idle, W (power_W.idle; 0 = not given) */
+    double power_tdp_W;               /* board power at full load (TDP/TBP), W (power_W.tdp) */
+    char power_source[256];           /* power_W.source: where the two figures come from */
 } cs_gpu;
 
 typedef enum cs_recompute { CS_RC_NONE, CS_RC_SELECTIVE, CS_RC_FULL } cs_recompute;
@@ -307,6 +310,9 @@ typedef struct cs_step_costs {
                                 layer's backward (n_buckets = n_pieces, t_bucket per layer) */
     int overlap_grad;        /* buckets overlap backward (else they start after it) */
     int overlap_gather;      /* gathers are prefetched on the DP stream */
+    int slow_stage;          /* a straggler's stage (with slow_factor > 1) */
+    double slow_factor;      /* its compute takes this many times longer (<= 1: none); its
+                                TP/CP/EP/DP peers wait for it, so the stage runs at its pace */
 } cs_step_costs;
 
 /* Result of the step simulation. */

@@ -2,6 +2,7 @@
  * DESIGN §6 (contract keys) and a Perfetto trace of the step's tasks. Printers write to a
  * FILE the caller opened (the command writes a temporary file and renames it). */
 #include "scenarios/plan.h"
+#include "scenarios/model-private.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -158,12 +159,12 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
                 (m->total - r->capacity_bytes) / 1e9, 100 * m->total / r->capacity_bytes);
 }
 
-int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
+json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
 {
     json_t *root = json_object(), *par = json_object(), *bd = json_object(),
            *mem = json_object(), *assumptions;
     char ord[64];
-    int i, rc;
+    int i;
     order_str(p, ord, sizeof ord);
     json_object_set_new(par, "tp", json_integer(p->tp));
     json_object_set_new(par, "pp", json_integer(p->pp));
@@ -232,10 +233,20 @@ int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
                 json_array_append_new(w, json_string(span_warning(r, i, buf, sizeof buf)));
         json_object_set_new(root, "warnings", w);
     }
-    rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    return root;
+}
+
+int cs__plan_json_dump(FILE *f, json_t *root)
+{
+    int rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     fputc('\n', f);
     json_decref(root);
     return rc < 0 ? CS_EIO : 0;
+}
+
+int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
+{
+    return cs__plan_json_dump(f, cs__plan_json(p, r));
 }
 
 int cs_plan_print_trace(FILE *f, const cs_plan *p, const cs_plan_result *r)
