@@ -137,6 +137,11 @@ int cs_cmd_compare(int argc, char **argv)
             fputs(usage, stdout);
             rc = 0;
             goto done;
+        } else if (o->id == O_NODES || o->id == O_CAL) {
+            rc = cs_err_set(&err, CS_EUSAGE, o->id == O_NODES ? "--nodes" : "--calibration",
+                            "give each system's size or calibration in --systems "
+                            "(NAME=TOPO#nodes=N#calibration=FILE:GPU)");
+            break;
         } else if (o->id == O_FMT || o->id == O_OUT || o->id == O_PLOT) {
             *(o->id == O_FMT ? &fmt : o->id == O_OUT ? &out : &plot) = v;
         } else if (CS_CLI_IS_BUDGET(o->id) &&

@@ -37,6 +37,9 @@ int cs_cli_plan_spec(cs_plan *p, const cs_topo_mods *m, cs_err *err)
         return cs_err_set(err, CS_EUSAGE, m->nodes ? "--nodes" : "--calibration", "applies to "
                           "a topology named by --topo or system.topo (a preset or a file), not "
                           "an inline topology");
+    if (!p->topo_spec[0])
+        return cs_err_set(err, CS_EUSAGE, m->nodes ? "--nodes" : "--calibration", "applies to "
+                          "the plan's topology: give --topo or system.topo");
     if (!(spec = cs_cli_spec(p->topo_spec, m, err)))
         return CS_EUSAGE;
     if (strlen(spec) >= sizeof p->topo_spec)
