@@ -204,6 +204,21 @@ static void t_layers(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.where, "node.nccl"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "chanels"));
     unlink(file);
+    /* topo check lists each level's problems where they are */
+    {
+        cs_topo_problems probs = {NULL, 0, 0};
+        cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
+                          "\"fabric\": {\"type\": \"rail\", \"nccl\": {\"transports\": "
+                          "{\"net\": {\"lat_us\": -1}}}}, \"nccl\": {\"chanels\": 4}}",
+                          file, sizeof file);
+        CU_ASSERT_EQUAL(cs_topo_check(file, cs_nccl_sections, &probs, &err), 2);
+        if (probs.n == 2) {
+            CU_ASSERT_STRING_EQUAL(probs.items[0].where, "fabric.nccl.transports.net.lat_us");
+            CU_ASSERT_STRING_EQUAL(probs.items[1].where, "nccl.chanels");
+        }
+        cs_topo_problems_fini(&probs);
+        unlink(file);
+    }
     /* an unknown fabric preset says which exist */
     cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
                       "\"fabric\": \"ib-xdr\"}", file, sizeof file);
