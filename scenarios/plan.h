@@ -22,8 +22,10 @@ int cs_pdtype_bytes(cs_pdtype d);
 /* A transformer model (DESIGN §6 "model"). GPT-style (gated_mlp false): biases, learned
  * position embeddings, output layer tied to the input embedding (Megatron SC'21 eq. 2).
  * LLaMA-style (gated_mlp true): no biases, rotary positions, untied output layer. With
- * experts > 0 every layer's MLP is a mixture of experts_ of moe_ffn_hidden each, top_k
- * routed per token (shared experts and dense first layers are not modelled). */
+ * experts > 0 every layer's MLP (but the first dense_layers, dense with ffn_hidden) is a
+ * mixture of experts of moe_ffn_hidden each, top_k routed per token, plus an always-on shared
+ * expert MLP of shared_ffn. Attention projects to heads x head_dim (Q) and kv_heads x head_dim
+ * (K, V), which need not be hidden. */
 typedef struct cs_llm {
     char name[64];           /* preset name or "custom" */
     int layers;              /* L, transformer layers */
@@ -37,7 +39,20 @@ typedef struct cs_llm {
     int experts;             /* E, experts per MoE layer (0 = dense model) */
     int top_k;               /* k, experts per token */
     int moe_ffn_hidden;      /* inner width of one expert */
+    int head_dim;            /* d_h, width of one attention head (0 = hidden / heads) */
+    int tied;                /* output layer: CS_TIE_FAMILY (GPT tied, LLaMA untied),
+                                CS_TIE_YES (shares the embedding), CS_TIE_NO (its own V x h) */
+    int shared_ffn;          /* inner width of the shared experts of a MoE layer together (an
+                                always-on MLP: n_shared x moe_ffn_hidden; 0 = none) */
+    int dense_layers;        /* the first k layers are dense (ffn_hidden) in a MoE model */
+    char ignored[512];       /* config.json keys that change cost and are not modelled,
+                                comma-separated ("" = none; cs_model_load_hf) */
 } cs_llm;
+
+enum { CS_TIE_FAMILY, CS_TIE_YES, CS_TIE_NO };
+/* The head width d_h (head_dim, else hidden / heads) and whether the output layer is tied. */
+int cs_model_head_dim(const cs_llm *m);
+int cs_model_is_tied(const cs_llm *m);
 
 /* A GPU (DESIGN §6 "gpu"). Compute time of an operation is the roofline
  * max(flops / (peak x eff(flops)), bytes / (hbm x mem_eff)), where the GEMM efficiency

@@ -78,6 +78,17 @@ static int model_is_hf(const cs_plan *p)
     return n > 5 && !strcmp(p->model.name + n - 5, ".json");
 }
 
+/* The comma-separated ignored keys as a JSON array of strings. */
+static json_t *ignored_json(const char *list)
+{
+    json_t *a = json_array();
+    char buf[sizeof ((cs_llm *)0)->ignored], *tok, *save = NULL;
+    snprintf(buf, sizeof buf, "%s", list);
+    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+        json_array_append_new(a, json_string(tok));
+    return a;
+}
+
 static const char *topo_name(const cs_plan *p)
 {
     return p->topo_json ? "(inline topology)" : p->topo_spec;
@@ -116,6 +127,8 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
         fprintf(f, "# sequence: %d tokens, the model's max_position_embeddings (give "
                 "train.seq_len or --seq-length to train on shorter sequences)\n",
                 p->model.seq_len);
+    if (p->model.ignored[0])
+        fprintf(f, "# ignored from config.json: %s\n", p->model.ignored);
     if (r->costs.chunk_layers) {
         char sp[256];
         const char *from = "";
@@ -201,6 +214,8 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
                                 "the Hugging Face config"));
         json_object_set_new(as, "pipeline_layers_from", json_string(from));
         json_object_set_new(as, "vocab", json_integer(p->model.vocab));
+        if (model_is_hf(p))
+            json_object_set_new(as, "ignored", ignored_json(p->model.ignored));
         assumptions = as;
     }
     for (i = 0; i < 10; i++)
