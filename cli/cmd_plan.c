@@ -39,7 +39,7 @@ int cs_cmd_plan(int argc, char **argv)
     const cs_opt_spec *o;
     const char *v, *file = NULL, *fmt = "text", *out = NULL, *plot = NULL, *plotb = NULL,
                *trace = NULL, *ins[17];
-    int n_ins = 0, rc, is_search = 0, gpus = 0, top = 10, pass;
+    int n_ins = 0, rc, is_search = 0, gpus = 0, top = 10, pass, ds = 0;
     cs_plan p;
     cs_plan_ctx *ctx = NULL;
     cs_plan_result r;
@@ -80,6 +80,7 @@ int cs_cmd_plan(int argc, char **argv)
             trace = v;
         } else if ((o->id == O_DS || o->id == O_MODEL || o->id == O_TOPO) && n_ins < 15) {
             ins[n_ins++] = v;
+            ds |= o->id == O_DS;
         } else if (o->id == O_GPUS && (rc = cs__plan_num(o, v, 1, &gpus, &err)) < 0) {
             break;
         } else if (o->id == O_TOP && (rc = cs__plan_num(o, v, 1, &top, &err)) < 0) {
@@ -144,8 +145,12 @@ int cs_cmd_plan(int argc, char **argv)
             (plotb && (rc = cs_plot_format(plotb, &pf, &err)) < 0))
             goto fail;
     }
-    if ((rc = cs_plan_check(&p, 0, &err)) < 0 || (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0 ||
-        (rc = cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &err)) < 0 ||
+    if ((rc = cs_plan_check(&p, 0, &err)) < 0 || (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0)
+        goto fail;
+    /* no dp given: every GPU of the topology in data parallel (said in the header), but
+     * not over DeepSpeed's batch sizes, read per data-parallel rank with dp 1 */
+    cs_plan_default_layout(&p, cs_plan_ctx_ranks(ctx), ds);
+    if ((rc = cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &err)) < 0 ||
         (rc = cs_plan_eval(ctx, &p, plot || trace, &r, &err)) < 0)
         goto fail;
     if (plot && (rc = cs_plot_plan_pipeline(&p, &r, plot, 0, 0, &err)) < 0)

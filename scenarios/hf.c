@@ -191,7 +191,8 @@ int cs_model_load_hf(const char *path, cs_llm *m, cs_err *err)
     }
     rc = read_keys(root, m, err);
     json_object_foreach(root, k, v) {   /* in the file's order (jansson keeps it) */
-        if (in(used, k) || (in(irrelevant, k) && !ignored_by_value(root, k, v)))
+        if (in(used, k) || (in(irrelevant, k) && !ignored_by_value(root, k, v)) ||
+            json_is_null(v))            /* null: not set (q_lora_rank of V2-Lite) */
             continue;
         if (!strcmp(k, "sliding_window") && !ignored_by_value(root, k, v))
             continue;

@@ -77,6 +77,11 @@ typedef enum cs_dp_mode { CS_DPM_DDP, CS_DPM_PS, CS_DPM_DATAPARALLEL } cs_dp_mod
 /* Where the trained sequence length comes from (DESIGN §8 "assumptions": seq_len_from). */
 typedef enum cs_seq_from { CS_SEQ_MODEL, CS_SEQ_TRAIN, CS_SEQ_FLAG } cs_seq_from;
 
+/* Where the data-parallel degree came from (DESIGN §8 "assumptions": layout_from): the
+ * plan or a flag, the topology's GPUs (no dp given: dp = N / (tp pp cp)), or 1 because the
+ * topology's GPUs do not divide or --deepspeed read its batch sizes with dp 1. */
+typedef enum cs_layout_from { CS_LAYOUT_GIVEN, CS_LAYOUT_TOPO, CS_LAYOUT_ONE } cs_layout_from;
+
 /* Most entries of an explicit parallel.pipeline_layers list. */
 #define CS_PLAN_MAX_STAGE_LIST 1024
 
@@ -98,7 +103,13 @@ typedef struct cs_plan {
     double grad_compression;  /* DP gradient bytes are multiplied by this, (0, 1] */
     int offload_optimizer;    /* optimizer states live in host memory */
     int flash_attention;      /* attention never writes the s x s scores to memory (Dao et
-                                 al. 2022): no score traffic, no 5as/h activation term */
+                                 al. 2022): no score traffic, no 5as/h activation term;
+                                 default on (Megatron-LM, NeMo) */
+    int flash_given;          /* train.flash_attention or --flash-attention set it */
+    int dtype_flag;           /* --dtype set dtype (its errors name the flag) */
+    int dp_given;             /* parallel.dp or --dp set dp (else cs_plan_default_layout) */
+    cs_layout_from layout_from; /* where dp came from (the header and assumptions say it) */
+    int topo_gpus;            /* GPUs of the topology when layout_from is not GIVEN */
     int seq_len;              /* train.seq_len / --seq-length: tokens per trained sequence
                                  (0 = the model's seq_len); cs_plan_apply_train puts it in
                                  model.seq_len */
@@ -152,6 +163,9 @@ const char *cs_gpu_about(const char *name);
 /* A plan JSON text (DESIGN §6); base_dir resolves a relative system.topo file. */
 int cs_plan_parse(const char *json, const char *name, cs_plan *out, cs_err *err);
 int cs_plan_load(const char *path, cs_plan *out, cs_err *err);
+/* No dp given (dp_given 0): dp = ranks / (tp x pp x cp) when that divides, else 1, and
+ * layout_from says which (keep_one: leave dp 1, e.g. batch sizes already read per rank). */
+void cs_plan_default_layout(cs_plan *p, int ranks, int keep_one);
 /* A Hugging Face config.json as a model. */
 int cs_model_load_hf(const char *path, cs_llm *out, cs_err *err);
 /* Megatron-LM command-line arguments ("--num-layers 24 --hidden-size 2304 ...") into p;

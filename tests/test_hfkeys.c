@@ -1,0 +1,163 @@
+/* test_hfkeys.c: every input read completely or refused out loud (issue 27): Hugging Face
+ * config.json keys that change the counts (head_dim, tie_word_embeddings, shared experts,
+ * dense first layers), keys named as ignored in the result, the plan JSON's model keys of
+ * the same, and the defaults a plan states (the layout from the topology). Every number is
+ * derived by hand in the comment above its assertion. */
+#include "scenarios/plan.h"
+#include "tests/testutil.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void load(const char *rel, cs_llm *m)
+{
+    cs_err err;
+    cs_err_clear(&err);
+    if (cs_model_load_hf(cs_test_data(rel), m, &err) < 0)
+        fprintf(stderr, "\n  %s: %s: %s\n", rel, err.where, err.msg);
+    CU_ASSERT_EQUAL_FATAL(err.code, 0);
+}
+
+/* Qwen3-style: h 1024, 16 heads of head_dim 128 (a d_h = 2048 != h), 8 KV heads, SwiGLU f
+ * 3072, 2 layers, V 1000, tied. Per layer: attention h (a d_h + 2 kv d_h) + a d_h h =
+ * 1024 x 4096 + 2048 x 1024 = 6291456, RMSNorms 2 h = 2048, MLP 3 h f = 9437184: 15730688;
+ * 2 layers 31461376; embedding V h + final norm h = 1025024 (tied: no output layer);
+ * total 32486400. Untied: + V h = 1024000. */
+static void t_head_dim_params(void)
+{
+    cs_llm m, u;
+    double d, e;
+    load("ok/hf-qwen3-small.json", &m);
+    CU_ASSERT_EQUAL(m.head_dim, 128);
+    CU_ASSERT_EQUAL(cs_model_head_dim(&m), 128);
+    CU_ASSERT(cs_model_is_tied(&m));
+    cs_model_layer_params(&m, &d, &e);
+    CU_ASSERT_DOUBLE_EQUAL(d, 15730688.0, 0.5);
+    CU_ASSERT_DOUBLE_EQUAL(e, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_embed_params(&m), 1025024.0, 0.5);
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_params(&m), 32486400.0, 0.5);
+    load("ok/hf-qwen3-untied.json", &u);
+    CU_ASSERT(!cs_model_is_tied(&u));
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_params(&u) - cs_model_params(&m), 1000.0 * 1024, 0.5);
+}
+
+/* Forward FLOPs of one layer, s = 256: QKV 2 s h (a d_h + 2 kv d_h) = 2147483648, core
+ * 4 s^2 a d_h = 536870912, projection 2 s a d_h h = 1073741824, MLP 3 x 2 s h f =
+ * 4831838208: 2^33. */
+static void t_head_dim_flops(void)
+{
+    cs_llm m;
+    load("ok/hf-qwen3-small.json", &m);
+    CU_ASSERT_EQUAL(m.seq_len, 256);
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_attn_core_flops(&m), 536870912.0, 0.5);
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_layer_fwd_flops(&m), 8589934592.0, 0.5);
+}
+
+/* DeepSeek-style: h 512, 8 heads (d_h 64), 4 layers, the first dense (f 2048), 3 MoE
+ * layers of 8 experts of 256 (top 2) and 2 shared experts (one MLP of 512), V 1000,
+ * untied. Attention 4 h^2 = 1048576, norms 1024. Dense layer: + 3 h 2048 = 3145728:
+ * 4195328. MoE layer: + router h E = 4096 + experts 8 x 3 h 256 = 3145728 + shared
+ * 3 h 512 = 786432: 4985856. Layers 4195328 + 3 x 4985856 = 19152896; embedding and
+ * output 2 V h + h = 1024512: 20177408. Every layer MoE without shared experts (the model
+ * before issue 27): 4 x 4199424 + 1024512 = 17822208. */
+static void t_deepseek_params(void)
+{
+    cs_llm m, old;
+    load("ok/hf-deepseek-small.json", &m);
+    CU_ASSERT_EQUAL(m.dense_layers, 1);
+    CU_ASSERT_EQUAL(m.shared_ffn, 512);
+    CU_ASSERT_EQUAL(m.experts, 8);
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_params(&m), 20177408.0, 0.5);
+    old = m;
+    old.dense_layers = 0;
+    old.shared_ffn = 0;
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_params(&old), 17822208.0, 0.5);
+    /* the mean layer's FLOPs: (1 dense + 3 MoE) / 4; s = 256, attention 2 s (4 h^2) +
+     * 4 s^2 h = 536870912 + 134217728; dense MLP 6 s h 2048 = 1610612736; MoE router
+     * 2 s h E = 2097152, routed 2 x 6 s h 256 = 402653184, shared 6 s h 512 = 402653184 */
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_layer_fwd_flops(&m), 671088640.0 +
+                           (1610612736.0 + 3 * (2097152.0 + 402653184 + 402653184)) / 4, 1);
+}
+
+/* Keys that change cost and are not modelled are named, in the file's order: the MLA
+ * ranks (q_lora_rank is null: not set) and an unknown key; known-irrelevant keys are not. */
+static void t_ignored_named(void)
+{
+    cs_llm m;
+    load("ok/hf-deepseek-small.json", &m);
+    CU_ASSERT_STRING_EQUAL(m.ignored, "kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, "
+                           "v_head_dim");
+    load("ok/hf-qwen3-small.json", &m);
+    CU_ASSERT_STRING_EQUAL(m.ignored, "frobnicate");
+    load("ok/plan-llama-2-7b-config.json", &m);
+    CU_ASSERT_STRING_EQUAL(m.ignored, "");
+}
+
+/* The result says it: the text header and JSON assumptions.ignored. */
+static void t_ignored_in_result(void)
+{
+    char cmd[2048], *out = NULL;
+    json_t *root, *ig;
+#define BASE "%s plan --model %s --gpu h100-sxm --topo dgx-h100 --dp 8 --gbs 8 " \
+             "--flash-attention on%s"
+    snprintf(cmd, sizeof cmd, BASE, CS_COLLSIM, cs_test_data("ok/hf-qwen3-small.json"), "");
+    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n# ignored from config.json: frobnicate\n"));
+    free(out);
+    out = NULL;
+    snprintf(cmd, sizeof cmd, BASE, CS_COLLSIM, cs_test_data("ok/hf-qwen3-small.json"),
+             " --format json");
+    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    root = json_loads(out, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    ig = json_object_get(json_object_get(root, "assumptions"), "ignored");
+    CU_ASSERT_EQUAL(json_array_size(ig), 1);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(ig, 0)), "frobnicate");
+    json_decref(root);
+    free(out);
+}
+
+/* The plan JSON's model keys give the same counts as the config.json, and are strict. */
+static void t_plan_model_keys(void)
+{
+    static const char *const bad[][2] = {
+        {"\"shared_experts\": 2", "model.shared_experts"},
+        {"\"experts\": 8, \"dense_layers\": 5", "model.dense_layers"},
+        {"\"head_dim\": 0", "model.head_dim"},
+        {"\"tied_embeddings\": 1", "model.tied_embeddings"}};
+#define FMT "{\"model\": {\"layers\": 4, \"hidden\": 512, \"heads\": 8, " \
+        "\"ffn_hidden\": 2048, \"gated_mlp\": true, \"seq_len\": 256, \"vocab\": 1000, %s}, " \
+        "\"train\": {\"global_batch\": 8}}"
+    char json[1024];
+    cs_plan p;
+    cs_err err;
+    size_t i;
+    snprintf(json, sizeof json, FMT, "\"experts\": 8, \"top_k\": 2, \"moe_ffn_hidden\": 256, "
+             "\"shared_experts\": 2, \"dense_layers\": 1, \"tied_embeddings\": false");
+    CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "test", &p, &err), 0);
+    CS_ASSERT_REL(cs_model_params(&p.model), 20177408.0, 1e-15);
+    cs_plan_fini(&p);
+    snprintf(json, sizeof json, FMT, "\"head_dim\": 128, \"tied_embeddings\": true");
+    CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "test", &p, &err), 0);
+    CU_ASSERT_EQUAL(cs_model_head_dim(&p.model), 128);
+    cs_plan_fini(&p);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(json, sizeof json, FMT, bad[i][0]);
+        cs_err_clear(&err);
+        CU_ASSERT(cs_plan_parse(json, "test", &p, &err) < 0);
+        CU_ASSERT_STRING_EQUAL(err.where, bad[i][1]);
+        cs_plan_fini(&p);
+    }
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case hf[] = {
+        {"head_dim_params", t_head_dim_params}, {"head_dim_flops", t_head_dim_flops},
+        {"deepseek_params", t_deepseek_params}, {"ignored_named", t_ignored_named},
+        {"ignored_in_result", t_ignored_in_result}, {"plan_model_keys", t_plan_model_keys},
+        {NULL, NULL}};
+    return cs_test_add_suite("hfkeys", hf);
+}
