@@ -16,6 +16,7 @@ static const char usage[] =
     "usage: collsim plan [PLAN.json] [--model M --gpu G --topo T --tp N --pp N --dp N --cp N\n"
     "                    --ep N --vp N --zero 0-3 --mbs N --gbs N --recompute none|selective|full\n"
     "                    --sp --schedule 1f1b|gpipe|interleaved --seq-length N\n"
+    "                    --flash-attention on|off --dtype bf16|fp16|fp8\n"
     "                    --megatron \"ARGS\" --deepspeed ds_config.json] [--format text|json]\n"
     "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"
@@ -31,7 +32,12 @@ static const char usage[] =
     "its max_position_embeddings; the plan's train.seq_len). Layers that do not divide over pp\n"
     "are split as evenly as possible, the extra layers on the middle stages; the plan's\n"
     "parallel.pipeline_layers or Megatron's --decoder-first/last-pipeline-num-layers and\n"
-    "--account-for-embedding/loss-in-pipeline-split choose the split (docs/plans.md).\n";
+    "--account-for-embedding/loss-in-pipeline-split choose the split (docs/plans.md).\n"
+    "Without --dp (or parallel.dp) every GPU of the topology is used in data parallel,\n"
+    "dp = GPUs / (tp x pp x cp); flash attention is on unless --flash-attention off or\n"
+    "train.flash_attention false; the header says each default it took. A config.json's keys\n"
+    "that collsim does not model are named ('# ignored from config.json:', JSON\n"
+    "assumptions.ignored).\n";
 
 int cs_cmd_plan(int argc, char **argv)
 {
