@@ -151,12 +151,17 @@ int cs_cmd_plan(int argc, char **argv)
             (plotb && (rc = cs_plot_format(plotb, &pf, &err)) < 0))
             goto fail;
     }
-    if ((rc = cs_plan_check(&p, 0, &err)) < 0 || (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0)
-        goto fail;
     /* no dp given: every GPU of the topology in data parallel (said in the header), but
-     * not over DeepSpeed's batch sizes, read per data-parallel rank with dp 1 */
-    cs_plan_default_layout(&p, cs_plan_ctx_ranks(ctx), ds);
-    if ((rc = cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &err)) < 0 ||
+     * not over DeepSpeed's batch sizes, read per data-parallel rank with dp 1; the layout
+     * is checked once dp is known */
+    if (!p.dp_given && (p.topo_spec[0] || p.topo_json)) {
+        if ((rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0)
+            goto fail;
+        cs_plan_default_layout(&p, cs_plan_ctx_ranks(ctx), ds);
+    }
+    if ((rc = cs_plan_check(&p, 0, &err)) < 0 ||
+        (!ctx && (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0) ||
+        (rc = cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &err)) < 0 ||
         (rc = cs_plan_eval(ctx, &p, plot || trace, &r, &err)) < 0)
         goto fail;
     if (plot && (rc = cs_plot_plan_pipeline(&p, &r, plot, 0, 0, &err)) < 0)

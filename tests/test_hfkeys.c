@@ -136,20 +136,63 @@ static void t_plan_model_keys(void)
     size_t i;
     snprintf(json, sizeof json, FMT, "\"experts\": 8, \"top_k\": 2, \"moe_ffn_hidden\": 256, "
              "\"shared_experts\": 2, \"dense_layers\": 1, \"tied_embeddings\": false");
+    cs_plan_init(&p);
     CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "test", &p, &err), 0);
     CS_ASSERT_REL(cs_model_params(&p.model), 20177408.0, 1e-15);
     cs_plan_fini(&p);
     snprintf(json, sizeof json, FMT, "\"head_dim\": 128, \"tied_embeddings\": true");
+    cs_plan_init(&p);
     CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "test", &p, &err), 0);
     CU_ASSERT_EQUAL(cs_model_head_dim(&p.model), 128);
     cs_plan_fini(&p);
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(json, sizeof json, FMT, bad[i][0]);
         cs_err_clear(&err);
+        cs_plan_init(&p);
         CU_ASSERT(cs_plan_parse(json, "test", &p, &err) < 0);
         CU_ASSERT_STRING_EQUAL(err.where, bad[i][1]);
         cs_plan_fini(&p);
     }
+}
+
+/* No dp given on the 8 GPUs of a DGX H100: dp 8, said in the layout line and in
+ * assumptions.layout_from; flash attention by default, said too. A plan that gives dp and
+ * flash attention gets neither note. */
+static void t_default_layout(void)
+{
+    char cmd[2048], *out = NULL;
+    json_t *root, *as;
+    snprintf(cmd, sizeof cmd, "%s plan --model gpt-1.7b --gpu h100-sxm --topo dgx-h100 "
+             "--gbs 8", CS_COLLSIM);
+    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "# layout: tp 1, pp 1, dp 8, cp 1,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "(dp from the topology's 8 GPUs: no --dp given)\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n# attention: flash attention (the default"));
+    free(out);
+    out = NULL;
+    snprintf(cmd, sizeof cmd, "%s plan --model gpt-1.7b --gpu h100-sxm --topo dgx-h100 "
+             "--gbs 8 --format json", CS_COLLSIM);
+    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    root = json_loads(out, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    as = json_object_get(root, "assumptions");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "gpus")), 8);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(root, "parallel"),
+                                                       "dp")), 8);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(as, "layout_from")), "topology");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(as, "topology_gpus")), 8);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(as, "flash_attention_from")),
+                           "default");
+    json_decref(root);
+    free(out);
+    out = NULL;
+    snprintf(cmd, sizeof cmd, "%s plan --model gpt-1.7b --gpu h100-sxm --topo dgx-h100 "
+             "--gbs 8 --dp 2 --flash-attention off", CS_COLLSIM);
+    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "order tp-cp-ep-dp-pp\n"));
+    CU_ASSERT_PTR_NULL(strstr(out, "no --dp given"));
+    CU_ASSERT_PTR_NULL(strstr(out, "# attention:"));
+    free(out);
 }
 
 int cs_test_register(void)
@@ -158,6 +201,6 @@ int cs_test_register(void)
         {"head_dim_params", t_head_dim_params}, {"head_dim_flops", t_head_dim_flops},
         {"deepseek_params", t_deepseek_params}, {"ignored_named", t_ignored_named},
         {"ignored_in_result", t_ignored_in_result}, {"plan_model_keys", t_plan_model_keys},
-        {NULL, NULL}};
+        {"default_layout", t_default_layout}, {NULL, NULL}};
     return cs_test_add_suite("hfkeys", hf);
 }
