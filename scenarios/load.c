@@ -86,6 +86,8 @@ void cs_plan_apply_train(cs_plan *p)
 {
     if (p->seq_len > 0)
         p->model.seq_len = p->seq_len;
+    if (p->kv_channels > 0)             /* Megatron's --kv-channels: the head dimension */
+        p->model.head_dim = p->kv_channels;
     if (p->pad_vocab_to > 0 && p->pad_vocab_to >= p->model.vocab) {
         p->model.vocab = p->pad_vocab_to;
     } else if (p->vocab_multiple > 0 && p->model.vocab > 0 && !p->pad_vocab_to) {
@@ -370,10 +372,6 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->pad_vocab_to && p->pad_vocab_to < m->vocab)
         return cs_err_set(err, CS_EINVAL, "--pad-vocab-size-to", "must be >= the vocabulary "
                           "(%d), got %d", m->vocab, p->pad_vocab_to);
-    if (p->kv_channels && (m->hidden % m->heads || p->kv_channels != m->hidden / m->heads))
-        return cs_err_set(err, CS_EINVAL, "--kv-channels", "a head dimension apart from hidden "
-                          "/ heads (%d / %d) is not modelled, got %d", m->hidden, m->heads,
-                          p->kv_channels);
     if (m->seq_len % p->cp)
         return cs_err_set(err, CS_EINVAL, "parallel.cp", "must divide seq_len (%d), got %d",
                           m->seq_len, p->cp);

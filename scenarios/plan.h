@@ -116,8 +116,8 @@ typedef struct cs_plan {
     int pad_vocab_to;         /* --pad-vocab-size-to: the padded vocabulary (0 = none) */
     int vocab_multiple;       /* --make-vocab-size-divisible-by: the vocabulary is padded
                                  to a multiple of this x tp (0 = none) */
-    int kv_channels;          /* --kv-channels: head dimension asked for (0 = none); only
-                                 hidden / heads is modelled (cs_plan_check refuses others) */
+    int kv_channels;          /* --kv-channels: the head dimension (0 = none);
+                                 cs_plan_apply_train puts it in model.head_dim */
     cs_seq_from seq_len_from; /* who set the sequence length */
     /* parallel */
     int tp, pp, dp, cp, ep, vp; /* degrees; GPUs = tp x pp x dp x cp; ep divides dp */

@@ -195,12 +195,40 @@ static void t_default_layout(void)
     free(out);
 }
 
+/* Megatron's --kv-channels is the head dimension: GPT-3 175B (h 12288, 96 heads of 128)
+ * with 96-wide heads: a d_h = 9216, attention 4 h a d_h + biases 3 a d_h + h per layer,
+ * 4 x 12288 x 3072 + 3 x 3072 = 151004160 fewer per layer, 14496399360 over 96 layers.
+ * --use-flash-attn turns flash attention on, --untie-embeddings-and-output-weights gives the
+ * output layer its own V x h. */
+static void t_megatron_keys(void)
+{
+    cs_plan p;
+    cs_err err;
+    double full;
+    char ign[256];
+    cs_plan_init(&p);
+    p.flash_attention = 0;
+    CU_ASSERT_EQUAL_FATAL(cs_model_preset("gpt3-175b", &p.model, &err), 0);
+    full = cs_model_params(&p.model);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_megatron("--kv-channels 96 --use-flash-attn", &p, ign,
+                                           sizeof ign, &err), 0);
+    CU_ASSERT_EQUAL(p.model.head_dim, 96);
+    CU_ASSERT(p.flash_attention && p.flash_given);
+    CU_ASSERT_DOUBLE_EQUAL(full - cs_model_params(&p.model), 14496399360.0, 0.5);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_megatron("--untie-embeddings-and-output-weights", &p, ign,
+                                           sizeof ign, &err), 0);
+    CU_ASSERT_EQUAL(p.model.tied, CS_TIE_NO);
+    CU_ASSERT_STRING_EQUAL(ign, "");
+    cs_plan_fini(&p);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case hf[] = {
         {"head_dim_params", t_head_dim_params}, {"head_dim_flops", t_head_dim_flops},
         {"deepseek_params", t_deepseek_params}, {"ignored_named", t_ignored_named},
         {"ignored_in_result", t_ignored_in_result}, {"plan_model_keys", t_plan_model_keys},
-        {"default_layout", t_default_layout}, {NULL, NULL}};
+        {"default_layout", t_default_layout}, {"megatron_keys", t_megatron_keys},
+        {NULL, NULL}};
     return cs_test_add_suite("hfkeys", hf);
 }
