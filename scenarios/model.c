@@ -104,11 +104,13 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
 {
     static const char *const keys[] = {"layers", "hidden", "heads", "kv_heads", "ffn_hidden",
         "gated_mlp", "seq_len", "vocab", "experts", "top_k", "moe_ffn_hidden", "description",
-        "sources", "head_dim", "tied_embeddings", "shared_experts", "dense_layers", NULL};
+        "sources", "head_dim", "tied_embeddings", "shared_experts", "dense_layers", "attention",
+        NULL};
+    static const char *const attns[] = {"mha", "gqa", "mla", NULL};
     static const char *const need[] = {"layers", "hidden", "heads", "seq_len", "vocab", NULL};
     /* bounds keep every count a product of these in range (4 h, s h, ...) */
     const long L_MAX = 1L << 20, H_MAX = 1L << 24, S_MAX = 1L << 24, V_MAX = 1L << 28;
-    int rc, i, tied = -1, n_shared = 0;
+    int rc, i, tied = -1, n_shared = 0, attn = -1;
     char w[256];
     if (!json_is_object(o))
         return cs_err_set(err, CS_EINVAL, where, "expected a preset name or a model object");
@@ -160,6 +162,17 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
                           n_shared);
     }
     m->shared_ffn = n_shared * m->moe_ffn_hidden;
+    /* attention: a check of kv_heads (mha: = heads); MLA's low-rank projections are not
+     * modelled, so it is refused rather than counted as something else */
+    if ((rc = cs_json_opt_enum(o, where, "attention", attns, &attn, err)) < 0)
+        return rc;
+    cs_jpath_key(w, sizeof w, where, "attention");
+    if (attn == 2)
+        return cs_err_set(err, CS_EINVAL, w, "mla is not modelled (its low-rank projections); "
+                          "give mha or gqa with kv_heads and head_dim");
+    if (attn == 0 && m->kv_heads != m->heads)
+        return cs_err_set(err, CS_EINVAL, w, "mha needs kv_heads = heads (%d), got %d",
+                          m->heads, m->kv_heads);
     if (!m->head_dim && m->hidden % m->heads) {
         cs_jpath_key(w, sizeof w, where, "heads");
         return cs_err_set(err, CS_EINVAL, w, "must divide hidden (%d) unless head_dim is given, "

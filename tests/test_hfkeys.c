@@ -126,7 +126,9 @@ static void t_plan_model_keys(void)
         {"\"shared_experts\": 2", "model.shared_experts"},
         {"\"experts\": 8, \"dense_layers\": 5", "model.dense_layers"},
         {"\"head_dim\": 0", "model.head_dim"},
-        {"\"tied_embeddings\": 1", "model.tied_embeddings"}};
+        {"\"tied_embeddings\": 1", "model.tied_embeddings"},
+        {"\"attention\": \"mla\"", "model.attention"},
+        {"\"kv_heads\": 2, \"attention\": \"mha\"", "model.attention"}};
 #define FMT "{\"model\": {\"layers\": 4, \"hidden\": 512, \"heads\": 8, " \
         "\"ffn_hidden\": 2048, \"gated_mlp\": true, \"seq_len\": 256, \"vocab\": 1000, %s}, " \
         "\"train\": {\"global_batch\": 8}}"
@@ -140,7 +142,8 @@ static void t_plan_model_keys(void)
     CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "test", &p, &err), 0);
     CS_ASSERT_REL(cs_model_params(&p.model), 20177408.0, 1e-15);
     cs_plan_fini(&p);
-    snprintf(json, sizeof json, FMT, "\"head_dim\": 128, \"tied_embeddings\": true");
+    snprintf(json, sizeof json, FMT, "\"head_dim\": 128, \"tied_embeddings\": true, "
+             "\"kv_heads\": 2, \"attention\": \"gqa\"");
     cs_plan_init(&p);
     CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "test", &p, &err), 0);
     CU_ASSERT_EQUAL(cs_model_head_dim(&p.model), 128);
