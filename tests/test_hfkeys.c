@@ -95,21 +95,32 @@ static void t_ignored_named(void)
     CU_ASSERT_STRING_EQUAL(m.ignored, "");
 }
 
+/* The output of `collsim plan --model MODEL --gpu h100-sxm --topo dgx-h100 --gbs 8 EXTRA`
+ * (malloc'd; NULL when it failed). */
+static char *plan_out(const char *model, const char *extra)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s plan --model %s --gpu h100-sxm --topo dgx-h100 --gbs 8 %s",
+             CS_COLLSIM, model, extra);
+    if (cs_test_sh(cmd, &out) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
 /* The result says it: the text header and JSON assumptions.ignored. */
 static void t_ignored_in_result(void)
 {
-    char cmd[2048], *out = NULL;
+    char model[1024], *out;
     json_t *root, *ig;
-#define BASE "%s plan --model %s --gpu h100-sxm --topo dgx-h100 --dp 8 --gbs 8 " \
-             "--flash-attention on%s"
-    snprintf(cmd, sizeof cmd, BASE, CS_COLLSIM, cs_test_data("ok/hf-qwen3-small.json"), "");
-    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    snprintf(model, sizeof model, "%s", cs_test_data("ok/hf-qwen3-small.json"));
+    out = plan_out(model, "--dp 8 --flash-attention on");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n# ignored from config.json: frobnicate\n"));
     free(out);
-    out = NULL;
-    snprintf(cmd, sizeof cmd, BASE, CS_COLLSIM, cs_test_data("ok/hf-qwen3-small.json"),
-             " --format json");
-    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    out = plan_out(model, "--dp 8 --flash-attention on --format json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     root = json_loads(out, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
     ig = json_object_get(json_object_get(root, "assumptions"), "ignored");
@@ -163,19 +174,15 @@ static void t_plan_model_keys(void)
  * flash attention gets neither note. */
 static void t_default_layout(void)
 {
-    char cmd[2048], *out = NULL;
+    char *out = plan_out("gpt-1.7b", "");
     json_t *root, *as;
-    snprintf(cmd, sizeof cmd, "%s plan --model gpt-1.7b --gpu h100-sxm --topo dgx-h100 "
-             "--gbs 8", CS_COLLSIM);
-    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "# layout: tp 1, pp 1, dp 8, cp 1,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "(dp from the topology's 8 GPUs: no --dp given)\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n# attention: flash attention (the default"));
     free(out);
-    out = NULL;
-    snprintf(cmd, sizeof cmd, "%s plan --model gpt-1.7b --gpu h100-sxm --topo dgx-h100 "
-             "--gbs 8 --format json", CS_COLLSIM);
-    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    out = plan_out("gpt-1.7b", "--format json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     root = json_loads(out, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
     as = json_object_get(root, "assumptions");
@@ -188,10 +195,8 @@ static void t_default_layout(void)
                            "default");
     json_decref(root);
     free(out);
-    out = NULL;
-    snprintf(cmd, sizeof cmd, "%s plan --model gpt-1.7b --gpu h100-sxm --topo dgx-h100 "
-             "--gbs 8 --dp 2 --flash-attention off", CS_COLLSIM);
-    CU_ASSERT_EQUAL_FATAL(cs_test_sh(cmd, &out), 0);
+    out = plan_out("gpt-1.7b", "--dp 2 --flash-attention off");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "order tp-cp-ep-dp-pp\n"));
     CU_ASSERT_PTR_NULL(strstr(out, "no --dp given"));
     CU_ASSERT_PTR_NULL(strstr(out, "# attention:"));
