@@ -129,11 +129,11 @@ int cs_cmd_plan(int argc, char **argv)
             goto fail;
     }
     if (is_search) {
-        if (!gpus)
-            gpus = p.tp * p.pp * p.dp * p.cp;
         if ((rc = cs_plan_check(&p, 0, &err)) < 0 ||
             (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0)
             goto fail;
+        if (!gpus)      /* the plan's GPUs, or with no dp given the topology's (the header) */
+            gpus = p.dp_given ? p.tp * p.pp * p.dp * p.cp : cs_plan_ctx_ranks(ctx);
         if (gpus > cs_plan_ctx_ranks(ctx)) {
             rc = cs_err_set(&err, CS_EINVAL, "--gpus", "%d GPUs, the topology has %d ranks",
                             gpus, cs_plan_ctx_ranks(ctx));
