@@ -31,7 +31,9 @@ static const char *const irrelevant[] = {
     "keys_to_ignore_at_inference", "enable_bias", "output_attentions",
     "output_hidden_states", "is_decoder", "is_encoder_decoder", "tie_encoder_decoder",
     "activation_function", "mlp_only_layers", "decoder_sparse_step",
-    "moe_layer_freq", "attention_bias", "mlp_bias", NULL};
+    "moe_layer_freq", "attention_bias", "mlp_bias", "init_std", "skip_bias_add",
+    "skip_bias_add_qkv", "offset_alibi", "swiglu_limit", "initial_context_length",
+    "router_z_loss_coef", NULL};
 
 /* Keys read (their aliases in one row); sliding_window and the MLA keys are named as
  * ignored (see docs/plans.md). */
@@ -39,7 +41,7 @@ static const char *const used[] = {
     "num_hidden_layers", "n_layer", "hidden_size", "n_embd", "num_attention_heads", "n_head",
     "vocab_size", "num_key_value_heads", "intermediate_size", "ffn_dim", "n_inner",
     "max_position_embeddings", "n_positions", "num_local_experts", "n_routed_experts",
-    "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+    "num_experts", "num_experts_per_tok", "experts_per_token", "moe_intermediate_size",
     "shared_expert_intermediate_size", "n_shared_experts", "first_k_dense_replace",
     "head_dim", "tie_word_embeddings", "hidden_act", NULL};
 
@@ -129,7 +131,8 @@ static int read_keys(json_t *root, cs_llm *m, cs_err *err)
                      err)) < 0 ||
         (rc = hf_int(root, K("num_local_experts", "n_routed_experts", "num_experts"), 1, 0,
                      &m->experts, err)) < 0 ||
-        (rc = hf_int(root, K("num_experts_per_tok"), 1, 0, &m->top_k, err)) < 0 ||
+        (rc = hf_int(root, K("num_experts_per_tok", "experts_per_token"), 1, 0, &m->top_k,
+                     err)) < 0 ||
         (rc = hf_int(root, K("head_dim"), 1, 0, &m->head_dim, err)) < 0 ||
         (rc = hf_int(root, K("first_k_dense_replace"), 0, 0, &m->dense_layers, err)) < 0 ||
         (rc = hf_int(root, K("n_shared_experts"), 0, 0, &n_shared, err)) < 0 ||
