@@ -67,6 +67,7 @@ int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
                 return rc;
             if (ignored[0] && cs_cli_writes())
                 fprintf(stderr, "# --megatron: ignored %s\n", ignored);
+            snprintf(p->megatron_ignored, sizeof p->megatron_ignored, "%s", ignored);
         }
         if (pass != 3)
             continue;

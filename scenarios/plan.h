@@ -107,6 +107,7 @@ typedef struct cs_plan {
                                  default on (Megatron-LM, NeMo) */
     int flash_given;          /* train.flash_attention or --flash-attention set it */
     int dtype_flag;           /* --dtype set dtype (its errors name the flag) */
+    char megatron_ignored[512]; /* --megatron flags not read, comma-separated ("" = none) */
     int dp_given;             /* parallel.dp or --dp set dp (else cs_plan_default_layout) */
     cs_layout_from layout_from; /* where dp came from (the header and assumptions say it) */
     int topo_gpus;            /* GPUs of the topology when layout_from is not GIVEN */

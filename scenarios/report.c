@@ -146,6 +146,8 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
                 "--flash-attention off or train.flash_attention false for unfused attention)\n");
     if (p->model.ignored[0])
         fprintf(f, "# ignored from config.json: %s\n", p->model.ignored);
+    if (p->megatron_ignored[0])
+        fprintf(f, "# ignored from --megatron: %s\n", p->megatron_ignored);
     if (r->costs.chunk_layers) {
         char sp[256];
         const char *from = "";
@@ -231,8 +233,12 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
                                 "the Hugging Face config"));
         json_object_set_new(as, "pipeline_layers_from", json_string(from));
         json_object_set_new(as, "vocab", json_integer(p->model.vocab));
-        if (model_is_hf(p))
-            json_object_set_new(as, "ignored", ignored_json(p->model.ignored));
+        if (model_is_hf(p) || p->megatron_ignored[0]) {  /* config.json keys, --megatron flags */
+            json_t *ig = ignored_json(p->model.ignored), *mg = ignored_json(p->megatron_ignored);
+            json_array_extend(ig, mg);
+            json_decref(mg);
+            json_object_set_new(as, "ignored", ig);
+        }
         if (p->layout_from != CS_LAYOUT_GIVEN) {      /* "topology": dp = N / (tp pp cp) */
             json_object_set_new(as, "layout_from", json_string(p->layout_from ==
                                 CS_LAYOUT_TOPO ? "topology" : "dp 1"));

@@ -109,7 +109,8 @@ static char *plan_out(const char *model, const char *extra)
     return out;
 }
 
-/* The result says it: the text header and JSON assumptions.ignored. */
+/* The result says it: the text header and JSON assumptions.ignored (config.json keys, then
+ * --megatron flags). */
 static void t_ignored_in_result(void)
 {
     char model[1024], *out;
@@ -126,6 +127,20 @@ static void t_ignored_in_result(void)
     ig = json_object_get(json_object_get(root, "assumptions"), "ignored");
     CU_ASSERT_EQUAL(json_array_size(ig), 1);
     CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(ig, 0)), "frobnicate");
+    json_decref(root);
+    free(out);
+    /* --megatron flags not read: named in the header and in assumptions.ignored too */
+    out = plan_out(model, "--dp 8 --megatron '--foo-bar 3' 2>/dev/null");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n# ignored from --megatron: --foo-bar\n"));
+    free(out);
+    out = plan_out(model, "--dp 8 --megatron '--foo-bar 3' --format json 2>/dev/null");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    root = json_loads(out, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    ig = json_object_get(json_object_get(root, "assumptions"), "ignored");
+    CU_ASSERT_EQUAL(json_array_size(ig), 2);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(ig, 1)), "--foo-bar");
     json_decref(root);
     free(out);
 }
