@@ -1,7 +1,8 @@
 /* model.c: models and GPUs of training plans (scenarios layer): the embedded presets
- * (scenarios/models, scenarios/gpus), their JSON objects, Hugging Face config.json, and the
+ * (scenarios/models, scenarios/gpus), their JSON objects, and the
  * counts a plan is built from - parameters, FLOPs (Megatron SC'21 eq. 2/3, Korthikanti
- * eq. 7/8 generalised to GQA, gated MLPs and MoE). */
+ * eq. 7/8 generalised to GQA, head_dim, gated MLPs, MoE with shared experts and dense first
+ * layers). The config.json reader is hf.c. */
 #include "scenarios/plan.h"
 #include "scenarios/model-private.h"
 #include "sim/json.h"

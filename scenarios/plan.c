@@ -40,8 +40,9 @@ static double gemm_s(const cs_plan *p, double m, double k, double n)
     return kernel_s(p, 2 * m * k * n, q * (m * k + k * n + m * n));
 }
 
-/* Per-layer forward times on one GPU for one microbatch, s: all, attention core only, and
- * the dense GEMMs that TP communication can hide behind (QKV, projection, MLP). */
+/* Forward times of one layer, dense (moe 0) or MoE (moe 1), on one GPU for one
+ * microbatch, s: all, attention core only, and the dense GEMMs that TP communication can
+ * hide behind (QKV, projection, MLP or the shared experts). */
 static void kind_fwd_s(const cs_plan *p, int moe, double *all, double *core, double *tp_gemms)
 {
     const cs_llm *M = &p->model;

@@ -179,13 +179,14 @@ int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err);
 /* Counting (numbers a test can derive by hand). */
 /* Parameters of the whole model (Ψ). */
 double cs_model_params(const cs_llm *m);
-/* Parameters of one transformer layer: dense part (attention, norms, router) and the
- * expert part (all experts). */
+/* Parameters of one transformer layer: dense part (attention, norms, router, shared
+ * experts) and the expert part (all experts); with dense_layers the mean layer. */
 void cs_model_layer_params(const cs_llm *m, double *dense, double *experts);
 /* Embedding (+ untied output layer) parameters. */
 double cs_model_embed_params(const cs_llm *m);
 /* Forward FLOPs of one layer for one sequence of s tokens (whole layer, no parallelism):
- * QKV, attention scores and values, projection, MLP or the k routed experts + router. */
+ * QKV, attention scores and values, projection, MLP or the k routed experts + router +
+ * shared experts; with dense_layers the mean layer. */
 double cs_model_layer_fwd_flops(const cs_llm *m);
 /* Attention-core forward FLOPs of one layer for one sequence (scores + values). */
 double cs_model_attn_core_flops(const cs_llm *m);
