@@ -16,6 +16,7 @@ static const char usage[] =
     "usage: collsim plan [PLAN.json] [--model M --gpu G --topo T --tp N --pp N --dp N --cp N\n"
     "                    --ep N --vp N --zero 0-3 --mbs N --gbs N --recompute none|selective|full\n"
     "                    --sp --schedule 1f1b|gpipe|interleaved --seq-length N\n"
+    "                    --flash-attention on|off --dtype bf16|fp16|fp8\n"
     "                    --megatron \"ARGS\" --deepspeed ds_config.json] [--format text|json]\n"
     "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"
@@ -31,7 +32,12 @@ static const char usage[] =
     "its max_position_embeddings; the plan's train.seq_len). Layers that do not divide over pp\n"
     "are split as evenly as possible, the extra layers on the middle stages; the plan's\n"
     "parallel.pipeline_layers or Megatron's --decoder-first/last-pipeline-num-layers and\n"
-    "--account-for-embedding/loss-in-pipeline-split choose the split (docs/plans.md).\n";
+    "--account-for-embedding/loss-in-pipeline-split choose the split (docs/plans.md).\n"
+    "Without --dp (or parallel.dp) every GPU of the topology is used in data parallel,\n"
+    "dp = GPUs / (tp x pp x cp); flash attention is on unless --flash-attention off or\n"
+    "train.flash_attention false; the header says each default it took. A config.json's keys\n"
+    "that collsim does not model are named ('# ignored from config.json:', JSON\n"
+    "assumptions.ignored).\n";
 
 int cs_cmd_plan(int argc, char **argv)
 {
@@ -39,7 +45,7 @@ int cs_cmd_plan(int argc, char **argv)
     const cs_opt_spec *o;
     const char *v, *file = NULL, *fmt = "text", *out = NULL, *plot = NULL, *plotb = NULL,
                *trace = NULL, *ins[17];
-    int n_ins = 0, rc, is_search = 0, gpus = 0, top = 10, pass;
+    int n_ins = 0, rc, is_search = 0, gpus = 0, top = 10, pass, ds = 0;
     cs_plan p;
     cs_plan_ctx *ctx = NULL;
     cs_plan_result r;
@@ -80,6 +86,7 @@ int cs_cmd_plan(int argc, char **argv)
             trace = v;
         } else if ((o->id == O_DS || o->id == O_MODEL || o->id == O_TOPO) && n_ins < 15) {
             ins[n_ins++] = v;
+            ds |= o->id == O_DS;
         } else if (o->id == O_GPUS && (rc = cs__plan_num(o, v, 1, &gpus, &err)) < 0) {
             break;
         } else if (o->id == O_TOP && (rc = cs__plan_num(o, v, 1, &top, &err)) < 0) {
@@ -122,11 +129,11 @@ int cs_cmd_plan(int argc, char **argv)
             goto fail;
     }
     if (is_search) {
-        if (!gpus)
-            gpus = p.tp * p.pp * p.dp * p.cp;
         if ((rc = cs_plan_check(&p, 0, &err)) < 0 ||
             (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0)
             goto fail;
+        if (!gpus)      /* the plan's GPUs, or with no dp given the topology's (the header) */
+            gpus = p.dp_given ? p.tp * p.pp * p.dp * p.cp : cs_plan_ctx_ranks(ctx);
         if (gpus > cs_plan_ctx_ranks(ctx)) {
             rc = cs_err_set(&err, CS_EINVAL, "--gpus", "%d GPUs, the topology has %d ranks",
                             gpus, cs_plan_ctx_ranks(ctx));
@@ -144,7 +151,16 @@ int cs_cmd_plan(int argc, char **argv)
             (plotb && (rc = cs_plot_format(plotb, &pf, &err)) < 0))
             goto fail;
     }
-    if ((rc = cs_plan_check(&p, 0, &err)) < 0 || (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0 ||
+    /* no dp given: every GPU of the topology in data parallel (said in the header), but
+     * not over DeepSpeed's batch sizes, read per data-parallel rank with dp 1; the layout
+     * is checked once dp is known */
+    if (!p.dp_given && (p.topo_spec[0] || p.topo_json)) {
+        if ((rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0)
+            goto fail;
+        cs_plan_default_layout(&p, cs_plan_ctx_ranks(ctx), ds);
+    }
+    if ((rc = cs_plan_check(&p, 0, &err)) < 0 ||
+        (!ctx && (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0) ||
         (rc = cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &err)) < 0 ||
         (rc = cs_plan_eval(ctx, &p, plot || trace, &r, &err)) < 0)
         goto fail;

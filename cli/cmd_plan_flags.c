@@ -25,6 +25,24 @@ int cs__plan_num(const cs_opt_spec *o, const char *v, long lo, int *out, cs_err 
     return 0;
 }
 
+/* --dtype bf16|fp16|fp8: the plan's type (fp32 stays a plan key); a GPU without a peak
+ * for it is refused naming the flag (the GPU is the one set by then: file, --gpu before). */
+static int dtype_flag(cs_plan *p, const char *v, cs_err *err)
+{
+    static const char *const ok[] = {"bf16", "fp16", "fp8", NULL};
+    int i, d;
+    for (i = 0; ok[i] && strcmp(ok[i], v); i++)
+        ;
+    if (!ok[i])
+        return cs_err_set(err, CS_EUSAGE, NULL, "--dtype: unknown type '%s' (known: bf16, "
+                          "fp16, fp8)", v);
+    for (d = 0; d < CS_DT_COUNT && strcmp(cs_pdtype_name((cs_pdtype)d), v); d++)
+        ;
+    p->dtype = (cs_pdtype)d;
+    p->dtype_flag = 1;
+    return 0;
+}
+
 /* Flags in their order of precedence over the file: deepspeed, megatron, then the rest.
  * Pass 0 takes --dp first: DeepSpeed's batch sizes are per data-parallel rank. */
 int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
@@ -40,6 +58,8 @@ int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
             continue;
         if (pass == 0 && o->id == O_DP && (rc = cs__plan_num(o, v, 1, &p->dp, err)) < 0)
             return rc;
+        if (o->id == O_DP)
+            p->dp_given = 1;
         if (pass == 1 && o->id == O_DS && (rc = cs_plan_deepspeed(v, p, err)) < 0)
             return rc;
         if (pass == 2 && o->id == O_MEGA) {
@@ -47,6 +67,7 @@ int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
                 return rc;
             if (ignored[0] && cs_cli_writes())
                 fprintf(stderr, "# --megatron: ignored %s\n", ignored);
+            snprintf(p->megatron_ignored, sizeof p->megatron_ignored, "%s", ignored);
         }
         if (pass != 3)
             continue;
@@ -109,6 +130,17 @@ int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
                                   "(known: none, selective, full)", v);
             break;
         case O_SP: p->sp = 1; break;
+        case O_FLASH:
+            if (strcmp(v, "on") && strcmp(v, "off"))
+                return cs_err_set(err, CS_EUSAGE, NULL, "--flash-attention: unknown value '%s' "
+                                  "(known: on, off)", v);
+            p->flash_attention = !strcmp(v, "on");
+            p->flash_given = 1;
+            break;
+        case O_DTYPE:
+            if ((rc = dtype_flag(p, v, err)) < 0)
+                return rc;
+            break;
         case O_NODES: case O_CAL: *(o->id == O_NODES ? &mods.nodes : &mods.cal) = v; break;
         case O_SCHED:
             if (!strcmp(v, "1f1b") || !strcmp(v, "gpipe") || !strcmp(v, "interleaved"))
@@ -122,6 +154,10 @@ int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
             break;
         }
     }
+    if (rc == 0 && pass == 3 && p->dtype_flag && p->gpu.name[0] &&
+        p->gpu.peak_tflops[p->dtype] <= 0)
+        return cs_err_set(err, CS_EUSAGE, NULL, "--dtype: gpu '%s' has no %s peak", p->gpu.name,
+                          cs_pdtype_name(p->dtype));
     if (rc == 0)                       /* --nodes, --calibration on the plan's topology */
         rc = cs_cli_plan_spec(p, &mods, err);
     return rc;

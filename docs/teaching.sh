@@ -299,7 +299,7 @@ say "![algbw against ranks](img/teach-algbw.png)"
 # 8 GPUs of the PCIe preset, one microbatch per GPU.
 plan_json() {
     printf '%s\n' '{"model": {"layers": 12, "hidden": 768, "heads": 12, "seq_len": 1024, "vocab": 50257},' \
-        ' "train": {"global_batch": 64, "micro_batch": 8},' \
+        ' "train": {"global_batch": 64, "micro_batch": 8, "flash_attention": false},' \
         " \"parallel\": {\"dp\": 8, \"bucket_MB\": $1, \"overlap_grad_reduce\": $2, \"dp_mode\": \"$3\"}," \
         ' "system": {"topo": "pcie-rtx4090x8", "gpu": "rtx4090"}}'
 }

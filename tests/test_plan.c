@@ -19,11 +19,13 @@
 #define FREE_TOPO "{\"kind\": \"alpha_beta\", \"ranks\": 64, " \
                   "\"link\": {\"bandwidth_GBps\": 1e6, \"latency_us\": 0}}"
 
-/* A plan on an inline topology (JSON text), model and gpu presets. */
+/* A plan on an inline topology (JSON text), model and gpu presets; unfused attention, as
+ * the papers these tests reproduce (Korthikanti, Megatron SC'21). */
 static void plan_on(cs_plan *p, const char *model, const char *gpu, const char *topo)
 {
     cs_err err;
     cs_plan_init(p);
+    p->flash_attention = 0;
     CU_ASSERT_EQUAL(cs_model_preset(model, &p->model, &err), 0);
     CU_ASSERT_EQUAL(cs_gpu_preset(gpu, &p->gpu, &err), 0);
     p->topo_json = strdup(topo);
@@ -154,7 +156,8 @@ static void t_plan_free_comm(void)
 {
     static const char *const plan =
         "{\"model\": {\"layers\": 8, \"hidden\": 2048, \"heads\": 16, \"seq_len\": 1024, "
-        "\"vocab\": 8}, \"train\": {\"global_batch\": 8}, \"parallel\": {\"pp\": 4},"
+        "\"vocab\": 8}, \"train\": {\"global_batch\": 8, \"flash_attention\": false}, "
+        "\"parallel\": {\"pp\": 4},"
         " \"system\": {\"gpu\": \"a100-80gb\", \"topo\": " FREE_TOPO "}}";
     cs_plan p;
     cs_plan_result r;
