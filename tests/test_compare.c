@@ -229,6 +229,17 @@ static void t_cli(void)
                  "--user-data-dir=%s/profile --dump-dom file://%s 2>/dev/null", dir, html);
         CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
         CU_ASSERT(out && strstr(out, "<table>") && strstr(out, "<svg"));
+        free(out);
+        /* a screenshot of the page (a PNG of the window's size), and no console message
+         * of the page's own (an error, a failed load) on chromium's log */
+        snprintf(cmd, sizeof cmd, "chromium --headless --no-sandbox --disable-gpu "
+                 "--user-data-dir=%s/profile --enable-logging=stderr --v=0 "
+                 "--window-size=1200,900 --screenshot=%s/page.png file://%s 2>&1 | "
+                 "grep -ci 'CONSOLE\\|Uncaught\\|Failed to load' || true", dir, dir, html);
+        CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+        CU_ASSERT(out && atoi(out) == 0);
+        snprintf(cmd, sizeof cmd, "%s/page.png", dir);
+        CU_ASSERT(has(cmd, "\x89PNG"));
     } else {
         fprintf(stderr, "\n  skipped: chromium is not installed (the HTML page is not "
                 "rendered in a browser here)\n");
