@@ -56,15 +56,15 @@ typedef struct cs_opt_spec {
 int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **spec,
                 const char **val, cs_err *err);
 
-/* Output to a file (sim/outfile.h: temporary then rename, devices in place) or to stdout
- * ("-" or NULL); commit makes it final (and reports a failed stdout write), abort removes
+/* Output to a file (sim/outfile.h: temporary then rename, devices in place) or to std
+ * (the command's standard output, cs_cli_io.out; for "-" or NULL); commit makes it final (and reports a failed stdout write), abort removes
  * the temporary. Where cs_cli_writes() is 0 it is stdout (/dev/null). */
 typedef struct cs_out {
     FILE *f;                 /* where to write */
     int is_file;             /* 1: file is open; 0: stdout */
     cs_outfile file;         /* the file when is_file */
 } cs_out;
-int cs_out_open(cs_out *o, const char *path, cs_err *err);
+int cs_out_open(cs_out *o, FILE *std, const char *path, cs_err *err);
 int cs_out_commit(cs_out *o, cs_err *err);
 void cs_out_abort(cs_out *o);
 
@@ -81,9 +81,11 @@ int cs_cli_check_plot(const char *path, cs_err *err);
 const char *cs_cli_format_of(const char *format, const char *output);
 
 /* --nodes N: the topology spec topo resized to N nodes ("SPEC#nodes=N", which
- * cs_topo_spec_root reads; a cluster only). nodes NULL: topo itself. The result lives until
- * the next call. NULL with err filled (CS_EUSAGE) when N is not a count. */
-const char *cs_cli_resize(const char *topo, const char *nodes, cs_err *err);
+ * cs_topo_spec_root reads; a cluster only), written into buf (n bytes, the caller's, so
+ * calls in several threads do not meet). nodes NULL: topo itself. NULL with err filled
+ * (CS_EUSAGE) when N is not a count or the spec does not fit. */
+#define CS_CLI_SPEC_MAX 4096
+const char *cs_cli_resize(const char *topo, const char *nodes, char *buf, size_t n, cs_err *err);
 /* --nodes N on a plan: its system.topo (a preset or file) resized; an inline topology is
  * CS_EUSAGE. */
 struct cs_plan;
@@ -107,6 +109,7 @@ typedef struct cs_logcmd {
     cs_lset_opts ls;          /* which rows of the logs to take */
     char **logs;              /* the LOG... arguments (owned array, borrowed strings) */
     int n_logs;
+    char topo_buf[CS_CLI_SPEC_MAX];  /* --topo resized by --nodes (topo points here) */
 } cs_logcmd;
 /* Scan argv with specs into o (logs included); usage() is printed for --help, which returns
  * 1. Returns 0, 1, or CS_EUSAGE/CS_ENOMEM with err filled. Free o->logs afterwards. */
@@ -116,10 +119,37 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
 /* Write a report of n sweeps in format ("text", "json", "csv") to path (NULL or "-" =
  * stdout) through cs_out. 0 or the error. */
 struct cs_sweep;
-int cs_cli_report(const char *path, const char *format, const struct cs_sweep *sw, int n,
-                  cs_err *err);
-/* `collsim run` notes on stderr: sizes whose data check was skipped, a 1-rank run. */
-void cs_cli_run_notes(const struct cs_sweep *sw, int n, int check);
+int cs_cli_report(FILE *std, const char *path, const char *format, const struct cs_sweep *sw,
+                  int n, cs_err *err);
+/* `collsim run` notes to note (stderr; NULL: none): sizes whose data check was skipped, a
+ * 1-rank run. */
+void cs_cli_run_notes(FILE *note, const struct cs_sweep *sw, int n, int check);
+
+/* Where a command writes and how it fails, so the same command serves the collsim program
+ * and the library API (api/collsim.h): the program gives stdout and stderr and prints the
+ * error; the API gives a memory stream, no notes, and returns the error as a value. */
+typedef struct cs_cli_io {
+    FILE *out;               /* the command's standard output (results, reports) */
+    FILE *note;              /* its notes, stderr in the program; NULL: dropped */
+    cs_err err;              /* the error of a call that returned < 0 */
+} cs_cli_io;
+/* io for the program: stdout, stderr, no error. */
+void cs_cli_io_std(cs_cli_io *io);
+/* The exit status of a command that returned rc through io: the error printed when rc < 0
+ * (cs_cli_fail), else CS_EXIT_OK. */
+int cs_cli_status(cs_cli_io *io, int rc);
+/* A shared command's failure: err copied into io->err; returns its code (< 0; CS_EINVAL
+ * when err holds none). */
+int cs_cli_error(cs_cli_io *io, const cs_err *err);
+/* The commands the API shares with the program: the same parsing, library calls and output
+ * as `collsim NAME ARGS...` (argv[0] is the name), written to io->out. 0 ok, 1 when --help
+ * printed the usage (on stdout: the API never passes --help), or < 0 with io->err filled.
+ * They print nothing else and exit never. cs_cmd_NAME is the program's wrapper of each. */
+int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv);
+int cs_cmd_validate_io(cs_cli_io *io, int argc, char **argv);
+int cs_cmd_calibrate_io(cs_cli_io *io, int argc, char **argv);
+int cs_cmd_explain_io(cs_cli_io *io, int argc, char **argv);
+int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv);
 
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);

@@ -58,7 +58,7 @@ static int num(const cs_opt_spec *o, const char *v, long lo, int *out, cs_err *e
 
 /* Flags in their order of precedence over the file: deepspeed, megatron, then the rest.
  * Pass 0 takes --dp first: DeepSpeed's batch sizes are per data-parallel rank. */
-static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
+static int apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *o;
@@ -75,8 +75,8 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
         if (pass == 2 && o->id == O_MEGA) {
             if ((rc = cs_plan_megatron(v, p, ignored, sizeof ignored, err)) < 0)
                 return rc;
-            if (ignored[0] && cs_cli_writes())
-                fprintf(stderr, "# --megatron: ignored %s\n", ignored);
+            if (ignored[0] && cs_cli_writes() && note)
+                fprintf(note, "# --megatron: ignored %s\n", ignored);
         }
         if (pass != 3)
             continue;
@@ -157,7 +157,7 @@ static int apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
     return rc;
 }
 
-int cs_cmd_plan(int argc, char **argv)
+int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv)
 {
     cs_opt_scan sc;
     const cs_opt_spec *o;
@@ -221,7 +221,7 @@ int cs_cmd_plan(int argc, char **argv)
     if (file && (rc = cs_plan_load(file, &p, &err)) < 0)
         goto fail;
     for (pass = 0; pass < 4; pass++)
-        if ((rc = apply(&p, argc, argv, pass, &err)) < 0)
+        if ((rc = apply(&p, io->note, argc, argv, pass, &err)) < 0)
             goto fail;
     cs_plan_apply_train(&p);            /* sequence length, vocabulary padding */
     {
@@ -244,7 +244,7 @@ int cs_cmd_plan(int argc, char **argv)
                             gpus, cs_plan_ctx_ranks(ctx));
             goto fail;
         }
-        if ((rc = cs__cmd_plan_search(&p, ctx, gpus, top, fmt, out, &err)) < 0)
+        if ((rc = cs__cmd_plan_search(io, &p, ctx, gpus, top, fmt, out, &err)) < 0)
             goto fail;
         goto done;
     }
@@ -266,7 +266,7 @@ int cs_cmd_plan(int argc, char **argv)
         goto fail;
     if (trace) {
         cs_out t = {0};
-        if ((rc = cs_out_open(&t, trace, &err)) < 0)
+        if ((rc = cs_out_open(&t, io->out, trace, &err)) < 0)
             goto fail;
         if ((rc = cs_plan_print_trace(t.f, &p, &r)) < 0) {
             cs_out_abort(&t);
@@ -276,7 +276,7 @@ int cs_cmd_plan(int argc, char **argv)
         if ((rc = cs_out_commit(&t, &err)) < 0)
             goto fail;
     }
-    if ((rc = cs_out_open(&o_out, out, &err)) < 0)
+    if ((rc = cs_out_open(&o_out, io->out, out, &err)) < 0)
         goto fail;
     if (!strcmp(fmt, "json"))
         cs_plan_print_json(o_out.f, &p, &r);
@@ -295,5 +295,5 @@ fail:
     cs_plan_result_fini(&r);
     cs_plan_ctx_free(ctx);
     cs_plan_fini(&p);
-    return cs_cli_fail(&err);
+    return cs_cli_error(io, &err);
 }

@@ -41,6 +41,7 @@ typedef struct run_opts {
     const char *proto;         /* --proto auto|LL|LL128|Simple|none, NULL if not given */
     const char *plot;          /* --plot FILE: draw the sweep (PNG/SVG/PDF), NULL if not asked */
     const char *trace;         /* --trace FILE: Perfetto trace of the one size, NULL if not asked */
+    char topo_buf[CS_CLI_SPEC_MAX];  /* --topo resized by --nodes */
 } run_opts;
 
 enum {
@@ -191,7 +192,8 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     }
     if (rc < 0)
         return rc;
-    if (nodes && !(o->topo = cs_cli_resize(o->topo, nodes, err)))
+    if (nodes &&
+        !(o->topo = cs_cli_resize(o->topo, nodes, o->topo_buf, sizeof o->topo_buf, err)))
         return CS_EUSAGE;
     if (o->step_bytes && have_f)
         return cs_err_set(err, CS_EUSAGE, "-i", "give either -f or -i, not both");
@@ -243,27 +245,26 @@ static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_run_g
     return rc;
 }
 
-int cs_cmd_run(int argc, char **argv)
+int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv)
 {
     run_opts o;
     cs_run_grid_req rq;
     cs_run_multi m;
-    cs_err err;
+    cs_err err;                        /* io->err on failure (cs_cli_error) */
     cs_dtype one_dt;
     const cs_dtype *dts = &one_dt;
     const char *one_op[2] = {NULL, NULL};
     const char *const *ops = one_op;
     uint64_t *sizes = NULL;
-    int *ranks = NULL;
     char **algos = NULL;
-    int n_sizes = 0, n_ranks = 0, n_algos = 0, n_dts = 1, n_ops = 1, rc;
+    int *ranks = NULL, n_sizes = 0, n_ranks = 0, n_algos = 0, n_dts = 1, n_ops = 1, rc;
     cs_err_clear(&err);
     memset(&rq, 0, sizeof rq);
     memset(&m, 0, sizeof m);
     if ((rc = parse_args(argc, argv, &o, &err)) != 0)
-        return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
+        return rc > 0 ? CS_EXIT_OK : cs_cli_error(io, &err);
     if ((rc = cs_run_grid_colls(&rq, o.coll_name, &err)) < 0)
-        return cs_cli_fail(&err);
+        return cs_cli_error(io, &err);
     if ((rc = cs_run_dtypes(o.dtype, &one_dt, &dts, &n_dts, &err)) < 0 ||
         (rc = cs_run_redops(rq.coll, o.redop, one_op, &ops, &n_ops, &err)) < 0 ||
         (rc = cs_run_rank_counts(o.total, o.ranks, o.threads, &ranks, &n_ranks, &err)) < 0 ||
@@ -277,24 +278,23 @@ int cs_cmd_run(int argc, char **argv)
     if ((rc = cs_run_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, &sizes,
                            &n_sizes, &err)) < 0)
         goto fail;
-    rq.topo = o.topo;
-    rq.ranks = ranks, rq.n_ranks = n_ranks;
+    rq.topo = o.topo, rq.ranks = ranks, rq.n_ranks = n_ranks;
     rq.algos = (const char *const *)algos, rq.n_algos = n_algos;
-    rq.sizes = sizes, rq.n_sizes = n_sizes;
-    rq.links = o.links, rq.proto = o.proto;
+    rq.sizes = sizes, rq.n_sizes = n_sizes, rq.links = o.links, rq.proto = o.proto;
     if ((rc = cs_run_multi_run(&rq, dts, n_dts, ops, n_ops, &m, &err)) < 0)
         goto fail;
-    cs_cli_run_notes(m.sweeps, m.n, (int)o.check);
+    cs_cli_run_notes(io->note, m.sweeps, m.n, (int)o.check);
     if ((o.plot || o.trace) && cs_cli_writes() &&
         (rc = run_pictures(&o, &rq.cfg, &m.grids[0], dts[0].bytes, &err)) < 0)
         goto fail;
     /* the report, then -J FILE: collsim's JSON beside it, as nccl-tests -J writes its own */
-    if ((rc = cs_cli_report(o.output, o.format, m.sweeps, m.n, &err)) == 0 && o.json_file)
-        rc = cs_cli_report(o.json_file, "json", m.sweeps, m.n, &err);
+    if ((rc = cs_cli_report(io->out, o.output, o.format, m.sweeps, m.n, &err)) == 0 &&
+        o.json_file)
+        rc = cs_cli_report(io->out, o.json_file, "json", m.sweeps, m.n, &err);
 fail:
     free(sizes);
     free(ranks);
     cs_run_names_free(algos, n_algos);
     cs_run_multi_fini(&m);
-    return rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
+    return rc < 0 ? cs_cli_error(io, &err) : CS_EXIT_OK;
 }

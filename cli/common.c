@@ -3,7 +3,6 @@
 #include "cli/cli.h"
 #include "sim/report.h"
 #include "sim/size.h"
-#include "algorithms/nccl/mode.h"
 #include "plots/plot.h"
 #include "sim/par.h"
 #include "sim/pool.h"
@@ -92,11 +91,11 @@ int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **s
     return 1;
 }
 
-int cs_out_open(cs_out *o, const char *path, cs_err *err)
+int cs_out_open(cs_out *o, FILE *std, const char *path, cs_err *err)
 {
     memset(o, 0, sizeof *o);
     if (!path || !strcmp(path, "-") || !cs_cli_writes()) {
-        o->f = stdout;
+        o->f = std;
         return 0;
     }
     if (cs_outfile_open(&o->file, path, err) < 0)
@@ -109,7 +108,7 @@ int cs_out_open(cs_out *o, const char *path, cs_err *err)
 int cs_out_commit(cs_out *o, cs_err *err)
 {
     if (!o->is_file) {
-        if (fflush(stdout) != 0 || ferror(stdout))
+        if (fflush(o->f) != 0 || ferror(o->f))
             return cs_err_set(err, CS_EIO, "stdout", "write failed: %s",
                               strerror(errno ? errno : EIO));
         return 0;
@@ -180,29 +179,30 @@ const char *cs_cli_format_of(const char *format, const char *output)
     return dot && !strcmp(dot, ".json") ? "json" : dot && !strcmp(dot, ".csv") ? "csv" : "text";
 }
 
-const char *cs_cli_resize(const char *topo, const char *nodes, cs_err *err)
+const char *cs_cli_resize(const char *topo, const char *nodes, char *buf, size_t size,
+                          cs_err *err)
 {
-    static char spec[4096];
     long n;
     if (!nodes)
         return topo;
     if (cs_parse_int(nodes, "--nodes", 1, 65536, &n, err) < 0)
         return NULL;
-    if (snprintf(spec, sizeof spec, "%s#nodes=%ld", topo, n) >= (int)sizeof spec) {
+    if (snprintf(buf, size, "%s#nodes=%ld", topo, n) >= (int)size) {
         cs_err_set(err, CS_EUSAGE, "--topo", "name too long");
         return NULL;
     }
-    return spec;
+    return buf;
 }
 
 int cs_cli_plan_nodes(cs_plan *p, const char *nodes, cs_err *err)
 {
     const char *spec;
+    char buf[CS_CLI_SPEC_MAX];
     if (p->topo_json)
         return cs_err_set(err, CS_EUSAGE, "--nodes", "resizes a cluster named by --topo or "
                           "system.topo (a preset or a file), not an inline topology (set its "
                           "\"nodes\")");
-    if (!(spec = cs_cli_resize(p->topo_spec, nodes, err)))
+    if (!(spec = cs_cli_resize(p->topo_spec, nodes, buf, sizeof buf, err)))
         return CS_EUSAGE;
     if (strlen(spec) >= sizeof p->topo_spec)
         return cs_err_set(err, CS_EUSAGE, "--topo", "name too long");
@@ -257,44 +257,9 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
         if (!o->topo)
             return cs_err_set(err, CS_EUSAGE, "--nodes", "resizes the --topo cluster: give "
                               "--topo too");
-        if (!(o->topo = cs_cli_resize(o->topo, nodes, err)))
+        if (!(o->topo = cs_cli_resize(o->topo, nodes, o->topo_buf, sizeof o->topo_buf,
+                                      err)))
             return CS_EUSAGE;
     }
     return rc;
-}
-
-int cs_cli_report(const char *path, const char *format, const cs_sweep *sw, int n, cs_err *err)
-{
-    cs_out out;
-    int rc;
-    if ((rc = cs_out_open(&out, path, err)) < 0)
-        return rc;
-    if ((rc = cs_report_many(out.f, format, sw, n)) < 0) {
-        cs_out_abort(&out);
-        return cs_err_set(err, rc, path ? path : "stdout", "cannot write the report");
-    }
-    return cs_out_commit(&out, err);
-}
-
-void cs_cli_run_notes(const cs_sweep *sw, int n, int check)
-{
-    int k, i, one_rank = 0;
-    if (!cs_cli_writes())               /* rank 0 says it (sim/par.h) */
-        return;
-    /* Asked for, not run (N/A): the executor stopped the check when its state outgrew its
-     * limit (sim/exec.c), or one node stood for all identical ones (a folded ring). */
-    for (k = 0; k < n; k++) {
-        one_rank |= sw[k].ranks == 1;
-        for (i = 0; check && i < sw[k].n_rows; i++)
-            if (sw[k].rows[i].wrong < 0)
-                fprintf(stderr, "collsim run: note: data check skipped at %llu bytes on %d "
-                        "ranks: %s (#wrong N/A)\n",
-                        (unsigned long long)sw[k].rows[i].size_bytes, sw[k].ranks,
-                        sw[k].rows[i].wrong == CS_WRONG_FOLDED ? "one node stood for all "
-                        "identical ones; the whole schedule is too large to check"
-                        : "its state outgrew 256 MiB");
-    }
-    if (one_rank)
-        fprintf(stderr, "collsim run: note: 1 rank: nothing is communicated (times are "
-                "fixed costs only, busbw is 0); give -g N or --ranks N for more ranks\n");
 }

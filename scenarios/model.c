@@ -70,10 +70,10 @@ static int unknown(const char *what, const char *name, const char *const *names,
                       !strcmp(what, "model") ? "model" : "gpu", name, known);
 }
 
-/* "description" of a preset (static storage, one at a time). */
+/* "description" of a preset (per-thread storage, one at a time in each thread). */
 static const char *about(const cs_preset *p)
 {
-    static char buf[1024];
+    static _Thread_local char buf[1024];
     json_t *root;
     const char *d;
     buf[0] = '\0';
