@@ -9,17 +9,19 @@
 static json_t *about(const cs_preset *p, json_t **doc, cs_err *err)
 {
     json_error_t je;
-    json_t *root = json_loads(p->json, 0, &je);
-    const char *d;
+    json_t *root = json_loads(p->json, 0, &je), *d;
     if (!root) {
         cs_err_set(err, CS_EPARSE, p->name, "embedded preset: %s", je.text);
         return NULL;
     }
-    d = json_string_value(json_object_get(root, "description"));
+    d = json_object_get(root, "description");
+    d = json_is_string(d) ? json_incref(d) : json_string("");
     if (doc)
         *doc = json_incref(root);
     json_decref(root);
-    return json_string(d ? d : "");
+    if (!d)
+        cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    return d;
 }
 
 int cs__api_topologies(json_t **out, cs_err *err)
