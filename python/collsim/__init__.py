@@ -91,7 +91,7 @@ def _file_of(value, kind):
     that name the file stay deterministic); str and path-like values pass unchanged."""
     if not isinstance(value, dict):
         return os.fspath(value)
-    text = json.dumps(value, indent=2, sort_keys=True) + '\n'
+    text = json.dumps(value, indent=2) + '\n'
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     folder = os.path.join(tempfile.gettempdir(), f'collsim-py-{os.getuid()}')
     os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -162,7 +162,9 @@ def calibrate(logs, **flags):
 
 def plan(plan=None, **flags):
     """``collsim plan [PLAN.json]``: one training step; plan a dict, a path or None (a plan
-    from the flags alone: model=, gpu=, topo=, tp=, ...)."""
+    from the flags alone: model=, gpu=, topo=, tp=, ...). A dict is written to a file of
+    its own, so files it names by a relative path are looked up beside that file: name
+    them by absolute paths (or use presets)."""
     return _call('plan', [] if plan is None else [_file_of(plan, 'plan')], flags)
 
 
