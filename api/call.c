@@ -147,6 +147,9 @@ static int build_argv(const api_cmd *c, const json_t *req, api_argv *a, cs_err *
         if (!json_is_string(v))
             return cs_err_set(err, CS_EUSAGE, "args", "strings expected, got a %s at %zu",
                               json_is_number(v) ? "number" : "non-string", i);
+        if (json_string_value(v)[0] == '-' && json_string_value(v)[1])
+            return cs_err_set(err, CS_EUSAGE, "args", "'%s' looks like an option: give "
+                              "options as flags", json_string_value(v));
         if ((rc = argv_add(a, json_string_value(v), err)) < 0)
             return rc;
     }

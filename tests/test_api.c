@@ -141,6 +141,8 @@ static void t_errors(void)
              "unknown option '--bogus'");
     error_is("{\"command\": \"run\", \"flags\": {\"output\": \"x.json\"}}", -7, "--output",
              "not taken by the library");
+    error_is("{\"command\": \"run\", \"args\": [\"--help\"]}", -7, "args",
+             "looks like an option");
     error_is("{\"command\": \"frobnicate\"}", -7, "command", "unknown command 'frobnicate'");
     error_is("{\"command\": ", -4, "request", "1:");
     error_is("{\"command\": \"run\", \"flags\": {\"topo\": {\"kind\": \"ring\"}}}", -7,
