@@ -177,6 +177,14 @@ static const char *const thread_reqs[] = {
     "{\"command\": \"explain\", \"args\": [\"allreduce\"], \"flags\": {\"ranks\": \"2:8\"}}",
     "{\"command\": \"run\", \"flags\": {\"topo\": \"nope\"}}",
     "{\"command\": \"models\"}",
+    "{\"command\": \"plan\", \"args\": [\"" CS_TEST_DATA "/ok/plan-small.json\"]}",
+    "{\"command\": \"plan_search\", \"args\": [\"" CS_TEST_DATA "/ok/plan-small.json\"], "
+    "\"flags\": {\"gpus\": 4}}",
+    "{\"command\": \"validate\", \"args\": [\"" CS_TEST_DATA "/real/nccl-h100-1n8-allreduce-"
+    "nvswitch-256M-2G.log\"], \"flags\": {\"topo\": \"dgx-h100\"}}",
+    "{\"command\": \"calibrate\", \"args\": [\"" CS_TEST_DATA "/ok/log-nccl.json\"], "
+    "\"flags\": {\"topo\": \"" CS_TEST_DATA "/ok/cal-start.json\", \"max_iter\": 5, "
+    "\"threads\": 2}}",
 };
 #define N_REQS ((int)(sizeof thread_reqs / sizeof thread_reqs[0]))
 
@@ -222,7 +230,8 @@ int cs_test_register(void)
         {"api: explain's text, calibrate's topology and report = the program's", t_text},
         {"api: errors as values: code, where, message, exit status", t_errors},
         {"api: topologies, models, gpus", t_lists},
-        {"api: four threads at once, every result one thread's bytes", t_threads},
+        {"api: four threads at once (run, explain, plan, search, validate, calibrate, an "
+         "error, a list), every result one thread's bytes", t_threads},
         {NULL, NULL}};
     return cs_test_add_suite("api", cases);
 }
