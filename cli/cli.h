@@ -1,5 +1,6 @@
 /* cli.h: shared pieces of the collsim command (cli layer): the command table entry, the
- * option scanner, and atomic output files. Only this layer prints and picks exit codes. */
+ * option scanner, atomic output files, and where the shared commands write (cs_cli_io).
+ * Only this layer prints and picks exit codes; the API (api/) runs its commands too. */
 #ifndef CS_CLI_H
 #define CS_CLI_H
 
@@ -142,9 +143,10 @@ int cs_cli_status(cs_cli_io *io, int rc);
  * when err holds none). */
 int cs_cli_error(cs_cli_io *io, const cs_err *err);
 /* The commands the API shares with the program: the same parsing, library calls and output
- * as `collsim NAME ARGS...` (argv[0] is the name), written to io->out. 0 ok, 1 when --help
- * printed the usage (on stdout: the API never passes --help), or < 0 with io->err filled.
- * They print nothing else and exit never. cs_cmd_NAME is the program's wrapper of each. */
+ * as `collsim NAME ARGS...` (argv[0] is the name), written to io->out (notes to io->note).
+ * 0 ok (also after --help printed the usage on stdout: the API never passes --help), or
+ * < 0 with io->err filled. They print nothing else and never exit. cs_cmd_NAME is the
+ * program's wrapper of each (io.c). */
 int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv);
 int cs_cmd_validate_io(cs_cli_io *io, int argc, char **argv);
 int cs_cmd_calibrate_io(cs_cli_io *io, int argc, char **argv);
