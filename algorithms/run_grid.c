@@ -4,6 +4,7 @@
  * count (cs_topo_open_ranks), with the report strings it borrows kept alive here. */
 #include "algorithms/run.h"
 #include "topologies/topology.h"
+#include "algorithms/nccl/rules.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -185,6 +186,9 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_ru
     if (g->n_topos == 1 &&
         (rc = cs_nccl_setup(rq->topo, rq->proto, 0, &g->nccl, &g->nccl_on, err)) < 0)
         return rc;
+    /* NCCL considers NVLS only for the types and ops the switch reduces */
+    if (g->nccl_on && !cs_nccl_nvls_supported(rq->dtype, rq->redop))
+        g->nccl.nvls = 0;
     if (g->nccl_on && rq->cfg.channels > 0) {
         g->nccl.channels = rq->cfg.channels;   /* --channels over the table's, and over */
         g->nccl.plan_n = 0;                    /* NCCL's plan for a PCIe host */
@@ -194,6 +198,12 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_ru
             return rc;
         for (a = 0; a < rq->n_algos; a++) {
             cs_sweep *sw = &g->sweeps[g->n];
+            if (!strcmp(rq->algos[a], "nvls") && cs_nccl_rule(colls[c])->reduces &&
+                !cs_nccl_nvls_supported(rq->dtype, rq->redop))
+                return cs_err_set(err, CS_EUSAGE, "--algo", "nvls does not reduce %s on %s: "
+                                  "NVLS reduces sum, min and max on int32, uint32, int64, "
+                                  "uint64, half and bfloat16, and sum on float and double",
+                                  rq->redop, rq->dtype);
             struct cs_run_grid_keep *kp = &g->keep[g->n];
             cs_run_task *tk = &tasks[g->n];
             kp->cfg = rq->cfg;
@@ -204,6 +214,7 @@ static int grid_ranks(const cs_run_grid_req *rq, int want, cs_run_grid *g, cs_ru
             cs_run_model_line(t, kp->cfg.nccl, p, kp->model, sizeof kp->model);
             cs_run_header(sw, colls[c], rq->algos[a], t, rq->dtype, rq->redop, p,
                           kp->cfg.root, kp->cfg.chunks, kp->model);
+            sw->settings = kp->cfg.nccl ? kp->cfg.nccl->origin : NULL;
             tk->cfg = &kp->cfg;
             tk->t = t;
             tk->p = p;

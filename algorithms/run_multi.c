@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cs_run_rank_counts(const char *total, const char *per_proc, long threads, int **ranks,
-                       int *n, cs_err *err)
+int cs_run_rank_counts(const char *total, const char *per_proc, long threads, int procs,
+                       int **ranks, int *n, cs_err *err)
 {
     int i, rc;
+    int64_t times = (threads > 1 ? threads : 1) * (int64_t)(procs > 1 ? procs : 1);
     *ranks = NULL;
     *n = 0;
     if (total) {
@@ -18,7 +19,7 @@ int cs_run_rank_counts(const char *total, const char *per_proc, long threads, in
             snprintf(err->where, sizeof err->where, "--ranks");
         return rc;
     }
-    if (!per_proc && threads < 1)
+    if (!per_proc && threads < 1 && procs <= 1)
         return 0;
     if (per_proc) {
         if ((rc = cs_run_parse_ranks(per_proc, ranks, n, err)) < 0)
@@ -29,12 +30,16 @@ int cs_run_rank_counts(const char *total, const char *per_proc, long threads, in
         (*ranks)[0] = 1;
         *n = 1;
     }
-    for (i = 0; threads > 1 && i < *n; i++) {
-        int64_t p = (int64_t)(*ranks)[i] * threads;
+    for (i = 0; times > 1 && i < *n; i++) {
+        int64_t p = (int64_t)(*ranks)[i] * times;
         if (p > CS_LIMIT_MAX_RANKS) {
-            rc = cs_err_set(err, CS_EUSAGE, "-t", "-g %d x -t %ld = %lld ranks, more than the "
-                            "limit of %ld (--ranks N gives the total directly)", (*ranks)[i],
-                            threads, (long long)p, CS_LIMIT_MAX_RANKS);
+            rc = procs > 1
+                ? cs_err_set(err, CS_EUSAGE, "-g", "%d processes x -g %d x -t %ld = %lld ranks, "
+                             "more than the limit of %ld", procs, (*ranks)[i],
+                             threads > 1 ? threads : 1, (long long)p, CS_LIMIT_MAX_RANKS)
+                : cs_err_set(err, CS_EUSAGE, "-t", "-g %d x -t %ld = %lld ranks, more than the "
+                             "limit of %ld (--ranks N gives the total directly)", (*ranks)[i],
+                             threads, (long long)p, CS_LIMIT_MAX_RANKS);
             free(*ranks);
             *ranks = NULL;
             *n = 0;

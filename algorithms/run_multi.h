@@ -8,11 +8,12 @@
 #include "sim/report.h"
 
 /* Rank counts: total (--ranks) as given, else each count of per_proc (-g, a sweep spec as
- * cs_run_parse_ranks reads it, NULL = 1) times threads (-t, 0 = 1), as nccl-tests counts
- * ranks in one process. Neither given: *ranks NULL, *n 0 (every rank of the topology).
+ * cs_run_parse_ranks reads it, NULL = 1) times threads (-t, 0 = 1) times procs (the
+ * processes of nccl-tests' `mpirun -np N`, <= 1 = one), as nccl-tests counts ranks.
+ * Neither given and procs <= 1: *ranks NULL, *n 0 (every rank of the topology).
  * CS_EUSAGE naming --ranks, -g or -t; a product above CS_LIMIT_MAX_RANKS is refused. */
-int cs_run_rank_counts(const char *total, const char *per_proc, long threads, int **ranks,
-                       int *n, cs_err *err);
+int cs_run_rank_counts(const char *total, const char *per_proc, long threads, int procs,
+                       int **ranks, int *n, cs_err *err);
 
 /* -d NAME or all: *dts points at one (filled into *one) or at every data type, *n their
  * count. -o NAME or all: every reduction for allreduce, reduce and reducescatter, else

@@ -18,10 +18,10 @@ c() { name=$1; shift; "$C" calibrate "$@" > "$O/$name.txt"; sed -n 2p "$O/$name.
 params() {
     awk '/^# parameter/ { on = 1; next } on && /^#/ { exit }
          on && /^  [^ (]/ {
-             if ($0 ~ /not determined/) held = held (held ? ", " : "") $1
+             if ($0 ~ /not determined: held/) held = held (held ? ", " : "") $1
              else if ($0 ~ /--fix/) held = held (held ? ", " : "") $1 " (--fix)"
-             else if ($0 ~ /not told apart/) fit = fit (fit ? ", " : "") $1 " (common factor only)"
-             else if ($0 ~ /uncertain/) fit = fit (fit ? ", " : "") $1 " (uncertain)"
+             else if ($0 ~ /not determined alone/) fit = fit (fit ? ", " : "") $1 " (common factor only)"
+             else if ($0 ~ /poorly determined/) fit = fit (fit ? ", " : "") $1 " (uncertain)"
              else fit = fit (fit ? ", " : "") $1 }
          END { printf "%s|%s", (fit ? fit : "none"), (held ? held : "none") }' "$1"
 }
@@ -104,6 +104,10 @@ v h100-1n8-on-2n16 $R/nccl-h100-1n8-allreduce-nvswitch-256M-2G.log --topo $O/h10
 row 10 "H100 2x8 (IB, 256 MiB-8 GiB) -> **1x8** (256 MiB-2 GiB)" h100-fit-2n16 h100-1n8-on-2n16
 v h100-oci-on-2n16 $R/nccl-h100-oci-2n16-allreduce-roce.log --topo $O/h100-2n16.json
 row 11 "H100 2x8 (IB) -> **another 2x8 cluster** (OCI RoCE, 1-16 GiB)" h100-fit-2n16 h100-oci-on-2n16
+#    The same fit carried to 128 nodes (--calibration lays what it fitted over the 128-node
+#    preset of the same node and fabric), judged on the 1,024-GPU Ring/LL128 log.
+v h100-1024-on-2n16 $R/nccl-h100-128n1024-allreduce-ring-ll128-ib.log --topo dgx-h100-x128 --calibration $O/h100-2n16.json --algo ring --proto LL128
+row 12 "H100 2x8 (IB) carried by --calibration -> **128x8** (1,024 GPUs, Ring/LL128, 1-16 GiB)" h100-fit-2n16 h100-1024-on-2n16
 
 # 7. Other presets against their closest logs, uncalibrated.
 v a100-uncal $R/nccl-a100-oci-1n8-allreduce-10G-nvswitch.log --topo dgx-a100

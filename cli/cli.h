@@ -15,12 +15,16 @@
 #define CS_EXIT_USAGE 2
 
 /* A command: `collsim NAME ...`. argv[0] is the command name. Returns an exit status. */
+struct cs_opt_spec;
 typedef struct cs_cmd {
     const char *name;        /* "run", "list", ... */
     const char *summary;     /* one line for `collsim help` */
     int (*fn)(int argc, char **argv);
     int is_spread;           /* 1: every MPI rank runs it and shares the work (sim/par.h);
                                 0: rank 0 runs it alone, the others exit 0 at once */
+    const struct cs_opt_spec *opts;  /* its options, as its parser reads them (`collsim
+                                help --options NAME` lists them for shell completion); NULL:
+                                --help alone */
 } cs_cmd;
 
 /* Print `error: where: what` (or `error: what`) to stderr and return the exit status for
@@ -81,22 +85,31 @@ int cs_cli_check_plot(const char *path, cs_err *err);
 /* --format when given, else by --output's suffix (.json, .csv), else "text". */
 const char *cs_cli_format_of(const char *format, const char *output);
 
-/* --nodes N: the topology spec topo resized to N nodes ("SPEC#nodes=N", which
- * cs_topo_spec_root reads; a cluster only), written into buf (n bytes, the caller's, so
- * calls in several threads do not meet). nodes NULL: topo itself. NULL with err filled
+/* What every command with a topology takes beside --topo: --nodes N (the cluster resized)
+ * and --calibration FILE (a calibration's figures laid over it). */
+typedef struct cs_topo_mods {
+    const char *nodes;        /* --nodes N, NULL if not given */
+    const char *cal;          /* --calibration FILE, NULL if not given */
+} cs_topo_mods;
+/* The two options' table entries, with the caller's ids. */
+#define CS_TOPO_MOD_SPECS(nodes_id, cal_id) {"nodes", 0, 1, (nodes_id)}, \
+    {"calibration", 0, 1, (cal_id)}
+/* topo with the options applied, as cs_topo_spec_root reads it ("SPEC#nodes=N",
+ * "SPEC#calibration=FILE"), written into buf (n bytes, the caller's, so calls in several
+ * threads do not meet); topo itself when neither is given. NULL with err filled
  * (CS_EUSAGE) when N is not a count or the spec does not fit. */
-#define CS_CLI_SPEC_MAX 4096
-const char *cs_cli_resize(const char *topo, const char *nodes, char *buf, size_t n, cs_err *err);
-/* --nodes N on a plan: its system.topo (a preset or file) resized; an inline topology is
- * CS_EUSAGE. */
+#define CS_CLI_SPEC_MAX 8192
+const char *cs_cli_spec(const char *topo, const cs_topo_mods *m, char *buf, size_t n,
+                        cs_err *err);
+/* The same on a plan's system.topo (a preset or file); an inline topology is CS_EUSAGE. */
 struct cs_plan;
-int cs_cli_plan_nodes(struct cs_plan *p, const char *nodes, cs_err *err);
+int cs_cli_plan_spec(struct cs_plan *p, const cs_topo_mods *m, cs_err *err);
 
 /* The options of the commands that read logs (validate, calibrate): one table of ids, one
  * scanner; each command lists the options it takes in its own cs_opt_spec table. */
 enum { CS_LOGCMD_TOPO = 900, CS_LOGCMD_FORMAT, CS_LOGCMD_ALGO, CS_LOGCMD_PROTO,
        CS_LOGCMD_OUTPUT, CS_LOGCMD_PLOT, CS_LOGCMD_FIX, CS_LOGCMD_ITER, CS_LOGCMD_HELP,
-       CS_LOGCMD_THREADS, CS_LOGCMD_NODES };
+       CS_LOGCMD_THREADS, CS_LOGCMD_NODES, CS_LOGCMD_CAL };
 typedef struct cs_logcmd {
     const char *topo;         /* --topo (with --nodes applied) */
     const char *format;       /* --format (validate), default "text" */
@@ -117,11 +130,36 @@ typedef struct cs_logcmd {
 int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
                     cs_logcmd *o, cs_err *err);
 
+/* The flags of a run's cost, energy and goodput (scenarios/budget.h), shared by plan and
+ * compare: put CS_CLI_BUDGET_SPECS in the command's table and pass those ids to
+ * cs_cli_budget_opt (budget.c). */
+enum { CS_BUD_PRICE = 950, CS_BUD_TOKENS, CS_BUD_ENERGY, CS_BUD_GRID, CS_BUD_NODE_W, CS_BUD_PUE,
+       CS_BUD_GOODPUT, CS_BUD_CKPT, CS_BUD_RESTART, CS_BUD_STRAGGLER,
+       CS_BUD_LOSE, CS_BUD_FAILURES };
+#define CS_CLI_BUDGET_SPECS                                                                 \
+    {"price", 0, 1, CS_BUD_PRICE}, {"tokens", 0, 1, CS_BUD_TOKENS},                        \
+    {"energy", 0, 0, CS_BUD_ENERGY}, {"grid-gCO2-per-kWh", 0, 1, CS_BUD_GRID},             \
+    {"node-W", 0, 1, CS_BUD_NODE_W}, {"pue", 0, 1, CS_BUD_PUE},                            \
+    {"goodput", 0, 0, CS_BUD_GOODPUT}, {"ckpt-GBps", 0, 1, CS_BUD_CKPT},                   \
+    {"restart-s", 0, 1, CS_BUD_RESTART}, {"straggler", 0, 1, CS_BUD_STRAGGLER},  \
+    {"lose-nodes", 0, 1, CS_BUD_LOSE}, {"failures", 0, 1, CS_BUD_FAILURES}
+/* Is id one of those? */
+#define CS_CLI_IS_BUDGET(id) ((id) >= CS_BUD_PRICE && (id) <= CS_BUD_FAILURES)
+struct cs_budget_opts;
+/* Apply budget flag id with value v (NULL for a switch) to o; --price takes one number
+ * (price_list NULL) or, for compare, "P" or "NAME=P,..." kept in *price_list (borrowed).
+ * 0 or CS_EUSAGE naming the flag. */
+int cs_cli_budget_opt(struct cs_budget_opts *o, int id, const char *v, const char **price_list,
+                      cs_err *err);
+
 /* Write a report of n sweeps in format ("text", "json", "csv") to path (NULL or "-" =
- * stdout) through cs_out. 0 or the error. */
+ * std) through cs_out; the sweeps come as `kinds` blocks, one per data type x reduction
+ * (sim/report.h cs_report_kinds: one text table for each). 0 or the error. */
 struct cs_sweep;
 int cs_cli_report(FILE *std, const char *path, const char *format, const struct cs_sweep *sw,
-                  int n, cs_err *err);
+                  int n, int kinds, cs_err *err);
+/* `collsim run --help` (cmd_run_print.c). */
+void cs_cli_run_usage(void);
 /* `collsim run` notes to note (stderr; NULL: none): sizes whose data check was skipped, a
  * 1-rank run. */
 void cs_cli_run_notes(FILE *note, const struct cs_sweep *sw, int n, int check);
@@ -153,14 +191,23 @@ int cs_cmd_calibrate_io(cs_cli_io *io, int argc, char **argv);
 int cs_cmd_explain_io(cs_cli_io *io, int argc, char **argv);
 int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv);
 
+/* Each command's option table (its parser's, in its cmd_*.c); plan search reads plan's. */
+extern const cs_opt_spec cs_run_opts[], cs_validate_opts[], cs_calibrate_opts[],
+    cs_explain_opts[], cs_topo_opts[], cs_topo_draw_opts[], cs_plan_opts[], cs_plot_opts[],
+    cs_compare_opts[];
+
 /* Commands, one file each (cmd_*.c). */
 int cs_cmd_run(int argc, char **argv);
+/* `collsim all_reduce_perf ...` (any nccl-tests program): `run` with nccl-tests' rank count
+ * under mpirun -np N, N x -g x -t ranks (-g 1 when not given), said in the header. */
+int cs_cmd_run_nccl_tests(int argc, char **argv);
 int cs_cmd_validate(int argc, char **argv);
 int cs_cmd_calibrate(int argc, char **argv);
 int cs_cmd_plot(int argc, char **argv);
 int cs_cmd_list(int argc, char **argv);
 int cs_cmd_topo(int argc, char **argv);
 int cs_cmd_topo_draw(int argc, char **argv);   /* `collsim topo draw`, called by cs_cmd_topo */
+int cs_cmd_topo_check(const char *spec);         /* `collsim topo check`, called by cs_cmd_topo */
 /* topo show's additions (cmd_topo_about.c): the description and sources of spec, printed
  * to f or (json not NULL) set as keys of the JSON object; the ring of each of `channels`
  * channels on t (0: the topology's NCCL channel count, 1 on the bare fabric). */
@@ -169,5 +216,6 @@ void cs_topo_show_about(FILE *f, const char *spec, struct json_t *json);
 int cs_topo_show_rings(FILE *f, const cs_topo *t, const char *spec, long channels, cs_err *err);
 int cs_cmd_explain(int argc, char **argv);
 int cs_cmd_plan(int argc, char **argv);
+int cs_cmd_compare(int argc, char **argv);
 
 #endif

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <jansson.h>
 
-static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, CS_LOGCMD_TOPO}, {"nodes", 0, 1, CS_LOGCMD_NODES},
+const cs_opt_spec cs_calibrate_opts[] = {
+    {"topo", 0, 1, CS_LOGCMD_TOPO}, CS_TOPO_MOD_SPECS(CS_LOGCMD_NODES, CS_LOGCMD_CAL),
     {"output", 0, 1, CS_LOGCMD_OUTPUT},
     {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
     {"fix", 0, 1, CS_LOGCMD_FIX}, {"max-iter", 0, 1, CS_LOGCMD_ITER},
@@ -33,6 +33,7 @@ static void usage(void)
            "on the topology's first n ranks. Writes a topology JSON with an \"nccl\" object.\n\n"
            "      --topo PRESET|FILE  starting topology (required)\n"
            "      --nodes N           the --topo cluster resized to N nodes\n"
+           "      --calibration FILE  a calibration's figures laid over --topo\n"
            "      --output FILE       calibrated topology JSON (required)\n"
            "      --min-bytes SIZE    fit only sizes >= SIZE\n"
            "      --sizes odd|even    only the 1st, 3rd, ... (odd) or 2nd, 4th, ... (even)\n"
@@ -54,7 +55,7 @@ typedef cs_logcmd copts;
 
 static int parse(int argc, char **argv, copts *o, cs_err *err)
 {
-    int rc = cs_logcmd_parse(argc, argv, specs, usage, o, err);
+    int rc = cs_logcmd_parse(argc, argv, cs_calibrate_opts, usage, o, err);
     if (rc != 0)
         return rc;
     if (o->n_logs == 0)
@@ -90,23 +91,25 @@ static void print_report(FILE *f, const cs_calib *c, const copts *o)
     for (i = 0; i < c->n_par; i++) {
         const cs_fit_param *p = &c->par[i];
         if (c->held[i] == CS_CALIB_HELD_UNDETERMINED)
-            fprintf(f, "  %-26s %12.6g %12.6g   not determined by these logs, held\n"
-                   "  %-26s %12s %12s   (%s)\n", p->name, c->start[i], p->value, "", "", "",
-                   cs_calib_hint(c, i));
+            fprintf(f, "  %-26s %12.6g %12.6g   not determined: held at its start value\n"
+                    "  %-26s %12s %12s   (to determine it: %s)\n", p->name, c->start[i], p->value,
+                    "", "", "", cs_calib_hint(c, i));
         else if (c->held[i] == CS_CALIB_HELD_FIX)
             fprintf(f, "  %-26s %12.6g %12.6g   held (--fix)\n", p->name, c->start[i], p->value);
         else if (p->is_fixed)
-            fprintf(f, "  %-26s %12.6g %12.6g   not told apart from the others, moved with them "
-                   "(the logs reject its start)\n", p->name, c->start[i], p->value);
+            fprintf(f, "  %-26s %12.6g %12.6g   not determined alone: it moves with others the "
+                    "logs cannot tell it from (they rule out its start value)\n", p->name,
+                    c->start[i], p->value);
         else if (cs_calib_at_bound(p))
             fprintf(f, "  %-26s %12.6g %12.6g   at its %s bound: the logs push it out of range%s\n",
                    p->name, c->start[i], p->value, cs_calib_at_bound(p) < 0 ? "lower" : "upper",
                    i == c->p_gamma && cs_calib_at_bound(p) > 0 ? " (no reduction cost)" : "");
         else if (c->uncertain[i])
-            fprintf(f, "  %-26s %12.6g %12.6g %12.3g   uncertain (> 50%%), but the logs reject its "
-                   "start\n", p->name, c->start[i], p->value, p->sigma);
+            fprintf(f, "  %-26s %12.6g %12.6g %12.3g   poorly determined: 1 sigma is over half the "
+                    "value (the logs rule out its start value)\n", p->name, c->start[i], p->value,
+                    p->sigma);
         else if (!isfinite(p->sigma))
-            fprintf(f, "  %-26s %12.6g %12.6g   undetermined: no time depends on it at the end\n",
+            fprintf(f, "  %-26s %12.6g %12.6g   not determined: no simulated time depends on it\n",
                    p->name, c->start[i], p->value);
         else
             fprintf(f, "  %-26s %12.6g %12.6g %12.3g\n", p->name, c->start[i], p->value, p->sigma);

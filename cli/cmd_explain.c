@@ -29,15 +29,16 @@ typedef struct ex_opts {
     int all;                  /* --all: every row and every rank */
     const char *plot;         /* --plot FILE: timeline picture (plots/), NULL if not asked */
     cs_tl_color color;        /* --color: timeline bars by step or chunk */
-    char topo_buf[CS_CLI_SPEC_MAX];  /* --topo resized by --nodes */
+    char topo_buf[CS_CLI_SPEC_MAX];  /* --topo with --nodes, --calibration */
 } ex_opts;
 
 enum { E_ALGO = 1, E_RANKS, E_SIZE, E_TOPO, E_CHUNKS, E_ROOT, E_SERVERS, E_CHANNELS, E_DTYPE,
-       E_ALL, E_HELP, E_PLOT, E_COLOR, E_PROTO, E_NODES };
+       E_ALL, E_HELP, E_PLOT, E_COLOR, E_PROTO, E_NODES, E_CAL };
 
-static const cs_opt_spec ex_specs[] = {
+const cs_opt_spec cs_explain_opts[] = {
     {"algo", 0, 1, E_ALGO}, {"ranks", 'g', 1, E_RANKS}, {"minbytes", 'b', 1, E_SIZE},
-    {"topo", 0, 1, E_TOPO}, {"nodes", 0, 1, E_NODES}, {"chunks", 0, 1, E_CHUNKS}, {"root", 'r', 1, E_ROOT},
+    {"topo", 0, 1, E_TOPO}, {"chunks", 0, 1, E_CHUNKS}, {"root", 'r', 1, E_ROOT},
+    CS_TOPO_MOD_SPECS(E_NODES, E_CAL),
     {"servers", 0, 1, E_SERVERS}, {"channels", 0, 1, E_CHANNELS},
     {"datatype", 'd', 1, E_DTYPE}, {"all", 0, 0, E_ALL}, {"help", 'h', 0, E_HELP},
     {"plot", 0, 1, E_PLOT}, {"color", 0, 1, E_COLOR}, {"proto", 0, 1, E_PROTO},
@@ -57,6 +58,7 @@ static void ex_usage(void)
            "  -b SIZE             size as nccl-tests counts it (default 1M)\n"
            "  --topo PRESET|FILE  topology (default %s)\n"
            "  --nodes N           the --topo cluster resized to N nodes\n"
+           "  --calibration FILE  a calibration's figures laid over --topo\n"
            "  --chunks N          pipeline chunks (default 1)\n"
            "  -r, --root R        root of rooted collectives (default 0)\n"
            "  --servers K         parameter_server servers (default 1)\n"
@@ -75,7 +77,8 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *sp;
-    const char *v, *nodes = NULL;
+    const char *v;
+    cs_topo_mods mods = {NULL, NULL};
     int rc, have_coll = 0;
     memset(o, 0, sizeof *o);
     o->algo = "auto";
@@ -84,7 +87,7 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
     o->size = 1 << 20;
     o->chunks = o->servers = 1;
     o->channels = 0;          /* not given: 1, or the topology's NCCL table */
-    while ((rc = cs_opt_next(&sc, ex_specs, &sp, &v, err)) > 0) {
+    while ((rc = cs_opt_next(&sc, cs_explain_opts, &sp, &v, err)) > 0) {
         if (!sp) {
             if (have_coll)
                 return cs_err_set(err, CS_EUSAGE, NULL, "unexpected argument '%s'", v);
@@ -97,7 +100,8 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
         case E_RANKS: o->ranks = v; break;
         case E_SIZE: rc = cs_parse_size(v, "-b", &o->size, err); break;
         case E_TOPO: o->topo = v; break;
-        case E_NODES: nodes = v; break;
+        case E_NODES: mods.nodes = v; break;
+        case E_CAL: mods.cal = v; break;
         case E_CHUNKS: rc = cs_parse_int(v, "--chunks", 1, 65535, &o->chunks, err); break;
         case E_ROOT: rc = cs_parse_int(v, "-r", 0, 1 << 20, &o->root, err); break;
         case E_SERVERS: rc = cs_parse_int(v, "--servers", 1, 1 << 20, &o->servers, err); break;
@@ -118,8 +122,7 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
     }
     if (rc < 0)
         return rc;
-    if (nodes &&
-        !(o->topo = cs_cli_resize(o->topo, nodes, o->topo_buf, sizeof o->topo_buf, err)))
+    if (!(o->topo = cs_cli_spec(o->topo, &mods, o->topo_buf, sizeof o->topo_buf, err)))
         return CS_EUSAGE;
     if (!have_coll)
         return cs_err_set(err, CS_EUSAGE, NULL, "which collective? (usage: collsim explain "

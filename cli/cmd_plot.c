@@ -11,14 +11,15 @@
 
 #define PLOT_MAX_INPUTS 256
 
-enum { O_OUTPUT = 1, O_METRIC, O_TITLE, O_LABEL, O_MEASURED, O_SERIES, O_WIDTH, O_HEIGHT,
+enum { O_OUTPUT = 1, O_METRIC, O_TITLE, O_LABEL, O_MEASURED, O_SERIES, O_WIDTH, O_HEIGHT, O_XLABEL, O_YLABEL,
        O_LOGY, O_HELP, O_X, O_SIZE };
 
-static const cs_opt_spec plot_specs[] = {
+const cs_opt_spec cs_plot_opts[] = {
     {"output", 'o', 1, O_OUTPUT}, {"metric", 'm', 1, O_METRIC}, {"title", 0, 1, O_TITLE},
     {"label", 0, 1, O_LABEL}, {"measured", 0, 1, O_MEASURED}, {"series", 0, 1, O_SERIES},
     {"width", 0, 1, O_WIDTH}, {"height", 0, 1, O_HEIGHT}, {"log-y", 0, 0, O_LOGY},
-    {"help", 'h', 0, O_HELP}, {"x", 0, 1, O_X}, {"size", 0, 1, O_SIZE}, {NULL, 0, 0, 0},
+    {"help", 'h', 0, O_HELP}, {"x", 0, 1, O_X}, {"size", 0, 1, O_SIZE},
+    {"xlabel", 0, 1, O_XLABEL}, {"ylabel", 0, 1, O_YLABEL}, {NULL, 0, 0, 0},
 };
 
 static void plot_usage(void)
@@ -35,6 +36,8 @@ static void plot_usage(void)
            "      --size SIZE        the size of --x ranks (default: the largest)\n"
            "      --log-y            log10 bandwidth axis\n"
            "      --title TEXT       title above the chart\n"
+           "      --xlabel TEXT      name of the x axis (default: message size, or ranks)\n"
+           "      --ylabel TEXT      name of the y axis (default: by the metric)\n"
            "      --label NAME       legend name of the next file, in order (repeatable)\n"
            "      --measured FILE    a results file to draw as measured points (repeatable)\n"
            "      --series NAME      draw only the series with this label, in this order\n"
@@ -55,6 +58,7 @@ typedef struct plot_opts {
     int n_series;
     const char *output;                   /* --output */
     const char *title;                    /* --title, NULL for none */
+    const char *x_label, *y_label;        /* --xlabel, --ylabel, NULL = by quantity */
     cs_metric metric;                     /* --metric */
     int log_y;                            /* --log-y */
     int have_metric;                      /* --metric given */
@@ -82,7 +86,7 @@ static int parse_args(int argc, char **argv, plot_opts *o, cs_err *err)
     memset(o, 0, sizeof *o);
     o->width = CS_PLOT_DEFAULT_W;
     o->height = CS_PLOT_DEFAULT_H;
-    while ((rc = cs_opt_next(&sc, plot_specs, &sp, &v, err)) > 0) {
+    while ((rc = cs_opt_next(&sc, cs_plot_opts, &sp, &v, err)) > 0) {
         if (!sp) {
             rc = add_file(o, v, 0, err);
         } else {
@@ -100,6 +104,8 @@ static int parse_args(int argc, char **argv, plot_opts *o, cs_err *err)
                 break;
             case O_SIZE: rc = cs_parse_size(v, "--size", &o->size, err); break;
             case O_TITLE: o->title = v; break;
+            case O_XLABEL: o->x_label = v; break;
+            case O_YLABEL: o->y_label = v; break;
             case O_LABEL:
                 if (o->n_labels == PLOT_MAX_INPUTS)
                     return cs_err_set(err, CS_EUSAGE, "--label", "given more than %d times", PLOT_MAX_INPUTS);
@@ -172,6 +178,7 @@ int cs_cmd_plot(int argc, char **argv)
         const cs_series_set *use = o.x == CS_CHART_X_RANKS ? &over : &set;
         memset(&chart, 0, sizeof chart);
         chart.title = o.title;
+        chart.x_label = o.x_label, chart.y_label = o.y_label;
         chart.metric = o.metric;
         chart.log_y = o.log_y;
         chart.series = use->items;

@@ -7,6 +7,7 @@
 #include "sim/report.h"
 #include "sim/size.h"
 #include "sim/limits.h"
+#include "sim/par.h"
 #include "algorithms/coll.h"
 #include "topologies/topology.h"
 #include "plots/plot.h"
@@ -41,22 +42,22 @@ typedef struct run_opts {
     const char *proto;         /* --proto auto|LL|LL128|Simple|none, NULL if not given */
     const char *plot;          /* --plot FILE: draw the sweep (PNG/SVG/PDF), NULL if not asked */
     const char *trace;         /* --trace FILE: Perfetto trace of the one size, NULL if not asked */
-    char topo_buf[CS_CLI_SPEC_MAX];  /* --topo resized by --nodes */
+    char topo_buf[CS_CLI_SPEC_MAX];  /* --topo with --nodes, --calibration */
 } run_opts;
 
 enum {
     O_MINB = 1, O_MAXB, O_FACTOR, O_STEPB, O_RANKS, O_DTYPE, O_OP, O_ROOT, O_TOPO, O_ALGO,
     O_CHUNKS, O_SERVERS, O_CHANNELS, O_CHECK, O_FORMAT, O_OUTPUT, O_IGNORED, O_HELP, O_LINKS,
-    O_PROTO, O_PLOT, O_TRACE, O_THREADS, O_TOTAL, O_JSON, O_NODES
+    O_PROTO, O_PLOT, O_TRACE, O_THREADS, O_TOTAL, O_JSON, O_NODES, O_CAL
 };
 
-static const cs_opt_spec run_specs[] = {
+const cs_opt_spec cs_run_opts[] = {
     {"minbytes", 'b', 1, O_MINB}, {"maxbytes", 'e', 1, O_MAXB},
     {"stepfactor", 'f', 1, O_FACTOR}, {"stepbytes", 'i', 1, O_STEPB},
     {"ngpus", 'g', 1, O_RANKS}, {"nthreads", 't', 1, O_THREADS}, {"ranks", 0, 1, O_TOTAL},
     {"datatype", 'd', 1, O_DTYPE}, {"op", 'o', 1, O_OP},
     {"root", 'r', 1, O_ROOT}, {"topo", 0, 1, O_TOPO}, {"algo", 0, 1, O_ALGO},
-    {"nodes", 0, 1, O_NODES}, {"chunks", 0, 1, O_CHUNKS}, {"servers", 0, 1, O_SERVERS},
+    CS_TOPO_MOD_SPECS(O_NODES, O_CAL), {"chunks", 0, 1, O_CHUNKS}, {"servers", 0, 1, O_SERVERS},
     {"channels", 0, 1, O_CHANNELS}, {"check", 'c', 1, O_CHECK}, {"format", 0, 1, O_FORMAT},
     {"output", 0, 1, O_OUTPUT}, {"iters", 'n', 1, O_IGNORED},
     {"warmup_iters", 'w', 1, O_IGNORED}, {"help", 'h', 0, O_HELP}, {"links", 0, 0, O_LINKS},
@@ -68,50 +69,6 @@ static const cs_opt_spec run_specs[] = {
     'T', 1, O_IGNORED}, {"stream_null", 'y', 1, O_IGNORED}, {"local_register", 'R', 1, O_IGNORED},
     {NULL, 0, 0, 0},
 };
-
-static void run_usage(void)
-{
-    printf("usage: collsim run [COLL] [options]\n\n"
-           "Simulate a size sweep of one collective and print nccl-tests' table.\n"
-           "COLL: allreduce (default), allgather, reducescatter, broadcast, reduce, gather,\n"
-           "      scatter, alltoall, sendrecv, barrier (nccl-tests names like all_reduce_perf too),\n"
-           "      or all: every one of these in this order, one table each\n\n"
-           "  -b, --minbytes SIZE     smallest size (default 8; K, M, G, T, P suffixes are\n"
-           "                          powers of 1024 as in nccl-tests: 1G = 1GB = 1GiB = 2^30)\n"
-           "  -e, --maxbytes SIZE     largest size (default 128M)\n"
-           "  -f, --stepfactor F      multiply the size by F each step (default 2)\n"
-           "  -i, --stepbytes SIZE    add SIZE each step instead\n"
-           "  -g, --ngpus N           GPUs per process, as nccl-tests (ranks = -g x -t; default:\n"
-           "                          every rank of the topology); a sweep: A:B doubling (2:64),\n"
-           "                          A:B:+K, A:B:*F, or A,B,C\n"
-           "  -t, --nthreads T        threads per process, as nccl-tests (default 1)\n"
-           "      --ranks N           total ranks, overriding -g x -t (a sweep as for -g)\n"           "  -d, --datatype T        float (default), half, bfloat16, double, int8, ...; all\n"
-           "  -o, --op OP             sum (default), prod, max, min, avg; all\n"
-           "  -r, --root R            root of broadcast/reduce/gather/scatter (default 0)\n"
-           "  -c, --check 0|1         symbolic data check for #wrong (default 1)\n"
-           "  -n, -w, -m, -a, -z, -G, -N, -p, -C, -T, -y, -R N\n"
-           "                          nccl-tests' timing and launch flags: accepted, ignored\n"
-           "  -J, --output_file FILE  also write collsim's JSON report there (nccl-tests -J)\n"
-           "      --topo PRESET|FILE  topology (default %s; `collsim list topologies`)\n"
-           "      --nodes N           the --topo cluster resized to N nodes\n"
-           "      --algo NAME|auto    algorithm (default auto; `collsim list algorithms`);\n"
-           "                          a comma list runs each (ring,parameter_server)\n"
-           "      --chunks N          pipeline chunks per step (default 1 = textbook)\n"
-           "      --servers K         parameter_server: server ranks (default 1)\n"
-           "      --channels N        parallel rings/trees (default 1, or the topology's NCCL\n"
-           "                          table)\n"
-           "      --format text|json|csv   output format (default text, or by --output suffix)\n"
-           "      --output FILE       write there instead of stdout (atomically)\n"
-           "      --proto P           NCCL mode: auto (by time), LL, LL128 or Simple; none for\n"
-           "                          the bare fabric (default: NCCL mode on node, cluster and\n"
-           "                          pcie kinds and wherever the topology has an \"nccl\" object)\n"
-           "      --links             report the busiest links of the largest size and name\n"
-           "                          the bottleneck (link-level fabrics)\n"
-           "      --plot FILE         also draw the sweep (.png, .svg or .pdf); over several\n"
-           "                          rank counts: time against ranks at the largest size\n"
-           "      --trace FILE        one size (-b = -e): write a Perfetto/Chrome trace (JSON)\n",
-           CS_DEFAULT_PRESET);
-}
 
 /* No output is the --topo file; --plot is a picture type; --trace one size, plain model. */
 static int check_picture_opts(const run_opts *o, cs_err *err)
@@ -133,7 +90,8 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *sp;
-    const char *v, *nodes = NULL;
+    const char *v;
+    cs_topo_mods mods = {NULL, NULL};
     int rc, have_f = 0, have_coll = 0;
     memset(o, 0, sizeof *o);  /* channels 0: not given (1, or the topology's NCCL table) */
     o->coll_name = "allreduce";
@@ -146,7 +104,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     o->algo = "auto";
     o->chunks = o->servers = 1;
     o->check = 1;
-    while ((rc = cs_opt_next(&sc, run_specs, &sp, &v, err)) > 0) {
+    while ((rc = cs_opt_next(&sc, cs_run_opts, &sp, &v, err)) > 0) {
         if (!sp) {
             if (have_coll)
                 return cs_err_set(err, CS_EUSAGE, NULL, "unexpected argument '%s' (the "
@@ -172,7 +130,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
         case O_OP: o->redop = v; break;
         case O_ROOT: rc = cs_parse_int(v, "-r", 0, 1 << 20, &o->root, err); break;
         case O_TOPO: o->topo = v; break;
-        case O_NODES: nodes = v; break;
+        case O_NODES: case O_CAL: *(sp->id == O_NODES ? &mods.nodes : &mods.cal) = v; break;
         case O_ALGO: o->algo = v; break;
         case O_CHUNKS: rc = cs_parse_int(v, "--chunks", 1, 65535, &o->chunks, err); break;
         case O_SERVERS: rc = cs_parse_int(v, "--servers", 1, 1 << 20, &o->servers, err); break;
@@ -180,7 +138,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
         case O_CHECK: rc = cs_parse_int(v, "-c", 0, 1, &o->check, err); break;
         case O_FORMAT: o->format = v; break;
         case O_OUTPUT: o->output = v; break;
-        case O_HELP: run_usage(); return 1;
+        case O_HELP: cs_cli_run_usage(); return 1;
         case O_LINKS: o->links = 1; break;
         case O_PROTO: o->proto = v; break;
         case O_PLOT: o->plot = v; break;
@@ -192,8 +150,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     }
     if (rc < 0)
         return rc;
-    if (nodes &&
-        !(o->topo = cs_cli_resize(o->topo, nodes, o->topo_buf, sizeof o->topo_buf, err)))
+    if (!(o->topo = cs_cli_spec(o->topo, &mods, o->topo_buf, sizeof o->topo_buf, err)))
         return CS_EUSAGE;
     if (o->step_bytes && have_f)
         return cs_err_set(err, CS_EUSAGE, "-i", "give either -f or -i, not both");
@@ -208,44 +165,9 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     return check_picture_opts(o, err);
 }
 
-/* --plot: the sweeps as a chart (over ranks when there are several rank counts); --trace:
- * the one size run again with the recorder, written as Perfetto trace JSON. Both files are
- * written atomically by plots/. */
-static int run_pictures(const run_opts *o, const cs_run_cfg *cfg, const cs_run_grid *g,
-                        int elt, cs_err *err)
-{
-    const cs_sweep *sw = &g->sweeps[0];
-    char title[256], buf[32];
-    cs_sched s;
-    cs_sim_costs costs;
-    cs_run_cfg one = *cfg;
-    one.nccl = g->nccl_on ? &g->nccl : NULL;
-    int rc = 0, p_last = g->sweeps[g->n - 1].ranks;
-    if (p_last != sw->ranks && sw->n_rows > 0)   /* time against ranks at the largest size */
-        snprintf(title, sizeof title, "%s%s%s, %d to %d ranks, %s", cs_coll_name(sw->coll),
-                 o->max_bytes ? " of " : "", o->max_bytes ? cs_format_bytes(o->max_bytes, buf,
-                 sizeof buf) : "", sw->ranks, p_last, sw->topology);
-    else
-        snprintf(title, sizeof title, "%s, %d ranks, %s", cs_coll_name(sw->coll), sw->ranks,
-                 sw->topology);
-    if (o->plot && (rc = g->n == 1 ? cs_plot_sweep(sw, title, o->plot, err)
-                                   : cs_plot_sweeps(g->sweeps, g->n, title, o->plot, err)) < 0)
-        return rc;
-    if (!o->trace)
-        return 0;
-    if (g->n > 1)
-        return cs_err_set(err, CS_EUSAGE, "--trace", "traces one run: give one rank count "
-                          "and one algorithm");
-    one.algo = sw->algorithm;
-    if ((rc = cs_run_schedule(&one, g->topos[0], sw->coll, sw->ranks, elt,
-                              o->min_bytes, &s, &costs, err)) < 0)
-        return rc;
-    rc = cs_trace_schedule(g->topos[0], &s, &costs, o->trace, err);
-    cs_sched_fini(&s);
-    return rc;
-}
-
-int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv)
+/* `run` on argv; procs > 1: nccl-tests' rank count under `mpirun -np procs` (-g per process,
+ * said in the header). */
+static int run_main(cs_cli_io *io, int argc, char **argv, int procs)
 {
     run_opts o;
     cs_run_grid_req rq;
@@ -257,7 +179,7 @@ int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv)
     const char *const *ops = one_op;
     uint64_t *sizes = NULL;
     char **algos = NULL;
-    int *ranks = NULL, n_sizes = 0, n_ranks = 0, n_algos = 0, n_dts = 1, n_ops = 1, rc;
+    int *ranks = NULL, n_sizes = 0, n_ranks = 0, n_algos = 0, n_dts = 1, n_ops = 1, rc, k;
     cs_err_clear(&err);
     memset(&rq, 0, sizeof rq);
     memset(&m, 0, sizeof m);
@@ -267,7 +189,8 @@ int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv)
         return cs_cli_error(io, &err);
     if ((rc = cs_run_dtypes(o.dtype, &one_dt, &dts, &n_dts, &err)) < 0 ||
         (rc = cs_run_redops(rq.coll, o.redop, one_op, &ops, &n_ops, &err)) < 0 ||
-        (rc = cs_run_rank_counts(o.total, o.ranks, o.threads, &ranks, &n_ranks, &err)) < 0 ||
+        (rc = cs_run_rank_counts(o.total, o.ranks, o.threads, o.total ? 1 : procs, &ranks,
+                                 &n_ranks, &err)) < 0 ||
         (rc = cs_run_parse_names(o.algo, &algos, &n_algos, &err)) < 0)
         goto fail;
     cs_run_cfg_init(&rq.cfg);
@@ -283,18 +206,33 @@ int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv)
     rq.sizes = sizes, rq.n_sizes = n_sizes, rq.links = o.links, rq.proto = o.proto;
     if ((rc = cs_run_multi_run(&rq, dts, n_dts, ops, n_ops, &m, &err)) < 0)
         goto fail;
+    for (k = 0; procs > 1 && !o.total && k < m.n; k++)
+        m.sweeps[k].procs = procs, m.sweeps[k].threads = o.threads ? (int)o.threads : 1;
     cs_cli_run_notes(io->note, m.sweeps, m.n, (int)o.check);
     if ((o.plot || o.trace) && cs_cli_writes() &&
-        (rc = run_pictures(&o, &rq.cfg, &m.grids[0], dts[0].bytes, &err)) < 0)
+        (rc = cs_plot_run(o.plot, o.trace, o.min_bytes, o.max_bytes, &rq.cfg, &m.grids[0],
+                          dts[0].bytes, &err)) < 0)
         goto fail;
     /* the report, then -J FILE: collsim's JSON beside it, as nccl-tests -J writes its own */
-    if ((rc = cs_cli_report(io->out, o.output, o.format, m.sweeps, m.n, &err)) == 0 &&
-        o.json_file)
-        rc = cs_cli_report(io->out, o.json_file, "json", m.sweeps, m.n, &err);
+    if ((rc = cs_cli_report(io->out, o.output, o.format, m.sweeps, m.n, m.n_grids,
+                            &err)) == 0 && o.json_file)
+        rc = cs_cli_report(io->out, o.json_file, "json", m.sweeps, m.n, m.n_grids, &err);
 fail:
     free(sizes);
     free(ranks);
     cs_run_names_free(algos, n_algos);
     cs_run_multi_fini(&m);
     return rc < 0 ? cs_cli_error(io, &err) : CS_EXIT_OK;
+}
+
+int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv)
+{
+    return run_main(io, argc, argv, 1);
+}
+
+int cs_cmd_run_nccl_tests(int argc, char **argv)
+{
+    cs_cli_io io;
+    cs_cli_io_std(&io);
+    return cs_cli_status(&io, run_main(&io, argc, argv, cs_par_size()));
 }

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_FORMAT = 1, T_OUTPUT, T_HELP, T_RANKS, T_RINGS, T_CHANNELS, T_NODES };
+enum { T_FORMAT = 1, T_OUTPUT, T_HELP, T_RANKS, T_RINGS, T_CHANNELS, T_NODES, T_CAL };
 
 static const char usage[] =
-    "usage: collsim topo show PRESET|FILE [-g N] [--nodes N] [--format text|json]\n"
-    "                         [--output FILE] [--rings [--channels C]]\n"
+    "usage: collsim topo show PRESET|FILE [-g N] [--nodes N] [--calibration FILE]\n"
+    "                         [--format text|json] [--output FILE] [--rings [--channels C]]\n"
     "       collsim topo check PRESET|FILE\n"
     "       collsim topo draw PRESET|FILE --output OUT.png|.svg|.pdf [--width W --height H]\n\n"
     "show: nodes by type, links by class (bandwidth and latency per direction), the ranks,\n"
@@ -195,59 +195,25 @@ static int topo_show(const char *spec, long ranks, const char *format, const cha
     return rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
 }
 
-/* Every problem goes to stdout as `where: what`; stderr gets one `error:` line: the
- * problem itself when there is one, else the count and the first. */
-static int topo_check(const char *spec)
-{
-    cs_topo_problems probs = {NULL, 0, 0};
-    cs_err err;
-    cs_topo *t;
-    int i, n = cs_topo_check(spec, cs_nccl_sections, &probs, &err);
-    if (n < 0) {
-        cs_topo_problems_fini(&probs);
-        return cs_cli_fail(&err);
-    }
-    if (n > 0) {
-        const cs_err *e = &probs.items[0];
-        printf("# topo check %s: %d problem%s\n", spec, n, n == 1 ? "" : "s");
-        for (i = 0; i < n; i++) {
-            const cs_err *p = &probs.items[i];
-            printf("%s%s%s\n", p->where, p->where[0] ? ": " : "", p->msg);
-        }
-        fflush(stdout);
-        if (n == 1)
-            err = *e;
-        else
-            cs_err_set(&err, CS_EINVAL, spec, "%d problems (listed on stdout); the first: %s%s%s",
-                       n, e->where, e->where[0] ? ": " : "", e->msg);
-        cs_topo_problems_fini(&probs);
-        return cs_cli_fail(&err);
-    }
-    cs_topo_problems_fini(&probs);
-    if (cs_topo_open_ranks(spec, 2, &t, &err) < 0)   /* 2 where the file takes -g */
-        return cs_cli_fail(&err);
-    printf("ok: %s: %d ranks, %d nodes, %d links\n", spec, t->n_ranks, t->n_nodes, t->n_links);
-    cs_topo_free(t);
-    return CS_EXIT_OK;
-}
+const cs_opt_spec cs_topo_opts[] = {
+    {"format", 0, 1, T_FORMAT}, {"output", 0, 1, T_OUTPUT}, {"help", 'h', 0, T_HELP},
+    {"ranks", 'g', 1, T_RANKS}, {"rings", 0, 0, T_RINGS}, {"channels", 0, 1, T_CHANNELS},
+    CS_TOPO_MOD_SPECS(T_NODES, T_CAL), {NULL, 0, 0, 0},
+};
 
 int cs_cmd_topo(int argc, char **argv)
 {
-    static const cs_opt_spec specs[] = {
-        {"format", 0, 1, T_FORMAT}, {"output", 0, 1, T_OUTPUT}, {"help", 'h', 0, T_HELP},
-        {"ranks", 'g', 1, T_RANKS}, {"rings", 0, 0, T_RINGS}, {"channels", 0, 1, T_CHANNELS},
-        {"nodes", 0, 1, T_NODES}, {NULL, 0, 0, 0},
-    };
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *spec;
-    const char *val, *what = NULL, *topo = NULL, *format = "text", *output = NULL, *nodes = NULL;
+    const char *val, *what = NULL, *topo = NULL, *format = "text", *output = NULL;
+    cs_topo_mods mods = {NULL, NULL};
     cs_err err;
     char spec_buf[CS_CLI_SPEC_MAX];
     long ranks = 0, channels = 0;
     int rc, rings = 0;
     if (argc > 1 && !strcmp(argv[1], "draw"))
         return cs_cmd_topo_draw(argc - 1, argv + 1);   /* cmd_topo_draw.c */
-    while ((rc = cs_opt_next(&sc, specs, &spec, &val, &err)) == 1) {
+    while ((rc = cs_opt_next(&sc, cs_topo_opts, &spec, &val, &err)) == 1) {
         if (!spec) {
             if (!what)
                 what = val;
@@ -267,7 +233,8 @@ int cs_cmd_topo(int argc, char **argv)
         } else if (spec->id == T_RINGS) {
             rings = 1;
         } else {
-            *(spec->id == T_NODES ? &nodes : spec->id == T_FORMAT ? &format : &output) = val;
+            *(spec->id == T_NODES ? &mods.nodes : spec->id == T_CAL ? &mods.cal
+              : spec->id == T_FORMAT ? &format : &output) = val;
         }
     }
     if (rc < 0)
@@ -282,7 +249,7 @@ int cs_cmd_topo(int argc, char **argv)
         cs_err_set(&err, CS_EUSAGE, NULL, "topo %s: expected a preset name or a file", what);
         return cs_cli_fail(&err);
     }
-    if (nodes && !(topo = cs_cli_resize(topo, nodes, spec_buf, sizeof spec_buf, &err)))
+    if (topo && !(topo = cs_cli_spec(topo, &mods, spec_buf, sizeof spec_buf, &err)))
         return cs_cli_fail(&err);
     if ((channels && !rings) || (rings && (strcmp(what, "show") || strcmp(format, "text")))) {
         cs_err_set(&err, CS_EUSAGE, rings ? "--rings" : "--channels", rings ? "only used with "
@@ -294,7 +261,7 @@ int cs_cmd_topo(int argc, char **argv)
             cs_err_set(&err, CS_EUSAGE, output ? "--output" : "--format", "only used with show");
             return cs_cli_fail(&err);
         }
-        return topo_check(topo);
+        return cs_cmd_topo_check(topo);      /* cmd_topo_check.c */
     }
     return topo_show(topo, ranks, format, output, rings, channels);
 }

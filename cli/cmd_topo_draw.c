@@ -10,7 +10,7 @@
 
 enum { O_OUTPUT = 1, O_WIDTH, O_HEIGHT, O_HELP, O_RANKS };
 
-static const cs_opt_spec draw_specs[] = {
+const cs_opt_spec cs_topo_draw_opts[] = {
     {"output", 'o', 1, O_OUTPUT}, {"width", 0, 1, O_WIDTH}, {"height", 0, 1, O_HEIGHT},
     {"help", 'h', 0, O_HELP}, {"ranks", 'g', 1, O_RANKS}, {NULL, 0, 0, 0},
 };
@@ -40,7 +40,7 @@ int cs_cmd_topo_draw(int argc, char **argv)
     cs_err err;
     int rc;
     cs_err_clear(&err);
-    while ((rc = cs_opt_next(&sc, draw_specs, &sp, &v, &err)) > 0) {
+    while ((rc = cs_opt_next(&sc, cs_topo_draw_opts, &sp, &v, &err)) > 0) {
         if (!sp) {
             if (spec) {
                 cs_err_set(&err, CS_EUSAGE, NULL, "unexpected argument '%s' (the topology was "

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <jansson.h>
 
-static const cs_opt_spec specs[] = {
-    {"topo", 0, 1, CS_LOGCMD_TOPO}, {"nodes", 0, 1, CS_LOGCMD_NODES},
+const cs_opt_spec cs_validate_opts[] = {
+    {"topo", 0, 1, CS_LOGCMD_TOPO}, CS_TOPO_MOD_SPECS(CS_LOGCMD_NODES, CS_LOGCMD_CAL),
     {"format", 0, 1, CS_LOGCMD_FORMAT},
     {"algo", 0, 1, CS_LOGCMD_ALGO}, {"proto", 0, 1, CS_LOGCMD_PROTO},
     {"output", 0, 1, CS_LOGCMD_OUTPUT}, {"help", 'h', 0, CS_LOGCMD_HELP},
@@ -33,6 +33,7 @@ static void usage(void)
            "the topology's first n ranks. Sizes of 0 bytes are skipped.\n\n"
            "      --topo PRESET|FILE  topology (required)\n"
            "      --nodes N           the --topo cluster resized to N nodes\n"
+           "      --calibration FILE  a calibration's figures laid over --topo\n"
            "      --format text|json  output format (default text)\n"
            "      --min-bytes SIZE    only sizes >= SIZE (K, M, G suffixes)\n"
            "      --sizes odd|even    only the 1st, 3rd, ... (odd) or 2nd, 4th, ... (even)\n"
@@ -53,7 +54,7 @@ static void usage(void)
 
 static int parse(int argc, char **argv, cs_logcmd *o, cs_err *err)
 {
-    int rc = cs_logcmd_parse(argc, argv, specs, usage, o, err);
+    int rc = cs_logcmd_parse(argc, argv, cs_validate_opts, usage, o, err);
     if (rc != 0)
         return rc;
     if (o->n_logs == 0)

@@ -6,7 +6,6 @@
 #include "plots/plot.h"
 #include "sim/par.h"
 #include "sim/pool.h"
-#include "scenarios/plan.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -179,43 +178,13 @@ const char *cs_cli_format_of(const char *format, const char *output)
     return dot && !strcmp(dot, ".json") ? "json" : dot && !strcmp(dot, ".csv") ? "csv" : "text";
 }
 
-const char *cs_cli_resize(const char *topo, const char *nodes, char *buf, size_t size,
-                          cs_err *err)
-{
-    long n;
-    if (!nodes)
-        return topo;
-    if (cs_parse_int(nodes, "--nodes", 1, 65536, &n, err) < 0)
-        return NULL;
-    if (snprintf(buf, size, "%s#nodes=%ld", topo, n) >= (int)size) {
-        cs_err_set(err, CS_EUSAGE, "--topo", "name too long");
-        return NULL;
-    }
-    return buf;
-}
-
-int cs_cli_plan_nodes(cs_plan *p, const char *nodes, cs_err *err)
-{
-    const char *spec;
-    char buf[CS_CLI_SPEC_MAX];
-    if (p->topo_json)
-        return cs_err_set(err, CS_EUSAGE, "--nodes", "resizes a cluster named by --topo or "
-                          "system.topo (a preset or a file), not an inline topology (set its "
-                          "\"nodes\")");
-    if (!(spec = cs_cli_resize(p->topo_spec, nodes, buf, sizeof buf, err)))
-        return CS_EUSAGE;
-    if (strlen(spec) >= sizeof p->topo_spec)
-        return cs_err_set(err, CS_EUSAGE, "--topo", "name too long");
-    snprintf(p->topo_spec, sizeof p->topo_spec, "%s", spec);
-    return 0;
-}
-
 int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usage)(void),
                     cs_logcmd *o, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *sp;
-    const char *v, *nodes = NULL;
+    const char *v;
+    cs_topo_mods mods = {NULL, NULL};
     int rc;
     memset(o, 0, sizeof *o);
     o->format = "text";
@@ -230,7 +199,8 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
         }
         switch (sp->id) {
         case CS_LOGCMD_TOPO: o->topo = v; break;
-        case CS_LOGCMD_NODES: nodes = v; break;
+        case CS_LOGCMD_NODES: mods.nodes = v; break;
+        case CS_LOGCMD_CAL: mods.cal = v; break;
         case CS_LOGCMD_FORMAT: o->format = v; break;
         case CS_LOGCMD_ALGO: o->algo = v; break;
         case CS_LOGCMD_PROTO: o->proto = v; break;
@@ -253,12 +223,12 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
         rc = cs_cli_check_outputs(outs, 2, (const char *const *)o->logs, o->n_logs + 1, err);
         o->logs[o->n_logs] = NULL;
     }
-    if (rc == 0 && nodes) {
+    if (rc == 0 && (mods.nodes || mods.cal)) {
         if (!o->topo)
-            return cs_err_set(err, CS_EUSAGE, "--nodes", "resizes the --topo cluster: give "
-                              "--topo too");
-        if (!(o->topo = cs_cli_resize(o->topo, nodes, o->topo_buf, sizeof o->topo_buf,
-                                      err)))
+            return cs_err_set(err, CS_EUSAGE, mods.nodes ? "--nodes" : "--calibration",
+                              "applies to the --topo topology: give --topo too");
+        if (!(o->topo = cs_cli_spec(o->topo, &mods, o->topo_buf, sizeof o->topo_buf,
+                                    err)))
             return CS_EUSAGE;
     }
     return rc;

@@ -22,22 +22,65 @@ static int cmd_help(int argc, char **argv);
 /* Display order of `collsim help`. The last field: the command's work is spread over MPI
  * ranks (sim/par.h); the others run on rank 0 alone. */
 static const cs_cmd commands[] = {
-    {"run", "simulate a size sweep of one collective (nccl-tests table)", cs_cmd_run, 1},
-    {"calibrate", "fit a topology to measured logs (GSL least squares, simulator in the loop)", cs_cmd_calibrate, 1},
-    {"validate", "compare measured nccl-tests/rccl-tests/hccl_test logs with the simulation", cs_cmd_validate, 1},
-    {"list", "list the algorithms, collectives and topologies with summaries", cs_cmd_list, 0},
-    {"explain", "one collective step by step: transfers, timeline, closed form", cs_cmd_explain, 0},
-    {"topo", "show a topology (nodes, links by class, bisection), check it, or draw it", cs_cmd_topo, 0},
-    {"plan", "simulate a training plan (DP/TP/PP/ZeRO/EP/CP) step, or search layouts", cs_cmd_plan, 1},
-    {"plot", "draw saved results (JSON, CSV, nccl-tests logs) as a PNG/SVG/PDF chart", cs_cmd_plot, 0},
-    {"help", "show the commands", cmd_help, 0},
+    {"run", "simulate a size sweep of one collective (nccl-tests table)", cs_cmd_run, 1,
+     cs_run_opts},
+    {"calibrate", "fit a topology to measured logs (GSL least squares, simulator in the loop)",
+     cs_cmd_calibrate, 1, cs_calibrate_opts},
+    {"validate", "compare measured nccl-tests/rccl-tests/hccl_test logs with the simulation",
+     cs_cmd_validate, 1, cs_validate_opts},
+    {"list", "list the algorithms, collectives and topologies with summaries", cs_cmd_list, 0,
+     NULL},
+    {"explain", "one collective step by step: transfers, timeline, closed form", cs_cmd_explain,
+     0, cs_explain_opts},
+    {"topo", "show a topology (nodes, links by class, bisection), check it, or draw it",
+     cs_cmd_topo, 0, cs_topo_opts},
+    {"plan", "simulate a training plan (DP/TP/PP/ZeRO/EP/CP) step, or search layouts",
+     cs_cmd_plan, 1, cs_plan_opts},
+    {"compare", "one plan on several systems: time, cost, energy and failures side by side",
+     cs_cmd_compare, 1, cs_compare_opts},
+    {"plot", "draw saved results (JSON, CSV, nccl-tests logs) as a PNG/SVG/PDF chart",
+     cs_cmd_plot, 0, cs_plot_opts},
+    {"help", "show the commands", cmd_help, 0, NULL},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* `collsim help --options [CMD [SUB]]`: CMD's options as its parser reads them, one a line
+ * ("--name", "--name ARG" when it takes a value, the same for "-x" short forms), then those
+ * of every command; without CMD, the commands. For shell completion (tools/collsim.bash). */
+static int print_options(int argc, char **argv)
+{
+    const cs_opt_spec *o;
+    size_t i;
+    cs_err err;
+    for (i = 0; argc < 3 && i < N_COMMANDS; i++)
+        printf("%s\n", commands[i].name);
+    if (argc < 3)
+        return CS_EXIT_OK;
+    for (i = 0; i < N_COMMANDS && strcmp(argv[2], commands[i].name); i++)
+        ;
+    if (i == N_COMMANDS) {
+        cs_err_set(&err, CS_EUSAGE, "--options", "no command '%s' (see collsim help)", argv[2]);
+        return cs_cli_fail(&err);
+    }
+    o = argc >= 4 && !strcmp(argv[2], "topo") && !strcmp(argv[3], "draw") ? cs_topo_draw_opts
+                                                                         : commands[i].opts;
+    for (; o && o->lng; o++) {
+        printf("--%s%s\n", o->lng, o->has_arg ? " ARG" : "");
+        if (o->shrt)
+            printf("-%c%s\n", o->shrt, o->has_arg ? " ARG" : "");
+    }
+    if (!commands[i].opts)
+        printf("--help\n-h\n");
+    printf("--max-memory ARG\n");
+    return CS_EXIT_OK;
+}
 
 static int cmd_help(int argc, char **argv)
 {
     char eng[160];
     size_t i;
+    if (argc >= 2 && !strcmp(argv[1], "--options"))
+        return print_options(argc, argv);
     if (argc >= 2) {
         /* `collsim help CMD` is `collsim CMD --help` */
         static char help_opt[] = "--help";
@@ -60,9 +103,11 @@ static int cmd_help(int argc, char **argv)
     for (i = 0; i < N_COMMANDS; i++)
         printf("  %-10s %s\n", commands[i].name, commands[i].summary);
     printf("\n`collsim` alone runs `collsim run`: an allreduce sweep on the default preset.\n"
-           "`collsim help COMMAND` or `collsim COMMAND --help` describes a command.\n"
-           "`collsim all_reduce_perf ...` (any nccl-tests program name) is `collsim run "
-           "allreduce ...`.\n\n"
+           "`collsim help COMMAND` or `collsim COMMAND --help` describes a command;\n"
+           "`collsim help --options COMMAND` lists its options (shell completion).\n"
+           "`collsim all_reduce_perf ...` (any nccl-tests program name or a path ending in one)\n"
+           "is `collsim run allreduce ...`; under `mpirun -np N` it simulates N x -g x -t ranks\n"
+           "as nccl-tests counts them.\n\n"
            "options of every command:\n"
            "      --max-memory SIZE   memory budget for topologies and schedules (default half\n"
            "                          the physical memory); see docs/limits.md\n"
@@ -75,16 +120,18 @@ static int cmd_help(int argc, char **argv)
     return CS_EXIT_OK;
 }
 
-/* `collsim all_reduce_perf ...`: an nccl-tests program name runs `collsim run COLL ...`.
- * Returns the exit status, or -1 when argv[1] is no such name. */
+/* `collsim all_reduce_perf ...`: an nccl-tests program name, or a path ending in one
+ * (./build/all_reduce_perf, pasted from an nccl-tests command line), runs `collsim run
+ * COLL ...` with nccl-tests' rank count (cs_cmd_run_nccl_tests). Returns the exit status,
+ * or -1 when argv[1] is no such name. */
 static int run_alias(int argc, char **argv)
 {
     char **sub, name[32];
     cs_coll coll;
-    size_t len = strlen(argv[1]);
+    const char *prog = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
+    size_t len = strlen(prog);
     int i, rc;
-    if (len < 6 || strcmp(argv[1] + len - 5, "_perf") || strchr(argv[1], '/') ||
-        cs_log_coll_from_program(argv[1], &coll) < 0)
+    if (len < 6 || strcmp(prog + len - 5, "_perf") || cs_log_coll_from_program(prog, &coll) < 0)
         return -1;
     if (!(sub = malloc(((size_t)argc + 2) * sizeof *sub))) {
         cs_err err;
@@ -97,7 +144,7 @@ static int run_alias(int argc, char **argv)
     for (i = 2; i < argc; i++)
         sub[i] = argv[i];
     sub[argc] = NULL;
-    rc = cs_cmd_run(argc, sub);
+    rc = cs_cmd_run_nccl_tests(argc, sub);
     free(sub);
     return rc;
 }

@@ -136,7 +136,7 @@ void cs__chart_draw_axes(cs__chart_ctx *k)
     cairo_t *cr = k->cr;
     const cs_plot_rect *r = &k->plot;
     double bottom = k->errp.h > 0 ? k->errp.y + k->errp.h : r->y + r->h;
-    char title[64];
+    char title[160];
     int i, pass;
     cairo_set_line_width(cr, 1);
     for (pass = 0; pass < 2; pass++) {   /* minor lines first, majors over them */
@@ -185,8 +185,10 @@ void cs__chart_draw_axes(cs__chart_ctx *k)
     }
     cs__font(cr, 13, 0);
     cs__text(cr, r->x + r->w / 2, bottom + 30, 0.5, 0,
-             k->c->x == CS_CHART_X_RANKS ? "ranks" : "message size");
-    snprintf(title, sizeof title, "%s", k->c->metric == CS_METRIC_TIME ? "time per operation"
+             k->c->x_label ? k->c->x_label : k->c->x == CS_CHART_X_RANKS ? "ranks"
+             : "message size");
+    snprintf(title, sizeof title, "%s", k->c->y_label ? k->c->y_label
+             : k->c->metric == CS_METRIC_TIME ? "time per operation"
              : k->c->metric == CS_METRIC_ALGBW ? "algbw (GB/s)" : "busbw (GB/s)");
     cs__text_vertical(cr, 16, r->y + r->h / 2, title);
 }

@@ -3,6 +3,7 @@
  * (recompute, compute, blocking TP/CP/EP comm) from the plan's per-chunk costs. */
 #include "plots/canvas-private.h"
 #include "plots/plan.h"
+#include "plots/axis.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -59,7 +60,7 @@ int cs_plot_plan_pipeline(const cs_plan *p, const cs_plan_result *r, const char 
     static const int parts[] = {0, 1, 2, 5, 6, 7, 8, 9, 3};
     cs__canvas cv;
     cairo_t *cr;
-    double x0 = 80, x1, y0 = 50, lane_h, span = r->step.step_s;
+    double x0 = 80, x1, y0 = 50, lane_h, span = r->step.step_s, tick;
     long i;
     int rc, s, k;
     char title[256];
@@ -137,12 +138,14 @@ int cs_plot_plan_pipeline(const cs_plan *p, const cs_plan_result *r, const char 
             }
         }
     }
-    /* time axis */
+    /* time axis: round ticks (a 1-2-5 step, about 8 of them over the step) from 0, each
+     * with its unit ("5 s", "200 ms"); the step's own end is in the title */
     cairo_set_source_rgb(cr, 0, 0, 0);
-    for (k = 0; k <= 10; k++) {
-        double x = x0 + (x1 - x0) * k / 10.0;
+    tick = cs_axis_nice_ceil(span / 8);
+    for (k = 0; k * tick <= span * (1 + 1e-9); k++) {
+        double x = x0 + (x1 - x0) * (k * tick / span);
         char lab[32];
-        snprintf(lab, sizeof lab, "%.3g s", span * k / 10.0);
+        cs_axis_format(CS_AXIS_FMT_TIME_US, k * tick * 1e6, tick * 1e6, lab, sizeof lab);
         cairo_move_to(cr, cs__crisp(x), y0 + c->pp * lane_h);
         cairo_line_to(cr, cs__crisp(x), y0 + c->pp * lane_h + 4);
         cairo_stroke(cr);

@@ -120,6 +120,8 @@ typedef struct cs_chart {
     const cs_series *series; /* the series (borrowed) */
     int n_series;
     cs_chart_x x;            /* x quantity */
+    const char *x_label;     /* name of the x axis, NULL = by quantity ("message size") */
+    const char *y_label;     /* name of the y axis, NULL = by metric ("busbw (GB/s)") */
 } cs_chart;
 
 /* A rectangle on the page, px from the top left. */
@@ -181,5 +183,15 @@ int cs_plot_sweep(const cs_sweep *sw, const char *title, const char *path, cs_er
  * one series per algorithm; else busbw against size. */
 int cs_plot_sweeps(const cs_sweep *sw, int n, const char *title, const char *path,
                    cs_err *err);
+
+/* The pictures of a run (run_pictures.c): plot (NULL: none) draws g's sweeps, trace (NULL:
+ * none) the Perfetto trace of its one size min_bytes (max_bytes titles a chart over rank
+ * counts); cfg and elt (bytes of an element) as the run had them. Returns 0 or a negative
+ * code (CS_EUSAGE: a trace of several runs). */
+struct cs_run_cfg;
+struct cs_run_grid;
+int cs_plot_run(const char *plot, const char *trace, uint64_t min_bytes, uint64_t max_bytes,
+                const struct cs_run_cfg *cfg, const struct cs_run_grid *g, int elt,
+                cs_err *err);
 
 #endif

@@ -37,7 +37,7 @@ echo "$rows" | while read -r model tp pp gpus batch paper mbs vp; do
     dp=$((gpus / (tp * pp)))
     "$collsim" plan --model "$model" --gpu a100-80gb --topo "$topo" --tp "$tp" --pp "$pp" \
         --dp "$dp" --gbs "$batch" --mbs "$mbs" --vp "$vp" --recompute full --sp \
-        --format json | python3 -c "
+        --flash-attention off --format json | python3 -c "
 import json, sys
 r = json.load(sys.stdin)
 b = r['breakdown_s']

@@ -101,7 +101,9 @@ done:
 
 /* A schedule with auxiliary endpoints (NVLS's switch, SHARP's) names topology nodes of
  * group 0's node: every group gets its own, built on its own view. *out: n_groups
- * schedules (free with free_scheds), NULL when s has none. */
+ * schedules (free with free_scheds), NULL when s has none. CS_EUNSUPP or CS_EINVAL (err
+ * not filled) when a group cannot run the candidate (NVLS on a group with unequal ranks
+ * per node): the candidate is not one for every group. */
 static int group_scheds(const cs_plan_ctx *c, const cs_sched *s, const cs_coll_req *req0,
                         const cs_nccl_pick *pick, const int *members, int n_groups, int gsize,
                         cs_sched **out, cs_err *err)
@@ -113,7 +115,7 @@ static int group_scheds(const cs_plan_ctx *c, const cs_sched *s, const cs_coll_r
         return 0;
     if (!(per = calloc((size_t)n_groups, sizeof *per)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
-    for (i = 0; i < n_groups && rc >= 0; i++) {
+    for (i = 0; i < n_groups; i++) {
         cs_coll_req req = *req0;
         cs_sim_costs costs;
         cs_topo v;
@@ -123,9 +125,14 @@ static int group_scheds(const cs_plan_ctx *c, const cs_sched *s, const cs_coll_r
         }
         req.topo = &v;
         req.p2p_map = members + (size_t)i * gsize;
-        if ((rc = cs_nccl_build(&req, &c->np, pick, &per[i], &costs, NULL, err)) < 0)
-            memset(&per[i], 0, sizeof per[i]);
+        rc = cs_nccl_build(&req, &c->np, pick, &per[i], &costs, NULL, NULL);
         cs_topo_group_fini(&v);
+        if (rc < 0) {
+            if (rc != CS_EUNSUPP && rc != CS_EINVAL)
+                cs_err_set(err, rc, NULL, "cannot build %s for group %d of %d ranks",
+                           pick->algo->name, i, gsize);
+            break;
+        }
     }
     if (rc < 0) {
         while (i-- > 0)
@@ -356,6 +363,10 @@ int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll
                 pick.algo = cand[a];
                 pick.proto = (cs_proto)pr;
                 rc = group_scheds(c, &s, &req, &pick, members, n_groups, gsize, &per, err);
+            }
+            if (rc == CS_EUNSUPP || rc == CS_EINVAL) {   /* not on every group: skipped */
+                cs_sched_fini(&s);
+                continue;
             }
             if (rc >= 0)
                 rc = run_all(c, &s, per, &costs, members, n_groups, gsize, &t, err);

@@ -258,3 +258,42 @@ done:
     return rc;
 }
 
+
+int cs_plan_group_span(const cs_topo *t, const cs_plan *p, cs_group g, int *gsize,
+                       int *per_domain)
+{
+    int *members = NULL, n_groups = 0, gs = 0, i, k, most = 1, *seen = NULL, n_srv = 0;
+    *gsize = 1;
+    *per_domain = 0;
+    if (!t->n_ranks || t->nodes[t->ranks[0]].group < 0)
+        return 1;                        /* one machine: one NVLink (or xGMI) domain */
+    for (i = 0; i < t->n_nodes; i++)
+        if (t->nodes[i].group + 1 > n_srv)
+            n_srv = t->nodes[i].group + 1;
+    for (i = 0; i < t->n_ranks; i++)
+        *per_domain += t->nodes[t->ranks[i]].group == t->nodes[t->ranks[0]].group;
+    if (cs__plan_groups(p, g, &members, &n_groups, &gs) < 0 ||
+        !(seen = calloc((size_t)n_srv + 1, sizeof *seen))) {
+        free(members);
+        return CS_ENOMEM;
+    }
+    *gsize = gs;
+    for (k = 0; k < n_groups && gs > 1; k++) {
+        int n = 0;
+        for (i = 0; i < gs; i++) {
+            int r = members[(size_t)k * gs + i], sv;
+            if (r >= t->n_ranks)
+                continue;
+            sv = t->nodes[t->ranks[r]].group;
+            if (sv >= 0 && seen[sv] != k + 1) {
+                seen[sv] = k + 1;
+                n++;
+            }
+        }
+        if (n > most)
+            most = n;
+    }
+    free(seen);
+    free(members);
+    return most;
+}

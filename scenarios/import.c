@@ -168,6 +168,10 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
                 p->overlap_param_gather = 1;
             else if (!strcmp(t, "--tp-comm-overlap"))
                 p->tp_comm_overlap = 1;
+            else if (!strcmp(t, "--use-flash-attn"))
+                p->flash_attention = p->flash_given = 1;
+            else if (!strcmp(t, "--untie-embeddings-and-output-weights"))
+                p->model.tied = CS_TIE_NO;
             else if (!strcmp(t, "--group-query-attention"))
                 ;                                    /* --num-query-groups gives the count */
             else if (!strncmp(t, "--", 2)) {

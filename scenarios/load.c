@@ -30,6 +30,21 @@ void cs_plan_init(cs_plan *p)
     p->overlap_grad_reduce = 1;
     p->overlap_param_gather = 1;
     p->dp_mode = CS_DPM_DDP;
+    p->flash_attention = 1;             /* Megatron-LM and NeMo's default (DESIGN §8) */
+}
+
+void cs_plan_default_layout(cs_plan *p, int ranks, int keep_one)
+{
+    long k = (long)p->tp * p->pp * p->cp;
+    if (p->dp_given)
+        return;
+    p->topo_gpus = ranks;
+    if (!keep_one && ranks > 0 && ranks % k == 0) {
+        p->dp = (int)(ranks / k);
+        p->layout_from = CS_LAYOUT_TOPO;
+    } else {
+        p->layout_from = CS_LAYOUT_ONE;
+    }
 }
 
 void cs_plan_fini(cs_plan *p)
@@ -71,6 +86,8 @@ void cs_plan_apply_train(cs_plan *p)
 {
     if (p->seq_len > 0)
         p->model.seq_len = p->seq_len;
+    if (p->kv_channels > 0)             /* Megatron's --kv-channels: the head dimension */
+        p->model.head_dim = p->kv_channels;
     if (p->pad_vocab_to > 0 && p->pad_vocab_to >= p->model.vocab) {
         p->model.vocab = p->pad_vocab_to;
     } else if (p->vocab_multiple > 0 && p->model.vocab > 0 && !p->pad_vocab_to) {
@@ -124,6 +141,8 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0 ||
         (rc = cs_json_opt_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0)
         return rc;
+    if (json_object_get(t, "flash_attention"))
+        p->flash_given = 1;
     if (json_object_get(t, "seq_len")) {
         int sl = 0;
         if ((rc = cs_json_opt_intv(t, "train", "seq_len", 1, 1 << 24, &sl, err)) < 0)
@@ -196,6 +215,8 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0 ||
         (rc = cs_json_opt_bool(o, "parallel", "tp_comm_overlap", &p->tp_comm_overlap, err)) < 0)
         return rc;
+    if (json_object_get(o, "dp"))
+        p->dp_given = 1;
     if (json_object_get(o, "bucket_MB") &&
         (rc = cs_limit_check(p->bucket_MB, CS_PLAN_BUCKET_MIN_MB, CS_PLAN_BUCKET_MAX_MB, "MB",
                              "parallel.bucket_MB", err)) < 0)
@@ -351,10 +372,6 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->pad_vocab_to && p->pad_vocab_to < m->vocab)
         return cs_err_set(err, CS_EINVAL, "--pad-vocab-size-to", "must be >= the vocabulary "
                           "(%d), got %d", m->vocab, p->pad_vocab_to);
-    if (p->kv_channels && (m->hidden % m->heads || p->kv_channels != m->hidden / m->heads))
-        return cs_err_set(err, CS_EINVAL, "--kv-channels", "a head dimension apart from hidden "
-                          "/ heads (%d / %d) is not modelled, got %d", m->hidden, m->heads,
-                          p->kv_channels);
     if (m->seq_len % p->cp)
         return cs_err_set(err, CS_EINVAL, "parallel.cp", "must divide seq_len (%d), got %d",
                           m->seq_len, p->cp);

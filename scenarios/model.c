@@ -1,7 +1,8 @@
 /* model.c: models and GPUs of training plans (scenarios layer): the embedded presets
- * (scenarios/models, scenarios/gpus), their JSON objects, Hugging Face config.json, and the
+ * (scenarios/models, scenarios/gpus), their JSON objects, and the
  * counts a plan is built from - parameters, FLOPs (Megatron SC'21 eq. 2/3, Korthikanti
- * eq. 7/8 generalised to GQA, gated MLPs and MoE). */
+ * eq. 7/8 generalised to GQA, head_dim, gated MLPs, MoE with shared experts and dense first
+ * layers). The config.json reader is hf.c. */
 #include "scenarios/plan.h"
 #include "scenarios/model-private.h"
 #include "sim/json.h"
@@ -101,11 +102,13 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
 {
     static const char *const keys[] = {"layers", "hidden", "heads", "kv_heads", "ffn_hidden",
         "gated_mlp", "seq_len", "vocab", "experts", "top_k", "moe_ffn_hidden", "description",
-        "sources", NULL};
+        "sources", "head_dim", "tied_embeddings", "shared_experts", "dense_layers", "attention",
+        NULL};
+    static const char *const attns[] = {"mha", "gqa", "mla", NULL};
     static const char *const need[] = {"layers", "hidden", "heads", "seq_len", "vocab", NULL};
     /* bounds keep every count a product of these in range (4 h, s h, ...) */
     const long L_MAX = 1L << 20, H_MAX = 1L << 24, S_MAX = 1L << 24, V_MAX = 1L << 28;
-    int rc, i;
+    int rc, i, tied = -1, n_shared = 0, attn = -1;
     char w[256];
     if (!json_is_object(o))
         return cs_err_set(err, CS_EINVAL, where, "expected a preset name or a model object");
@@ -131,12 +134,47 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
         (rc = cs_json_opt_intv(o, where, "top_k", 0, L_MAX, &m->top_k, err)) < 0)
         return rc;
     m->moe_ffn_hidden = m->ffn_hidden;
-    if ((rc = cs_json_opt_intv(o, where, "moe_ffn_hidden", 1, V_MAX, &m->moe_ffn_hidden, err)) < 0)
+    if ((rc = cs_json_opt_intv(o, where, "moe_ffn_hidden", 1, V_MAX, &m->moe_ffn_hidden, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "head_dim", 1, H_MAX, &m->head_dim, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "shared_experts", 0, L_MAX, &n_shared, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "dense_layers", 0, L_MAX, &m->dense_layers, err)) < 0)
         return rc;
-    if (m->hidden % m->heads) {
+    if (json_object_get(o, "tied_embeddings")) {
+        if ((rc = cs_json_opt_bool(o, where, "tied_embeddings", &tied, err)) < 0)
+            return rc;
+        m->tied = tied ? CS_TIE_YES : CS_TIE_NO;
+    }
+    if ((n_shared || m->dense_layers) && !m->experts) {
+        cs_jpath_key(w, sizeof w, where, n_shared ? "shared_experts" : "dense_layers");
+        return cs_err_set(err, CS_EINVAL, w, "needs a mixture of experts (experts > 0), got %d",
+                          n_shared ? n_shared : m->dense_layers);
+    }
+    if (m->dense_layers > m->layers) {
+        cs_jpath_key(w, sizeof w, where, "dense_layers");
+        return cs_err_set(err, CS_EINVAL, w, "must be <= layers (%d), got %d", m->layers,
+                          m->dense_layers);
+    }
+    if ((double)n_shared * m->moe_ffn_hidden > V_MAX) {
+        cs_jpath_key(w, sizeof w, where, "shared_experts");
+        return cs_err_set(err, CS_EINVAL, w, "x moe_ffn_hidden must be <= %ld, got %d", V_MAX,
+                          n_shared);
+    }
+    m->shared_ffn = n_shared * m->moe_ffn_hidden;
+    /* attention: a check of kv_heads (mha: = heads); MLA's low-rank projections are not
+     * modelled, so it is refused rather than counted as something else */
+    if ((rc = cs_json_opt_enum(o, where, "attention", attns, &attn, err)) < 0)
+        return rc;
+    cs_jpath_key(w, sizeof w, where, "attention");
+    if (attn == 2)
+        return cs_err_set(err, CS_EINVAL, w, "mla is not modelled (its low-rank projections); "
+                          "give mha or gqa with kv_heads and head_dim");
+    if (attn == 0 && m->kv_heads != m->heads)
+        return cs_err_set(err, CS_EINVAL, w, "mha needs kv_heads = heads (%d), got %d",
+                          m->heads, m->kv_heads);
+    if (!m->head_dim && m->hidden % m->heads) {
         cs_jpath_key(w, sizeof w, where, "heads");
-        return cs_err_set(err, CS_EINVAL, w, "must divide hidden (%d), got %d", m->hidden,
-                          m->heads);
+        return cs_err_set(err, CS_EINVAL, w, "must divide hidden (%d) unless head_dim is given, "
+                          "got %d", m->hidden, m->heads);
     }
     if (m->heads % m->kv_heads) {
         cs_jpath_key(w, sizeof w, where, "kv_heads");
@@ -167,10 +205,32 @@ int cs_model_preset(const char *name, cs_llm *out, cs_err *err)
     return rc;
 }
 
+/* "power_W": {"idle": W, "tdp": W, "source": "..."} (optional; energy needs it): board
+ * power idle and at full load, 0 < idle < tdp <= 10 kW, and where the figures come from. */
+static int power_from_json(json_t *o, const char *where, cs_gpu *g, cs_err *err)
+{
+    static const char *const keys[] = {"idle", "tdp", "source", NULL};
+    json_t *pw;
+    const char *src = NULL;
+    char w[256];
+    int rc;
+    if ((rc = cs_json_object(o, where, "power_W", 0, &pw, err)) < 0 || !pw)
+        return rc;
+    cs_jpath_key(w, sizeof w, where, "power_W");
+    if ((rc = cs_json_check_keys(pw, w, keys, NULL, err)) < 0 ||
+        (rc = cs_json_range(pw, w, "tdp", 1, 1, 1e4, "W", &g->power_tdp_W, err)) < 0 ||
+        (rc = cs_json_range(pw, w, "idle", 1, 0, g->power_tdp_W, "W", &g->power_idle_W,
+                            err)) < 0 ||
+        (rc = cs_json_string(pw, w, "source", 1, &src, err)) < 0)
+        return rc;
+    snprintf(g->power_source, sizeof g->power_source, "%s", src);
+    return 0;
+}
+
 int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g, cs_err *err)
 {
     static const char *const keys[] = {"peak_tflops", "hbm_GB", "hbm_GBps", "gemm_eff_max",
-        "gemm_half_GFLOP", "mem_eff", "description", "sources", NULL};
+        "gemm_half_GFLOP", "mem_eff", "power_W", "description", "sources", NULL};
     json_t *pk;
     char w[256];
     int rc, d;
@@ -199,6 +259,8 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
     cs_jpath_key(w, sizeof w, where, "hbm_GBps");
     if ((rc = cs_limit_check(g->hbm_GBps, CS_LIMIT_BW_MIN_GBPS, CS_LIMIT_BW_MAX_GBPS, "GB/s", w,
                              err)) < 0)
+        return rc;
+    if ((rc = power_from_json(o, where, g, err)) < 0)
         return rc;
     cs_jpath_key(w, sizeof w, where, "peak_tflops");
     pk = json_object_get(o, "peak_tflops");
@@ -231,116 +293,119 @@ int cs_gpu_preset(const char *name, cs_gpu *out, cs_err *err)
     return rc;
 }
 
-/* Hugging Face config.json: LLaMA/Mistral/Mixtral/Qwen-style keys. */
-int cs_model_load_hf(const char *path, cs_llm *m, cs_err *err)
+/* --- counting --- */
+
+int cs_model_head_dim(const cs_llm *m)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je), *v;
-    const char *act, *base;
-    char where[256];
-    if (!root) {
-        if (je.line < 0)
-            return cs_err_set(err, CS_EIO, path, "cannot read: %s", je.text);
-        snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
-        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
-    }
-    memset(m, 0, sizeof *m);
-    base = strrchr(path, '/');
-    snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : path);
-#define HF_INT(key, field, req) do {                                                      \
-        v = json_object_get(root, key);                                                   \
-        if (v && json_is_integer(v) && json_integer_value(v) > 0 &&                       \
-            json_integer_value(v) <= (1 << 24))                                           \
-            m->field = (int)json_integer_value(v);                                        \
-        else if (v || (req)) {                                                            \
-            json_decref(root);                                                            \
-            return cs_err_set(err, CS_EINVAL, key, v ? "expected an integer in 1..16777216"\
-                              : "missing required key (Hugging Face config.json)");       \
-        }                                                                                 \
-    } while (0)
-    HF_INT("num_hidden_layers", layers, 1);
-    HF_INT("hidden_size", hidden, 1);
-    HF_INT("num_attention_heads", heads, 1);
-    HF_INT("vocab_size", vocab, 1);
-    m->kv_heads = m->heads;
-    m->ffn_hidden = 4 * m->hidden;
-    HF_INT("num_key_value_heads", kv_heads, 0);
-    HF_INT("intermediate_size", ffn_hidden, 0);
-    m->seq_len = 2048;
-    HF_INT("max_position_embeddings", seq_len, 0);
-    HF_INT("num_local_experts", experts, 0);
-    HF_INT("n_routed_experts", experts, 0);
-    HF_INT("num_experts", experts, 0);
-    HF_INT("num_experts_per_tok", top_k, 0);
-    m->moe_ffn_hidden = m->ffn_hidden;
-    HF_INT("moe_intermediate_size", moe_ffn_hidden, 0);
-#undef HF_INT
-    act = json_string_value(json_object_get(root, "hidden_act"));
-    m->gated_mlp = act && (!strcmp(act, "silu") || !strcmp(act, "swiglu"));
-    json_decref(root);
-    if (m->hidden % m->heads || m->heads % m->kv_heads)
-        return cs_err_set(err, CS_EINVAL, "num_attention_heads", "%d heads, %d key/value heads "
-                          "do not divide hidden %d", m->heads, m->kv_heads, m->hidden);
-    if (m->experts && !m->top_k)
-        m->top_k = 1;
-    if (m->top_k > m->experts)
-        return cs_err_set(err, CS_EINVAL, "num_experts_per_tok", "must be <= the experts (%d), "
-                          "got %d", m->experts, m->top_k);
-    return 0;
+    return m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
 }
 
-/* --- counting --- */
+int cs_model_is_tied(const cs_llm *m)
+{
+    return m->tied == CS_TIE_FAMILY ? !m->gated_mlp : m->tied == CS_TIE_YES;
+}
+
+/* Parameters of one layer's parts: attention (Q: h x a d_h, K and V: h x kv d_h, output
+ * a d_h x h, biases for GPT-style), norms, a dense MLP of width f, the MoE part (router
+ * h x E, E experts, the shared expert MLP). */
+static double attn_params(const cs_llm *m)
+{
+    double h = m->hidden, dh = cs_model_head_dim(m), qd = m->heads * dh, kv = m->kv_heads * dh;
+    double bias = m->gated_mlp ? 0 : 1;
+    return h * (qd + 2 * kv) + qd * h + bias * (qd + 2 * kv + h);
+}
+
+static double mlp_params(const cs_llm *m, double f)
+{
+    double h = m->hidden, bias = m->gated_mlp ? 0 : 1;
+    return m->gated_mlp ? 3 * h * f : 2 * h * f + bias * (f + h);
+}
+
+/* Layer kinds: the first dense_layers are dense in a MoE model. */
+static double n_dense_layers(const cs_llm *m)
+{
+    return m->experts > 0 ? (m->dense_layers < m->layers ? m->dense_layers : m->layers)
+                          : m->layers;
+}
 
 void cs_model_layer_params(const cs_llm *m, double *dense, double *experts)
 {
-    double h = m->hidden, dh = h / m->heads, kv = m->kv_heads * dh, f = m->ffn_hidden;
-    double bias = m->gated_mlp ? 0 : 1;
-    double attn = h * (h + 2 * kv) + h * h + bias * (h + 2 * kv + h);
+    double h = m->hidden, L = m->layers, k = n_dense_layers(m);
+    double attn = attn_params(m);
     double norms = m->gated_mlp ? 2 * h : 4 * h;       /* RMSNorm weight / LayerNorm w + b */
-    double mlp1 = m->gated_mlp ? 3 * h * f : 2 * h * f + bias * (f + h);
     if (m->experts > 0) {
-        double fe = m->moe_ffn_hidden;
-        double one = m->gated_mlp ? 3 * h * fe : 2 * h * fe + bias * (fe + h);
-        *dense = attn + norms + h * m->experts;         /* router: h x E */
-        *experts = one * m->experts;
+        double one = mlp_params(m, m->moe_ffn_hidden), moe_dense = h * m->experts;
+        if (m->shared_ffn > 0)
+            moe_dense += mlp_params(m, m->shared_ffn);  /* router h x E, shared experts */
+        if (k > 0) {                /* the mean layer: k dense of L (cs_model_params exact) */
+            *dense = attn + norms + (k * mlp_params(m, m->ffn_hidden) + (L - k) * moe_dense) / L;
+            *experts = (L - k) * one * m->experts / L;
+        } else {
+            *dense = attn + norms + moe_dense;
+            *experts = one * m->experts;
+        }
     } else {
-        *dense = attn + norms + mlp1;
+        *dense = attn + norms + mlp_params(m, m->ffn_hidden);
         *experts = 0;
     }
 }
 
 double cs_model_embed_params(const cs_llm *m)
 {
-    double h = m->hidden, V = m->vocab;
-    if (m->gated_mlp)              /* untied output layer, rotary positions, final RMSNorm */
-        return 2 * V * h + h;
-    return V * h + (double)m->seq_len * h + 2 * h;  /* tied, learned positions, final LN */
+    double h = m->hidden, V = m->vocab, out = cs_model_is_tied(m) ? 0 : V * h;
+    if (m->gated_mlp)              /* output layer, rotary positions, final RMSNorm */
+        return V * h + out + h;
+    return V * h + out + (double)m->seq_len * h + 2 * h; /* learned positions, final LN */
 }
 
 double cs_model_params(const cs_llm *m)
 {
-    double d, e;
+    double d, e, k = n_dense_layers(m), L = m->layers;
+    cs_llm dm;
+    if (m->experts > 0 && k > 0) {     /* k dense layers and L - k MoE layers, exactly */
+        dm = *m;
+        dm.experts = 0;
+        cs_model_layer_params(&dm, &d, &e);
+        dm = *m;
+        dm.dense_layers = 0;
+        {
+            double d2, e2;
+            cs_model_layer_params(&dm, &d2, &e2);
+            return k * (d + e) + (L - k) * (d2 + e2) + cs_model_embed_params(m);
+        }
+    }
     cs_model_layer_params(m, &d, &e);
     return m->layers * (d + e) + cs_model_embed_params(m);
 }
 
 double cs_model_attn_core_flops(const cs_llm *m)
 {
-    double s = m->seq_len, h = m->hidden;
-    return 4 * s * s * h;          /* Q K^T and (softmax) V: 2 s^2 h each */
+    double s = m->seq_len, qd = (double)m->heads * cs_model_head_dim(m);
+    return 4 * s * s * qd;         /* Q K^T and (softmax) V: 2 s^2 a d_h each */
+}
+
+/* Forward FLOPs of one layer, dense (moe 0) or MoE (moe 1). */
+static double layer_flops(const cs_llm *m, int moe)
+{
+    double s = m->seq_len, h = m->hidden, dh = cs_model_head_dim(m), kv = m->kv_heads * dh;
+    double qd = m->heads * dh, gemms = m->gated_mlp ? 3 : 2, mlp;
+    if (moe) {
+        mlp = 2 * s * h * m->experts + m->top_k * gemms * 2 * s * h * m->moe_ffn_hidden;
+        if (m->shared_ffn > 0)
+            mlp += gemms * 2 * s * h * m->shared_ffn;
+    } else {
+        mlp = gemms * 2 * s * h * m->ffn_hidden;
+    }
+    return 2 * s * h * (qd + 2 * kv) + cs_model_attn_core_flops(m) + 2 * s * qd * h + mlp;
 }
 
 double cs_model_layer_fwd_flops(const cs_llm *m)
 {
-    double s = m->seq_len, h = m->hidden, dh = h / m->heads, kv = m->kv_heads * dh;
-    double gemms = m->gated_mlp ? 3 : 2, mlp;
-    if (m->experts > 0)
-        mlp = 2 * s * h * m->experts + m->top_k * gemms * 2 * s * h * m->moe_ffn_hidden;
-    else
-        mlp = gemms * 2 * s * h * m->ffn_hidden;
-    return 2 * s * h * (h + 2 * kv) + cs_model_attn_core_flops(m) + 2 * s * h * h + mlp;
+    double k = n_dense_layers(m), L = m->layers;
+    if (m->experts > 0 && k > 0)       /* the mean layer */
+        return (k * layer_flops(m, 0) + (L - k) * layer_flops(m, 1)) / L;
+    return layer_flops(m, m->experts > 0);
 }
-
 double cs_model_logit_flops(const cs_llm *m)
 {
     return 2.0 * m->seq_len * m->hidden * m->vocab;

@@ -40,31 +40,33 @@ static double gemm_s(const cs_plan *p, double m, double k, double n)
     return kernel_s(p, 2 * m * k * n, q * (m * k + k * n + m * n));
 }
 
-/* Per-layer forward times on one GPU for one microbatch, s: all, attention core only, and
- * the dense GEMMs that TP communication can hide behind (QKV, projection, MLP). */
-static void layer_fwd_s(const cs_plan *p, double *all, double *core, double *tp_gemms)
+/* Forward times of one layer, dense (moe 0) or MoE (moe 1), on one GPU for one
+ * microbatch, s: all, attention core only, and the dense GEMMs that TP communication can
+ * hide behind (QKV, projection, MLP or the shared experts). */
+static void kind_fwd_s(const cs_plan *p, int moe, double *all, double *core, double *tp_gemms)
 {
     const cs_llm *M = &p->model;
     double t = p->tp, T = (double)p->micro_batch * M->seq_len / p->cp, h = M->hidden;
-    double dh = h / M->heads, kv = M->kv_heads * dh, f = M->ffn_hidden, q = act_bytes(p);
+    double dh = cs_model_head_dim(M), kv = M->kv_heads * dh, f = M->ffn_hidden, q = act_bytes(p);
+    double qd = M->heads * dh;
     double heads = M->heads / t, sk = M->seq_len, x = 0, fe;
     int gem = M->gated_mlp ? 3 : 2, i;
     double attn;
     double g0;
-    x += gemm_s(p, T, h, (h + 2 * kv) / t);                         /* QKV */
+    x += gemm_s(p, T, h, (qd + 2 * kv) / t);                        /* QKV */
     g0 = x;
     /* scores Q K^T and softmax x V: per head (s/cp x dh) x (dh x s) and back, batched */
     attn = kernel_s(p, 4 * p->micro_batch * heads * (T / p->micro_batch) * sk * dh,
-                    q * (2 * T * h / t + 2 * p->micro_batch * sk * kv / t));
+                    q * (2 * T * qd / t + 2 * p->micro_batch * sk * kv / t));
     /* without flash attention the b (a/t) (s/cp) s scores go through memory: written by
      * Q K^T, read and written by the fused scale-mask-softmax and by dropout (plus its
      * 1-byte mask), read by the V GEMM - 13 bytes per score */
     if (!p->flash_attention)
         attn += kernel_s(p, 0, 13.0 * p->micro_batch * heads * (T / p->micro_batch) * sk);
     x += attn;
-    x += gemm_s(p, T, h / t, h);                                    /* projection */
-    g0 += gemm_s(p, T, h / t, h);
-    if (M->experts > 0) {
+    x += gemm_s(p, T, qd / t, h);                                   /* projection */
+    g0 += gemm_s(p, T, qd / t, h);
+    if (moe) {
         double per_expert = T * M->top_k * p->ep / M->experts;      /* tokens per expert */
         fe = M->moe_ffn_hidden;
         x += gemm_s(p, T, h, M->experts);                           /* router */
@@ -72,6 +74,13 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core, double *tp_
             x += (M->experts / p->ep) * gemm_s(p, per_expert, i == gem - 1 ? fe / t : h,
                                                i == gem - 1 ? h : fe / t);
         fe *= M->top_k;
+        for (i = 0; M->shared_ffn > 0 && i < gem; i++) {   /* shared experts: a TP MLP */
+            double gi = gemm_s(p, T, i == gem - 1 ? M->shared_ffn / t : h,
+                               i == gem - 1 ? h : M->shared_ffn / t);
+            x += gi;
+            g0 += gi;
+        }
+        fe += M->shared_ffn;
     } else {
         fe = f;
         for (i = 0; i < gem; i++) {
@@ -89,6 +98,26 @@ static void layer_fwd_s(const cs_plan *p, double *all, double *core, double *tp_
     *tp_gemms = g0;
 }
 
+/* The number of dense layers of a MoE model (the first dense_layers), 0 for dense models. */
+static double n_dense(const cs_llm *M)
+{
+    return M->experts > 0 ? fmin(M->dense_layers, M->layers) : 0;
+}
+
+/* Per-layer forward times of the mean layer: the dense first layers of a MoE model and
+ * its MoE layers weighted by their counts (the step runs every layer alike). */
+static void layer_fwd_s(const cs_plan *p, double *all, double *core, double *tp_gemms)
+{
+    const cs_llm *M = &p->model;
+    double k = n_dense(M), L = M->layers, a, c, g;
+    kind_fwd_s(p, M->experts > 0, all, core, tp_gemms);
+    if (k > 0) {
+        kind_fwd_s(p, 0, &a, &c, &g);
+        *all = (k * a + (L - k) * *all) / L;
+        *tp_gemms = (k * g + (L - k) * *tp_gemms) / L;
+    }
+}
+
 double cs_plan_layer_act_bytes(const cs_plan *p)
 {
     const cs_llm *M = &p->model;
@@ -96,10 +125,16 @@ double cs_plan_layer_act_bytes(const cs_plan *p)
     double t = p->tp, sbh = s * b * h, scale = act_bytes(p) / 2.0;
     /* Korthikanti Table 2 with the 24 sbh of the MLP/attention parts that TP splits
      * generalised to 8 + 4 f/h (Megatron's theoretical_memory_usage.py), f = ffn_hidden
-     * (k x moe_ffn_hidden for MoE) */
-    double f = M->experts > 0 ? (double)M->top_k * M->moe_ffn_hidden : M->ffn_hidden;
-    double split = 8 + 4 * f / h, core = p->flash_attention ? 0 : 5 * a * s / (h * t);
+     * (k x moe_ffn_hidden + the shared experts for MoE) */
+    double f = M->experts > 0 ? (double)M->top_k * M->moe_ffn_hidden + M->shared_ffn
+                              : M->ffn_hidden, k = n_dense(M);
+    double qd = (double)M->heads * cs_model_head_dim(M), split, core;
     int sp = p->sp && p->tp > 1;
+    if (k > 0)                          /* the mean layer: k dense of L */
+        f = (k * M->ffn_hidden + (M->layers - k) * f) / M->layers;
+    /* the attention's 8 sbh (Q, K, V, the projection's input) scale with a d_h / h */
+    split = 8 * (qd / h) + 4 * f / h;
+    core = p->flash_attention ? 0 : 5 * a * s / (h * t);
     switch (p->recompute) {
     case CS_RC_FULL:
         return 2 * sbh * scale;
@@ -135,7 +170,7 @@ static void stage_params(const cs_plan *p, int st, double Ls, double *dense, dou
     if (st == 0)
         *dense += (V * h + (M->gated_mlp ? 0 : (double)M->seq_len * h)) / p->tp;
     if (st == p->pp - 1)
-        *dense += (p->pp > 1 || M->gated_mlp ? V * h / p->tp : 0) + 2 * h;
+        *dense += (p->pp > 1 || !cs_model_is_tied(M) ? V * h / p->tp : 0) + 2 * h;
 }
 
 /* Model states of stage st (ZeRO paper) into m's weights, gradients, optimizer. */
@@ -340,7 +375,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     /* CP: ring attention passes K and V around the cp ranks (an all-gather of them),
      * overlapped with the attention core; backward also reduce-scatters dK, dV */
     if (p->cp > 1) {
-        double kvb = T * 2.0 * M->kv_heads * (h / M->heads) * q / (M->kv_heads >= p->tp ?
+        double kvb = T * 2.0 * M->kv_heads * cs_model_head_dim(M) * q / (M->kv_heads >= p->tp ?
                      p->tp : M->kv_heads) * p->cp;
         if ((rc = comm(ctx, p, CS_G_CP, CS_COLL_ALLGATHER, kvb, &x, NULL, err)) < 0 ||
             (rc = comm(ctx, p, CS_G_CP, CS_COLL_REDUCESCATTER, kvb, &y, NULL, err)) < 0)
@@ -353,6 +388,8 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
         double a2a = T * M->top_k * h * q / (tpsp ? p->tp : 1);
         if ((rc = comm(ctx, p, CS_G_EP, CS_COLL_ALLTOALL, a2a, &x, NULL, err)) < 0)
             return rc;
+        if (n_dense(M) > 0)             /* the dense first layers route nothing */
+            x *= (M->layers - n_dense(M)) / M->layers;
         sc->t_ep_fwd = Lc * 2 * x;
         sc->t_ep_bwd = Lc * 2 * x;
     }
@@ -477,6 +514,14 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     cs_plan_memory_of(p, &r->mem);
     r->capacity_bytes = p->gpu.hbm_GB * 1e9;
     r->fits = r->mem.total <= r->capacity_bytes;
+    {
+        static const cs_group kinds[3] = {CS_G_TP, CS_G_CP, CS_G_EP};
+        int i;
+        for (i = 0; i < 3; i++)
+            if ((r->spans[i] = cs_plan_group_span(cs_plan_ctx_topo(ctx), p, kinds[i],
+                                                  &r->span_gsize[i], &r->domain_gpus)) < 0)
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
     return 0;
 }
 

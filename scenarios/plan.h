@@ -22,8 +22,10 @@ int cs_pdtype_bytes(cs_pdtype d);
 /* A transformer model (DESIGN §6 "model"). GPT-style (gated_mlp false): biases, learned
  * position embeddings, output layer tied to the input embedding (Megatron SC'21 eq. 2).
  * LLaMA-style (gated_mlp true): no biases, rotary positions, untied output layer. With
- * experts > 0 every layer's MLP is a mixture of experts_ of moe_ffn_hidden each, top_k
- * routed per token (shared experts and dense first layers are not modelled). */
+ * experts > 0 every layer's MLP (but the first dense_layers, dense with ffn_hidden) is a
+ * mixture of experts of moe_ffn_hidden each, top_k routed per token, plus an always-on shared
+ * expert MLP of shared_ffn. Attention projects to heads x head_dim (Q) and kv_heads x head_dim
+ * (K, V), which need not be hidden. */
 typedef struct cs_llm {
     char name[64];           /* preset name or "custom" */
     int layers;              /* L, transformer layers */
@@ -37,7 +39,20 @@ typedef struct cs_llm {
     int experts;             /* E, experts per MoE layer (0 = dense model) */
     int top_k;               /* k, experts per token */
     int moe_ffn_hidden;      /* inner width of one expert */
+    int head_dim;            /* d_h, width of one attention head (0 = hidden / heads) */
+    int tied;                /* output layer: CS_TIE_FAMILY (GPT tied, LLaMA untied),
+                                CS_TIE_YES (shares the embedding), CS_TIE_NO (its own V x h) */
+    int shared_ffn;          /* inner width of the shared experts of a MoE layer together (an
+                                always-on MLP: n_shared x moe_ffn_hidden; 0 = none) */
+    int dense_layers;        /* the first k layers are dense (ffn_hidden) in a MoE model */
+    char ignored[512];       /* config.json keys that change cost and are not modelled,
+                                comma-separated ("" = none; cs_model_load_hf) */
 } cs_llm;
+
+enum { CS_TIE_FAMILY, CS_TIE_YES, CS_TIE_NO };
+/* The head width d_h (head_dim, else hidden / heads) and whether the output layer is tied. */
+int cs_model_head_dim(const cs_llm *m);
+int cs_model_is_tied(const cs_llm *m);
 
 /* A GPU (DESIGN §6 "gpu"). Compute time of an operation is the roofline
  * max(flops / (peak x eff(flops)), bytes / (hbm x mem_eff)), where the GEMM efficiency
@@ -50,6 +65,9 @@ typedef struct cs_gpu {
     double gemm_eff_max;              /* fraction of peak reached by very large GEMMs */
     double gemm_half_GFLOP;           /* GEMM size at which eff is half of gemm_eff_max, GFLOP */
     double mem_eff;                   /* fraction of hbm_GBps elementwise kernels reach */
+    double power_idle_W;              /* board power idle, W (power_W.idle; 0 = not given) */
+    double power_tdp_W;               /* board power at full load (TDP/TBP), W (power_W.tdp) */
+    char power_source[256];           /* power_W.source: where the two figures come from */
 } cs_gpu;
 
 typedef enum cs_recompute { CS_RC_NONE, CS_RC_SELECTIVE, CS_RC_FULL } cs_recompute;
@@ -58,6 +76,11 @@ typedef enum cs_dp_mode { CS_DPM_DDP, CS_DPM_PS, CS_DPM_DATAPARALLEL } cs_dp_mod
 
 /* Where the trained sequence length comes from (DESIGN §8 "assumptions": seq_len_from). */
 typedef enum cs_seq_from { CS_SEQ_MODEL, CS_SEQ_TRAIN, CS_SEQ_FLAG } cs_seq_from;
+
+/* Where the data-parallel degree came from (DESIGN §8 "assumptions": layout_from): the
+ * plan or a flag, the topology's GPUs (no dp given: dp = N / (tp pp cp)), or 1 because the
+ * topology's GPUs do not divide or --deepspeed read its batch sizes with dp 1. */
+typedef enum cs_layout_from { CS_LAYOUT_GIVEN, CS_LAYOUT_TOPO, CS_LAYOUT_ONE } cs_layout_from;
 
 /* Most entries of an explicit parallel.pipeline_layers list. */
 #define CS_PLAN_MAX_STAGE_LIST 1024
@@ -80,15 +103,22 @@ typedef struct cs_plan {
     double grad_compression;  /* DP gradient bytes are multiplied by this, (0, 1] */
     int offload_optimizer;    /* optimizer states live in host memory */
     int flash_attention;      /* attention never writes the s x s scores to memory (Dao et
-                                 al. 2022): no score traffic, no 5as/h activation term */
+                                 al. 2022): no score traffic, no 5as/h activation term;
+                                 default on (Megatron-LM, NeMo) */
+    int flash_given;          /* train.flash_attention or --flash-attention set it */
+    int dtype_flag;           /* --dtype set dtype (its errors name the flag) */
+    char megatron_ignored[512]; /* --megatron flags not read, comma-separated ("" = none) */
+    int dp_given;             /* parallel.dp or --dp set dp (else cs_plan_default_layout) */
+    cs_layout_from layout_from; /* where dp came from (the header and assumptions say it) */
+    int topo_gpus;            /* GPUs of the topology when layout_from is not GIVEN */
     int seq_len;              /* train.seq_len / --seq-length: tokens per trained sequence
                                  (0 = the model's seq_len); cs_plan_apply_train puts it in
                                  model.seq_len */
     int pad_vocab_to;         /* --pad-vocab-size-to: the padded vocabulary (0 = none) */
     int vocab_multiple;       /* --make-vocab-size-divisible-by: the vocabulary is padded
                                  to a multiple of this x tp (0 = none) */
-    int kv_channels;          /* --kv-channels: head dimension asked for (0 = none); only
-                                 hidden / heads is modelled (cs_plan_check refuses others) */
+    int kv_channels;          /* --kv-channels: the head dimension (0 = none);
+                                 cs_plan_apply_train puts it in model.head_dim */
     cs_seq_from seq_len_from; /* who set the sequence length */
     /* parallel */
     int tp, pp, dp, cp, ep, vp; /* degrees; GPUs = tp x pp x dp x cp; ep divides dp */
@@ -139,6 +169,9 @@ const char *cs_gpu_about(const char *name);
 /* A plan JSON text (DESIGN §6); base_dir resolves a relative system.topo file. */
 int cs_plan_parse(const char *json, const char *name, cs_plan *out, cs_err *err);
 int cs_plan_load(const char *path, cs_plan *out, cs_err *err);
+/* No dp given (dp_given 0): dp = ranks / (tp x pp x cp) when that divides, else 1, and
+ * layout_from says which (keep_one: leave dp 1, e.g. batch sizes already read per rank). */
+void cs_plan_default_layout(cs_plan *p, int ranks, int keep_one);
 /* A Hugging Face config.json as a model. */
 int cs_model_load_hf(const char *path, cs_llm *out, cs_err *err);
 /* Megatron-LM command-line arguments ("--num-layers 24 --hidden-size 2304 ...") into p;
@@ -151,13 +184,14 @@ int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err);
 /* Counting (numbers a test can derive by hand). */
 /* Parameters of the whole model (Ψ). */
 double cs_model_params(const cs_llm *m);
-/* Parameters of one transformer layer: dense part (attention, norms, router) and the
- * expert part (all experts). */
+/* Parameters of one transformer layer: dense part (attention, norms, router, shared
+ * experts) and the expert part (all experts); with dense_layers the mean layer. */
 void cs_model_layer_params(const cs_llm *m, double *dense, double *experts);
 /* Embedding (+ untied output layer) parameters. */
 double cs_model_embed_params(const cs_llm *m);
 /* Forward FLOPs of one layer for one sequence of s tokens (whole layer, no parallelism):
- * QKV, attention scores and values, projection, MLP or the k routed experts + router. */
+ * QKV, attention scores and values, projection, MLP or the k routed experts + router +
+ * shared experts; with dense_layers the mean layer. */
 double cs_model_layer_fwd_flops(const cs_llm *m);
 /* Attention-core forward FLOPs of one layer for one sequence (scores + values). */
 double cs_model_attn_core_flops(const cs_llm *m);
@@ -253,6 +287,13 @@ typedef enum cs_group {
 int cs_plan_comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
                  double *t_s, cs_err *err);
 
+/* The most NVLink domains (a cluster's nodes: an NVL72 rack is one) that one group of kind
+ * g of plan p spans on topology t (1: every group stays inside a domain), over every group
+ * of the kind (groups.c). *gsize: the group's ranks; *per_domain: GPUs of a domain (0 on
+ * one machine). A negative code on failure. */
+int cs_plan_group_span(const cs_topo *t, const cs_plan *p, cs_group g, int *gsize,
+                       int *per_domain);
+
 /* --- One step (step.c) --- */
 /* Kinds of tasks of the step simulation, for breakdowns and pictures. */
 typedef enum cs_task_kind {
@@ -305,6 +346,9 @@ typedef struct cs_step_costs {
                                 layer's backward (n_buckets = n_pieces, t_bucket per layer) */
     int overlap_grad;        /* buckets overlap backward (else they start after it) */
     int overlap_gather;      /* gathers are prefetched on the DP stream */
+    int slow_stage;          /* a straggler's stage (with slow_factor > 1) */
+    double slow_factor;      /* its compute takes this many times longer (<= 1: none); its
+                                TP/CP/EP/DP peers wait for it, so the stage runs at its pace */
 } cs_step_costs;
 
 /* Result of the step simulation. */
@@ -348,6 +392,9 @@ typedef struct cs_plan_result {
     const char *bottleneck;   /* largest non-compute breakdown entry, or "compute" */
     cs_step_costs costs;      /* what the step simulation ran */
     cs_step_result step;      /* the step (tasks kept when asked) */
+    /* Groups that leave an NVLink domain (TP, CP, EP: their collectives then cross the
+     * network): spans[k] domains for CS_G_TP, CS_G_CP, CS_G_EP (1 = inside one). */
+    int spans[3], span_gsize[3], domain_gpus;
 } cs_plan_result;
 extern const char *const cs_plan_breakdown_names[10];
 

@@ -2,6 +2,7 @@
  * DESIGN §6 (contract keys) and a Perfetto trace of the step's tasks. Printers write to a
  * FILE the caller opened (the command writes a temporary file and renames it). */
 #include "scenarios/plan.h"
+#include "scenarios/model-private.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -77,23 +78,60 @@ static int model_is_hf(const cs_plan *p)
     return n > 5 && !strcmp(p->model.name + n - 5, ".json");
 }
 
+/* The comma-separated ignored keys as a JSON array of strings. */
+static json_t *ignored_json(const char *list)
+{
+    json_t *a = json_array();
+    char buf[sizeof ((cs_llm *)0)->ignored], *tok, *save = NULL;
+    snprintf(buf, sizeof buf, "%s", list);
+    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+        json_array_append_new(a, json_string(tok));
+    return a;
+}
+
+/* " (dp from the topology's N GPUs: no --dp given)" when the layout was not given, else "". */
+static const char *layout_note(const cs_plan *p, char *buf, size_t n)
+{
+    if (p->layout_from == CS_LAYOUT_TOPO)
+        snprintf(buf, n, " (dp from the topology's %d GPUs: no --dp given)", p->topo_gpus);
+    else if (p->layout_from == CS_LAYOUT_ONE)
+        snprintf(buf, n, " (dp 1: no --dp given, and %s)", p->topo_gpus % (p->tp * p->pp * p->cp)
+                 ? "the topology's GPUs do not divide by tp x pp x cp"
+                 : "--deepspeed's batch sizes were read per rank with dp 1");
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
 static const char *topo_name(const cs_plan *p)
 {
     return p->topo_json ? "(inline topology)" : p->topo_spec;
 }
 
+/* "the EP groups (64 GPUs) span 2 NVLink domains of 72 GPUs: ..." into buf. */
+static const char *span_warning(const cs_plan_result *r, int k, char *buf, size_t n)
+{
+    static const char *const names[3] = {"TP", "CP", "EP"};
+    static const char *const what[3] = {"all-reduces and all-gathers", "K/V exchanges",
+                                        "all-to-alls"};
+    snprintf(buf, n, "%s groups of %d GPUs span up to %d NVLink domains (nodes) of %d GPUs: "
+             "their %s cross the network (%s_exposed)", names[k], r->span_gsize[k],
+             r->spans[k], r->domain_gpus, what[k], k == 0 ? "tp" : k == 1 ? "cp" : "ep");
+    return buf;
+}
+
 void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
 {
     const cs_plan_memory *m = &r->mem;
-    char ord[64];
+    char ord[64], note[160];
     int i;
     double tot = 0;
     order_str(p, ord, sizeof ord);
     fprintf(f, "# plan: %s (%.3g B parameters) on %d x %s, topology %s\n", p->model.name,
             r->params / 1e9, r->gpus, p->gpu.name, topo_name(p));
     fprintf(f, "# layout: tp %d, pp %d, dp %d, cp %d, ep %d, vp %d, sp %s, zero %d, schedule "
-            "%s, order %s\n", p->tp, p->pp, p->dp, p->cp, p->ep, p->vp, p->sp ? "on" : "off",
-            p->zero, sched_name(r->costs.schedule), ord);
+            "%s, order %s%s\n", p->tp, p->pp, p->dp, p->cp, p->ep, p->vp, p->sp ? "on" : "off",
+            p->zero, sched_name(r->costs.schedule), ord, layout_note(p, note, sizeof note));
     fprintf(f, "# train: global batch %ld, micro batch %d (%d microbatches per replica), %s, "
             "%s, recompute %s\n", p->global_batch, p->micro_batch, r->microbatches,
             cs_pdtype_name(p->dtype), p->optimizer_sgd ? "sgd" : "adam", rc_name(p->recompute));
@@ -103,6 +141,13 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
         fprintf(f, "# sequence: %d tokens, the model's max_position_embeddings (give "
                 "train.seq_len or --seq-length to train on shorter sequences)\n",
                 p->model.seq_len);
+    if (!p->flash_given)
+        fprintf(f, "# attention: flash attention (the default, as Megatron-LM and NeMo; "
+                "--flash-attention off or train.flash_attention false for unfused attention)\n");
+    if (p->model.ignored[0])
+        fprintf(f, "# ignored from config.json: %s\n", p->model.ignored);
+    if (p->megatron_ignored[0])
+        fprintf(f, "# ignored from --megatron: %s\n", p->megatron_ignored);
     if (r->costs.chunk_layers) {
         char sp[256];
         const char *from = "";
@@ -115,6 +160,11 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
         fprintf(f, "# pipeline: layers per stage %s (uneven, %s%s)\n", sp, from,
                 !strcmp(from, "balanced") ? ": the extra layers on the middle stages" : "");
     }
+    for (i = 0; i < 3; i++)
+        if (r->spans[i] > 1) {
+            char w[256];
+            fprintf(f, "# warning: %s\n", span_warning(r, i, w, sizeof w));
+        }
     fprintf(f, "\nstep time            %10.4f s\n", r->step_time_s);
     fprintf(f, "tokens/s             %10.0f\n", r->tokens_per_s);
     fprintf(f, "model TFLOP/s/GPU    %10.1f   (MFU %.1f%%)\n", r->model_tflops_per_gpu,
@@ -141,12 +191,12 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
                 (m->total - r->capacity_bytes) / 1e9, 100 * m->total / r->capacity_bytes);
 }
 
-int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
+json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
 {
     json_t *root = json_object(), *par = json_object(), *bd = json_object(),
            *mem = json_object(), *assumptions;
     char ord[64];
-    int i, rc;
+    int i;
     order_str(p, ord, sizeof ord);
     json_object_set_new(par, "tp", json_integer(p->tp));
     json_object_set_new(par, "pp", json_integer(p->pp));
@@ -183,6 +233,19 @@ int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
                                 "the Hugging Face config"));
         json_object_set_new(as, "pipeline_layers_from", json_string(from));
         json_object_set_new(as, "vocab", json_integer(p->model.vocab));
+        if (model_is_hf(p) || p->megatron_ignored[0]) {  /* config.json keys, --megatron flags */
+            json_t *ig = ignored_json(p->model.ignored), *mg = ignored_json(p->megatron_ignored);
+            json_array_extend(ig, mg);
+            json_decref(mg);
+            json_object_set_new(as, "ignored", ig);
+        }
+        if (p->layout_from != CS_LAYOUT_GIVEN) {      /* "topology": dp = N / (tp pp cp) */
+            json_object_set_new(as, "layout_from", json_string(p->layout_from ==
+                                CS_LAYOUT_TOPO ? "topology" : "dp 1"));
+            json_object_set_new(as, "topology_gpus", json_integer(p->topo_gpus));
+        }
+        if (!p->flash_given)
+            json_object_set_new(as, "flash_attention_from", json_string("default"));
         assumptions = as;
     }
     for (i = 0; i < 10; i++)
@@ -207,10 +270,28 @@ int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
     json_object_set_new(root, "memory_capacity_bytes", json_real(r->capacity_bytes));
     json_object_set_new(root, "fits", json_boolean(r->fits));
     json_object_set_new(root, "assumptions", assumptions);
-    rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    {
+        json_t *w = json_array();
+        char buf[256];
+        for (i = 0; i < 3; i++)
+            if (r->spans[i] > 1)
+                json_array_append_new(w, json_string(span_warning(r, i, buf, sizeof buf)));
+        json_object_set_new(root, "warnings", w);
+    }
+    return root;
+}
+
+int cs__plan_json_dump(FILE *f, json_t *root)
+{
+    int rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     fputc('\n', f);
     json_decref(root);
     return rc < 0 ? CS_EIO : 0;
+}
+
+int cs_plan_print_json(FILE *f, const cs_plan *p, const cs_plan_result *r)
+{
+    return cs__plan_json_dump(f, cs__plan_json(p, r));
 }
 
 int cs_plan_print_trace(FILE *f, const cs_plan *p, const cs_plan_result *r)

@@ -161,23 +161,30 @@ void cs_step_result_fini(cs_step_result *r)
     r->n_tasks = 0;
 }
 
+/* The compute factor of stage st: slow_factor on the straggler's stage, else 1. */
+static double slow(const cs_step_costs *c, int st)
+{
+    return c->slow_factor > 1 && st == c->slow_stage ? c->slow_factor : 1;
+}
+
 /* Forward and backward op durations of virtual stage vs (compute + blocking comm). */
 static double op_dur(const cs_step_costs *c, int vs, int is_b)
 {
     int last = c->pp * c->vp - 1;
     double d, k = c->chunk_layers ? c->chunk_layers[vs] : 1;   /* per-layer times: x layers */
+    double f = slow(c, vs % c->pp);                  /* a straggler's compute: x factor */
     if (!is_b) {
-        d = k * (c->t_fwd + c->t_tp_fwd + c->t_cp_fwd + c->t_ep_fwd);
+        d = k * (f * c->t_fwd + c->t_tp_fwd + c->t_cp_fwd + c->t_ep_fwd);
         if (vs == 0)
-            d += c->t_first_extra;
+            d += f * c->t_first_extra;
         if (vs == last)
-            d += c->t_last_extra;
+            d += f * c->t_last_extra;
     } else {
-        d = k * (c->t_recomp + c->t_bwd + c->t_tp_bwd + c->t_cp_bwd + c->t_ep_bwd);
+        d = k * (f * (c->t_recomp + c->t_bwd) + c->t_tp_bwd + c->t_cp_bwd + c->t_ep_bwd);
         if (vs == 0)
-            d += 2 * c->t_first_extra;
+            d += 2 * f * c->t_first_extra;
         if (vs == last)
-            d += 2 * c->t_last_extra;
+            d += 2 * f * c->t_last_extra;
     }
     return d;
 }
@@ -316,7 +323,7 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
                 dep(&b, bk, last_comp);
             }
         {
-            long o = add(&b, s, ST_COMP, CS_T_OPT, -1, -1, c->t_opt);
+            long o = add(&b, s, ST_COMP, CS_T_OPT, -1, -1, slow(c, s) * c->t_opt);
             if (o < 0)
                 goto nomem;
             dep(&b, o, b.last[ST_DP]);

@@ -60,17 +60,70 @@ static void fmt_time(char *buf, size_t n, double us)
         snprintf(buf, n, "%7.2f", us);
 }
 
-int cs_report_text(FILE *f, const cs_sweep *sw)
+/* The "# algorithm per size: ..." (or "# protocol: ...") line of one sweep, if it has one.
+ * label: " (int8 sum)" after the key, or "". */
+static void algo_line(FILE *f, const cs_sweep *sw, const char *label)
 {
     int i, any_auto = 0;
-    char tbuf[32], wbuf[16];
     for (i = 0; i < sw->n_rows; i++)
         if (sw->rows[i].algorithm && strcmp(sw->rows[i].algorithm, sw->algorithm))
             any_auto = 1;
+    if (!any_auto) {
+        if (sw->n_rows && sw->rows[0].protocol)
+            fprintf(f, "# protocol%s: %s\n", label, sw->rows[0].protocol);
+        return;
+    }
+    fprintf(f, "# algorithm per size%s:", label);
+    for (i = 0; i < sw->n_rows; i++) {
+        if (i && sw->rows[i].algorithm == sw->rows[i - 1].algorithm &&
+            sw->rows[i].protocol == sw->rows[i - 1].protocol)
+            continue;
+        fprintf(f, " %llu+ %s%s%s", (unsigned long long)sw->rows[i].size_bytes,
+                sw->rows[i].algorithm, sw->rows[i].protocol ? "/" : "",
+                sw->rows[i].protocol ? sw->rows[i].protocol : "");
+    }
+    fprintf(f, "\n");
+}
+
+/* 1 if sweeps a and b print the same algorithm line (-1: out of memory). */
+static int same_algo_line(const cs_sweep *a, const cs_sweep *b)
+{
+    char *ta = NULL, *tb = NULL;
+    size_t na = 0, nb = 0;
+    FILE *fa = open_memstream(&ta, &na), *fb = open_memstream(&tb, &nb);
+    int same = -1;
+    if (fa && fb) {
+        algo_line(fa, a, "");
+        algo_line(fb, b, "");
+        if (fclose(fa) == 0 && fclose(fb) == 0)
+            same = na == nb && !memcmp(ta, tb, na);
+        fa = fb = NULL;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/* The header lines above the columns: what ran (the first sweep's), and each sweep's
+ * algorithm line (one unlabelled line when they all say the same). */
+static int text_header(FILE *f, const cs_sweep *const *sws, int n)
+{
+    const cs_sweep *sw = sws[0];
+    int i, k, same = 1;
     fprintf(f, "# collsim: %s, %d ranks, algorithm %s, topology %s (%s)\n",
             cs_coll_name(sw->coll), sw->ranks, sw->algorithm, sw->topology, sw->topo_kind);
+    if (sw->procs > 0)
+        fprintf(f, "# ranks as nccl-tests counts them: %d processes (mpirun -np) x %d GPUs "
+                "(-g) x %d threads (-t) = %d\n", sw->procs,
+                sw->ranks / (sw->procs * sw->threads), sw->threads, sw->ranks);
     if (sw->model)
         fprintf(f, "# model: %s\n", sw->model);
+    if (sw->settings && sw->settings[0])
+        fprintf(f, "# nccl settings: %s\n", sw->settings);
     if (sw->bottleneck)
         fprintf(f, "# bottleneck: %s\n", sw->bottleneck);
     if (sw->n_links > 0) {
@@ -89,19 +142,14 @@ int cs_report_text(FILE *f, const cs_sweep *sw)
                     100 * l->busy_fraction, l->peak_flows);
         }
     }
-    if (any_auto) {
-        fprintf(f, "# algorithm per size:");
-        for (i = 0; i < sw->n_rows; i++) {
-            if (i && sw->rows[i].algorithm == sw->rows[i - 1].algorithm &&
-                sw->rows[i].protocol == sw->rows[i - 1].protocol)
-                continue;
-            fprintf(f, " %llu+ %s%s%s", (unsigned long long)sw->rows[i].size_bytes,
-                    sw->rows[i].algorithm, sw->rows[i].protocol ? "/" : "",
-                    sw->rows[i].protocol ? sw->rows[i].protocol : "");
-        }
-        fprintf(f, "\n");
-    } else if (sw->n_rows && sw->rows[0].protocol) {
-        fprintf(f, "# protocol: %s\n", sw->rows[0].protocol);
+    for (k = 1; k < n && same == 1; k++)
+        same = same_algo_line(sw, sws[k]);
+    if (same < 0)
+        return CS_ENOMEM;
+    for (k = 0; k < (same ? 1 : n); k++) {
+        char label[64];
+        snprintf(label, sizeof label, same ? "" : " (%s %s)", sws[k]->datatype, sws[k]->redop);
+        algo_line(f, sws[k], label);
     }
     fprintf(f, "#\n");
     fprintf(f, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
@@ -112,34 +160,54 @@ int cs_report_text(FILE *f, const cs_sweep *sw)
     fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n",
             "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
             "(GB/s)", "");
-    for (i = 0; i < sw->n_rows; i++) {
-        const cs_row *r = &sw->rows[i];
-        fmt_time(tbuf, sizeof tbuf, r->time_us);
-        if (r->wrong < 0)
-            snprintf(wbuf, sizeof wbuf, "%5s", "N/A");
-        else
-            snprintf(wbuf, sizeof wbuf, "%5d", r->wrong);
-        /* Out-of-place and in-place are the same operation in the simulator. */
-        fprintf(f, "%12llu  %12llu  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s  %7s  %6.2f  %6.2f  %5s\n",
-                (unsigned long long)r->size_bytes, (unsigned long long)r->count, sw->datatype,
-                sw->redop, sw->root, tbuf, r->algbw_GBps, r->busbw_GBps, wbuf, tbuf,
-                r->algbw_GBps, r->busbw_GBps, wbuf);
-    }
-    {
-        int wrong = 0, checked = 1;
+    return 0;
+}
+
+int cs_report_text_table(FILE *f, const cs_sweep *const *sws, int n)
+{
+    int i, k, rc, wrong = 0, checked = 1, rows = 0;
+    char tbuf[32], wbuf[16];
+    double sum = 0;
+    if (n < 1)
+        return 0;
+    if ((rc = text_header(f, sws, n)) < 0)
+        return rc;
+    for (k = 0; k < n; k++) {
+        const cs_sweep *sw = sws[k];
         for (i = 0; i < sw->n_rows; i++) {
-            if (sw->rows[i].wrong < 0)
+            const cs_row *r = &sw->rows[i];
+            fmt_time(tbuf, sizeof tbuf, r->time_us);
+            if (r->wrong < 0)
+                snprintf(wbuf, sizeof wbuf, "%5s", "N/A");
+            else
+                snprintf(wbuf, sizeof wbuf, "%5d", r->wrong);
+            /* Out-of-place and in-place are the same operation in the simulator. */
+            fprintf(f, "%12llu  %12llu  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s  %7s  %6.2f  "
+                    "%6.2f  %5s\n", (unsigned long long)r->size_bytes,
+                    (unsigned long long)r->count, sw->datatype, sw->redop, sw->root, tbuf,
+                    r->algbw_GBps, r->busbw_GBps, wbuf, tbuf, r->algbw_GBps, r->busbw_GBps,
+                    wbuf);
+            if (r->wrong < 0)
                 checked = 0;
             else
-                wrong += sw->rows[i].wrong;
+                wrong += r->wrong;
+            sum += r->busbw_GBps;
+            rows++;
         }
-        if (checked)
-            fprintf(f, "# Out of bounds values : %d %s\n", wrong, wrong ? "FAILED" : "OK");
-        else
-            fprintf(f, "# Out of bounds values : data check skipped (N/A)\n");
     }
-    fprintf(f, "# Avg bus bandwidth    : %g \n#\n", cs_sweep_avg_busbw(sw));
+    if (checked)
+        fprintf(f, "# Out of bounds values : %d %s\n", wrong, wrong ? "FAILED" : "OK");
+    else
+        fprintf(f, "# Out of bounds values : data check skipped (N/A)\n");
+    /* nccl-tests' footer: the mean busbw over every row of the table (one sweep: the
+     * sweep's mean, cs_sweep_avg_busbw, summed in the same order) */
+    fprintf(f, "# Avg bus bandwidth    : %g \n#\n", rows ? sum / rows : 0.0);
     return ferror(f) ? CS_EIO : 0;
+}
+
+int cs_report_text(FILE *f, const cs_sweep *sw)
+{
+    return cs_report_text_table(f, &sw, 1);
 }
 
 /* One sweep as a JSON object (DESIGN §7 keys), NULL when memory ran out. */
@@ -161,6 +229,8 @@ static json_t *sweep_json(const cs_sweep *sw)
     json_object_set_new(root, "redop", json_string(sw->redop));
     json_object_set_new(root, "root", json_integer(sw->root));
     json_object_set_new(root, "chunks", json_integer(sw->chunks));
+    if (sw->settings && sw->settings[0])
+        json_object_set_new(root, "nccl_settings", json_string(sw->settings));
     if (sw->bottleneck)
         json_object_set_new(root, "bottleneck", json_string(sw->bottleneck));
     if (sw->n_links > 0) {
@@ -318,6 +388,31 @@ int cs_report_many(FILE *f, const char *format, const cs_sweep *sw, int n)
     }
     for (k = 0; k < n && rc == 0; k++)
         rc = cs_report_text(f, &sw[k]);
+    return rc;
+}
+
+int cs_report_kinds(FILE *f, const char *format, const cs_sweep *sw, int n, int kinds)
+{
+    const cs_sweep **tab;
+    int per, j, g, m, d, rc = 0;
+    if (kinds <= 1 || n % kinds || strcmp(format, "text"))
+        return cs_report_many(f, format, sw, n);
+    per = n / kinds;
+    if (!(tab = malloc((size_t)kinds * sizeof *tab)))
+        return CS_ENOMEM;
+    for (j = 0; j < per && rc == 0; j++) {
+        for (g = m = 0; g < kinds; g++) {
+            const cs_sweep *s = &sw[g * per + j];
+            /* a collective that does not reduce runs once per type, whatever -o said */
+            for (d = 0; d < m && (strcmp(tab[d]->datatype, s->datatype) ||
+                                  strcmp(tab[d]->redop, s->redop)); d++)
+                ;
+            if (d == m)
+                tab[m++] = s;
+        }
+        rc = cs_report_text_table(f, tab, m);
+    }
+    free(tab);
     return rc;
 }
 

@@ -47,7 +47,13 @@ typedef struct cs_sweep {
     int ranks;               /* ranks in the collective */
     int root;                /* root, -1 printed for non-rooted collectives */
     int chunks;              /* --chunks */
+    int procs;               /* nccl-tests' multi-process form (mpirun -np N all_reduce_perf):
+                                N processes, each of ranks / (procs x threads) GPUs; 0 when
+                                the rank count was not counted that way (no header line) */
+    int threads;             /* with procs: threads per process (nccl-tests -t), >= 1 */
     const char *model;       /* network model summary line for the table header */
+    const char *settings;    /* where NCCL mode's settings came from (each level of the
+                                topology's "nccl" object, what was derived), NULL if none */
     const char *bottleneck;  /* bottleneck link description, NULL if not computed */
     cs_link_report links[CS_SWEEP_MAX_LINKS];  /* --links: busiest links, busiest first */
     int n_links;             /* entries in links (0 = not reported) */
@@ -69,6 +75,11 @@ void cs_row_bandwidths(cs_row *row, cs_coll coll, int ranks);
 /* Printers. They return 0 or CS_EIO if writing failed. JSON and CSV rows carry
  * "closed_form_us" where a row has one (CSV: a last column when any row has one). */
 int cs_report_text(FILE *f, const cs_sweep *sw);
+/* One nccl-tests table of n >= 1 sweeps of the same collective, rank count and algorithm
+ * (-d all, -o all), as nccl-tests prints one: the first sweep's header (an algorithm line
+ * per sweep when theirs differ, labelled by type and op), one column header, every sweep's
+ * rows in order, one "Out of bounds" and one "Avg bus bandwidth" line over all rows. */
+int cs_report_text_table(FILE *f, const cs_sweep *const *sw, int n);
 int cs_report_json(FILE *f, const cs_sweep *sw);
 /* A JSON number, or null when v is not finite (json_real refuses inf and NaN, and
  * json_object_set_new would then drop the key silently). Returns a new reference. */
@@ -81,6 +92,11 @@ int cs_report_csv(FILE *f, const cs_sweep *sw);
  * "csv": text tables one after another; JSON the single-sweep object when n == 1, else an
  * array of them (each has its "ranks"); CSV one header, then every sweep's rows. */
 int cs_report_many(FILE *f, const char *format, const cs_sweep *sw, int n);
+/* cs_report_many for sweeps that come as `kinds` blocks of n / kinds, one block per data
+ * type x reduction (algorithms/run_multi.h): text prints table j of sweep j of every block
+ * (cs_report_text_table; a block repeating an earlier one's type and op, a collective that
+ * does not reduce, is left out); JSON and CSV as cs_report_many. */
+int cs_report_kinds(FILE *f, const char *format, const cs_sweep *sw, int n, int kinds);
 
 /* Data types as nccl-tests names them: name and element size in bytes. */
 typedef struct cs_dtype { const char *name; int bytes; } cs_dtype;

@@ -44,9 +44,10 @@ grep -q '# Avg bus bandwidth' "$work/default"; check default-avg $? "no Avg bus 
 head -1 "$work/r.csv" | grep -q '^collective,algorithm,ranks,topology,datatype,size_bytes,count,time_us,algbw_GBps,busbw_GBps,wrong$'
 check output-csv $? "csv header"
 
-# --links names the shared 10 GB/s link as the bottleneck of the contended sendrecv
+# --links names the shared 10 GB/s link as the bottleneck of the contended sendrecv on the
+# bare fabric (--proto none: a graph of GPUs runs NCCL mode by default)
 # (two flows per direction: 2 x 1 GiB carried, 100% utilised); JSON gets a links array.
-"$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links >"$work/l" 2>&1
+"$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links --proto none >"$work/l" 2>&1
 grep -q '^# bottleneck: sw0->sw1 (net, 10 GB/s): 100.0% utilised, 2147483648 B (2 GiB), peak 2 flows$' "$work/l"
 check links-bottleneck $? "$(grep bottleneck "$work/l")"
 "$collsim" run sendrecv --topo "$ok/two-switches.json" -b 1G -e 1G --links --format json >"$work/l" 2>&1
@@ -87,6 +88,31 @@ n=$(grep -c '^ *1048576 ' "$work/a"); [ "$n" -eq 12 ]; check nccl-d-all $? "$n r
 n=$(grep -c '^ *1048576 ' "$work/a"); [ "$n" -eq 5 ]; check nccl-o-all $? "$n rows, want 5"
 "$collsim" run allgather -o all -b 1M -e 1M >"$work/a" 2>&1
 n=$(grep -c '^ *1048576 ' "$work/a"); [ "$n" -eq 1 ]; check nccl-o-all-allgather $? "$n rows, want 1"
+# ... and as nccl-tests prints them: one table, one header, the rows of every type and op,
+# one footer (`run all`: one table a collective; a collective that does not reduce: its
+# rows once, whatever -o said)
+"$collsim" run -d all -o all -b 1M -e 2M >"$work/a" 2>&1
+n=$(grep -cE '^ *(1048576|2097152) ' "$work/a"); [ "$n" -eq 120 ]; check nccl-d-o-all $? "$n rows, want 120"
+[ "$(grep -c '^#  *size ' "$work/a")" -eq 1 ] && [ "$(grep -c '^# Avg bus bandwidth' "$work/a")" -eq 1 ] &&
+    [ "$(grep -c '^# collsim:' "$work/a")" -eq 1 ]
+check nccl-one-table $? "$(grep -c '^#  *size ' "$work/a") headers"
+awk '!/^#/ { print $3, $4 }' "$work/a" | uniq | head -3 | tr '\n' ' ' | grep -qx 'int8 sum int8 prod int8 max '
+check nccl-table-order $? "$(awk '!/^#/ { print $3, $4 }' "$work/a" | uniq | head -3)"
+"$collsim" run all -o all -b 1M -e 1M >"$work/a" 2>&1
+[ "$(grep -c '^# Avg bus bandwidth' "$work/a")" -eq 10 ] && [ "$(grep -vc '^#' "$work/a")" -eq 22 ]
+check nccl-run-all-o-all $? "$(grep -c '^# Avg' "$work/a") tables, $(grep -vc '^#' "$work/a") rows; want 10, 22"
+# NCCL's NVLS reduces sum, min, max on half (sum alone on float, nothing on int8, never prod):
+# dgx-h100 takes it for 1 GiB only where NCCL would
+for dt in "float sum nvls" "float max ring" "half max nvls" "int8 sum ring" "half prod ring" "bfloat16 avg ring"; do
+    set -- $dt
+    "$collsim" run -d "$1" -o "$2" -b 1G -e 1G 2>&1 | grep -q "^# algorithm per size: 1073741824+ $3/"
+    check "nvls-$1-$2" $? "want $3"
+done
+# a pasted path to an nccl-tests program is that program
+"$collsim" ./build/all_reduce_perf -b 1M -e 1M >"$work/a" 2>&1
+"$collsim" /opt/nccl-tests/build/all_reduce_perf -b 1M -e 1M >"$work/b" 2>&1
+"$collsim" run allreduce -b 1M -e 1M >"$work/c" 2>&1
+cmp -s "$work/a" "$work/c" && cmp -s "$work/b" "$work/c"; check alias-path $? "differs from run allreduce"
 "$collsim" run -b 1M -e 2M -J "$work/j.json" >"$work/a" 2>&1; check nccl-J-rc $? "failed"
 grep -q '^# Avg bus bandwidth' "$work/a"; check nccl-J-table $? "no table on stdout"
 python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert len(d['results']) == 2" "$work/j.json"

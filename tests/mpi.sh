@@ -61,6 +61,29 @@ same run-all-csv run all -b 1K -e 16M --format csv --topo dgx-h100-x2
 same run-links run sendrecv --topo "$tests/data/ok/two-switches.json" -b 1M -e 1G --links
 same run-bare run alltoall --proto none -b 8 -e 64M -f 4 --topo dgx-h100-x2
 
+# nccl-tests' multi-process form: `mpirun -np 2 all_reduce_perf -g 4` is 2 x 4 = 8 ranks as
+# nccl-tests counts them (said in the header; the rest is what `run -g 8` prints), the work
+# still spread over the two processes; a path ending in the program's name is the program.
+"$collsim" run allreduce -g 8 -b 8 -e 1M >"$work/one" 2>&1
+for prog in all_reduce_perf ./build/all_reduce_perf /opt/nccl-tests/build/all_reduce_perf; do
+    # shellcheck disable=SC2086
+    $np2 "$collsim" "$prog" -g 4 -b 8 -e 1M >"$work/two" 2>"$work/two.err" </dev/null
+    check "nccl-tests-np2 $prog" $? "$(head -3 "$work/two.err")"
+    grep -q '^# ranks as nccl-tests counts them: 2 processes (mpirun -np) x 4 GPUs (-g) x 1 threads (-t) = 8$' "$work/two"
+    check "nccl-tests-header $prog" $? "$(head -2 "$work/two")"
+    grep -v '^# ranks as nccl-tests' "$work/two" | cmp -s - "$work/one"
+    check "nccl-tests-8-ranks $prog" $? "$(grep -v '^# ranks as' "$work/two" | diff - "$work/one" | head -5)"
+done
+# -t counts too, and without -g each process is one GPU (nccl-tests' default -g 1)
+# shellcheck disable=SC2086
+$np2 "$collsim" all_gather_perf -t 2 -b 1M -e 1M >"$work/two" 2>&1 </dev/null
+grep -q '^# collsim: allgather, 4 ranks' "$work/two"; check nccl-tests-t $? "$(head -1 "$work/two")"
+# `collsim run` under mpirun keeps -g as the total: the processes only share the work
+# shellcheck disable=SC2086
+$np2 "$collsim" run allreduce -g 4 -b 1M -e 1M >"$work/two" 2>&1 </dev/null
+grep -q '^# collsim: allreduce, 4 ranks' "$work/two" && ! grep -q '^# ranks as' "$work/two"
+check run-g-under-mpi $? "$(head -2 "$work/two")"
+
 # plan search: every candidate layout a work item (1,404 layouts of GPT-3 175B on 1,024
 # GPUs), ranked the same; one plan is rank 0's alone
 same plan-search plan search "$tests/data/ok/plan-gpt3-1024.json" --gpus 1024 --format csv

@@ -12,15 +12,17 @@
 #include "algorithms/nccl/mode.h"
 #include "algorithms/nccl/nccl.h"
 #include "scenarios/plan.h"
+#include "sim/exec.h"
 #include "topologies/topology.h"
 
-/* The rows of `collsim run COLL --topo SPEC ARGS` (the first line, which names the
- * topology, dropped); NULL when it failed. */
+/* The rows of `collsim run COLL --topo SPEC ARGS` (the lines that name the topology and
+ * where its NCCL settings came from dropped: the rest must be the same); NULL when it
+ * failed. */
 static char *rows(const char *coll, const char *spec, const char *args)
 {
     char cmd[2048], *out = NULL, *nl;
-    snprintf(cmd, sizeof cmd, "'%s' run %s --topo '%s' %s -c 0 2>/dev/null", CS_COLLSIM, coll,
-             spec, args);
+    snprintf(cmd, sizeof cmd, "'%s' run %s --topo '%s' %s -c 0 2>/dev/null | grep -v '^# nccl "
+             "settings:'", CS_COLLSIM, coll, spec, args);
     if (cs_test_sh(cmd, &out) != 0) {
         fprintf(stderr, "\n  failed: %s\n%s", cmd, out ? out : "");
         free(out);
@@ -43,21 +45,67 @@ static void assert_same_rows(const char *coll, const char *a, const char *b, con
     free(rb);
 }
 
+/* The built topology of `collsim topo show SPEC --format json` (node and link counts by
+ * type and class, ranks, bisection), NULL when it failed; the caller decrefs. */
+static json_t *shape(const char *spec)
+{
+    static const char *const keys[] = {"n_nodes", "nodes_by_type", "n_links", "links_by_class",
+                                       "ranks", "bisection_GBps", NULL};
+    char cmd[1024], *out = NULL;
+    json_t *all, *s = NULL;
+    int k;
+    snprintf(cmd, sizeof cmd, "'%s' topo show '%s' --format json 2>/dev/null", CS_COLLSIM, spec);
+    if (cs_test_sh(cmd, &out) == 0 && (all = json_loads(out, 0, NULL))) {
+        s = json_object();
+        for (k = 0; keys[k]; k++)
+            json_object_set(s, keys[k], json_object_get(all, keys[k]));
+        json_decref(all);
+    }
+    free(out);
+    return s;
+}
+
+/* Two specs build the same topology and NCCL settings (what a run of them would take). */
+static void assert_same_shape(const char *a, const char *b)
+{
+    json_t *sa = shape(a), *sb = shape(b);
+    cs_nccl_params na, nb;
+    cs_err err;
+    int on;
+    CU_ASSERT(sa && sb && json_equal(sa, sb));
+    if (!(sa && sb && json_equal(sa, sb)))
+        fprintf(stderr, "\n  %s and %s build different topologies", a, b);
+    json_decref(sa);
+    json_decref(sb);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(a, NULL, 0, &na, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(b, NULL, 0, &nb, &on, &err), 0);
+    CU_ASSERT_EQUAL(na.channels, nb.channels);
+    CU_ASSERT_EQUAL(na.nvls, nb.nvls);
+    CU_ASSERT_DOUBLE_EQUAL(na.nvls_eff, nb.nvls_eff, 0);
+    CU_ASSERT_DOUBLE_EQUAL(na.tree_GBps, nb.tree_GBps, 0);
+    CU_ASSERT_EQUAL(na.sm, nb.sm);
+}
+
 /* Every cluster preset is its node and fabric (names or objects) and its own "nccl" object,
  * nothing more: the same written by hand by a user (a new file, no description, no name)
- * runs the same rows, byte for byte, at every size of a sweep. */
+ * runs the same rows, byte for byte, at every size of a sweep. Presets of more than 128
+ * GPUs (a sweep there takes minutes: NVL72 racks are not folded onto one node) build the
+ * same topology and NCCL settings instead; those of at most 160 GPUs (two NVL72 racks) also
+ * run one 32 MiB allreduce. */
 static void t_presets_compose(void)
 {
     int i, n, checked = 0;
     const cs_preset *p = cs_preset_all(&n);
     for (i = 0; i < n; i++) {
         json_t *root, *hand;
+        cs_topo *t = NULL;
         cs_err err;
         char file[64], *text;
         const char *kind;
+        int ranks = 0;
         CU_ASSERT_EQUAL_FATAL(cs_topo_spec_root(p[i].name, &root, NULL, &err), 0);
         kind = json_string_value(json_object_get(root, "kind"));
-        if (strcmp(kind, "cluster") || json_integer_value(json_object_get(root, "nodes")) > 16) {
+        if (strcmp(kind, "cluster")) {
             json_decref(root);
             continue;
         }
@@ -69,15 +117,24 @@ static void t_presets_compose(void)
             json_object_set(hand, "nccl", json_object_get(root, "nccl"));
         text = json_dumps(hand, 0);
         cs_test_json_file(text, file, sizeof file);
-        assert_same_rows("allreduce", p[i].name, file, "-b 8 -e 1G -f 64");
-        assert_same_rows("alltoall", p[i].name, file, "-b 1M -e 1G -f 32");
+        if (cs_topo_open(p[i].name, &t, &err) == 0)
+            ranks = t->n_ranks;
+        cs_topo_free(t);
+        if (ranks <= 128 && json_integer_value(json_object_get(root, "nodes")) <= 16) {
+            assert_same_rows("allreduce", p[i].name, file, "-b 8 -e 128M -f 64");
+            assert_same_rows("alltoall", p[i].name, file, "-b 1M -e 32M -f 32");
+        } else {
+            assert_same_shape(p[i].name, file);
+            if (ranks <= 160)
+                assert_same_rows("allreduce", p[i].name, file, "-b 32M -e 32M");
+        }
         unlink(file);
         free(text);
         json_decref(hand);
         json_decref(root);
         checked++;
     }
-    CU_ASSERT(checked >= 9);
+    CU_ASSERT(checked >= 30);
 }
 
 /* Every node preset with NICs joins a cluster on a fabric preset and keeps its NCCL
@@ -113,7 +170,7 @@ static void t_nodes_keep_settings(void)
         unlink(file);
         checked++;
     }
-    CU_ASSERT(checked >= 3);
+    CU_ASSERT(checked >= 12);
 }
 
 /* A cluster's "nccl" object is layered: node < fabric < cluster, key by key. */
@@ -133,6 +190,10 @@ static void t_layers(void)
     CU_ASSERT_DOUBLE_EQUAL(np.nvls_eff, 0.85, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(np.tr[CS_TR_NET].lat_us, 20, 1e-12);
     CU_ASSERT_EQUAL(np.tr[CS_TR_NET].msg_bytes, 2097152);
+    /* and the run says where each came from */
+    CU_ASSERT_STRING_EQUAL(np.origin, "node.nccl (dgx-h100): channels, nvls_eff; fabric.nccl "
+                           "(efa-v2-rail): transports; nccl: channels, transports; tree cap: "
+                           "NCCL's for sm 90 at 2 nodes");
     unlink(file);
     /* a bad key inside the node's own object is named where it is */
     cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"fabric\": \"ib-ndr-rail\", "
@@ -144,6 +205,21 @@ static void t_layers(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.where, "node.nccl"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "chanels"));
     unlink(file);
+    /* topo check lists each level's problems where they are */
+    {
+        cs_topo_problems probs = {NULL, 0, 0};
+        cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
+                          "\"fabric\": {\"type\": \"rail\", \"nccl\": {\"transports\": "
+                          "{\"net\": {\"lat_us\": -1}}}}, \"nccl\": {\"chanels\": 4}}",
+                          file, sizeof file);
+        CU_ASSERT_EQUAL(cs_topo_check(file, cs_nccl_sections, &probs, &err), 2);
+        if (probs.n == 2) {
+            CU_ASSERT_STRING_EQUAL(probs.items[0].where, "fabric.nccl.transports.net.lat_us");
+            CU_ASSERT_STRING_EQUAL(probs.items[1].where, "nccl.chanels");
+        }
+        cs_topo_problems_fini(&probs);
+        unlink(file);
+    }
     /* an unknown fabric preset says which exist */
     cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
                       "\"fabric\": \"ib-xdr\"}", file, sizeof file);
@@ -207,7 +283,10 @@ static void t_resize(void)
 }
 
 /* `topo show --format json` of every preset (and of a resized one) is a file that loads
- * back to the same results. */
+ * back to the same results: the same rows at 1 KiB, 1 MiB and 1 GiB up to 128 GPUs (and at
+ * 1 GiB on dgx-h100-x128, the preset of the 1,024-GPU log, folded onto one node: 2 s), the
+ * same topology and NCCL settings above (xGMI meshes, NVL72 racks and 16,384 GPUs take
+ * minutes a run). */
 static void t_round_trip(void)
 {
     int i, n;
@@ -217,16 +296,20 @@ static void t_round_trip(void)
         char file[64], cmd[512];
         cs_topo *t;
         cs_err err;
-        int big;
+        int big, huge;
         CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
         big = t->n_ranks > 128;
+        huge = big && strcmp(spec, "dgx-h100-x128");
         cs_topo_free(t);
         snprintf(file, sizeof file, "/tmp/cs_test_show_XXXXXX");
         close(mkstemp(file));
         snprintf(cmd, sizeof cmd, "'%s' topo show '%s' --format json --output '%s'",
                  CS_COLLSIM, spec, file);
         CU_ASSERT_EQUAL(cs_test_sh(cmd, NULL), 0);
-        assert_same_rows("allreduce", spec, file, big ? "-b 1G -e 1G" : "-b 1K -e 1G -f 1024");
+        if (huge)
+            assert_same_shape(spec, file);
+        else
+            assert_same_rows("allreduce", spec, file, big ? "-b 32M -e 32M" : "-b 1K -e 1M -f 1024");
         unlink(file);
     }
 }
@@ -332,18 +415,202 @@ static void t_plan_long_ring(void)
     CU_ASSERT(b >= S * 31.0 / 32 / 370.8e9);
 }
 
+/* --calibration FILE carries what a calibration fitted, and only that: the fitted figures
+ * of its record (nccl.calibration.parameters) land on the classes, protocols and
+ * transports they name; a held parameter (launch_us here) and the tree cap, which follows
+ * the node count, stay the system's own. A class the system lacks is refused by name. */
+static void t_overlay(void)
+{
+    static const char cal[] =
+        "{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
+        "\"fabric\": \"ib-ndr-rail\", \"nccl\": {\"tree_channel_GBps\": 20.7, "
+        "\"calibration\": {\"parameters\": {"
+        "\"ib_ndr.bandwidth_GBps\": {\"value\": 45.0, \"sigma\": 1}, "
+        "\"nvlink4.latency_us\": {\"value\": 1.25, \"sigma\": 0.1}, "
+        "\"Simple.hop_us\": {\"value\": 3.1, \"sigma\": 0.2}, "
+        "\"net.lat_us\": {\"value\": 7.0, \"sigma\": 1}, "
+        "\"launch_us\": {\"value\": 99.0, \"held\": \"not determined by these logs\"}}}}}";
+    char file[64], spec[256];
+    cs_nccl_params np;
+    cs_topo *t = NULL;
+    cs_err err;
+    int on, i, ib = 0, nv = 0;
+    cs_test_json_file(cal, file, sizeof file);
+    snprintf(spec, sizeof spec, "dgx-h100-x2#nodes=16#calibration=%s", file);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
+    for (i = 0; i < t->n_links; i++) {
+        if (!strcmp(t->links[i].cls, "ib_ndr")) {
+            ib++;
+            CU_ASSERT_DOUBLE_EQUAL(t->links[i].bw_GBps, 45.0, 1e-12);
+            CU_ASSERT_DOUBLE_EQUAL(t->links[i].lat_us, 1.5, 1e-12);     /* not fitted */
+        }
+        if (!strcmp(t->links[i].cls, "nvlink4")) {
+            nv++;
+            CU_ASSERT_DOUBLE_EQUAL(t->links[i].bw_GBps, 370.8, 1e-9);   /* not fitted */
+            CU_ASSERT_DOUBLE_EQUAL(t->links[i].lat_us, 1.25, 1e-12);
+        }
+    }
+    CU_ASSERT_EQUAL(ib, 16 * 8);          /* every node's 8 NICs */
+    CU_ASSERT_EQUAL(nv, 16 * 8);
+    cs_topo_free(t);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(spec, NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(np.proto[CS_PROTO_SIMPLE].hop_us, 3.1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(np.tr[CS_TR_NET].lat_us, 7.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(np.launch_us, 0.0, 0);           /* held: the table's */
+    CU_ASSERT_DOUBLE_EQUAL(np.tree_GBps, 18.0, 1e-12);      /* 16 nodes: Hopper N4 */
+    CU_ASSERT_EQUAL(np.channels, 16);
+    /* the same overlay on a PCIe box (no ib_ndr link) is refused by name */
+    snprintf(spec, sizeof spec, "pcie-rtx4090x8#calibration=%s", file);
+    CU_ASSERT(cs_topo_open(spec, &t, &err) < 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "overlay.links.ib_ndr");
+    unlink(file);
+}
+
+/* A parallel group that leaves an NVLink domain is said: 2 racks of 72 GPUs on one
+ * NVSwitch each (an NVL72 as one node), 128 GPUs, EP 64 over consecutive ranks: group 0
+ * (GPUs 0-63) stays in rack 0, group 1 (64-127) has 8 GPUs in rack 0 and 56 in rack 1, so
+ * the EP groups span up to 2 domains; EP 8 divides 72 and never straddles. */
+static void t_domain_warning(void)
+{
+    static const char plan[] =
+        "{\"model\": {\"layers\": 4, \"hidden\": 1024, \"heads\": 8, \"seq_len\": 1024, "
+        "\"vocab\": 32000, \"experts\": 64, \"top_k\": 2}, "
+        "\"train\": {\"global_batch\": 256}, \"parallel\": {\"dp\": 128, \"ep\": %d}, "
+        "\"system\": {\"gpu\": \"b200\", \"topo\": {\"kind\": \"cluster\", \"nodes\": 2, "
+        "\"fabric\": \"ib-ndr-rail\", \"node\": {\"kind\": \"node\", \"gpus\": 72, "
+        "\"nics\": 72, \"nic_attach\": \"gpu\", \"nvlink\": {\"topology\": \"switch\", "
+        "\"class\": \"nvlink5\", \"links\": 18, \"nvls\": true}, "
+        "\"nic\": {\"class\": \"ib_ndr\", \"bandwidth_GBps\": 50, \"latency_us\": 1.5}}}}}";
+    char text[2048];
+    int ep[2] = {64, 8}, i;
+    for (i = 0; i < 2; i++) {
+        cs_plan p;
+        cs_plan_result r;
+        cs_err err;
+        snprintf(text, sizeof text, plan, ep[i]);
+        cs_plan_init(&p);
+        CU_ASSERT_EQUAL_FATAL(cs_plan_parse(text, "ep", &p, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_test_plan_eval(&p, &r), 0);
+        CU_ASSERT_EQUAL(r.spans[2], i == 0 ? 2 : 1);       /* EP */
+        CU_ASSERT_EQUAL(r.span_gsize[2], ep[i]);
+        CU_ASSERT_EQUAL(r.domain_gpus, 72);
+        CU_ASSERT_EQUAL(r.spans[0], 1);                     /* TP 1 */
+        cs_plan_result_fini(&r);
+        cs_plan_fini(&p);
+    }
+}
+
+/* An NVL72 rack is one NVLink domain: every pair of its 72 GPUs talks GPU -> NVSwitch -> GPU
+ * over NVLink 5 (no NIC, no second switch), and a 72-rank allreduce of 1 GiB runs NVLS
+ * there. Bounds by hand: without the switch reducing, every GPU's NVLink ports (18 x 40.1 =
+ * 721.8 GB/s each way) cap busbw at 721.8 (a ring's 2(n-1)/n S through each GPU); NVLS
+ * moves S + S/72 up and S/72 + S down each GPU's ports at NCCL's efficiency 0.74, so busbw
+ * = 2(n-1)/n S / t <= 2 * 71/73 * 721.8 * 0.74 = 1039.0 GB/s. */
+static void t_nvl72_domain(void)
+{
+    static const char *const racks[] = {"gb200-nvl72", "gb300-nvl72"};
+    int all[72], i, k, a, b;
+    for (i = 0; i < 72; i++)
+        all[i] = i;
+    for (k = 0; k < 2; k++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        int bad = 0;
+        double s, busbw;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(racks[k], &t, &err), 0);
+        CU_ASSERT_EQUAL(t->n_ranks, 72);
+        for (a = 0; a < 72; a++)
+            for (b = 0; b < 72; b++) {
+                const int32_t *route;
+                int n, h;
+                if (a == b)
+                    continue;
+                n = cs_topo_route(t, t->ranks[a], t->ranks[b], &route, &err);
+                bad += n != 2;
+                for (h = 0; h < n; h++)
+                    bad += strcmp(t->links[cs_dlink_link(route[h])].cls, "nvlink5") != 0;
+            }
+        CU_ASSERT_EQUAL(bad, 0);
+        cs_topo_free(t);
+        s = run_time(racks[k], all, 72, CS_COLL_ALLREDUCE, 1u << 30);
+        busbw = 2.0 * 71 / 72 * (double)(1u << 30) / s / 1e9;
+        fprintf(stderr, "\n  %s: 72-rank allreduce 1 GiB busbw %.1f GB/s", racks[k], busbw);
+        CU_ASSERT(busbw > 18 * 40.1);
+        CU_ASSERT(busbw <= 2.0 * 71 / 73 * 18 * 40.1 * 0.74);
+    }
+}
+
+/* InfiniBand and RoCE differ where their switches choose among equal paths: 16 hosts on a
+ * two-leaf fat tree (8 NICs a leaf, 8 spines, 50 GB/s everywhere: full bisection), the 8
+ * hosts of leaf 0 each send S to host i + 8 at once. By destination (InfiniBand's subnet
+ * manager, "dmodk": consecutive destinations, consecutive spines) the 8 flows take 8
+ * different spines: each at the line rate, S / 50 GB/s. By a hash of the flow (Ethernet
+ * ECMP) 8 flows on 8 spines all differ with probability 8!/8^8 = 0.24%: some spine carries
+ * two or more, and its flows share it (here: the slowest takes at least 2 S / 50 GB/s). */
+static double shift_time(const char *routing)
+{
+    char json[1024];
+    cs_topo *t;
+    cs_sched s;
+    cs_sim *sim = NULL;
+    cs_job *job = NULL;
+    cs_err err;
+    uint64_t S = 1u << 30;
+    int i;
+    double sec = -1;
+    snprintf(json, sizeof json, "{\"kind\": \"cluster\", \"nodes\": 16, \"node\": {\"kind\": "
+             "\"node\", \"gpus\": 1, \"nics\": 1, \"nic_attach\": \"gpu\", \"nic\": "
+             "{\"class\": \"roce400\", \"bandwidth_GBps\": 50, \"latency_us\": 0}}, "
+             "\"fabric\": {\"type\": \"fat_tree\", \"nics_per_leaf\": 8, \"spines\": 8, "
+             "\"routing\": \"%s\"}}", routing);
+    t = cs_test_topo(json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL_FATAL(cs_sched_init(&s, CS_COLL_SENDRECV, 16, 0, S), 0);
+    for (i = 0; i < 8; i++) {
+        int64_t ch = cs_sched_chunk(&s, S, i, i + 8);
+        uint32_t id = (uint32_t)ch;
+        CU_ASSERT_FATAL(ch >= 0);
+        CU_ASSERT_FATAL(cs_sched_xfer(&s, i, i + 8, CS_OP_COPY, &id, 1, NULL, 0, 0) >= 0);
+    }
+    if (cs_sim_new(&sim, t, NULL, &err) == 0 && cs_sim_add(sim, &s, NULL, 0, &job, &err) == 0 &&
+        cs_sim_run(sim, &err) == 0)
+        sec = cs_time_to_s(cs_job_end(job));
+    cs_sim_free(sim);
+    cs_sched_fini(&s);
+    cs_topo_free(t);
+    return sec;
+}
+
+static void t_routing(void)
+{
+    double dmodk = shift_time("dmodk"), ecmp = shift_time("ecmp"), line = (1u << 30) / 50e9;
+    fprintf(stderr, "\n  8 flows across a fat tree: dmodk %.6f s, ecmp %.6f s (line %.6f s)",
+            dmodk, ecmp, line);
+    CS_ASSERT_REL(dmodk, line, 1e-6);
+    CU_ASSERT(ecmp >= 2 * line * (1 - 1e-6));
+}
+
 int cs_test_register(void)
 {
-    static const cs_test_case compose[] = {
+    /* the presets' suite runs every preset through the command line: its own meson test */
+    static const cs_test_case presets[] = {
         {"cluster presets = their node + fabric written by hand", t_presets_compose},
         {"node presets keep their NCCL settings in a cluster", t_nodes_keep_settings},
+        {"topo show JSON loads back", t_round_trip},
+        {NULL, NULL},
+    };
+    static const cs_test_case compose[] = {
         {"nccl layered: node < fabric < cluster", t_layers},
         {"tree cap from generation and node count", t_tree_cap},
         {"--nodes resizes a cluster", t_resize},
-        {"topo show JSON loads back", t_round_trip},
         {"a plan's group collective = run on those GPUs", t_plan_groups},
         {"a plan's long ring = run within 15%", t_plan_long_ring},
+        {"--calibration carries what was fitted", t_overlay},
+        {"fabric routing: by destination or a hash of the flow", t_routing},
+        {"a group leaving an NVLink domain is said", t_domain_warning},
+        {"an NVL72 rack is one NVLink domain with NVLS", t_nvl72_domain},
         {NULL, NULL},
     };
-    return cs_test_add_suite("compose", compose);
+    return cs_test_add_suite("compose", compose) < 0 ? -1
+           : cs_test_add_suite("compose_presets", presets);
 }

@@ -12,6 +12,7 @@
 #include "algorithms/nccl/nccl.h"
 #include "algorithms/coll.h"
 #include "algorithms/nccl/mode.h"
+#include "algorithms/nccl/rules.h"
 #include "topologies/topology.h"
 
 /* Ring allreduce of S bytes on p ranks with the given costs; time in us. */
@@ -539,6 +540,27 @@ static void t_fit_bad(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "observation 6 must be a time > 0"));
 }
 
+/* NCCL's NVLS reduces only some types and ops (ncclNvlsSupported): every data type x op
+ * against the table written out by hand. */
+static void t_nvls_types(void)
+{
+    static const char *const types[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64",
+                                        "half", "float", "double", "bfloat16", "fp8_e4m3",
+                                        "fp8_e5m2"};
+    static const char *const ops[] = {"sum", "prod", "max", "min", "avg"};
+    /* per type, the ops NVLS takes: s = sum, m = min and max */
+    static const char *const want[] = {"", "", "sm", "sm", "sm", "sm", "sm", "s", "s", "sm",
+                                       "", ""};
+    size_t t, o;
+    for (t = 0; t < sizeof types / sizeof types[0]; t++)
+        for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            int yes = (o == 0 && strchr(want[t], 's')) || ((o == 2 || o == 3) &&
+                                                           strchr(want[t], 'm'));
+            CU_ASSERT_EQUAL(cs_nccl_nvls_supported(types[t], ops[o]), yes);
+        }
+    CU_ASSERT_EQUAL(cs_nccl_nvls_supported(NULL, "prod"), 1);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case costs[] = {
@@ -550,7 +572,8 @@ int cs_test_register(void)
         {"channel_cap_shared", t_channel_cap_shared},
         {"channel_trim", t_channel_trim}, {"channel_rails", t_channel_rails},
         {"reduce_as_broadcast", t_reduce_as_broadcast},
-        {"transport_p2p_shm", t_transport_p2p_shm}, {NULL, NULL}};
+        {"transport_p2p_shm", t_transport_p2p_shm}, {"nvls_types", t_nvls_types},
+        {NULL, NULL}};
     static const cs_test_case fit[] = {
         {"closed_form", t_fit_closed_form}, {"unidentified", t_fit_unidentified},
         {"bad", t_fit_bad}, {NULL, NULL}};

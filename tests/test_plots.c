@@ -194,7 +194,7 @@ static void test_chart_png(void)
 {
     cs_series s[4];
     cs_point pts[4 * 31];
-    cs_chart c = {"busbw against size", CS_METRIC_BUSBW, 0, s, 4, CS_CHART_X_SIZE};
+    cs_chart c = {"busbw against size", CS_METRIC_BUSBW, 0, s, 4, CS_CHART_X_SIZE, NULL, NULL};
     cs_chart_layout lay;
     cs_err err;
     int w = 0, h = 0, i;
@@ -234,7 +234,7 @@ static void test_chart_svg_pdf(void)
 {
     cs_series s[3];
     cs_point pts[3 * 20];
-    cs_chart c = {"determinism", CS_METRIC_BUSBW, 0, s, 3, CS_CHART_X_SIZE};
+    cs_chart c = {"determinism", CS_METRIC_BUSBW, 0, s, 3, CS_CHART_X_SIZE, NULL, NULL};
     cs_err err;
     int w = 0, h = 0;
     const char *a = tmp_path("a.svg"), *b = tmp_path("b.svg"), *pdf = tmp_path("c.pdf");
@@ -256,7 +256,7 @@ static void test_chart_errors(void)
 {
     cs_series_set set = {NULL, 0, 0};
     cs_series *m, *sim;
-    cs_chart c = {"validate", CS_METRIC_BUSBW, 0, NULL, 0, CS_CHART_X_SIZE};
+    cs_chart c = {"validate", CS_METRIC_BUSBW, 0, NULL, 0, CS_CHART_X_SIZE, NULL, NULL};
     cs_chart_layout lay;
     cs_err err;
     unsigned char rgb[3];
@@ -298,7 +298,7 @@ static void test_chart_many(void)
 {
     cs_series s[32];
     cs_point *pts = malloc(32 * 31 * sizeof *pts);
-    cs_chart c = {"32 series", CS_METRIC_BUSBW, 0, s, 32, CS_CHART_X_SIZE};
+    cs_chart c = {"32 series", CS_METRIC_BUSBW, 0, s, 32, CS_CHART_X_SIZE, NULL, NULL};
     cs_chart_layout lay;
     cs_err err;
     int w, h;
@@ -314,7 +314,7 @@ static void test_chart_bad(void)
 {
     cs_series s[1];
     cs_point pts[4];
-    cs_chart c = {NULL, CS_METRIC_TIME, 0, s, 1, CS_CHART_X_SIZE};
+    cs_chart c = {NULL, CS_METRIC_TIME, 0, s, 1, CS_CHART_X_SIZE, NULL, NULL};
     cs_err err;
     int j;
     make_series(s, pts, 1, 4);

@@ -709,7 +709,7 @@ static const bad_case bad_cases[] = {
     {"{\"kind\": \"torsu\", \"ranks\": 8, " LINK100 "}", CS_ENOENT, "kind",
      "unknown topology kind 'torsu' (known: alpha_beta, ring, fully_connected, switch, torus"},
     {"{\"kind\": \"ring\", \"rank\": 8, " LINK100 "}", CS_EINVAL, "rank",
-     "unknown key 'rank' (known: ranks, link, kind, name, description, sources, reduce_GBps, nccl)"},
+     "unknown key 'rank' (known: ranks, link, kind, name, description, sources, reduce_GBps, nccl, overlay)"},
     {"{\"kind\": \"ring\", \"ranks\": 8, \"reduce_GBps\": 0, " LINK100 "}", CS_EINVAL,
      "reduce_GBps", "must be between 1e-06 and 1e+06 GB/s, got 0"},
     {"{\"kind\": \"ring\", \"ranks\": 8, \"sources\": [\"a\", 3], " LINK100 "}", CS_EINVAL,

@@ -64,7 +64,7 @@ static void test_legend_longest_preset(void)
     cs_series s[4];
     cs_point pts[4 * 8];
     cs_chart c = {"allreduce: simulated algorithms and a measured run", CS_METRIC_BUSBW, 0, s, 4,
-                  CS_CHART_X_SIZE};
+                  CS_CHART_X_SIZE, NULL, NULL};
     cs_chart_layout *lay = malloc(sizeof *lay);
     cs_err err;
     int n, i, j, z, below = 0;

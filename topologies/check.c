@@ -32,7 +32,6 @@ static int check_root(json_t *root, const char *name, const cs_topo_section *con
 {
     const cs_topo_kind *kind;
     const char *kind_name;
-    json_t *obj;
     cs_topo *t = NULL;
     double reduce_GBps = 0;
     int rc;
@@ -46,10 +45,33 @@ static int check_root(json_t *root, const char *name, const cs_topo_section *con
         return note(probs, err);
     if ((rc = cs__topo_common(root, &reduce_GBps, probs, err)) < 0)
         return rc;
-    for (; sections && *sections; sections++)
-        if ((obj = json_object_get(root, (*sections)->key)) && json_is_object(obj) &&
-            (*sections)->check(obj, err) < 0 && (rc = note(probs, err)) < 0)
-            return rc;
+    /* every level of a section: a cluster's node's and fabric's, its own, an overlay's,
+     * each problem named where it is ("node.nccl.chanels") */
+    for (; sections && *sections; sections++) {
+        cs_topo_layer l[4];
+        int n, i;
+        if (cs_topo_section_layers(root, (*sections)->key, l, &n, err) < 0) {
+            if ((rc = note(probs, err)) < 0)
+                return rc;
+            continue;
+        }
+        for (i = 0; i < n; i++) {
+            size_t klen = strlen((*sections)->key);
+            if (!json_is_object(l[i].obj) || (*sections)->check(l[i].obj, err) == 0)
+                continue;
+            if (strcmp(l[i].where, (*sections)->key) &&
+                !strncmp(err->where, (*sections)->key, klen)) {
+                char where[sizeof err->where];
+                snprintf(where, sizeof where, "%s%s", l[i].where, err->where + klen);
+                snprintf(err->where, sizeof err->where, "%s", where);
+            }
+            if ((rc = note(probs, err)) < 0) {
+                cs_topo_layers_fini(l, n);
+                return rc;
+            }
+        }
+        cs_topo_layers_fini(l, n);
+    }
     /* A kind that takes its rank count from the command is checked at 2 ranks when the
      * file leaves "ranks" out (any count the command gives builds the same way). */
     if (kind->ranks_from_caller && !json_object_get(root, "ranks") &&

@@ -12,7 +12,7 @@
 #include "sim/json.h"
 
 const char *const cs__topo_common_keys[] = {
-    "kind", "name", "description", "sources", "reduce_GBps", "nccl", NULL
+    "kind", "name", "description", "sources", "reduce_GBps", "nccl", "overlay", NULL
 };
 
 /* Bandwidths are the effective per-direction figures NCCL's topology model assumes where it
@@ -27,12 +27,14 @@ static const cs__link_class classes[] = {
     {"pcie3", 12.0, 1.0, "PCIe Gen3 x16: NCCL 12 GB/s (15.75 line rate)"},
     {"pcie4", 24.0, 1.0, "PCIe Gen4 x16: NCCL 24 GB/s (31.5 line rate)"},
     {"pcie5", 48.0, 1.0, "PCIe Gen5 x16: NCCL 48 GB/s (63 line rate)"},
+    {"pcie6", 96.0, 1.0, "PCIe Gen6 x16: NCCL 96 GB/s (121 line rate, FLIT)"},
     {"ib_hdr", 25.0, 1.5, "InfiniBand HDR 4x port, 200 Gb/s"},
     {"ib_ndr", 50.0, 1.5, "InfiniBand NDR 4x port, 400 Gb/s"},
     {"ib_xdr", 100.0, 1.5, "InfiniBand XDR port, 800 Gb/s"},
     {"roce100", 12.5, 2.0, "RoCE v2 over 100 GbE, line rate"},
     {"roce200", 25.0, 2.0, "RoCE v2 over 200 GbE, line rate"},
     {"roce400", 50.0, 2.0, "RoCE v2 over 400 GbE, line rate"},
+    {"roce800", 100.0, 2.0, "RoCE v2 over 800 GbE (or 2 x 400 GbE ports of one NIC), line rate"},
     {"hccs", 30.0, 1.0, "one Ascend 910 HCCS port, 240 Gb/s (Hot Chips 2019, secondary)"},
     {"xgmi", 64.0, 1.0, "one AMD Infinity Fabric (xGMI) GPU link, 128 GB/s bidirectional (CDNA 3)"},
     {"upi", 22.0, 1.0, "CPU socket interconnect: NCCL's Sapphire Rapids figure 22 GB/s"},

@@ -14,6 +14,7 @@
 
 #include "sim/json.h"
 #include "topologies/kinds.h"
+#include "sim/limits.h"
 
 /* Parse a preset's or a file's text; syntax errors say name:line:column. */
 static int parse_text(const char *text, size_t len, const char *name, json_t **out,
@@ -57,16 +58,119 @@ static json_t *unwrap_report(json_t *root)
     return root;
 }
 
-/* "nodes=N" after the '#' of a spec: the cluster resized to N nodes. */
+/* Put a fitted parameter of `collsim calibrate` (its report's name: "nvlink4.bandwidth_GBps",
+ * "Simple.hop_us", "net.lat_us", "launch_us", "reduce_GBps", ...) into overlay ov. */
+static int overlay_param(json_t *ov, const char *name, json_t *value)
+{
+    static const char *const protos[] = {"LL", "LL128", "Simple", NULL};
+    static const char *const trs[] = {"p2p", "shm", "net", NULL};
+    const char *dot = strrchr(name, '.');
+    char head[128];
+    json_t *o;
+    int i, k;
+    if (!dot) {
+        if (!strcmp(name, "reduce_GBps"))
+            return json_object_set(ov, name, value);
+        if (!(o = json_object_get(ov, "nccl")))
+            json_object_set_new(ov, "nccl", o = json_object());
+        return json_object_set(o, name, value);
+    }
+    snprintf(head, sizeof head, "%.*s", (int)(dot - name), name);
+    for (i = 0; protos[i] && strcmp(protos[i], head); i++)
+        ;
+    for (k = 0; trs[k] && strcmp(trs[k], head); k++)
+        ;
+    if (protos[i] || trs[k]) {
+        const char *group = protos[i] ? "protocols" : "transports";
+        json_t *nccl = json_object_get(ov, "nccl"), *g, *e;
+        if (!nccl)
+            json_object_set_new(ov, "nccl", nccl = json_object());
+        if (!(g = json_object_get(nccl, group)))
+            json_object_set_new(nccl, group, g = json_object());
+        if (!(e = json_object_get(g, head)))
+            json_object_set_new(g, head, e = json_object());
+        return json_object_set(e, dot + 1, value);
+    }
+    if (!(o = json_object_get(ov, "links")))
+        json_object_set_new(ov, "links", o = json_object());
+    if (!(o = json_object_get(o, head)) &&
+        json_object_set_new(json_object_get(ov, "links"), head, o = json_object()) < 0)
+        return -1;
+    return json_object_set(o, dot + 1, value);
+}
+
+/* "calibration=FILE": what a calibration fitted, as root's "overlay". FILE written by
+ * `collsim calibrate` carries its record (nccl.calibration.parameters): the parameters it
+ * fitted go over, those it held ("not determined by these logs") stay the system's own -
+ * so a figure that follows the size of the system (NCCL's tree cap by node count) is the
+ * new size's. Any other topology FILE carries all it has: every link class's figures as
+ * FILE's system built them, its reduction throughput and its whole "nccl" object. */
+static int overlay_from(json_t *root, const char *path, cs_err *err)
+{
+    json_t *cal = NULL, *ov = NULL, *nccl = NULL, *params, *v;
+    cs_topo *t = NULL;
+    const char *name;
+    int rc, i;
+    if ((rc = cs_topo_spec_root(path, &cal, NULL, err)) < 0 ||
+        (rc = cs_topo_root_section(cal, "nccl", &nccl, err)) < 0 ||
+        (rc = cs_topo_load_root(cal, path, 2, &t, err)) < 0) {
+        cs_err_prefix(err, "--calibration");
+        goto out;
+    }
+    if (t->model != CS_MODEL_FLUID) {
+        rc = cs_err_set(err, CS_EUSAGE, "--calibration", "%s: a calibration of a %s fabric "
+                        "has no link classes to carry", path, t->kind);
+        goto out;
+    }
+    if (!(ov = json_pack("{s:s}", "source", path))) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    params = json_object_get(json_object_get(nccl, "calibration"), "parameters");
+    if (json_is_object(params)) {
+        json_object_foreach(params, name, v)
+            if (!json_object_get(v, "held") && json_is_number(json_object_get(v, "value")) &&
+                overlay_param(ov, name, json_object_get(v, "value")) < 0) {
+                rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+                goto out;
+            }
+    } else {
+        json_t *links = json_object();
+        for (i = 0; links && i < t->n_links; i++)
+            if (!json_object_get(links, t->links[i].cls))
+                json_object_set_new(links, t->links[i].cls,
+                                    json_pack("{s:f, s:f}", "bandwidth_GBps",
+                                              t->links[i].bw_GBps, "latency_us",
+                                              t->links[i].lat_us));
+        json_object_set_new(ov, "links", links);
+        if (t->reduce_GBps > 0)
+            json_object_set_new(ov, "reduce_GBps", json_real(t->reduce_GBps));
+        if (nccl)
+            json_object_set(ov, "nccl", nccl);
+    }
+    if (json_object_set(root, "overlay", ov) < 0)
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+out:
+    json_decref(ov);
+    json_decref(nccl);
+    json_decref(cal);
+    cs_topo_free(t);
+    return rc;
+}
+
+/* "nodes=N" after a '#' of a spec: the cluster resized to N nodes; "calibration=FILE": a
+ * calibration's figures laid over it. */
 static int apply_mods(json_t *root, const char *spec, const char *mods, cs_err *err)
 {
     const char *kind = json_string_value(json_object_get(root, "kind"));
     char *end = NULL;
     long n;
     int rc;
+    if (!strncmp(mods, "calibration=", 12))
+        return overlay_from(root, mods + 12, err);
     if (strncmp(mods, "nodes=", 6))
         return cs_err_set(err, CS_EUSAGE, spec, "unknown modifier '%s' (known: nodes=N, as "
-                          "--nodes N gives)", mods);
+                          "--nodes N gives; calibration=FILE, as --calibration FILE)", mods);
     n = strtol(mods + 6, &end, 10);
     if (end == mods + 6 || *end || n < 1 || n > 65536)
         return cs_err_set(err, CS_EUSAGE, "--nodes", "expected a node count in [1, 65536], "
@@ -90,6 +194,54 @@ static int apply_mods(json_t *root, const char *spec, const char *mods, cs_err *
         free(d);
         if (rc < 0)
             return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
+    return 0;
+}
+
+int cs__topo_apply_overlay(json_t *root, cs_topo *t, cs_err *err)
+{
+    static const char *const keys[] = {"source", "links", "reduce_GBps", "nccl", NULL};
+    static const char *const fig[] = {"bandwidth_GBps", "latency_us", NULL};
+    json_t *ov = json_object_get(root, "overlay"), *links, *v;
+    const char *cls, *s;
+    int rc, i;
+    if (!ov)
+        return 0;
+    if ((rc = cs_json_check_keys(ov, "overlay", keys, NULL, err)) < 0 ||
+        (rc = cs_json_string(ov, "overlay", "source", 0, &s, err)) < 0 ||
+        (rc = cs_json_object(ov, "overlay", "links", 0, &links, err)) < 0 ||
+        (rc = cs_json_object(ov, "overlay", "nccl", 0, &v, err)) < 0 ||
+        (rc = cs_json_range(ov, "overlay", "reduce_GBps", 0, CS_LIMIT_BW_MIN_GBPS,
+                            CS_LIMIT_BW_MAX_GBPS, "GB/s", &t->reduce_GBps, err)) < 0)
+        return rc;
+    if (t->model != CS_MODEL_FLUID && links && json_object_size(links))
+        return cs_err_set(err, CS_EINVAL, "overlay.links", "a %s fabric has no link classes",
+                          t->kind);
+    json_object_foreach(links, cls, v) {
+        char where[CS_JPATH_MAX];
+        double bw = 0, lat = 0;
+        int used = 0;
+        cs_jpath_key(where, sizeof where, "overlay.links", cls);
+        if ((rc = cs_json_check_keys(v, where, fig, NULL, err)) < 0 ||
+            (rc = cs_json_range(v, where, "bandwidth_GBps", 0, CS_LIMIT_BW_MIN_GBPS,
+                                CS_LIMIT_BW_MAX_GBPS, "GB/s", &bw, err)) < 0 ||
+            (rc = cs_json_range(v, where, "latency_us", 0, 0, CS_LIMIT_LAT_MAX_US, "us",
+                                &lat, err)) < 0)
+            return rc;
+        for (i = 0; i < t->n_links; i++)
+            if (!strcmp(t->links[i].cls, cls)) {
+                if (json_object_get(v, "bandwidth_GBps"))
+                    t->links[i].bw_GBps = bw;
+                if (json_object_get(v, "latency_us"))
+                    t->links[i].lat_us = lat;
+                used = 1;
+            }
+        /* a calibration carries to systems of the same parts: a class it fitted that this
+         * system lacks says the parts differ */
+        if (!used)
+            return cs_err_set(err, CS_EINVAL, where, "this topology has no link of class '%s' "
+                              "(a calibration applies to systems built from the same node "
+                              "and fabric)", cls);
     }
     return 0;
 }
@@ -161,7 +313,7 @@ static int is_cluster(json_t *root)
     return kind && !strcmp(kind, "cluster");
 }
 
-int cs_topo_section_layers(json_t *root, const char *key, cs_topo_layer out[3], int *n,
+int cs_topo_section_layers(json_t *root, const char *key, cs_topo_layer out[4], int *n,
                            cs_err *err)
 {
     static const char *const parts[] = {"node", "fabric"};
@@ -184,6 +336,12 @@ int cs_topo_section_layers(json_t *root, const char *key, cs_topo_layer out[3], 
     if (json_object_get(root, key)) {
         out[*n].obj = json_incref(json_object_get(root, key));
         snprintf(out[*n].where, sizeof out[*n].where, "%s", key);
+        (*n)++;
+    }
+    /* a calibration laid over the topology (--calibration) has the last word */
+    if (json_object_get(json_object_get(root, "overlay"), key)) {
+        out[*n].obj = json_incref(json_object_get(json_object_get(root, "overlay"), key));
+        snprintf(out[*n].where, sizeof out[*n].where, "overlay.%s", key);
         (*n)++;
     }
     return 0;
@@ -243,7 +401,7 @@ int cs_topo_layers_merge(const cs_topo_layer *l, int n, json_t **out, cs_err *er
 
 int cs_topo_root_section(json_t *root, const char *key, json_t **out, cs_err *err)
 {
-    cs_topo_layer l[3];
+    cs_topo_layer l[4];
     int n, rc;
     *out = NULL;
     if (!json_is_object(root))

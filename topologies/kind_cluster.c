@@ -18,6 +18,9 @@ enum { FABRIC_SWITCH, FABRIC_FAT_TREE, FABRIC_RAIL };
 typedef struct cluster_data {
     cs__router r;            /* tiered ECMP over the whole cluster */
     int fabric;              /* FABRIC_* */
+    int ecmp;                /* 1: the network's multipath choice is a hash of the flow
+                                (Ethernet ECMP: flows collide on a spine); 0: by destination
+                                (InfiniBand's subnet manager, destination-mod-k) */
     int n_copies;            /* servers */
     int per;                 /* topology nodes per server; server c holds [c*per, (c+1)*per) */
     int *rail_of;            /* per local node: index of its nearest NIC (rail), -1 none */
@@ -48,12 +51,22 @@ static int seg(const cs_topo *t, cluster_data *d, int a, int b, uint64_t key, in
     return cs__router_path(t, &d->r, a, b, key, out, n, max, err);
 }
 
+/* splitmix64's finaliser: a fixed, well-mixed hash of a flow's (source, destination). */
+static uint64_t flow_hash(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int max, cs_err *err)
 {
     cluster_data *d = t->kind_data;
     int n = 0, rc, total = d->n_copies * d->per;
     int A = src / d->per, B = dst / d->per, i = src % d->per, j = dst % d->per;
     uint64_t key = (uint64_t)dst;
+    uint64_t netkey;
     if (src >= total || dst >= total || A == B || !is_accel(t, src) || !is_accel(t, dst) ||
         d->rail_of[i] < 0 || d->rail_of[j] < 0) {
         rc = seg(t, d, src, dst, key, out, &n, max, err);
@@ -61,6 +74,12 @@ static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int m
             rc = cs__host_detour(t, out, 0, &n, max, err);
         return rc < 0 ? rc : n;
     }
+    /* the network's own choice among equal paths: by destination (InfiniBand's subnet
+     * manager routes fat trees destination-mod-k over the ports' consecutive addresses: the
+     * destination NIC's index in the fabric), or a hash of the flow (Ethernet ECMP:
+     * switches hash the packet's 5-tuple, and two flows may land on one spine) */
+    netkey = d->ecmp ? flow_hash((uint64_t)src << 32 | (uint64_t)dst)
+                     : (uint64_t)B * (uint64_t)d->n_nics + (uint64_t)d->rail_of[j];
     if (d->fabric == FABRIC_RAIL) {
         int r = d->rail_of[j], via = src;
         if (d->rail_of[i] != r) {
@@ -78,7 +97,7 @@ static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int m
         n1 = n;
         if ((rc = seg(t, d, via, A * d->per + d->nic_local[r], key, out, &n, max, err)) < 0 ||
             (rc = cs__host_detour(t, out, n1, &n, max, err)) < 0 ||
-            (rc = seg(t, d, A * d->per + d->nic_local[r], B * d->per + d->nic_local[r], key,
+            (rc = seg(t, d, A * d->per + d->nic_local[r], B * d->per + d->nic_local[r], netkey,
                       out, &n, max, err)) < 0)
             return rc;
         n2 = n;
@@ -93,7 +112,7 @@ static int cluster_route(const cs_topo *t, int src, int dst, int32_t *out, int m
         int n1;
         if ((rc = seg(t, d, src, na, key, out, &n, max, err)) < 0 ||
             (rc = cs__host_detour(t, out, 0, &n, max, err)) < 0 ||
-            (rc = seg(t, d, na, nb, key, out, &n, max, err)) < 0)
+            (rc = seg(t, d, na, nb, netkey, out, &n, max, err)) < 0)
             return rc;
         n1 = n;
         if ((rc = seg(t, d, nb, dst, key, out, &n, max, err)) < 0 ||
@@ -296,6 +315,7 @@ typedef struct fabric_cfg {
     double ratio;            /* oversubscription, leaf down/up bandwidth */
     long spines, per_leaf;   /* spine switches; NICs per leaf (fat_tree) */
     int sharp;               /* the switches reduce */
+    int ecmp;                /* "routing": "ecmp" (1) or "dmodk" (0, the default) */
 } fabric_cfg;
 
 /* Parse and check "fabric" (nic: the node's NIC link, NULL when it has none; node_ok: the
@@ -308,7 +328,7 @@ static int parse_fabric(json_t *root, const cs__linkspec *nic, int node_ok, fabr
      * turns off), read by NCCL mode between the node's and the cluster's own. */
     static const char *const keys[] = {"type", "link", "spines", "nics_per_leaf",
                                        "oversubscription", "uplink", "sharp", "nccl", "name",
-                                       "description", "sources", NULL};
+                                       "description", "sources", "routing", NULL};
     static const cs__linkspec none = {"generic", 1, 0};
     json_t *f, *o;
     const char *type = "switch";
@@ -344,6 +364,17 @@ static int parse_fabric(json_t *root, const cs__linkspec *nic, int node_ok, fabr
     CS__NOTE(col, err, cs_json_check_keys(f, "fabric", keys, NULL, err));
     CS__NOTE(col, err, cs_json_string(f, "fabric", "type", 1, &type, err));
     CS__NOTE(col, err, cs_json_bool(f, "fabric", "sharp", 0, &fc->sharp, err));
+    {
+        const char *routing = "dmodk";
+        CS__NOTE(col, err, cs_json_string(f, "fabric", "routing", 0, &routing, err));
+        if (!strcmp(routing, "ecmp"))
+            fc->ecmp = 1;
+        else if (strcmp(routing, "dmodk"))
+            CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "fabric.routing", "unknown routing "
+                                          "'%s' (known: dmodk - by destination, as "
+                                          "InfiniBand's subnet manager; ecmp - a hash of the "
+                                          "flow, as Ethernet switches)", routing));
+    }
     if (!strcmp(type, "fat_tree"))
         fc->type = FABRIC_FAT_TREE;
     else if (!strcmp(type, "rail"))
@@ -387,6 +418,7 @@ static int build_fabric(cs_topo *t, cluster_data *d, const fabric_cfg *fc, cs_er
     int rc = 0, k, c, *hosts, n_hosts = d->n_copies * d->n_nics;
     int sw0 = t->n_nodes, spines = (int)fc->spines;
     d->fabric = fc->type;
+    d->ecmp = fc->ecmp;
     if (!(hosts = malloc((size_t)n_hosts * sizeof *hosts)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     for (c = 0; c < d->n_copies; c++)

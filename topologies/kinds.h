@@ -29,6 +29,10 @@ int cs__topo_note(cs_topo_problems *col, int rc, cs_err *err);
 /* Read a whole file into a malloc'd buffer (*len bytes, not terminated). Errors:
  * "PATH: cannot read: <strerror>". */
 int cs__topo_read_file(const char *path, char **buf, size_t *len, cs_err *err);
+/* root's "overlay" (a calibration laid over it, compose.c) applied to the links of t just
+ * built: every link of a class it names gets the class's figures. Returns 0 or CS_EINVAL
+ * (a class t lacks, a bad figure). */
+int cs__topo_apply_overlay(json_t *root, cs_topo *t, cs_err *err);
 /* A preset's text parsed (a new reference); syntax errors say NAME:line:column. */
 int cs__preset_root(const cs_preset *p, json_t **out, cs_err *err);
 

@@ -109,7 +109,7 @@ static int load_root(json_t *root, const char *name, int ranks, cs_topo **out, c
         goto fail;
     t->model = CS_MODEL_FLUID;
     t->reduce_GBps = reduce_GBps;
-    if ((rc = kind->build(root, t, err)) < 0)
+    if ((rc = kind->build(root, t, err)) < 0 || (rc = cs__topo_apply_overlay(root, t, err)) < 0)
         goto fail;
     if ((rc = cs_topo_finish(t, err)) < 0)
         goto fail;

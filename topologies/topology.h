@@ -88,7 +88,9 @@ int cs_topo_section_get(const char *spec, const char *key, struct json_t **out, 
 
 /* The JSON object a topology spec names (a new reference): a preset, a file, a
  * `topo show --format json` report (its "definition"), or "SPEC#nodes=N", the cluster SPEC
- * resized to N nodes (--nodes N). *is_file (may be NULL): 1 when it came from a file.
+ * resized to N nodes (--nodes N), "SPEC#calibration=FILE", SPEC with the figures of the
+ * calibrated topology FILE laid over it (its "overlay": link classes' figures, reduction
+ * throughput, "nccl" object; --calibration FILE). *is_file (may be NULL): 1 when it came from a file.
  * Errors as cs_topo_open's; a modifier on a kind that is not a cluster is CS_EUSAGE. */
 int cs_topo_spec_root(const char *spec, struct json_t **out, int *is_file, cs_err *err);
 /* Build a topology from a parsed root (which gains "ranks" when ranks > 0 and the kind
@@ -96,15 +98,17 @@ int cs_topo_spec_root(const char *spec, struct json_t **out, int *is_file, cs_er
 int cs_topo_load_root(struct json_t *root, const char *name, int ranks, cs_topo **out,
                       cs_err *err);
 
-/* One level of a layered section: a cluster's node's "nccl" object, its fabric's, its own. */
+/* One level of a layered section: a cluster's node's "nccl" object, its fabric's, its own,
+ * a calibration overlay's. */
 typedef struct cs_topo_layer {
     struct json_t *obj;      /* the level's object (a reference owned by the array) */
     char where[32];          /* its JSON path: "node.nccl", "fabric.nccl", "nccl" */
 } cs_topo_layer;
 /* The levels of section key in root, lowest precedence first (a cluster: its node's, its
- * fabric's - presets looked up - and its own; any other kind: its own), *n of them (0-3).
+ * fabric's - presets looked up - and its own; any other kind: its own; then the "overlay"'s
+ * of a calibration laid over it), *n of them (0-4).
  * Free with cs_topo_layers_fini. */
-int cs_topo_section_layers(struct json_t *root, const char *key, cs_topo_layer out[3], int *n,
+int cs_topo_section_layers(struct json_t *root, const char *key, cs_topo_layer out[4], int *n,
                            cs_err *err);
 void cs_topo_layers_fini(cs_topo_layer *l, int n);
 /* The levels merged (a new object, NULL when n is 0): a later level's key replaces the

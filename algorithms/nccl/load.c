@@ -220,7 +220,7 @@ static int check_layers(const cs_topo_layer *l, int n, cs_err *err)
  * or NULL). */
 static int merged_nccl(json_t *root, json_t **out, cs_err *err)
 {
-    cs_topo_layer l[3];
+    cs_topo_layer l[4];
     int n, rc;
     *out = NULL;
     if ((rc = cs_topo_section_layers(root, "nccl", l, &n, err)) < 0)
@@ -229,6 +229,52 @@ static int merged_nccl(json_t *root, json_t **out, cs_err *err)
         rc = cs_topo_layers_merge(l, n, out, err);
     cs_topo_layers_fini(l, n);
     return rc;
+}
+
+/* "node.nccl (dgx-h100): channels, nvls_eff; fabric.nccl (efa-v2-rail): transports" into
+ * origin: each level and the keys it states. */
+static void note_levels(json_t *root, char *origin, size_t n)
+{
+    cs_topo_layer l[4];
+    cs_err e;
+    int k, i;
+    size_t len = 0;
+    origin[0] = '\0';
+    if (cs_topo_section_layers(root, "nccl", l, &k, &e) < 0)
+        return;
+    for (i = 0; i < k && len < n; i++) {
+        const char *key, *part = NULL;
+        json_t *v;
+        int first = 1;
+        if (!strncmp(l[i].where, "node", 4) || !strncmp(l[i].where, "fabric", 6))
+            part = json_string_value(json_object_get(root, !strncmp(l[i].where, "node", 4)
+                                                           ? "node" : "fabric"));
+        len += (size_t)snprintf(origin + len, n - len, "%s%s%s%s%s:", len ? "; " : "",
+                                l[i].where, part ? " (" : "", part ? part : "", part ? ")" : "");
+        json_object_foreach(l[i].obj, key, v)
+            if (strcmp(key, "calibration") && len < n) {
+                len += (size_t)snprintf(origin + len, n - len, "%s %s", first ? "" : ",", key);
+                first = 0;
+            }
+    }
+    cs_topo_layers_fini(l, k);
+    {   /* a calibration laid over the topology: its link classes too */
+        json_t *ov = json_object_get(root, "overlay"), *links = json_object_get(ov, "links");
+        const char *key;
+        json_t *v;
+        int first = 1;
+        if (json_object_size(links) && len < n)
+            len += (size_t)snprintf(origin + len, n - len, "%soverlay (%s): links", len ? "; "
+                                    : "", json_string_value(json_object_get(ov, "source")) ?
+                                    json_string_value(json_object_get(ov, "source")) : "");
+        json_object_foreach(links, key, v)
+            if (len < n) {
+                len += (size_t)snprintf(origin + len, n - len, "%s %s", first ? "" : ",", key);
+                first = 0;
+            }
+    }
+    if (len >= n)
+        origin[n - 1] = '\0';
 }
 
 static int open_root(json_t *root, cs_nccl_params *out, int *present, json_t **merged,
@@ -241,7 +287,9 @@ static int open_root(json_t *root, cs_nccl_params *out, int *present, json_t **m
     if ((rc = merged_nccl(root, merged, err)) < 0 || !*merged)
         return rc;
     *present = 1;
-    return cs_nccl_params_from_json(*merged, out, err);
+    if ((rc = cs_nccl_params_from_json(*merged, out, err)) == 0)
+        note_levels(root, out->origin, sizeof out->origin);
+    return rc;
 }
 
 int cs_nccl_open(const char *spec, cs_nccl_params *out, int *present, cs_err *err)
@@ -382,7 +430,11 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
             cs_err_prefix(err, name);
         return rc;
     }
-    hw = is_hw_kind(t->kind);
+    /* a graph whose ranks are GPUs or NPUs is a box described by hand: NCCL's behaviour as
+     * on the same box from a preset */
+    hw = is_hw_kind(t->kind) || (!strcmp(t->kind, "graph") && t->n_ranks > 0 &&
+                                 (t->nodes[t->ranks[0]].type == CS_NODE_GPU ||
+                                  t->nodes[t->ranks[0]].type == CS_NODE_NPU));
     can_reduce = has_reducing_switch(t);
     fabric = gpu_fabric_path(t);
     if (!np->sm)
@@ -393,8 +445,13 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
         cs_nccl_plan_fill(np, t);
     /* Trees across nodes: NCCL's cap per tree channel for the GPUs' generation and the
      * node count, unless a level of the "nccl" object states it. */
-    if (!strcmp(t->kind, "cluster") && !np->tree_given)
+    if (!strcmp(t->kind, "cluster") && !np->tree_given) {
+        size_t len = strlen(np->origin);
         np->tree_GBps = cs_nccl_tree_cap_GBps(np->sm, servers_of(t));
+        if (np->tree_GBps > 0)
+            snprintf(np->origin + len, sizeof np->origin - len, "%stree cap: NCCL's for sm %d "
+                     "at %d nodes", len ? "; " : "", np->sm, servers_of(t));
+    }
     cs_topo_free(t);
     /* LL128 where NCCL enables it by default (above); --proto LL128 or the file's own
      * setting runs it anyway, as NCCL_PROTO=LL128 does. */

@@ -85,6 +85,9 @@ typedef struct cs_nccl_params {
     int sm;                  /* the GPUs' compute capability x 10 (75, 89, 90, 100, 120):
                                 the speeds NCCL's ring search tries (search.c); 0 = not
                                 said, the speeds before Hopper ("sm" in JSON) */
+    char origin[320];        /* where the settings came from, for a run's header: each level
+                                of the "nccl" object and its keys, what was derived (the
+                                tree cap, a PCIe host's plan) - not in JSON ("" = table) */
     int tree_given;          /* the "nccl" object states tree_channel_GBps (else a cluster
                                 gets NCCL's cap for its GPUs and node count) - not in JSON */
     int channels_given;      /* the "nccl" object sets channels or channel_GBps: NCCL's ring

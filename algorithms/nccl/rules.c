@@ -59,6 +59,21 @@ static const cs_nccl_coll_rule rules[] = {
 static const cs_nccl_coll_rule none = {CS_COLL_ALLREDUCE, CS_NCCL_PAT_NONE, {NULL, NULL, NULL},
                                        1, 1, 1, 0};
 
+int cs_nccl_nvls_supported(const char *dtype, const char *redop)
+{
+    static const char *const minmax[] = {"int32", "uint32", "int64", "uint64", "half",
+                                         "bfloat16"};
+    size_t i;
+    if (!dtype || !redop)
+        return 1;
+    if (!strcmp(redop, "sum") && (!strcmp(dtype, "float") || !strcmp(dtype, "double")))
+        return 1;
+    for (i = 0; i < sizeof minmax / sizeof minmax[0]; i++)
+        if (!strcmp(dtype, minmax[i]))
+            return !strcmp(redop, "sum") || !strcmp(redop, "min") || !strcmp(redop, "max");
+    return 0;
+}
+
 const cs_nccl_coll_rule *cs_nccl_rule(cs_coll coll)
 {
     size_t i;

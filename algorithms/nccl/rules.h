@@ -46,6 +46,14 @@ typedef struct cs_nccl_coll_rule {
  * CS_NCCL_PAT_NONE and no algorithms). */
 const cs_nccl_coll_rule *cs_nccl_rule(cs_coll coll);
 
+/* Whether NCCL's NVLS (the switch reduces: multimem ld_reduce) runs a reduction of this
+ * data type and op (nccl-tests names): sum, min, max on int32, uint32, int64, uint64, half,
+ * bfloat16; sum alone on float and double; nothing on int8, uint8 and fp8, and never prod
+ * or avg (NCCL's avg is PreMulSum or SumPostDiv, not Sum) -- src/include/device.h
+ * ncclNvlsSupported, NCCL 2.19 on. Where it does not, NCCL does not consider NVLS for a
+ * reducing collective. NULL names: 1. */
+int cs_nccl_nvls_supported(const char *dtype, const char *redop);
+
 /* Simple's chunk on the ring for this collective: the table's Simple chunk_bytes (NCCL's
  * allreduce chunk, 4 steps) scaled to the collective's chunk_steps (broadcast, reduce: 1
  * step, 512 KiB with the default buffers). Other protocols use one step whatever the
