@@ -44,8 +44,9 @@ static void chunk_text(const cs_sched *s, uint32_t i, char *buf, size_t n)
         strcat(buf, ",...");
 }
 
-static const cs_sched *sort_sched;
-static const cs_explain_times *sort_tm;
+/* What by_start sorts: set and read by the sorting thread only (qsort has no context). */
+static _Thread_local const cs_sched *sort_sched;
+static _Thread_local const cs_explain_times *sort_tm;
 static int by_start(const void *x, const void *y)
 {
     uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;

@@ -1,5 +1,6 @@
 /* cli.h: shared pieces of the collsim command (cli layer): the command table entry, the
- * option scanner, and atomic output files. Only this layer prints and picks exit codes. */
+ * option scanner, atomic output files, and where the shared commands write (cs_cli_io).
+ * Only this layer prints and picks exit codes; the API (api/) runs its commands too. */
 #ifndef CS_CLI_H
 #define CS_CLI_H
 
@@ -60,15 +61,15 @@ typedef struct cs_opt_spec {
 int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **spec,
                 const char **val, cs_err *err);
 
-/* Output to a file (sim/outfile.h: temporary then rename, devices in place) or to stdout
- * ("-" or NULL); commit makes it final (and reports a failed stdout write), abort removes
+/* Output to a file (sim/outfile.h: temporary then rename, devices in place) or to std
+ * (the command's standard output, cs_cli_io.out; for "-" or NULL); commit makes it final (and reports a failed stdout write), abort removes
  * the temporary. Where cs_cli_writes() is 0 it is stdout (/dev/null). */
 typedef struct cs_out {
     FILE *f;                 /* where to write */
     int is_file;             /* 1: file is open; 0: stdout */
     cs_outfile file;         /* the file when is_file */
 } cs_out;
-int cs_out_open(cs_out *o, const char *path, cs_err *err);
+int cs_out_open(cs_out *o, FILE *std, const char *path, cs_err *err);
 int cs_out_commit(cs_out *o, cs_err *err);
 void cs_out_abort(cs_out *o);
 
@@ -94,9 +95,12 @@ typedef struct cs_topo_mods {
 #define CS_TOPO_MOD_SPECS(nodes_id, cal_id) {"nodes", 0, 1, (nodes_id)}, \
     {"calibration", 0, 1, (cal_id)}
 /* topo with the options applied, as cs_topo_spec_root reads it ("SPEC#nodes=N",
- * "SPEC#calibration=FILE"); topo itself when neither is given. The result lives until the
- * next call. NULL with err filled (CS_EUSAGE) when N is not a count. */
-const char *cs_cli_spec(const char *topo, const cs_topo_mods *m, cs_err *err);
+ * "SPEC#calibration=FILE"), written into buf (n bytes, the caller's, so calls in several
+ * threads do not meet); topo itself when neither is given. NULL with err filled
+ * (CS_EUSAGE) when N is not a count or the spec does not fit. */
+#define CS_CLI_SPEC_MAX 8192
+const char *cs_cli_spec(const char *topo, const cs_topo_mods *m, char *buf, size_t n,
+                        cs_err *err);
 /* The same on a plan's system.topo (a preset or file); an inline topology is CS_EUSAGE. */
 struct cs_plan;
 int cs_cli_plan_spec(struct cs_plan *p, const cs_topo_mods *m, cs_err *err);
@@ -119,6 +123,7 @@ typedef struct cs_logcmd {
     cs_lset_opts ls;          /* which rows of the logs to take */
     char **logs;              /* the LOG... arguments (owned array, borrowed strings) */
     int n_logs;
+    char topo_buf[CS_CLI_SPEC_MAX];  /* --topo resized by --nodes (topo points here) */
 } cs_logcmd;
 /* Scan argv with specs into o (logs included); usage() is printed for --help, which returns
  * 1. Returns 0, 1, or CS_EUSAGE/CS_ENOMEM with err filled. Free o->logs afterwards. */
@@ -148,15 +153,43 @@ int cs_cli_budget_opt(struct cs_budget_opts *o, int id, const char *v, const cha
                       cs_err *err);
 
 /* Write a report of n sweeps in format ("text", "json", "csv") to path (NULL or "-" =
- * stdout) through cs_out; the sweeps come as `kinds` blocks, one per data type x reduction
+ * std) through cs_out; the sweeps come as `kinds` blocks, one per data type x reduction
  * (sim/report.h cs_report_kinds: one text table for each). 0 or the error. */
 struct cs_sweep;
-int cs_cli_report(const char *path, const char *format, const struct cs_sweep *sw, int n,
-                  int kinds, cs_err *err);
+int cs_cli_report(FILE *std, const char *path, const char *format, const struct cs_sweep *sw,
+                  int n, int kinds, cs_err *err);
 /* `collsim run --help` (cmd_run_print.c). */
 void cs_cli_run_usage(void);
-/* `collsim run` notes on stderr: sizes whose data check was skipped, a 1-rank run. */
-void cs_cli_run_notes(const struct cs_sweep *sw, int n, int check);
+/* `collsim run` notes to note (stderr; NULL: none): sizes whose data check was skipped, a
+ * 1-rank run. */
+void cs_cli_run_notes(FILE *note, const struct cs_sweep *sw, int n, int check);
+
+/* Where a command writes and how it fails, so the same command serves the collsim program
+ * and the library API (api/collsim.h): the program gives stdout and stderr and prints the
+ * error; the API gives a memory stream, no notes, and returns the error as a value. */
+typedef struct cs_cli_io {
+    FILE *out;               /* the command's standard output (results, reports) */
+    FILE *note;              /* its notes, stderr in the program; NULL: dropped */
+    cs_err err;              /* the error of a call that returned < 0 */
+} cs_cli_io;
+/* io for the program: stdout, stderr, no error. */
+void cs_cli_io_std(cs_cli_io *io);
+/* The exit status of a command that returned rc through io: the error printed when rc < 0
+ * (cs_cli_fail), else CS_EXIT_OK. */
+int cs_cli_status(cs_cli_io *io, int rc);
+/* A shared command's failure: err copied into io->err; returns its code (< 0; CS_EINVAL
+ * when err holds none). */
+int cs_cli_error(cs_cli_io *io, const cs_err *err);
+/* The commands the API shares with the program: the same parsing, library calls and output
+ * as `collsim NAME ARGS...` (argv[0] is the name), written to io->out (notes to io->note).
+ * 0 ok (also after --help printed the usage on stdout: the API never passes --help), or
+ * < 0 with io->err filled. They print nothing else and never exit. cs_cmd_NAME is the
+ * program's wrapper of each (io.c). */
+int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv);
+int cs_cmd_validate_io(cs_cli_io *io, int argc, char **argv);
+int cs_cmd_calibrate_io(cs_cli_io *io, int argc, char **argv);
+int cs_cmd_explain_io(cs_cli_io *io, int argc, char **argv);
+int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv);
 
 /* Each command's option table (its parser's, in its cmd_*.c); plan search reads plan's. */
 extern const cs_opt_spec cs_run_opts[], cs_validate_opts[], cs_calibrate_opts[],

@@ -69,72 +69,72 @@ static int parse(int argc, char **argv, copts *o, cs_err *err)
     return 0;
 }
 
-static void print_report(const cs_calib *c, const copts *o)
+static void print_report(FILE *f, const cs_calib *c, const copts *o)
 {
     int i, n;
     double med, mean, max;
-    printf("# collsim calibrate: %d log%s, %d rows, topology %s, NCCL table %s\n",
+    fprintf(f, "# collsim calibrate: %d log%s, %d rows, topology %s, NCCL table %s\n",
            c->ls->n_logs, c->ls->n_logs == 1 ? "" : "s", c->ls->n_rows, c->t->name,
            c->np->version);
     if (c->plan_ranks > 0)
-        printf("# NCCL's channel plan for %d ranks of this PCIe host (its ring search): %d "
+        fprintf(f, "# NCCL's channel plan for %d ranks of this PCIe host (its ring search): %d "
                "channels of %g GB/s, fitted as channel_GBps\n", c->plan_ranks,
                c->np->channels, c->start[c->p_chan]);
-    printf("# fit: %d of %d parameters free, %d iterations (%s) in round %d, rms of log(sim/meas) "
+    fprintf(f, "# fit: %d of %d parameters free, %d iterations (%s) in round %d, rms of log(sim/meas) "
            "%.4f -> %.4f\n", c->fr.n_free, c->n_par, c->fr.n_iter,
            c->fr.converged ? "converged" : "iteration limit", c->n_rounds,
            sqrt(c->fr.cost0 / c->ls->n_rows), c->fr.rms_log);
-    printf("# work: %ld model evaluations (all candidates every %dth, those within %gx of the "
+    fprintf(f, "# work: %ld model evaluations (all candidates every %dth, those within %gx of the "
            "fastest between), %ld with the kept candidate only (finite differences)\n#\n",
            c->n_evals, CS_CALIB_FULL_EVERY, CS_CALIB_KEEP, c->n_pinned);
-    printf("# %-26s %12s %12s %12s\n", "parameter", "start", "fitted", "+- 1 sigma");
+    fprintf(f, "# %-26s %12s %12s %12s\n", "parameter", "start", "fitted", "+- 1 sigma");
     for (i = 0; i < c->n_par; i++) {
         const cs_fit_param *p = &c->par[i];
         if (c->held[i] == CS_CALIB_HELD_UNDETERMINED)
-            printf("  %-26s %12.6g %12.6g   not determined: held at its start value\n"
-                   "  %-26s %12s %12s   (to determine it: %s)\n", p->name, c->start[i], p->value,
-                   "", "", "", cs_calib_hint(c, i));
+            fprintf(f, "  %-26s %12.6g %12.6g   not determined: held at its start value\n"
+                    "  %-26s %12s %12s   (to determine it: %s)\n", p->name, c->start[i], p->value,
+                    "", "", "", cs_calib_hint(c, i));
         else if (c->held[i] == CS_CALIB_HELD_FIX)
-            printf("  %-26s %12.6g %12.6g   held (--fix)\n", p->name, c->start[i], p->value);
+            fprintf(f, "  %-26s %12.6g %12.6g   held (--fix)\n", p->name, c->start[i], p->value);
         else if (p->is_fixed)
-            printf("  %-26s %12.6g %12.6g   not determined alone: it moves with others the "
-                   "logs cannot tell it from (they rule out its start value)\n", p->name,
-                   c->start[i], p->value);
+            fprintf(f, "  %-26s %12.6g %12.6g   not determined alone: it moves with others the "
+                    "logs cannot tell it from (they rule out its start value)\n", p->name,
+                    c->start[i], p->value);
         else if (cs_calib_at_bound(p))
-            printf("  %-26s %12.6g %12.6g   at its %s bound: the logs push it out of range%s\n",
+            fprintf(f, "  %-26s %12.6g %12.6g   at its %s bound: the logs push it out of range%s\n",
                    p->name, c->start[i], p->value, cs_calib_at_bound(p) < 0 ? "lower" : "upper",
                    i == c->p_gamma && cs_calib_at_bound(p) > 0 ? " (no reduction cost)" : "");
         else if (c->uncertain[i])
-            printf("  %-26s %12.6g %12.6g %12.3g   poorly determined: 1 sigma is over half the "
-                   "value (the logs rule out its start value)\n", p->name, c->start[i], p->value,
-                   p->sigma);
+            fprintf(f, "  %-26s %12.6g %12.6g %12.3g   poorly determined: 1 sigma is over half the "
+                    "value (the logs rule out its start value)\n", p->name, c->start[i], p->value,
+                    p->sigma);
         else if (!isfinite(p->sigma))
-            printf("  %-26s %12.6g %12.6g   not determined: no simulated time depends on it\n",
+            fprintf(f, "  %-26s %12.6g %12.6g   not determined: no simulated time depends on it\n",
                    p->name, c->start[i], p->value);
         else
-            printf("  %-26s %12.6g %12.6g %12.3g\n", p->name, c->start[i], p->value, p->sigma);
+            fprintf(f, "  %-26s %12.6g %12.6g %12.3g\n", p->name, c->start[i], p->value, p->sigma);
     }
-    printf("#\n# residuals per size: error = (simulated - measured) / measured\n");
-    printf("# %-46s %-13s %5s %12s %12s %12s %8s  %s\n", "log", "collective", "ranks", "size",
+    fprintf(f, "#\n# residuals per size: error = (simulated - measured) / measured\n");
+    fprintf(f, "# %-46s %-13s %5s %12s %12s %12s %8s  %s\n", "log", "collective", "ranks", "size",
            "measured_us", "simulated_us", "error_%", "algorithm/protocol");
     for (i = 0; i < c->ls->n_rows; i++) {
         const cs_lrow *r = &c->ls->rows[i];
-        printf("  %-46s %-13s %5d %12llu %12.2f %12.2f %8.2f  %s/%s\n",
+        fprintf(f, "  %-46s %-13s %5d %12llu %12.2f %12.2f %8.2f  %s/%s\n",
                cs_lset_basename(r->log), cs_coll_name(r->coll), r->ranks,
                (unsigned long long)r->size_bytes, r->measured_us, r->simulated_us,
                cs_lrow_error_pct(r), r->algo, cs_proto_name(r->proto));
     }
     cs_lset_stats(c->ls, 0, &med, &mean, &max);
-    printf("# all sizes: %d rows, |error| median %.2f%%, mean %.2f%%, max %.2f%%\n",
+    fprintf(f, "# all sizes: %d rows, |error| median %.2f%%, mean %.2f%%, max %.2f%%\n",
            c->ls->n_rows, med, mean, max);
     n = cs_lset_stats(c->ls, 1u << 20, &med, &mean, &max);
     if (n > 0)
-        printf("# sizes >= 1 MiB: %d rows, |error| median %.2f%%, mean %.2f%%, max %.2f%%\n",
+        fprintf(f, "# sizes >= 1 MiB: %d rows, |error| median %.2f%%, mean %.2f%%, max %.2f%%\n",
                n, med, mean, max);
-    printf("# wrote %s\n", o->output);
+    fprintf(f, "# wrote %s\n", o->output);
 }
 
-int cs_cmd_calibrate(int argc, char **argv)
+int cs_cmd_calibrate_io(cs_cli_io *io, int argc, char **argv)
 {
     copts o;
     cs_err err;
@@ -153,7 +153,7 @@ int cs_cmd_calibrate(int argc, char **argv)
     rc = parse(argc, argv, &o, &err);
     if (rc != 0) {
         free(o.logs);
-        return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
+        return rc > 0 ? CS_EXIT_OK : cs_cli_error(io, &err);
     }
     memset(&co, 0, sizeof co);
     co.topo_spec = o.topo;
@@ -175,7 +175,7 @@ int cs_cmd_calibrate(int argc, char **argv)
              o.n_logs, o.n_logs == 1 ? "" : "s", ls.n_rows, o.topo, med, max);
     if ((rc = cs_calib_topology_json(o.topo, t, cs_calib_nccl_json(&c, &co), desc, &text,
                                      &err)) < 0 ||
-        (rc = cs_out_open(&out, o.output, &err)) < 0)
+        (rc = cs_out_open(&out, io->out, o.output, &err)) < 0)
         goto fail;
     fputs(text, out.f);
     fputc('\n', out.f);
@@ -186,7 +186,7 @@ int cs_cmd_calibrate(int argc, char **argv)
     }
     if ((rc = cs_out_commit(&out, &err)) < 0)
         goto fail;
-    print_report(&c, &o);
+    print_report(io->out, &c, &o);
     free(text);
     cs_calib_fini(&c);
     cs_lset_fini(&ls);
@@ -199,5 +199,5 @@ fail:
     cs_lset_fini(&ls);
     cs_topo_free(t);
     free(o.logs);
-    return cs_cli_fail(&err);
+    return cs_cli_error(io, &err);
 }

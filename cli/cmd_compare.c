@@ -72,7 +72,7 @@ static int write_all(const cs_plan *p, const cs_cmp_row *rows, int n, const cs_b
         char *svg = NULL;
         size_t len;
         if ((rc = cs_plot_compare_svg(rows, n, &svg, &len, err)) < 0 ||
-            (rc = cs_out_open(&o, html, err)) < 0) {
+            (rc = cs_out_open(&o, stdout, html, err)) < 0) {
             free(svg);
             return rc;
         }
@@ -85,7 +85,7 @@ static int write_all(const cs_plan *p, const cs_cmp_row *rows, int n, const cs_b
         if ((rc = cs_out_commit(&o, err)) < 0)
             return rc;
     }
-    if ((rc = cs_out_open(&o, out, err)) < 0)
+    if ((rc = cs_out_open(&o, stdout, out, err)) < 0)
         return rc;
     rc = !strcmp(fmt, "json") ? cs_compare_print_json(o.f, p, rows, n, bo)
        : !strcmp(fmt, "csv") ? cs_compare_print_csv(o.f, rows, n)
@@ -167,7 +167,7 @@ int cs_cmd_compare(int argc, char **argv)
     if (file && (rc = cs_plan_load(file, &p, &err)) < 0)
         goto fail;
     for (pass = 0; pass < 4; pass++)
-        if ((rc = cs__plan_apply(&p, n_rest, rest, pass, &err)) < 0)
+        if ((rc = cs__plan_apply(&p, stderr, n_rest, rest, pass, &err)) < 0)
             goto fail;
     cs_plan_apply_train(&p);
     {

@@ -29,6 +29,7 @@ typedef struct ex_opts {
     int all;                  /* --all: every row and every rank */
     const char *plot;         /* --plot FILE: timeline picture (plots/), NULL if not asked */
     cs_tl_color color;        /* --color: timeline bars by step or chunk */
+    char topo_buf[CS_CLI_SPEC_MAX];  /* --topo with --nodes, --calibration */
 } ex_opts;
 
 enum { E_ALGO = 1, E_RANKS, E_SIZE, E_TOPO, E_CHUNKS, E_ROOT, E_SERVERS, E_CHANNELS, E_DTYPE,
@@ -121,7 +122,7 @@ static int parse(int argc, char **argv, ex_opts *o, cs_err *err)
     }
     if (rc < 0)
         return rc;
-    if (!(o->topo = cs_cli_spec(o->topo, &mods, err)))
+    if (!(o->topo = cs_cli_spec(o->topo, &mods, o->topo_buf, sizeof o->topo_buf, err)))
         return CS_EUSAGE;
     if (!have_coll)
         return cs_err_set(err, CS_EUSAGE, NULL, "which collective? (usage: collsim explain "
@@ -151,7 +152,7 @@ static int explain_plot(const ex_opts *o, const cs_topo *t, const cs_sched *s, c
 
 /* One rank count (want, 0 = every rank of the topology): the whole story, or with row >= 0
  * one line of a sweep over rank counts (row 0 prints the header). */
-static int explain(const ex_opts *o, int want, int row, cs_err *err)
+static int explain(FILE *out, const ex_opts *o, int want, int row, cs_err *err)
 {
     cs_topo *t = NULL;
     cs_coll coll;
@@ -201,41 +202,42 @@ static int explain(const ex_opts *o, int want, int row, cs_err *err)
         goto out_sched;
     if (row >= 0) {
         if (row == 0)
-            printf("# collsim explain: %s, algorithm %s, S = %s, topology %s (%s)\n",
+            fprintf(out, "# collsim explain: %s, algorithm %s, S = %s, topology %s (%s)\n",
                    cs_coll_name(coll), o->algo, cs_format_bytes(S, buf, sizeof buf),
                    t->name, t->kind);
-        cs_explain_ranks_row(stdout, row == 0, ops, &req, t, &s, &tm);
+        cs_explain_ranks_row(out, row == 0, ops, &req, t, &s, &tm);
         goto out_sched;
     }
-    printf("# collsim explain: %s, algorithm %s%s, %d ranks, S = %s (%llu B)", cs_coll_name(coll),
+    fprintf(out, "# collsim explain: %s, algorithm %s%s, %d ranks, S = %s (%llu B)",
+            cs_coll_name(coll),
            ops->name, strcmp(o->algo, "auto") ? "" : " (auto)", p,
            cs_format_bytes(S, buf, sizeof buf), (unsigned long long)S);
     if (cs_coll_is_rooted(coll))
-        printf(", root %d", req.root);
-    printf(", chunks %d", req.chunks);
+        fprintf(out, ", root %d", req.root);
+    fprintf(out, ", chunks %d", req.chunks);
     if (ch.protocol)
-        printf(", channels %d%s\n# NCCL mode: protocol %s, launch and protocol base %g us, "
+        fprintf(out, ", channels %d%s\n# NCCL mode: protocol %s, launch and protocol base %g us, "
                "%g us per transfer, bandwidth x %g", req.channels,
                /* a p2p collective's channels are each peer's (NCCL's addP2pToPlan) */
                cs_nccl_rule(coll)->pattern == CS_NCCL_PAT_P2P && strcmp(ops->name, "ring") ?
                " per peer" : "", ch.protocol, costs.launch_us, costs.xfer_lat_us, costs.bw_eff);
     if (ch.protocol && cs_nccl_transports_str(&costs, trb, sizeof trb))
-        printf("\n# transports (sim/exec.h): %s", trb);
-    printf("\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",
+        fprintf(out, "\n# transports (sim/exec.h): %s", trb);
+    fprintf(out, "\n# topology %s (%s)\n# %u transfers in %d steps; #wrong = %d\n\n",
            t->name, t->kind, s.n_xfers, s.n_steps, tm.wrong);
     if (cs_algo_uses_rings(ops, coll)) {
-        cs_explain_rings(stdout, &req, 4);
-        printf("\n");
+        cs_explain_rings(out, &req, 4);
+        fprintf(out, "\n");
     }
-    cs_explain_table(stdout, &s, &tm, o->all, t->reduce_GBps > 0);
-    printf("\n");
-    cs_explain_timeline(stdout, &s, &tm, tm.end_ps, o->all);
-    printf("\n");
-    cs_explain_closed_form(stdout, ops, &req, t, tm.end_ps);
+    cs_explain_table(out, &s, &tm, o->all, t->reduce_GBps > 0);
+    fprintf(out, "\n");
+    cs_explain_timeline(out, &s, &tm, tm.end_ps, o->all);
+    fprintf(out, "\n");
+    cs_explain_closed_form(out, ops, &req, t, tm.end_ps);
     /* NCCL mode's time where it is not this whole schedule's: a tree across nodes of more
      * pieces than it simulates is extended along the line of two shorter runs (mode.c). */
     if (ch.protocol && fabs(ch.time_us - cs_time_to_us(tm.end_ps)) > 5e-4)
-        printf("NCCL mode's time, as run, validate and calibrate print it: %.3f us (extended "
+        fprintf(out, "NCCL mode's time, as run, validate and calibrate print it: %.3f us (extended "
                "from shorter runs of the same pieces; the schedule above is simulated whole)\n",
                ch.time_us);
     rc = o->plot ? explain_plot(o, t, &s, ops->name, p, S, err) : 0;
@@ -247,7 +249,7 @@ out:
     return rc;
 }
 
-int cs_cmd_explain(int argc, char **argv)
+int cs_cmd_explain_io(cs_cli_io *io, int argc, char **argv)
 {
     ex_opts o;
     cs_err err;
@@ -257,13 +259,13 @@ int cs_cmd_explain(int argc, char **argv)
     if (rc > 0)
         return CS_EXIT_OK;
     if (rc < 0)
-        return cs_cli_fail(&err);
+        return cs_cli_error(io, &err);
     if (o.ranks && (rc = cs_run_parse_ranks(o.ranks, &ranks, &n, &err)) < 0)
-        return cs_cli_fail(&err);
+        return cs_cli_error(io, &err);
     if (n > 1 && o.plot)
         rc = cs_err_set(&err, CS_EUSAGE, "--plot", "draws one schedule: give one rank count");
     for (i = 0; i < (n ? n : 1) && rc == 0; i++)
-        rc = explain(&o, n ? ranks[i] : 0, n > 1 ? i : -1, &err);
+        rc = explain(io->out, &o, n ? ranks[i] : 0, n > 1 ? i : -1, &err);
     free(ranks);
-    return rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
+    return rc < 0 ? cs_cli_error(io, &err) : CS_EXIT_OK;
 }

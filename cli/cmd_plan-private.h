@@ -28,14 +28,15 @@ enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O
 /* A flag's integer value >= lo (at most 2^24), else CS_EUSAGE naming the flag. */
 int cs__plan_num(const cs_opt_spec *o, const char *v, long lo, int *out, cs_err *err);
 /* Apply the flags of argv to p in pass 0 (--dp), 1 (--deepspeed), 2 (--megatron), 3 (the
- * rest, then --nodes). */
-int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err);
+ * rest, then --nodes). --megatron's ignored flags are noted on note (stderr; NULL: none). */
+int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_err *err);
 
 /* Enumerate the layouts of p for gpus GPUs, evaluate them (spread over the MPI ranks),
- * rank them and write them to out (NULL or "-": stdout; cli.h cs_out, opened only once the
+ * rank them and write them to out (NULL or "-": io->out; cli.h cs_out, opened only once the
  * results are ready) in fmt (text: the top K, csv, json). With COLLSIM_STATS=1 in the
- * environment each process also prints its counts on stderr (one line). */
-int cs__cmd_plan_search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const char *fmt,
-                        const char *out, cs_err *err);
+ * environment each process also prints its counts on io->note (one line). */
+struct cs_cli_io;
+int cs__cmd_plan_search(struct cs_cli_io *io, cs_plan *p, cs_plan_ctx *ctx, int gpus,
+                        int top, const char *fmt, const char *out, cs_err *err);
 
 #endif

@@ -39,7 +39,7 @@ static const char usage[] =
     "that collsim does not model are named ('# ignored from config.json:', JSON\n"
     "assumptions.ignored).\n";
 
-int cs_cmd_plan(int argc, char **argv)
+int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv)
 {
     cs_opt_scan sc;
     const cs_opt_spec *o;
@@ -116,7 +116,7 @@ int cs_cmd_plan(int argc, char **argv)
     if (file && (rc = cs_plan_load(file, &p, &err)) < 0)
         goto fail;
     for (pass = 0; pass < 4; pass++)
-        if ((rc = cs__plan_apply(&p, argc, argv, pass, &err)) < 0)
+        if ((rc = cs__plan_apply(&p, io->note, argc, argv, pass, &err)) < 0)
             goto fail;
     cs_plan_apply_train(&p);            /* sequence length, vocabulary padding */
     {
@@ -139,7 +139,7 @@ int cs_cmd_plan(int argc, char **argv)
                             gpus, cs_plan_ctx_ranks(ctx));
             goto fail;
         }
-        if ((rc = cs__cmd_plan_search(&p, ctx, gpus, top, fmt, out, &err)) < 0)
+        if ((rc = cs__cmd_plan_search(io, &p, ctx, gpus, top, fmt, out, &err)) < 0)
             goto fail;
         goto done;
     }
@@ -170,7 +170,7 @@ int cs_cmd_plan(int argc, char **argv)
         goto fail;
     if (trace) {
         cs_out t = {0};
-        if ((rc = cs_out_open(&t, trace, &err)) < 0)
+        if ((rc = cs_out_open(&t, io->out, trace, &err)) < 0)
             goto fail;
         if ((rc = cs_plan_print_trace(t.f, &p, &r)) < 0) {
             cs_out_abort(&t);
@@ -181,7 +181,7 @@ int cs_cmd_plan(int argc, char **argv)
             goto fail;
     }
     if ((cs_budget_asked(&bo) && (rc = cs_budget_eval(ctx, &p, &r, &bo, &bud, &err)) < 0) ||
-        (rc = cs_out_open(&o_out, out, &err)) < 0)
+        (rc = cs_out_open(&o_out, io->out, out, &err)) < 0)
         goto fail;
     if (cs_budget_asked(&bo))               /* cost, energy, goodput: after the report */
         cs_budget_print(o_out.f, !strcmp(fmt, "json"), &p, &r, &bud);
@@ -202,5 +202,5 @@ fail:
     cs_plan_result_fini(&r);
     cs_plan_ctx_free(ctx);
     cs_plan_fini(&p);
-    return cs_cli_fail(&err);
+    return cs_cli_error(io, &err);
 }

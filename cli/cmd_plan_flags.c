@@ -45,7 +45,7 @@ static int dtype_flag(cs_plan *p, const char *v, cs_err *err)
 
 /* Flags in their order of precedence over the file: deepspeed, megatron, then the rest.
  * Pass 0 takes --dp first: DeepSpeed's batch sizes are per data-parallel rank. */
-int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
+int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_err *err)
 {
     cs_opt_scan sc = {argc, argv, 1};
     const cs_opt_spec *o;
@@ -65,8 +65,8 @@ int cs__plan_apply(cs_plan *p, int argc, char **argv, int pass, cs_err *err)
         if (pass == 2 && o->id == O_MEGA) {
             if ((rc = cs_plan_megatron(v, p, ignored, sizeof ignored, err)) < 0)
                 return rc;
-            if (ignored[0] && cs_cli_writes())
-                fprintf(stderr, "# --megatron: ignored %s\n", ignored);
+            if (ignored[0] && cs_cli_writes() && note)
+                fprintf(note, "# --megatron: ignored %s\n", ignored);
             snprintf(p->megatron_ignored, sizeof p->megatron_ignored, "%s", ignored);
         }
         if (pass != 3)

@@ -9,18 +9,18 @@
 #include <sys/resource.h>
 #include <string.h>
 
-/* COLLSIM_STATS=1: one line per process on stderr, for tests and benchmarks (the sums over
+/* COLLSIM_STATS=1: one line per process on note (stderr), for tests and benchmarks (the sums over
  * the processes are what one process does alone). */
-static void print_stats(const cs_plan_search_stats *st, long n)
+static void print_stats(FILE *note, const cs_plan_search_stats *st, long n)
 {
     const char *e = getenv("COLLSIM_STATS");
     cs_par_stats ps;
     struct rusage ru;
-    if (!e || strcmp(e, "1"))
+    if (!e || strcmp(e, "1") || !note)
         return;
     cs_par_get_stats(&ps);
     getrusage(RUSAGE_SELF, &ru);
-    fprintf(stderr, "# plan search stats: rank %d of %d: %ld candidates, %ld distinct "
+    fprintf(note, "# plan search stats: rank %d of %d: %ld candidates, %ld distinct "
             "collectives; here: %ld collectives simulated as items, %ld simulated in all "
             "(%ld simulations), %ld candidates evaluated; CPU: %.3f s in %ld items, %.3f s "
             "user + %.3f s sys in all\n", cs_par_rank(), cs_par_size(), n, st->collectives,
@@ -29,8 +29,8 @@ static void print_stats(const cs_plan_search_stats *st, long n)
             (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec);
 }
 
-int cs__cmd_plan_search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const char *fmt,
-                        const char *out, cs_err *err)
+int cs__cmd_plan_search(cs_cli_io *io, cs_plan *p, cs_plan_ctx *ctx, int gpus, int top,
+                        const char *fmt, const char *out, cs_err *err)
 {
     cs_out o;
     cs_plan_cand *cands = NULL;
@@ -47,9 +47,9 @@ int cs__cmd_plan_search(cs_plan *p, cs_plan_ctx *ctx, int gpus, int top, const c
     /* the output is opened when the results are ready: a process killed during the search
      * (SIGKILL can remove nothing) leaves no empty temporary behind */
     if ((rc = cs_plan_search_run(ctx, p, cands, n, res, &st, err)) == 0) {
-        print_stats(&st, n);
+        print_stats(io->note, &st, n);
         cs_plan_search_rank(res, n);
-        if ((rc = cs_out_open(&o, out, err)) == 0) {
+        if ((rc = cs_out_open(&o, io->out, out, err)) == 0) {
             rc = js ? cs_plan_search_print_json(o.f, p, gpus, res, n)
                     : cs_plan_search_print_table(o.f, p, gpus, top, csv, res, n);
             if (rc < 0) {

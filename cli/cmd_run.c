@@ -42,6 +42,7 @@ typedef struct run_opts {
     const char *proto;         /* --proto auto|LL|LL128|Simple|none, NULL if not given */
     const char *plot;          /* --plot FILE: draw the sweep (PNG/SVG/PDF), NULL if not asked */
     const char *trace;         /* --trace FILE: Perfetto trace of the one size, NULL if not asked */
+    char topo_buf[CS_CLI_SPEC_MAX];  /* --topo with --nodes, --calibration */
 } run_opts;
 
 enum {
@@ -149,7 +150,7 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
     }
     if (rc < 0)
         return rc;
-    if (!(o->topo = cs_cli_spec(o->topo, &mods, err)))
+    if (!(o->topo = cs_cli_spec(o->topo, &mods, o->topo_buf, sizeof o->topo_buf, err)))
         return CS_EUSAGE;
     if (o->step_bytes && have_f)
         return cs_err_set(err, CS_EUSAGE, "-i", "give either -f or -i, not both");
@@ -166,27 +167,26 @@ static int parse_args(int argc, char **argv, run_opts *o, cs_err *err)
 
 /* `run` on argv; procs > 1: nccl-tests' rank count under `mpirun -np procs` (-g per process,
  * said in the header). */
-static int run_main(int argc, char **argv, int procs)
+static int run_main(cs_cli_io *io, int argc, char **argv, int procs)
 {
     run_opts o;
     cs_run_grid_req rq;
     cs_run_multi m;
-    cs_err err;
+    cs_err err;                        /* io->err on failure (cs_cli_error) */
     cs_dtype one_dt;
     const cs_dtype *dts = &one_dt;
     const char *one_op[2] = {NULL, NULL};
     const char *const *ops = one_op;
     uint64_t *sizes = NULL;
-    int *ranks = NULL;
     char **algos = NULL;
-    int n_sizes = 0, n_ranks = 0, n_algos = 0, n_dts = 1, n_ops = 1, rc, k;
+    int *ranks = NULL, n_sizes = 0, n_ranks = 0, n_algos = 0, n_dts = 1, n_ops = 1, rc, k;
     cs_err_clear(&err);
     memset(&rq, 0, sizeof rq);
     memset(&m, 0, sizeof m);
     if ((rc = parse_args(argc, argv, &o, &err)) != 0)
-        return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
+        return rc > 0 ? CS_EXIT_OK : cs_cli_error(io, &err);
     if ((rc = cs_run_grid_colls(&rq, o.coll_name, &err)) < 0)
-        return cs_cli_fail(&err);
+        return cs_cli_error(io, &err);
     if ((rc = cs_run_dtypes(o.dtype, &one_dt, &dts, &n_dts, &err)) < 0 ||
         (rc = cs_run_redops(rq.coll, o.redop, one_op, &ops, &n_ops, &err)) < 0 ||
         (rc = cs_run_rank_counts(o.total, o.ranks, o.threads, o.total ? 1 : procs, &ranks,
@@ -201,38 +201,38 @@ static int run_main(int argc, char **argv, int procs)
     if ((rc = cs_run_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, &sizes,
                            &n_sizes, &err)) < 0)
         goto fail;
-    rq.topo = o.topo;
-    rq.ranks = ranks, rq.n_ranks = n_ranks;
+    rq.topo = o.topo, rq.ranks = ranks, rq.n_ranks = n_ranks;
     rq.algos = (const char *const *)algos, rq.n_algos = n_algos;
-    rq.sizes = sizes, rq.n_sizes = n_sizes;
-    rq.links = o.links, rq.proto = o.proto;
+    rq.sizes = sizes, rq.n_sizes = n_sizes, rq.links = o.links, rq.proto = o.proto;
     if ((rc = cs_run_multi_run(&rq, dts, n_dts, ops, n_ops, &m, &err)) < 0)
         goto fail;
     for (k = 0; procs > 1 && !o.total && k < m.n; k++)
         m.sweeps[k].procs = procs, m.sweeps[k].threads = o.threads ? (int)o.threads : 1;
-    cs_cli_run_notes(m.sweeps, m.n, (int)o.check);
+    cs_cli_run_notes(io->note, m.sweeps, m.n, (int)o.check);
     if ((o.plot || o.trace) && cs_cli_writes() &&
         (rc = cs_plot_run(o.plot, o.trace, o.min_bytes, o.max_bytes, &rq.cfg, &m.grids[0],
                           dts[0].bytes, &err)) < 0)
         goto fail;
     /* the report, then -J FILE: collsim's JSON beside it, as nccl-tests -J writes its own */
-    if ((rc = cs_cli_report(o.output, o.format, m.sweeps, m.n, m.n_grids, &err)) == 0 &&
-        o.json_file)
-        rc = cs_cli_report(o.json_file, "json", m.sweeps, m.n, m.n_grids, &err);
+    if ((rc = cs_cli_report(io->out, o.output, o.format, m.sweeps, m.n, m.n_grids,
+                            &err)) == 0 && o.json_file)
+        rc = cs_cli_report(io->out, o.json_file, "json", m.sweeps, m.n, m.n_grids, &err);
 fail:
     free(sizes);
     free(ranks);
     cs_run_names_free(algos, n_algos);
     cs_run_multi_fini(&m);
-    return rc < 0 ? cs_cli_fail(&err) : CS_EXIT_OK;
+    return rc < 0 ? cs_cli_error(io, &err) : CS_EXIT_OK;
 }
 
-int cs_cmd_run(int argc, char **argv)
+int cs_cmd_run_io(cs_cli_io *io, int argc, char **argv)
 {
-    return run_main(argc, argv, 1);
+    return run_main(io, argc, argv, 1);
 }
 
 int cs_cmd_run_nccl_tests(int argc, char **argv)
 {
-    return run_main(argc, argv, cs_par_size());
+    cs_cli_io io;
+    cs_cli_io_std(&io);
+    return cs_cli_status(&io, run_main(&io, argc, argv, cs_par_size()));
 }

@@ -1,5 +1,6 @@
 /* cmd_run_print.c: what `collsim run` prints besides the simulation (cli layer): its usage,
- * the report (nccl-tests' tables, JSON or CSV, through cs_out) and its notes on stderr. */
+ * the report (nccl-tests' tables, JSON or CSV, through cs_out) and its notes (stderr in the
+ * program; cs_cli_io.note). */
 #include "cli/cli.h"
 #include "sim/report.h"
 #include "topologies/topology.h"
@@ -52,12 +53,12 @@ void cs_cli_run_usage(void)
            CS_DEFAULT_PRESET);
 }
 
-int cs_cli_report(const char *path, const char *format, const cs_sweep *sw, int n, int kinds,
-                  cs_err *err)
+int cs_cli_report(FILE *std, const char *path, const char *format, const cs_sweep *sw, int n,
+                  int kinds, cs_err *err)
 {
     cs_out out;
     int rc;
-    if ((rc = cs_out_open(&out, path, err)) < 0)
+    if ((rc = cs_out_open(&out, std, path, err)) < 0)
         return rc;
     if ((rc = cs_report_kinds(out.f, format, sw, n, kinds)) < 0) {
         cs_out_abort(&out);
@@ -66,10 +67,10 @@ int cs_cli_report(const char *path, const char *format, const cs_sweep *sw, int 
     return cs_out_commit(&out, err);
 }
 
-void cs_cli_run_notes(const cs_sweep *sw, int n, int check)
+void cs_cli_run_notes(FILE *note, const cs_sweep *sw, int n, int check)
 {
     int k, i, one_rank = 0;
-    if (!cs_cli_writes())               /* rank 0 says it (sim/par.h) */
+    if (!cs_cli_writes() || !note)      /* rank 0 says it (sim/par.h) */
         return;
     /* Asked for, not run (N/A): the executor stopped the check when its state outgrew its
      * limit (sim/exec.c), or one node stood for all identical ones (a folded ring). */
@@ -77,7 +78,7 @@ void cs_cli_run_notes(const cs_sweep *sw, int n, int check)
         one_rank |= sw[k].ranks == 1;
         for (i = 0; check && i < sw[k].n_rows; i++)
             if (sw[k].rows[i].wrong < 0)
-                fprintf(stderr, "collsim run: note: data check skipped at %llu bytes on %d "
+                fprintf(note, "collsim run: note: data check skipped at %llu bytes on %d "
                         "ranks: %s (#wrong N/A)\n",
                         (unsigned long long)sw[k].rows[i].size_bytes, sw[k].ranks,
                         sw[k].rows[i].wrong == CS_WRONG_FOLDED ? "one node stood for all "
@@ -85,6 +86,6 @@ void cs_cli_run_notes(const cs_sweep *sw, int n, int check)
                         : "its state outgrew 256 MiB");
     }
     if (one_rank)
-        fprintf(stderr, "collsim run: note: 1 rank: nothing is communicated (times are "
+        fprintf(note, "collsim run: note: 1 rank: nothing is communicated (times are "
                 "fixed costs only, busbw is 0); give -g N or --ranks N for more ranks\n");
 }

@@ -177,7 +177,7 @@ static int topo_show(const char *spec, long ranks, const char *format, const cha
         cs_topo_free(t);
         return cs_cli_fail(&err);
     }
-    if ((rc = cs_out_open(&out, output, &err)) == 0) {
+    if ((rc = cs_out_open(&out, stdout, output, &err)) == 0) {
         if (!strcmp(format, "json") && show_json(out.f, t, rows, n_rows, bis) < 0) {
             cs_out_abort(&out);
             rc = cs_err_set(&err, CS_EIO, output, "cannot write the JSON");
@@ -208,6 +208,7 @@ int cs_cmd_topo(int argc, char **argv)
     const char *val, *what = NULL, *topo = NULL, *format = "text", *output = NULL;
     cs_topo_mods mods = {NULL, NULL};
     cs_err err;
+    char spec_buf[CS_CLI_SPEC_MAX];
     long ranks = 0, channels = 0;
     int rc, rings = 0;
     if (argc > 1 && !strcmp(argv[1], "draw"))
@@ -248,7 +249,7 @@ int cs_cmd_topo(int argc, char **argv)
         cs_err_set(&err, CS_EUSAGE, NULL, "topo %s: expected a preset name or a file", what);
         return cs_cli_fail(&err);
     }
-    if (topo && !(topo = cs_cli_spec(topo, &mods, &err)))
+    if (topo && !(topo = cs_cli_spec(topo, &mods, spec_buf, sizeof spec_buf, &err)))
         return cs_cli_fail(&err);
     if ((channels && !rings) || (rings && (strcmp(what, "show") || strcmp(format, "text")))) {
         cs_err_set(&err, CS_EUSAGE, rings ? "--rings" : "--channels", rings ? "only used with "

@@ -68,7 +68,7 @@ static int parse(int argc, char **argv, cs_logcmd *o, cs_err *err)
     return cs_cli_check_plot(o->plot, err);
 }
 
-int cs_cmd_validate(int argc, char **argv)
+int cs_cmd_validate_io(cs_cli_io *io, int argc, char **argv)
 {
     cs_logcmd o;
     cs_err err;
@@ -83,7 +83,7 @@ int cs_cmd_validate(int argc, char **argv)
     rc = parse(argc, argv, &o, &err);
     if (rc != 0) {
         free(o.logs);
-        return rc > 0 ? CS_EXIT_OK : cs_cli_fail(&err);
+        return rc > 0 ? CS_EXIT_OK : cs_cli_error(io, &err);
     }
     if ((rc = cs_topo_open(o.topo, &t, &err)) < 0 ||
         (rc = cs_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
@@ -95,7 +95,7 @@ int cs_cmd_validate(int argc, char **argv)
     ls.par = par;
     if ((rc = cs_lset_simulate(&ls, t, &np, o.algo, &err)) < 0 ||
         (o.plot && cs_cli_writes() && (rc = cs_plot_validation(&ls, t, o.plot, &err)) < 0) ||
-        (rc = cs_out_open(&out, o.output, &err)) < 0)
+        (rc = cs_out_open(&out, io->out, o.output, &err)) < 0)
         goto fail;
     rc = !strcmp(o.format, "json") ? cs_lset_write_json(out.f, &ls, t, &np)
                                    : cs_lset_write_text(out.f, &ls, t, &np);
@@ -116,5 +116,5 @@ fail:
     cs_lpar_free(par);
     cs_topo_free(t);
     free(o.logs);
-    return cs_cli_fail(&err);
+    return cs_cli_error(io, &err);
 }

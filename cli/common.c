@@ -3,7 +3,6 @@
 #include "cli/cli.h"
 #include "sim/report.h"
 #include "sim/size.h"
-#include "algorithms/nccl/mode.h"
 #include "plots/plot.h"
 #include "sim/par.h"
 #include "sim/pool.h"
@@ -91,11 +90,11 @@ int cs_opt_next(cs_opt_scan *sc, const cs_opt_spec *specs, const cs_opt_spec **s
     return 1;
 }
 
-int cs_out_open(cs_out *o, const char *path, cs_err *err)
+int cs_out_open(cs_out *o, FILE *std, const char *path, cs_err *err)
 {
     memset(o, 0, sizeof *o);
     if (!path || !strcmp(path, "-") || !cs_cli_writes()) {
-        o->f = stdout;
+        o->f = std;
         return 0;
     }
     if (cs_outfile_open(&o->file, path, err) < 0)
@@ -108,7 +107,7 @@ int cs_out_open(cs_out *o, const char *path, cs_err *err)
 int cs_out_commit(cs_out *o, cs_err *err)
 {
     if (!o->is_file) {
-        if (fflush(stdout) != 0 || ferror(stdout))
+        if (fflush(o->f) != 0 || ferror(o->f))
             return cs_err_set(err, CS_EIO, "stdout", "write failed: %s",
                               strerror(errno ? errno : EIO));
         return 0;
@@ -228,7 +227,8 @@ int cs_logcmd_parse(int argc, char **argv, const cs_opt_spec *specs, void (*usag
         if (!o->topo)
             return cs_err_set(err, CS_EUSAGE, mods.nodes ? "--nodes" : "--calibration",
                               "applies to the --topo topology: give --topo too");
-        if (!(o->topo = cs_cli_spec(o->topo, &mods, err)))
+        if (!(o->topo = cs_cli_spec(o->topo, &mods, o->topo_buf, sizeof o->topo_buf,
+                                    err)))
             return CS_EUSAGE;
     }
     return rc;

@@ -8,20 +8,21 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *cs_cli_spec(const char *topo, const cs_topo_mods *m, cs_err *err)
+const char *cs_cli_spec(const char *topo, const cs_topo_mods *m, char *spec, size_t size,
+                        cs_err *err)
 {
-    static char spec[8192];
     long n;
-    int len = snprintf(spec, sizeof spec, "%s", topo);
+    int len;
     if (!m->nodes && !m->cal)
         return topo;
+    len = snprintf(spec, size, "%s", topo);
     if (m->nodes && cs_parse_int(m->nodes, "--nodes", 1, 65536, &n, err) < 0)
         return NULL;
-    if (m->nodes && len >= 0 && len < (int)sizeof spec)
-        len += snprintf(spec + len, sizeof spec - (size_t)len, "#nodes=%ld", n);
-    if (m->cal && len >= 0 && len < (int)sizeof spec)
-        len += snprintf(spec + len, sizeof spec - (size_t)len, "#calibration=%s", m->cal);
-    if (len < 0 || len >= (int)sizeof spec) {
+    if (m->nodes && len >= 0 && len < (int)size)
+        len += snprintf(spec + len, size - (size_t)len, "#nodes=%ld", n);
+    if (m->cal && len >= 0 && len < (int)size)
+        len += snprintf(spec + len, size - (size_t)len, "#calibration=%s", m->cal);
+    if (len < 0 || len >= (int)size) {
         cs_err_set(err, CS_EUSAGE, "--topo", "name too long");
         return NULL;
     }
@@ -31,6 +32,7 @@ const char *cs_cli_spec(const char *topo, const cs_topo_mods *m, cs_err *err)
 int cs_cli_plan_spec(cs_plan *p, const cs_topo_mods *m, cs_err *err)
 {
     const char *spec;
+    char buf[CS_CLI_SPEC_MAX];
     if (!m->nodes && !m->cal)
         return 0;
     if (p->topo_json)
@@ -40,7 +42,7 @@ int cs_cli_plan_spec(cs_plan *p, const cs_topo_mods *m, cs_err *err)
     if (!p->topo_spec[0])
         return cs_err_set(err, CS_EUSAGE, m->nodes ? "--nodes" : "--calibration", "applies to "
                           "the plan's topology: give --topo or system.topo");
-    if (!(spec = cs_cli_spec(p->topo_spec, m, err)))
+    if (!(spec = cs_cli_spec(p->topo_spec, m, buf, sizeof buf, err)))
         return CS_EUSAGE;
     if (strlen(spec) >= sizeof p->topo_spec)
         return cs_err_set(err, CS_EUSAGE, "--topo", "name too long");

@@ -14,9 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const cs_preset *cs_model_presets(int *n);
-const cs_preset *cs_gpu_presets(int *n);
-
 static const char *const dtype_names[] = {"bf16", "fp16", "fp32", "fp8", NULL};
 
 const char *cs_pdtype_name(cs_pdtype d) { return dtype_names[d]; }
@@ -36,7 +33,7 @@ static const char *const *names_of(const cs_preset *all, int n, const char **buf
 
 const char *const *cs_model_names(int *n)
 {
-    static const char *buf[64];
+    static _Thread_local const char *buf[64];
     int k;
     const cs_preset *all = cs_model_presets(&k);
     return names_of(all, k, buf, n);
@@ -44,7 +41,7 @@ const char *const *cs_model_names(int *n)
 
 const char *const *cs_gpu_names(int *n)
 {
-    static const char *buf[64];
+    static _Thread_local const char *buf[64];
     int k;
     const cs_preset *all = cs_gpu_presets(&k);
     return names_of(all, k, buf, n);
@@ -71,10 +68,10 @@ static int unknown(const char *what, const char *name, const char *const *names,
                       !strcmp(what, "model") ? "model" : "gpu", name, known);
 }
 
-/* "description" of a preset (static storage, one at a time). */
+/* "description" of a preset (per-thread storage, one at a time in each thread). */
 static const char *about(const cs_preset *p)
 {
-    static char buf[1024];
+    static _Thread_local char buf[1024];
     json_t *root;
     const char *d;
     buf[0] = '\0';

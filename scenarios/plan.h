@@ -156,7 +156,12 @@ const char *const *cs_model_names(int *n);
 const char *const *cs_gpu_names(int *n);
 int cs_model_preset(const char *name, cs_llm *out, cs_err *err);
 int cs_gpu_preset(const char *name, cs_gpu *out, cs_err *err);
-/* A preset's "description" and "source" (static strings; "" if none). */
+/* The embedded model and GPU presets (name, JSON text), sorted by name; *n their count. */
+struct cs_preset;
+const struct cs_preset *cs_model_presets(int *n);
+const struct cs_preset *cs_gpu_presets(int *n);
+/* A preset's "description" and "source" (per-thread storage until the thread's next call;
+ * "" if none). The names above: per thread as well. */
 const char *cs_model_about(const char *name);
 const char *cs_gpu_about(const char *name);
 

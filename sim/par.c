@@ -3,6 +3,8 @@
  * in order in a group of one, and progress. The transport is par_mpi.c or par_one.c. */
 #include "sim/par-private.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +12,14 @@
 #include <sys/time.h>   /* <time.h> would be sim/time.h here */
 
 static int g_rank = 0, g_size = 1, g_started = 0;
-static int g_depth = 0;          /* items running in this process (a map inside an item runs
-                                    its items here, in order: it is not collective) */
+/* Items running in this process (a map inside an item runs its items here, in order: it is
+ * not collective). Atomic, as are the counts below under their lock: threads of one process
+ * (the library API, api/collsim.h) may run commands at once. */
+static atomic_int g_depth = 0;
 static cs_par_progress_fn g_progress = NULL;
 static int g_timing = 0;         /* COLLSIM_STATS=1: time the items */
-static cs_par_stats g_stats;     /* this process's items */
+static cs_par_stats g_stats;     /* this process's items (under g_stats_lock) */
+static pthread_mutex_t g_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double now_s(void)
 {
@@ -59,7 +64,12 @@ const char *cs_par_describe(char *buf, size_t n)
 
 void cs_par_set_progress(cs_par_progress_fn fn) { g_progress = fn; }
 
-void cs_par_get_stats(cs_par_stats *st) { *st = g_stats; }
+void cs_par_get_stats(cs_par_stats *st)
+{
+    pthread_mutex_lock(&g_stats_lock);
+    *st = g_stats;
+    pthread_mutex_unlock(&g_stats_lock);
+}
 
 /* CPU time of this process so far, s. */
 static double cpu_s(void)
@@ -84,9 +94,11 @@ int cs__par_run_item(const cs_par_job *job, int i, void *out, cs_err *err)
         g_depth++;
         rc = job->run(job->ctx, i, out, err);
         g_depth--;
+        pthread_mutex_lock(&g_stats_lock);
         g_stats.items++;
         if (g_timing)
             g_stats.item_cpu_s += cpu_s() - t0;
+        pthread_mutex_unlock(&g_stats_lock);
         return rc;
     }
     g_depth++;
@@ -108,8 +120,9 @@ void cs__par_tick(cs__par_prog *pg, int i)
     g_progress(pg->label, pg->done, pg->total, el, left < 0 ? 0 : left);
 }
 
-/* Largest cost first; equal costs in index order, so the hand-out is reproducible. */
-static const double *g_sort_cost;
+/* Largest cost first; equal costs in index order, so the hand-out is reproducible. The
+ * costs being sorted: set and read by the sorting thread only. */
+static _Thread_local const double *g_sort_cost;
 static int by_cost(const void *a, const void *b)
 {
     int i = *(const int *)a, j = *(const int *)b;

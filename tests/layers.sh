@@ -1,7 +1,7 @@
 #!/bin/sh
 # layers.sh: the layout rule as a test (DESIGN §1). Every #include "x/..." of a file must name
 # its own folder or a lower layer (sim < topologies < algorithms < calibration < scenarios <
-# plots < cli; tests may include anything); no two headers include each other, directly or
+# plots < cli < api, the library API over the commands; tests may include anything); no two headers include each other, directly or
 # through others; no command file in cli/ is over 300 lines; no .c/.h file outside tests/ is
 # over 600 lines (split by concept before adding to it). Prints every breach and exits 1.
 set -u
@@ -9,11 +9,11 @@ cd "${1:-.}" || exit 1
 rank() {
     case "$1" in
     sim/*) echo 1 ;; topologies/*) echo 2 ;; algorithms/*) echo 3 ;; calibration/*) echo 4 ;;
-    scenarios/*) echo 5 ;; plots/*) echo 6 ;; cli/*) echo 7 ;; *) echo 0 ;;
+    scenarios/*) echo 5 ;; plots/*) echo 6 ;; cli/*) echo 7 ;; api/*) echo 8 ;; *) echo 0 ;;
     esac
 }
 bad=0
-files=$(find sim topologies algorithms calibration scenarios plots cli -name '*.[ch]' 2>/dev/null | sort)
+files=$(find sim topologies algorithms calibration scenarios plots cli api -name '*.[ch]' 2>/dev/null | sort)
 edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT
 for f in $files; do
