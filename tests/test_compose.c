@@ -220,6 +220,19 @@ static void t_layers(void)
         cs_topo_problems_fini(&probs);
         unlink(file);
     }
+    /* an unknown routing names the known ones; a modifier collsim does not know is refused */
+    {
+        cs_topo *t = NULL;
+        cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
+                          "\"fabric\": {\"type\": \"fat_tree\", \"spines\": 2, "
+                          "\"nics_per_leaf\": 8, \"routing\": \"adaptive\"}}", file, sizeof file);
+        CU_ASSERT(cs_topo_open(file, &t, &err) < 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.where, "fabric.routing"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown routing 'adaptive' (known: dmodk"));
+        unlink(file);
+        CU_ASSERT_EQUAL(cs_topo_open("dgx-h100-x2#racks=4", &t, &err), CS_EUSAGE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown modifier 'racks=4'"));
+    }
     /* an unknown fabric preset says which exist */
     cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"dgx-h100\", "
                       "\"fabric\": \"ib-xdr\"}", file, sizeof file);

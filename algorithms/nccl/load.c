@@ -447,10 +447,11 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
      * node count, unless a level of the "nccl" object states it. */
     if (!strcmp(t->kind, "cluster") && !np->tree_given) {
         size_t len = strlen(np->origin);
-        np->tree_GBps = cs_nccl_tree_cap_GBps(np->sm, servers_of(t));
+        int nodes = servers_of(t);
+        np->tree_GBps = cs_nccl_tree_cap_GBps(np->sm, nodes);
         if (np->tree_GBps > 0)
             snprintf(np->origin + len, sizeof np->origin - len, "%stree cap: NCCL's for sm %d "
-                     "at %d nodes", len ? "; " : "", np->sm, servers_of(t));
+                     "at %d nodes", len ? "; " : "", np->sm, nodes);
     }
     cs_topo_free(t);
     /* LL128 where NCCL enables it by default (above); --proto LL128 or the file's own
