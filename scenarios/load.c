@@ -33,6 +33,16 @@ void cs_plan_init(cs_plan *p)
     p->flash_attention = 1;             /* Megatron-LM and NeMo's default (DESIGN §8) */
 }
 
+const char *cs_fp8_recipe_name(cs_fp8_recipe r)
+{
+    return r == CS_FP8_CURRENT ? "current" : r == CS_FP8_MXFP8 ? "mxfp8" : "delayed";
+}
+
+double cs_plan_moe_imbalance(const cs_plan *p)
+{
+    return p->moe_imbalance >= 1 ? p->moe_imbalance : 1;
+}
+
 void cs_plan_default_layout(cs_plan *p, int ranks, int keep_one)
 {
     long k = (long)p->tp * p->pp * p->cp;
@@ -122,11 +132,14 @@ static int parse_model(json_t *v, const char *dir, cs_plan *p, cs_err *err)
 static int parse_train(json_t *t, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"global_batch", "micro_batch", "dtype", "optimizer",
-        "recompute", "grad_compression", "offload", "flash_attention", "seq_len", NULL};
+        "recompute", "grad_compression", "offload", "flash_attention", "seq_len",
+        "fp8_recipe", "attention_kernel", NULL};
+    static const char *const recipes[] = {"delayed", "current", "mxfp8", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
     static const char *const rcs[] = {"none", "selective", "full", NULL};
     static const char *const offl[] = {"none", "optimizer", NULL};
     int rc, dt = (int)p->dtype, opt = p->optimizer_sgd, rec = (int)p->recompute;
+    int fr = (int)p->fp8_recipe;
     if (!json_is_object(t))
         return cs_err_set(err, CS_EINVAL, "train", "expected an object");
     if ((rc = cs_json_check_keys(t, "train", keys, NULL, err)) < 0 ||
@@ -139,8 +152,19 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_enum(t, "train", "recompute", rcs, &rec, err)) < 0 ||
         (rc = cs_json_opt_num(t, "train", "grad_compression", 0, &p->grad_compression, err)) < 0 ||
         (rc = cs_json_opt_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0 ||
-        (rc = cs_json_opt_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0)
+        (rc = cs_json_opt_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0 ||
+        (rc = cs_json_opt_enum(t, "train", "fp8_recipe", recipes, &fr, err)) < 0)
         return rc;
+    p->fp8_recipe = (cs_fp8_recipe)fr;
+    if (json_object_get(t, "attention_kernel")) {
+        const char *ak = NULL;
+        if ((rc = cs_json_string(t, "train", "attention_kernel", 1, &ak, err)) < 0)
+            return rc;
+        if (strlen(ak) >= sizeof p->attn_kernel)
+            return cs_err_set(err, CS_EINVAL, "train.attention_kernel", "expected a kernel "
+                              "name of the GPU's attention list, got '%.40s...'", ak);
+        snprintf(p->attn_kernel, sizeof p->attn_kernel, "%s", ak);
+    }
     if (json_object_get(t, "flash_attention"))
         p->flash_given = 1;
     if (json_object_get(t, "seq_len")) {
@@ -351,6 +375,16 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->global_batch < 1)
         return cs_err_set(err, CS_EINVAL, "train.global_batch", "missing or not >= 1 (give "
                           "it in the plan or --gbs)");
+    if (p->attn_kernel[0] && !cs_gpu_attn_kernel(&p->gpu, p->attn_kernel)) {
+        char known[256] = "";
+        int i;
+        for (i = 0; i < p->gpu.n_attn; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                     p->gpu.attn[i].kernel);
+        return cs_err_set(err, CS_EINVAL, "train.attention_kernel", "gpu '%s' has no figures "
+                          "for kernel '%s' (it has: %s)", p->gpu.name, p->attn_kernel,
+                          known[0] ? known : "none; its attention is estimated");
+    }
     if (p->gpu.peak_tflops[p->dtype] <= 0)
         return cs_err_set(err, CS_EINVAL, "train.dtype", "gpu '%s' has no %s peak",
                           p->gpu.name, cs_pdtype_name(p->dtype));

@@ -4,6 +4,7 @@
  * groups), memory per GPU (ZeRO paper model states, Korthikanti activations times the
  * microbatches in flight of the schedule), and one step simulated by cs_plan_step. */
 #include "scenarios/plan.h"
+#include "scenarios/compute.h"
 #include "scenarios/memo.h"
 #include "scenarios/step-private.h"
 #include "sim/limits.h"
@@ -22,100 +23,10 @@ static int act_bytes(const cs_plan *p) { return p->dtype == CS_DT_FP32 ? 4 : 2; 
 /* Bytes per parameter of weights and of gradients. */
 static int wbytes(const cs_plan *p) { return p->dtype == CS_DT_FP32 ? 4 : 2; }
 
-/* Roofline time of one kernel: flops at the GEMM-size efficiency, bytes at HBM speed. */
-static double kernel_s(const cs_plan *p, double flops, double bytes)
-{
-    const cs_gpu *g = &p->gpu;
-    double peak = g->peak_tflops[p->dtype] * 1e12;
-    double gf = flops / 1e9, eff = g->gemm_eff_max * gf / (gf + g->gemm_half_GFLOP);
-    double tf = flops > 0 ? flops / (peak * eff) : 0;
-    double tm = bytes / (g->hbm_GBps * 1e9 * g->mem_eff);
-    return tf > tm ? tf : tm;
-}
-
-/* A GEMM (m x k) x (k x n): 2mkn FLOPs, reads both operands and writes the result. */
-static double gemm_s(const cs_plan *p, double m, double k, double n)
-{
-    double q = cs_pdtype_bytes(p->dtype);
-    return kernel_s(p, 2 * m * k * n, q * (m * k + k * n + m * n));
-}
-
-/* Forward times of one layer, dense (moe 0) or MoE (moe 1), on one GPU for one
- * microbatch, s: all, attention core only, and the dense GEMMs that TP communication can
- * hide behind (QKV, projection, MLP or the shared experts). */
-static void kind_fwd_s(const cs_plan *p, int moe, double *all, double *core, double *tp_gemms)
-{
-    const cs_llm *M = &p->model;
-    double t = p->tp, T = (double)p->micro_batch * M->seq_len / p->cp, h = M->hidden;
-    double dh = cs_model_head_dim(M), kv = M->kv_heads * dh, f = M->ffn_hidden, q = act_bytes(p);
-    double qd = M->heads * dh;
-    double heads = M->heads / t, sk = M->seq_len, x = 0, fe;
-    int gem = M->gated_mlp ? 3 : 2, i;
-    double attn;
-    double g0;
-    x += gemm_s(p, T, h, (qd + 2 * kv) / t);                        /* QKV */
-    g0 = x;
-    /* scores Q K^T and softmax x V: per head (s/cp x dh) x (dh x s) and back, batched */
-    attn = kernel_s(p, 4 * p->micro_batch * heads * (T / p->micro_batch) * sk * dh,
-                    q * (2 * T * qd / t + 2 * p->micro_batch * sk * kv / t));
-    /* without flash attention the b (a/t) (s/cp) s scores go through memory: written by
-     * Q K^T, read and written by the fused scale-mask-softmax and by dropout (plus its
-     * 1-byte mask), read by the V GEMM - 13 bytes per score */
-    if (!p->flash_attention)
-        attn += kernel_s(p, 0, 13.0 * p->micro_batch * heads * (T / p->micro_batch) * sk);
-    x += attn;
-    x += gemm_s(p, T, qd / t, h);                                   /* projection */
-    g0 += gemm_s(p, T, qd / t, h);
-    if (moe) {
-        double per_expert = T * M->top_k * p->ep / M->experts;      /* tokens per expert */
-        fe = M->moe_ffn_hidden;
-        x += gemm_s(p, T, h, M->experts);                           /* router */
-        for (i = 0; i < gem; i++)
-            x += (M->experts / p->ep) * gemm_s(p, per_expert, i == gem - 1 ? fe / t : h,
-                                               i == gem - 1 ? h : fe / t);
-        fe *= M->top_k;
-        for (i = 0; M->shared_ffn > 0 && i < gem; i++) {   /* shared experts: a TP MLP */
-            double gi = gemm_s(p, T, i == gem - 1 ? M->shared_ffn / t : h,
-                               i == gem - 1 ? h : M->shared_ffn / t);
-            x += gi;
-            g0 += gi;
-        }
-        fe += M->shared_ffn;
-    } else {
-        fe = f;
-        for (i = 0; i < gem; i++) {
-            double gi = gemm_s(p, T, i == gem - 1 ? f / t : h, i == gem - 1 ? h : f / t);
-            x += gi;
-            g0 += gi;
-        }
-    }
-    /* elementwise: two norms, two dropout+residual (read/write s b h each), the MLP
-     * activation (reads and writes the f-wide tensor); sequence parallel splits the
-     * norm/dropout regions over tp */
-    x += kernel_s(p, 0, q * T * h * 12 / (p->sp ? t : 1) + q * T * fe / t * 4);
-    *all = x;
-    *core = attn;
-    *tp_gemms = g0;
-}
-
 /* The number of dense layers of a MoE model (the first dense_layers), 0 for dense models. */
 static double n_dense(const cs_llm *M)
 {
     return M->experts > 0 ? fmin(M->dense_layers, M->layers) : 0;
-}
-
-/* Per-layer forward times of the mean layer: the dense first layers of a MoE model and
- * its MoE layers weighted by their counts (the step runs every layer alike). */
-static void layer_fwd_s(const cs_plan *p, double *all, double *core, double *tp_gemms)
-{
-    const cs_llm *M = &p->model;
-    double k = n_dense(M), L = M->layers, a, c, g;
-    kind_fwd_s(p, M->experts > 0, all, core, tp_gemms);
-    if (k > 0) {
-        kind_fwd_s(p, 0, &a, &c, &g);
-        *all = (k * a + (L - k) * *all) / L;
-        *tp_gemms = (k * g + (L - k) * *tp_gemms) / L;
-    }
 }
 
 double cs_plan_layer_act_bytes(const cs_plan *p)
@@ -318,7 +229,8 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     cs_step_costs *sc = &r->costs;
     int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, rc, tpsp = p->sp && p->tp > 1;
     double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
-    double h = M->hidden, q = act_bytes(p), t_all, t_core, t_gem, x, y, dd, ee, peak;
+    double h = M->hidden, q = act_bytes(p), t_gem, x, y, dd, ee, peak;
+    cs_layer_times lt, ex;
     double act = T * h * q, dense_share, grad_bytes, bucket, nb, Lh;
     long m = p->global_batch / p->dp / p->micro_batch;
     int *split = NULL;
@@ -339,16 +251,20 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     sc->schedule = p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
                  : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
     sc->chunk_layers = split;           /* freed by cs_plan_result_fini */
-    /* compute: backward = 2 x forward; recompute replays the forward (full) or the
-     * attention core (selective) before the backward */
-    layer_fwd_s(p, &t_all, &t_core, &t_gem);
-    sc->t_fwd = Lc * t_all;
-    sc->t_bwd = 2 * sc->t_fwd;
+    /* compute: the layer's kernels timed one by one (kernels.c, compute.c); recompute
+     * replays the forward (full) or the attention core (selective) before the backward */
+    cs_plan_layer_times(p, &lt);
+    t_gem = lt.tp_gemm_fwd;
+    sc->t_fwd = Lc * lt.fwd;
+    sc->t_bwd = Lc * lt.bwd;
     sc->t_recomp = p->recompute == CS_RC_FULL ? sc->t_fwd
-                 : p->recompute == CS_RC_SELECTIVE ? Lc * t_core : 0;
-    sc->t_first_extra = kernel_s(p, 0, 2 * act);                        /* embedding */
-    sc->t_last_extra = gemm_s(p, T, h, (double)M->vocab / p->tp) +       /* logits, loss */
-                       kernel_s(p, 0, 3 * 4.0 * T * M->vocab / p->tp);
+                 : p->recompute == CS_RC_SELECTIVE ? Lc * lt.core_fwd : 0;
+    cs_plan_part_times(p, CS_KP_EMBED, &ex);                           /* embedding */
+    sc->t_first_extra = ex.fwd;
+    sc->t_first_extra_bwd = ex.bwd;
+    cs_plan_part_times(p, CS_KP_HEAD, &ex);                            /* logits, loss */
+    sc->t_last_extra = ex.fwd;
+    sc->t_last_extra_bwd = ex.bwd;
     /* TP: 2 allreduces of the b s h activation per layer each way (Shoeybi et al.), or
      * with sequence parallelism 2 all-gathers + 2 reduce-scatters (Korthikanti et al.) */
     if (p->tp > 1) {
@@ -380,8 +296,8 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
         if ((rc = comm(ctx, p, CS_G_CP, CS_COLL_ALLGATHER, kvb, &x, NULL, err)) < 0 ||
             (rc = comm(ctx, p, CS_G_CP, CS_COLL_REDUCESCATTER, kvb, &y, NULL, err)) < 0)
             return rc;
-        sc->t_cp_fwd = Lc * fmax(0, x - t_core);
-        sc->t_cp_bwd = Lc * fmax(0, x + y - 2 * t_core);
+        sc->t_cp_fwd = Lc * fmax(0, x - lt.core_fwd);
+        sc->t_cp_bwd = Lc * fmax(0, x + y - 2 * lt.core_fwd);
     }
     /* EP: dispatch and combine all-to-alls of the routed tokens, 2 each way per layer */
     if (p->ep > 1) {
@@ -470,7 +386,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
         if (p->offload_optimizer)
             sc->t_opt = shard * 2 * wbytes(p) / 25e9 + shard * per / 100e9;
         else
-            sc->t_opt = kernel_s(p, 0, shard * per);
+            sc->t_opt = cs_elem_s(&p->gpu, shard * per, NULL);
     }
     /* collecting the collectives of a search (memo.h): the step is not simulated */
     if (cs_plan_ctx_collecting(ctx))
@@ -494,8 +410,8 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
         double *b = r->breakdown_s, best = 0;
         int i;
         b[0] = mv * sc->t_fwd + m * sc->t_first_extra + (p->pp == 1 ? m * sc->t_last_extra : 0);
-        b[1] = mv * sc->t_bwd + 2.0 * m * sc->t_first_extra +
-               (p->pp == 1 ? 2.0 * m * sc->t_last_extra : 0);
+        b[1] = mv * sc->t_bwd + m * sc->t_first_extra_bwd +
+               (p->pp == 1 ? m * sc->t_last_extra_bwd : 0);
         b[2] = mv * sc->t_recomp;
         b[3] = sc->t_opt;
         b[4] = r->step.bubble_s;

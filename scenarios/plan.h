@@ -54,21 +54,68 @@ enum { CS_TIE_FAMILY, CS_TIE_YES, CS_TIE_NO };
 int cs_model_head_dim(const cs_llm *m);
 int cs_model_is_tied(const cs_llm *m);
 
-/* A GPU (DESIGN §6 "gpu"). Compute time of an operation is the roofline
- * max(flops / (peak x eff(flops)), bytes / (hbm x mem_eff)), where the GEMM efficiency
- * grows with the GEMM's size: eff(F) = gemm_eff_max x F / (F + gemm_half_GFLOP). */
+/* A GPU (DESIGN §6 "gpu"; gpu.c reads it, compute.c times kernels on it). Every figure is
+ * data with its source: the dense peak per dtype (datasheet), the maximum achievable matmul
+ * per dtype (a measured ceiling: mamf-finder), the GEMM tile and SM count that quantize
+ * small and skinny GEMMs, the FlashAttention-class kernel's forward and backward TFLOP/s,
+ * HBM bandwidth and the fraction elementwise kernels reach, a fixed cost per kernel. A
+ * figure the preset does not measure is estimated from the peak and says so (*_measured 0). */
+/* An attention kernel's measured figures on a GPU: forward and backward TFLOP/s at 16 bits,
+ * head dim 128, long sequences (gpu.c "attention"). */
+typedef struct cs_attn_kernel {
+    char kernel[32];                  /* "fa2", "fa3", "cudnn", "ck", ... */
+    double fwd_tflops, bwd_tflops;    /* backward counts its 2.5x forward FLOPs */
+    char source[256];                 /* where they come from */
+} cs_attn_kernel;
+#define CS_GPU_ATTN_MAX 4
+
 typedef struct cs_gpu {
     char name[64];                    /* preset name or "custom" */
     double peak_tflops[CS_DT_COUNT];  /* dense peak per dtype, TFLOP/s (0 = unsupported) */
+    double matmul_tflops[CS_DT_COUNT];/* maximum achievable dense matmul per dtype, TFLOP/s
+                                         (matmul_tflops; 0 = peak x gemm_eff_max) */
+    char matmul_source[256];          /* where the matmul figures come from ("" = none) */
+    double gemm_eff_max;              /* fraction of peak assumed where no matmul figure is
+                                         given (default 0.75) */
+    int sm_count;                     /* SMs / CUs a GEMM's tiles spread over (0 = no wave
+                                         quantization) */
+    int tile_m, tile_n;               /* GEMM output tile of the library's big kernels */
+    int n_attn;                       /* attention kernels measured on this GPU */
+    cs_attn_kernel attn[CS_GPU_ATTN_MAX]; /* the first is the default (train.attention_kernel
+                                         picks another) */
     double hbm_GB;                    /* memory capacity, GB (1e9 bytes) */
     double hbm_GBps;                  /* memory bandwidth, GB/s */
-    double gemm_eff_max;              /* fraction of peak reached by very large GEMMs */
-    double gemm_half_GFLOP;           /* GEMM size at which eff is half of gemm_eff_max, GFLOP */
     double mem_eff;                   /* fraction of hbm_GBps elementwise kernels reach */
+    double kernel_us;                 /* fixed cost of one kernel on the GPU's stream
+                                         (launch gap, ramp), us */
+    double calib_scale;               /* plan calibrate: compute figures were multiplied by
+                                         this (0 = not calibrated) */
+    char calib_source[256];           /* the logs a calibration came from */
     double power_idle_W;              /* board power idle, W (power_W.idle; 0 = not given) */
     double power_tdp_W;               /* board power at full load (TDP/TBP), W (power_W.tdp) */
     char power_source[256];           /* power_W.source: where the two figures come from */
 } cs_gpu;
+
+/* The GEMM ceiling of dtype d on g, TFLOP/s: the measured matmul figure, else peak x
+ * gemm_eff_max. *measured (may be NULL): 1 when a measured figure stands behind it. */
+double cs_gpu_matmul_tflops(const cs_gpu *g, cs_pdtype d, int *measured);
+/* Attention kernel TFLOP/s (16-bit, head dim 128, long sequences), forward or backward
+ * (bwd 1), of the kernel named (NULL or "" = the GPU's first): its measured figure, else
+ * the estimate (forward 0.55, backward 0.45 of the 16-bit matmul ceiling: FlashAttention-2
+ * on A100 reached 0.72/0.63 of peak, 0.83/0.72 of its matmul ceiling, and less on newer
+ * GPUs). *measured as above. */
+double cs_gpu_attn_tflops(const cs_gpu *g, const char *kernel, int bwd, int *measured);
+/* The attention kernel named on g (NULL or "" = the first; NULL when none matches). */
+const cs_attn_kernel *cs_gpu_attn_kernel(const cs_gpu *g, const char *kernel);
+/* Multiply every compute figure (matmul, attention) by s (plan calibrate). */
+void cs_gpu_scale_compute(cs_gpu *g, double s, const char *source);
+
+/* How Transformer Engine scales FP8 tensors (train.fp8_recipe, Megatron --fp8-recipe):
+ * delayed (amax history, the cast computes the amax it needs next time), current (an amax
+ * pass over each tensor before its cast), mxfp8 (Blackwell block scaling, 32-element
+ * blocks, cast like delayed). */
+typedef enum cs_fp8_recipe { CS_FP8_DELAYED, CS_FP8_CURRENT, CS_FP8_MXFP8 } cs_fp8_recipe;
+const char *cs_fp8_recipe_name(cs_fp8_recipe r);
 
 typedef enum cs_recompute { CS_RC_NONE, CS_RC_SELECTIVE, CS_RC_FULL } cs_recompute;
 typedef enum cs_sched_kind { CS_PS_1F1B, CS_PS_GPIPE, CS_PS_INTERLEAVED } cs_sched_kind;
@@ -107,6 +154,11 @@ typedef struct cs_plan {
                                  default on (Megatron-LM, NeMo) */
     int flash_given;          /* train.flash_attention or --flash-attention set it */
     int dtype_flag;           /* --dtype set dtype (its errors name the flag) */
+    cs_fp8_recipe fp8_recipe; /* FP8 scaling (dtype fp8; default delayed) */
+    char attn_kernel[32];     /* train.attention_kernel: one of the GPU's measured attention
+                                 kernels ("" = the GPU's first) */
+    double moe_imbalance;     /* tokens of the most loaded expert over the mean (>= 1;
+                                 default 1: balanced) */
     char megatron_ignored[512]; /* --megatron flags not read, comma-separated ("" = none) */
     int dp_given;             /* parallel.dp or --dp set dp (else cs_plan_default_layout) */
     cs_layout_from layout_from; /* where dp came from (the header and assumptions say it) */
@@ -150,6 +202,9 @@ void cs_plan_init(cs_plan *p);
 void cs_plan_fini(cs_plan *p);
 /* Deep copy (topo_json duplicated). Returns 0 or CS_ENOMEM. */
 int cs_plan_copy(cs_plan *dst, const cs_plan *src);
+
+/* The MoE load imbalance (moe_imbalance, 1 when unset). */
+double cs_plan_moe_imbalance(const cs_plan *p);
 
 /* Presets. Names in display order; lookup fills *out or CS_ENOENT listing the known. */
 const char *const *cs_model_names(int *n);
@@ -324,8 +379,10 @@ typedef struct cs_step_costs {
     double t_tp_fwd, t_tp_bwd; /* TP comm per chunk per microbatch, fwd/bwd, s */
     double t_cp_fwd, t_cp_bwd; /* exposed CP comm per chunk per microbatch, s */
     double t_ep_fwd, t_ep_bwd; /* EP all-to-all per chunk per microbatch, s */
-    double t_first_extra;    /* extra forward on stage 0 (embedding), s (bwd: 2x) */
-    double t_last_extra;     /* extra forward on the last stage (logits + loss), s (bwd 2x) */
+    double t_first_extra;    /* extra forward on stage 0 (embedding), s */
+    double t_first_extra_bwd; /* its backward, s */
+    double t_last_extra;     /* extra forward on the last stage (logits + loss), s */
+    double t_last_extra_bwd; /* its backward, s */
     double t_pp;             /* one activation/gradient send between stages, s */
     int *chunk_layers;       /* uneven split: layers of each virtual stage (pp x vp entries,
                                 cs_plan_stage_layers), and then t_fwd .. t_ep_bwd are per

@@ -182,9 +182,9 @@ static double op_dur(const cs_step_costs *c, int vs, int is_b)
     } else {
         d = k * (f * (c->t_recomp + c->t_bwd) + c->t_tp_bwd + c->t_cp_bwd + c->t_ep_bwd);
         if (vs == 0)
-            d += 2 * f * c->t_first_extra;
+            d += f * c->t_first_extra_bwd;
         if (vs == last)
-            d += 2 * f * c->t_last_extra;
+            d += f * c->t_last_extra_bwd;
     }
     return d;
 }

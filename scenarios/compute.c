@@ -1,0 +1,153 @@
+/* compute.c: timing a kernel on a GPU (scenarios layer; compute.h). A roofline with the
+ * chip's achievable figures (gpu.c):
+ * - GEMM: 2mkn FLOPs at the measured matmul ceiling of its dtype, lowered by how its output
+ *   fills the tiles of the library's kernels (tile quantization), how the tiles fill the SMs
+ *   (wave quantization, over every group of a grouped GEMM) and a short reduction dimension
+ *   (k / (k + K_RAMP)); or its operands and result at the achievable HBM bandwidth, if slower.
+ * - attention: its FLOPs at the kernel's measured forward or backward TFLOP/s (head dim 128,
+ *   long sequences), lowered for smaller heads and for fewer keys per query, and by waves of
+ *   its query blocks over the SMs.
+ * - elementwise: its bytes at the achievable HBM bandwidth.
+ * Every kernel launch adds the GPU's fixed kernel cost. */
+#include "scenarios/compute.h"
+
+#include <math.h>
+#include <string.h>
+
+#define K_RAMP 64.0         /* reduction length at which a GEMM's main loop runs at half its
+                               rate: prologue/epilogue of a 64-deep K tile pipeline (CUTLASS
+                               mainloop stages), an estimate */
+#define ATTN_BLOCK 128.0    /* query rows per attention thread block (FlashAttention-2/3) */
+#define ATTN_S0 256.0       /* keys per query at which the attention kernel's rate is half its
+                               long-sequence rate (FlashAttention-2 paper figs. 4-6: causal
+                               head dim 128 at 1k / 2k / 4k / 16k: 0.73 / 0.85 / 0.93 / 1 of
+                               the 16k rate) */
+#define ATTN_SREF 8192.0    /* keys per query where the kernel's figure is taken */
+
+static double waves_eff(double tiles, int sms)
+{
+    double w;
+    if (sms <= 0 || tiles <= 0)
+        return 1;
+    w = ceil(tiles / sms);
+    return tiles / (w * sms);
+}
+
+double cs_gemm_s(const cs_gpu *g, cs_pdtype d, double m, double k, double n, double count,
+                 int grouped, const char **bound)
+{
+    double ceil_f = cs_gpu_matmul_tflops(g, d, NULL) * 1e12, tm = g->tile_m, tn = g->tile_n;
+    double t1 = ceil(m / tm) * ceil(n / tn), t2 = ceil(m / tn) * ceil(n / tm);
+    double tiles = t1 < t2 ? t1 : t2, pad = (t1 < t2 ? tm * tn : tn * tm) * tiles;
+    double eff, tf, tb, q = cs_pdtype_bytes(d), t, launch = g->kernel_us * 1e-6;
+    if (m <= 0 || k <= 0 || n <= 0)
+        return 0;
+    eff = m * n / pad * waves_eff(tiles * (grouped ? count : 1), g->sm_count) * k / (k + K_RAMP);
+    tf = 2 * m * k * n / (ceil_f * eff);
+    /* FP8 GEMMs read 1-byte operands and write a 16-bit result */
+    tb = (q * (m * k + k * n) + (d == CS_DT_FP8 ? 2 : q) * m * n) / (g->hbm_GBps * 1e9 * g->mem_eff);
+    t = tf > tb ? tf : tb;
+    if (grouped && count > 1)
+        launch /= count;                /* one launch for every group */
+    if (bound)
+        *bound = launch > t ? "launch" : tf >= tb ? "compute" : "memory";
+    return t + launch;
+}
+
+double cs_elem_s(const cs_gpu *g, double bytes, const char **bound)
+{
+    double t = bytes / (g->hbm_GBps * 1e9 * g->mem_eff), launch = g->kernel_us * 1e-6;
+    if (bound)
+        *bound = launch > t ? "launch" : "memory";
+    return t + launch;
+}
+
+/* Attention: k->m query-token-heads, k->k head dim, k->n keys each query sees. */
+static double attn_s(const cs_gpu *g, const char *kname, const cs_kernel *k, int bwd,
+                     const char **bound)
+{
+    double tf = cs_gpu_attn_tflops(g, kname, bwd, NULL) * 1e12, hd = k->k, keys = k->n;
+    double flops = bwd ? k->bwd_flops : k->fwd_flops, bytes = bwd ? k->bwd_bytes : k->fwd_bytes;
+    double eff = hd >= 128 ? 1 : 0.7 + 0.3 * hd / 128;
+    double seq = keys / (keys + ATTN_S0) * (ATTN_SREF + ATTN_S0) / ATTN_SREF, t, tb;
+    double launch = g->kernel_us * 1e-6;
+    eff *= seq < 1 ? seq : 1;
+    eff *= waves_eff(ceil(k->m / ATTN_BLOCK), g->sm_count);
+    t = flops / (tf * eff);
+    tb = bytes / (g->hbm_GBps * 1e9 * g->mem_eff);
+    if (bound)
+        *bound = launch > (t > tb ? t : tb) ? "launch" : t >= tb ? "compute" : "memory";
+    return (t > tb ? t : tb) + launch;
+}
+
+void cs_kernel_time(const cs_plan *p, cs_kernel *k)
+{
+    const cs_gpu *g = &p->gpu;
+    cs_pdtype d = k->fp8 ? CS_DT_FP8 : p->dtype == CS_DT_FP32 ? CS_DT_FP32
+                : p->dtype == CS_DT_FP16 ? CS_DT_FP16 : CS_DT_BF16;
+    const char *b2;
+    switch (k->kind) {
+    case CS_K_GEMM:
+        /* backward: the input gradient (m x n) x (n x k) and the weight gradient
+         * (k x m) x (m x n), two GEMMs of the forward's FLOPs */
+        k->fwd_s = cs_gemm_s(&p->gpu, d, k->m, k->k, k->n, k->count, k->grouped, &k->fwd_bound);
+        k->bwd_s = cs_gemm_s(&p->gpu, d, k->m, k->n, k->k, k->count, k->grouped, &k->bwd_bound) +
+                   cs_gemm_s(&p->gpu, d, k->k, k->m, k->n, k->count, k->grouped, &b2);
+        break;
+    case CS_K_ATTN:
+        k->fwd_s = attn_s(g, p->attn_kernel, k, 0, &k->fwd_bound);
+        k->bwd_s = attn_s(g, p->attn_kernel, k, 1, &k->bwd_bound);
+        break;
+    default:
+        k->fwd_s = k->fwd_bytes > 0 ? cs_elem_s(g, k->fwd_bytes, &k->fwd_bound) : 0;
+        if (k->fwd_bytes <= 0)
+            k->fwd_bound = "none";
+        k->bwd_s = k->bwd_bytes > 0 ? cs_elem_s(g, k->bwd_bytes, &k->bwd_bound) : 0;
+        if (k->bwd_bytes <= 0)
+            k->bwd_bound = "none";
+        break;
+    }
+}
+
+void cs_plan_part_times(const cs_plan *p, cs_kpart part, cs_layer_times *t)
+{
+    cs_kernel ks[CS_LAYER_KERNELS];
+    int n = cs_plan_kernels(p, part, ks), i;
+    t->fwd = t->bwd = t->core_fwd = t->tp_gemm_fwd = 0;
+    for (i = 0; i < n; i++) {
+        double c = ks[i].count;
+        t->fwd += c * ks[i].fwd_s;
+        t->bwd += c * ks[i].bwd_s;
+        if (ks[i].kind == CS_K_ATTN || !strcmp(ks[i].name, "scores") ||
+            !strcmp(ks[i].name, "softmax") || !strcmp(ks[i].name, "values"))
+            t->core_fwd += c * ks[i].fwd_s;
+        if (ks[i].tp_overlap)
+            t->tp_gemm_fwd += c * ks[i].fwd_s;
+    }
+}
+
+void cs_plan_layer_times(const cs_plan *p, cs_layer_times *t)
+{
+    const cs_llm *M = &p->model;
+    double k = M->experts > 0 ? fmin(M->dense_layers, M->layers) : 0, L = M->layers;
+    cs_layer_times d;
+    cs_plan_part_times(p, M->experts > 0 ? CS_KP_MOE : CS_KP_DENSE, t);
+    if (k > 0) {
+        cs_plan_part_times(p, CS_KP_DENSE, &d);
+        t->fwd = (k * d.fwd + (L - k) * t->fwd) / L;
+        t->bwd = (k * d.bwd + (L - k) * t->bwd) / L;
+        t->core_fwd = (k * d.core_fwd + (L - k) * t->core_fwd) / L;
+        t->tp_gemm_fwd = (k * d.tp_gemm_fwd + (L - k) * t->tp_gemm_fwd) / L;
+    }
+}
+
+void cs_plan_compute_about(const cs_plan *p, cs_compute_about *a)
+{
+    const cs_gpu *g = &p->gpu;
+    a->matmul_tflops = cs_gpu_matmul_tflops(g, p->dtype, &a->matmul_measured);
+    a->attn_fwd_tflops = cs_gpu_attn_tflops(g, p->attn_kernel, 0, &a->attn_measured);
+    a->attn_bwd_tflops = cs_gpu_attn_tflops(g, p->attn_kernel, 1, NULL);
+    a->attn = cs_gpu_attn_kernel(g, p->attn_kernel);
+    a->hbm_GBps = g->hbm_GBps * g->mem_eff;
+    a->kernel_us = g->kernel_us;
+}

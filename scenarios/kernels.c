@@ -1,0 +1,209 @@
+/* kernels.c: the kernels a framework runs for one transformer layer, one microbatch, on one
+ * GPU (scenarios layer; compute.h), as Megatron-Core with Transformer Engine runs them:
+ * the GEMMs at their shapes after the TP / SP / CP / EP split, the attention kernel
+ * (FlashAttention-class, or the unfused scores-softmax-values path), norms, rotary,
+ * activation, residual adds, the FP8 casts around the FP8 GEMMs, MoE routing, permutation
+ * and grouped expert GEMMs, and the first stage's embedding and the last stage's logits and
+ * loss. Each kernel carries its FLOPs and HBM bytes forward and backward; compute.c times
+ * it. Formulas: docs/plans.md "Compute". */
+#include "scenarios/compute.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct klist {
+    const cs_plan *p;
+    cs_kernel *k;
+    int n;
+} klist;
+
+static cs_kernel *add(klist *l, const char *name, cs_kkind kind, double count)
+{
+    cs_kernel *k;
+    if (l->n >= CS_LAYER_KERNELS || count <= 0)
+        return NULL;
+    k = &l->k[l->n++];
+    memset(k, 0, sizeof *k);
+    snprintf(k->name, sizeof k->name, "%s", name);
+    k->kind = kind;
+    k->count = count;
+    return k;
+}
+
+/* Does the plan run its linear layers in FP8 (Transformer Engine)? */
+static int fp8(const cs_plan *p) { return p->dtype == CS_DT_FP8; }
+/* Bytes of an activation element (16-bit but for fp32 plans). */
+static double abytes(const cs_plan *p) { return p->dtype == CS_DT_FP32 ? 4 : 2; }
+
+/* A GEMM (m x k) x (k x n), count times (grouped: one launch). FP8 plans run it in FP8
+ * when lin is set (the transformer layers' linear layers; TE) with the casts of its
+ * output gradient in backward (read 16-bit, write the FP8 copy and its transpose: 4 bytes
+ * an element; current scaling reads it once more for the amax: 6); cast_in adds the cast
+ * of its input in forward (3 bytes an element; 5 with current scaling) where no norm or
+ * activation kernel writes the FP8 input itself. */
+static void gemm(klist *l, const char *name, double m, double k, double n, double count,
+                 int grouped, int lin, int cast_in, int tp_overlap)
+{
+    const cs_plan *p = l->p;
+    cs_kernel *g = add(l, name, CS_K_GEMM, count);
+    double cur = p->fp8_recipe == CS_FP8_CURRENT ? 2 : 0;
+    if (!g)
+        return;
+    g->m = m, g->k = k, g->n = n;
+    g->grouped = grouped;
+    g->fwd_flops = 2 * m * k * n;
+    g->bwd_flops = 2 * g->fwd_flops;
+    g->fp8 = lin && fp8(p);
+    g->tp_overlap = tp_overlap;
+    if (g->fp8) {
+        char nm[24];
+        cs_kernel *c;
+        snprintf(nm, sizeof nm, "%.16s.cast", name);
+        if ((c = add(l, nm, CS_K_ELEM, count))) {
+            c->fwd_bytes = cast_in ? (3 + cur) * m * k : 0;
+            c->bwd_bytes = (4 + cur) * m * n;
+            if (!cast_in)
+                c->fwd_bytes = 0;
+        }
+    }
+}
+
+/* An elementwise kernel of fwd bytes forward and bwd bytes backward. */
+static void elem(klist *l, const char *name, double fwd, double bwd)
+{
+    cs_kernel *e = add(l, name, CS_K_ELEM, 1);
+    if (e)
+        e->fwd_bytes = fwd, e->bwd_bytes = bwd;
+}
+
+/* The attention core of one layer: T query tokens (b sequences of s/cp) of heads/tp heads
+ * against the keys each query sees (causal: half the sequence on average). */
+static void attention(klist *l)
+{
+    const cs_plan *p = l->p;
+    const cs_llm *M = &p->model;
+    double t = p->tp, b = p->micro_batch, s = M->seq_len, T = b * s / p->cp;
+    double dh = cs_model_head_dim(M), hq = M->heads / t;
+    double hkv = M->kv_heads >= p->tp ? M->kv_heads / t : 1, q = abytes(p);
+    double keys = s / 2;                /* causal: query i sees i + 1 keys */
+    if (p->flash_attention) {
+        cs_kernel *a = add(l, "attention", CS_K_ATTN, 1);
+        if (!a)
+            return;
+        a->m = T * hq;
+        a->k = dh;
+        a->n = keys < s / p->cp ? keys : s / p->cp;   /* CP: the kernel runs piece by piece */
+        /* QK^T and PV: 2 x 2 x dh FLOPs per query-key pair; backward recomputes QK^T and
+         * runs dV, dP, dQ, dK: 2.5 x the forward (FlashAttention-2 paper §3.1) */
+        a->fwd_flops = 4 * T * hq * keys * dh;
+        a->bwd_flops = 2.5 * a->fwd_flops;
+        a->fwd_bytes = q * (2 * T * hq * dh + 2 * (s / p->cp) * b * hkv * dh);
+        a->bwd_bytes = 2.5 * a->fwd_bytes;
+    } else {
+        /* Megatron's unfused path: Q K^T for every pair (the mask is applied after), the
+         * fused scale-mask-softmax, dropout (1-byte mask), softmax x V; the b (a/t) (s/cp) s
+         * scores go through memory: written, read and written by softmax and dropout, read
+         * by the values GEMM - 13 bytes a score forward, about twice backward */
+        double scores = b * hq * (s / p->cp) * s;
+        gemm(l, "scores", s / p->cp, dh, s, b * hq, 1, 0, 0, 0);
+        elem(l, "softmax", 13 * scores, 2 * 13 * scores);
+        gemm(l, "values", s / p->cp, s, dh, b * hq, 1, 0, 0, 0);
+    }
+}
+
+/* A dense MLP of inner width f on T tokens (TP splits f). */
+static void mlp(klist *l, const char *prefix, double f, double T, int overlap)
+{
+    const cs_plan *p = l->p;
+    const cs_llm *M = &p->model;
+    double t = p->tp, h = M->hidden, q = abytes(p), g = M->gated_mlp ? 2 : 1;
+    char n1[24], n2[24], na[24];
+    snprintf(n1, sizeof n1, "%sfc1", prefix);
+    snprintf(na, sizeof na, "%sact", prefix);
+    snprintf(n2, sizeof n2, "%sfc2", prefix);
+    /* fc1 (gate and up fused, TE's LayerNormMLP), the activation (SwiGLU reads 2 f/t,
+     * writes f/t; GeLU reads and writes f/t; it writes the FP8 input of fc2 itself), fc2 */
+    gemm(l, n1, T, h, g * f / t, 1, 0, 1, 0, overlap);
+    elem(l, na, q * T * (g + 1) * f / t, q * T * (2 * g + 1) * f / t);
+    gemm(l, n2, T, f / t, h, 1, 0, 1, 0, overlap);
+}
+
+/* The MoE part of a layer: router, top-k, permutation of the routed token copies to their
+ * experts and back, the local experts' grouped GEMMs at tokens per expert = T k ep / E
+ * (x the load imbalance of the most loaded expert), shared experts. */
+static void moe(klist *l, double T)
+{
+    const cs_plan *p = l->p;
+    const cs_llm *M = &p->model;
+    double t = p->tp, h = M->hidden, q = abytes(p), E = M->experts, k = M->top_k;
+    double local = E / p->ep, per = T * k * p->ep / E * cs_plan_moe_imbalance(p);
+    double fe = M->moe_ffn_hidden, g = M->gated_mlp ? 2 : 1;
+    gemm(l, "router", T, h, E, 1, 0, 0, 0, 0);
+    elem(l, "topk", 4.0 * T * E * 3, 4.0 * T * E * 3);
+    elem(l, "permute", 2 * q * T * k * h, 2 * q * T * k * h);
+    gemm(l, "experts.fc1", per, h, g * fe / t, local, 1, 1, 1, 0);
+    elem(l, "experts.act", q * per * local * (g + 1) * fe / t,
+         q * per * local * (2 * g + 1) * fe / t);
+    gemm(l, "experts.fc2", per, fe / t, h, local, 1, 1, 0, 0);
+    elem(l, "unpermute", 2 * q * T * k * h, 2 * q * T * k * h);
+    if (M->shared_ffn > 0)
+        mlp(l, "shared.", M->shared_ffn, T, 1);
+}
+
+static void layer(klist *l, int is_moe)
+{
+    const cs_plan *p = l->p;
+    const cs_llm *M = &p->model;
+    double t = p->tp, T = (double)p->micro_batch * M->seq_len / p->cp, h = M->hidden;
+    double dh = cs_model_head_dim(M), kv = M->kv_heads * dh, qd = M->heads * dh, q = abytes(p);
+    double sp = p->sp && p->tp > 1 ? t : 1, drop = M->gated_mlp ? 0 : 1;
+    /* norms on the sequence-parallel region: read x, write y (backward reads x and dy,
+     * writes dx); residual add with dropout (GPT: a 1-byte mask) reads two tensors and
+     * writes one */
+    elem(l, "norm1", 2 * q * T * h / sp, 3 * q * T * h / sp);
+    gemm(l, "qkv", T, h, (qd + 2 * kv) / t, 1, 0, 1, 0, 1);
+    if (M->gated_mlp)                   /* rotary embedding of q and k (LLaMA family) */
+        elem(l, "rotary", 2 * q * T * (qd + kv) / t, 2 * q * T * (qd + kv) / t);
+    attention(l);
+    gemm(l, "proj", T, qd / t, h, 1, 0, 1, 1, 1);
+    elem(l, "residual1", (3 * q + drop) * T * h / sp, (2 * q + drop) * T * h / sp);
+    elem(l, "norm2", 2 * q * T * h / sp, 3 * q * T * h / sp);
+    if (is_moe)
+        moe(l, T);
+    else
+        mlp(l, "", M->ffn_hidden, T, 1);
+    elem(l, "residual2", (3 * q + drop) * T * h / sp, (2 * q + drop) * T * h / sp);
+}
+
+int cs_plan_kernels(const cs_plan *p, cs_kpart part, cs_kernel *out)
+{
+    const cs_llm *M = &p->model;
+    double t = p->tp, T = (double)p->micro_batch * M->seq_len / p->cp, h = M->hidden;
+    double V = M->vocab, q = abytes(p), sp = p->sp && p->tp > 1 ? t : 1;
+    klist l = {p, out, 0};
+    int i;
+    switch (part) {
+    case CS_KP_DENSE:
+    case CS_KP_MOE:
+        layer(&l, part == CS_KP_MOE);
+        break;
+    case CS_KP_EMBED:
+        /* gather T rows of the table (+ the learned positions of GPT); backward adds the
+         * rows' gradients into the table's */
+        elem(&l, "embedding", (M->gated_mlp ? 2 : 3) * q * T * h, 3 * q * T * h);
+        break;
+    case CS_KP_HEAD:
+        /* final norm, the output layer (16-bit even in FP8 plans: Megatron runs the
+         * output layer outside Transformer Engine), cross-entropy in fp32 over V/t:
+         * cast up, max, exp-sum, loss (about 18 bytes a logit), backward softmax minus
+         * one-hot and the cast down (14) */
+        elem(&l, "final_norm", 2 * q * T * h / sp, 3 * q * T * h / sp);
+        gemm(&l, "logits", T, h, V / t, 1, 0, 0, 0, 0);
+        elem(&l, "cross_entropy", 18.0 * T * V / t, 14.0 * T * V / t);
+        break;
+    }
+    for (i = 0; i < l.n; i++)
+        cs_kernel_time(p, &out[i]);
+    return l.n;
+}
