@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_plan-private.h"
 #include "scenarios/plan.h"
+#include "scenarios/compute.h"
 #include "scenarios/budget.h"
 #include "plots/plan.h"
 #include "plots/plot.h"
@@ -16,7 +17,7 @@ static const char usage[] =
     "usage: collsim plan [PLAN.json] [--model M --gpu G --topo T --tp N --pp N --dp N --cp N\n"
     "                    --ep N --vp N --zero 0-3 --mbs N --gbs N --recompute none|selective|full\n"
     "                    --sp --schedule 1f1b|gpipe|interleaved --seq-length N\n"
-    "                    --flash-attention on|off --dtype bf16|fp16|fp8\n"
+    "                    --flash-attention on|off --dtype bf16|fp16|fp8 --explain\n"
     "                    --megatron \"ARGS\" --deepspeed ds_config.json] [--format text|json]\n"
     "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"
@@ -37,7 +38,8 @@ static const char usage[] =
     "dp = GPUs / (tp x pp x cp); flash attention is on unless --flash-attention off or\n"
     "train.flash_attention false; the header says each default it took. A config.json's keys\n"
     "that collsim does not model are named ('# ignored from config.json:', JSON\n"
-    "assumptions.ignored).\n";
+    "assumptions.ignored). --explain prints the kernels of one layer (shapes, FLOPs, bytes, bound,\n"
+    "time) and where the step's time goes (docs/plans.md \"Compute\").\n";
 
 int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv)
 {
@@ -45,7 +47,7 @@ int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv)
     const cs_opt_spec *o;
     const char *v, *file = NULL, *fmt = "text", *out = NULL, *plot = NULL, *plotb = NULL,
                *trace = NULL, *ins[17];
-    int n_ins = 0, rc, is_search = 0, gpus = 0, top = 10, pass, ds = 0;
+    int n_ins = 0, rc, is_search = 0, gpus = 0, top = 10, pass, ds = 0, explain = 0;
     cs_plan p;
     cs_plan_ctx *ctx = NULL;
     cs_plan_result r;
@@ -84,6 +86,8 @@ int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv)
             plotb = v;
         } else if (o->id == O_TRACE) {
             trace = v;
+        } else if (o->id == O_EXPLAIN) {
+            explain = 1;
         } else if ((o->id == O_DS || o->id == O_MODEL || o->id == O_TOPO) && n_ins < 15) {
             ins[n_ins++] = v;
             ds |= o->id == O_DS;
@@ -183,7 +187,11 @@ int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv)
     if ((cs_budget_asked(&bo) && (rc = cs_budget_eval(ctx, &p, &r, &bo, &bud, &err)) < 0) ||
         (rc = cs_out_open(&o_out, io->out, out, &err)) < 0)
         goto fail;
-    if (cs_budget_asked(&bo))               /* cost, energy, goodput: after the report */
+    if (explain && !strcmp(fmt, "json"))    /* the kernels behind the step */
+        cs_plan_print_explain_json(o_out.f, &p, &r);
+    else if (explain)
+        cs_plan_print_explain(o_out.f, &p, &r);
+    else if (cs_budget_asked(&bo))          /* cost, energy, goodput: after the report */
         cs_budget_print(o_out.f, !strcmp(fmt, "json"), &p, &r, &bud);
     else if (!strcmp(fmt, "json"))
         cs_plan_print_json(o_out.f, &p, &r);

@@ -76,4 +76,10 @@ typedef struct cs_compute_about {
 } cs_compute_about;
 void cs_plan_compute_about(const cs_plan *p, cs_compute_about *a);
 
+/* `collsim plan --explain` (explain.c): the kernels of each part of the model with their
+ * shapes, FLOPs, bytes, bounds and times, the GPU figures behind them, and the step's
+ * breakdown; text, or JSON {"gpu", "kernels": {part: [...]}, "plan"}. */
+void cs_plan_print_explain(FILE *f, const cs_plan *p, const cs_plan_result *r);
+int cs_plan_print_explain_json(FILE *f, const cs_plan *p, const cs_plan_result *r);
+
 #endif

@@ -56,6 +56,8 @@ static void gemm(klist *l, const char *name, double m, double k, double n, doubl
     g->bwd_flops = 2 * g->fwd_flops;
     g->fp8 = lin && fp8(p);
     g->tp_overlap = tp_overlap;
+    g->fwd_bytes = (g->fp8 ? 1 : abytes(p)) * (m * k + k * n) + abytes(p) * m * n;
+    g->bwd_bytes = 2 * g->fwd_bytes;
     if (g->fp8) {
         char nm[24];
         cs_kernel *c;
