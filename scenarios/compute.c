@@ -36,7 +36,7 @@ static double waves_eff(double tiles, int sms)
 double cs_gemm_s(const cs_gpu *g, cs_pdtype d, double m, double k, double n, double count,
                  int grouped, const char **bound)
 {
-    double ceil_f = cs_gpu_matmul_tflops(g, d, NULL) * 1e12, tm = g->tile_m, tn = g->tile_n;
+    double ceil_f = cs_gpu_matmul_tflops(g, d, NULL) * 1e12 * g->sustained, tm = g->tile_m, tn = g->tile_n;
     double t1 = ceil(m / tm) * ceil(n / tn), t2 = ceil(m / tn) * ceil(n / tm);
     double tiles = t1 < t2 ? t1 : t2, pad = (t1 < t2 ? tm * tn : tn * tm) * tiles;
     double eff, tf, tb, q = cs_pdtype_bytes(d), t, launch = g->kernel_us * 1e-6;
@@ -66,7 +66,7 @@ double cs_elem_s(const cs_gpu *g, double bytes, const char **bound)
 static double attn_s(const cs_gpu *g, const char *kname, const cs_kernel *k, int bwd,
                      const char **bound)
 {
-    double tf = cs_gpu_attn_tflops(g, kname, bwd, NULL) * 1e12, hd = k->k, keys = k->n;
+    double tf = cs_gpu_attn_tflops(g, kname, bwd, NULL) * 1e12 * g->sustained, hd = k->k, keys = k->n;
     double flops = bwd ? k->bwd_flops : k->fwd_flops, bytes = bwd ? k->bwd_bytes : k->fwd_bytes;
     double eff = hd >= 128 ? 1 : 0.7 + 0.3 * hd / 128;
     double seq = keys / (keys + ATTN_S0) * (ATTN_SREF + ATTN_S0) / ATTN_SREF, t, tb;

@@ -50,6 +50,9 @@ static void about_text(FILE *f, const cs_plan *p)
             a.attn ? a.attn->kernel : "kernel", a.attn_fwd_tflops, a.attn_bwd_tflops,
             a.attn_measured ? "measured" : "not measured: estimated from the matmul ceiling",
             a.hbm_GBps, a.kernel_us);
+    fprintf(f, "# math held at %.2f of those rates over a run (%s)\n", p->gpu.sustained,
+            p->gpu.sustained_source[0] ? p->gpu.sustained_source
+                                       : "assumed: no figure for this GPU");
     if (p->gpu.calib_scale > 0)
         fprintf(f, "# calibrated: compute figures x %.3f from %s\n", p->gpu.calib_scale,
                 p->gpu.calib_source);
@@ -112,6 +115,7 @@ int cs_plan_print_explain_json(FILE *f, const cs_plan *p, const cs_plan_result *
     json_object_set_new(gpu, "attention_measured", json_boolean(a.attn_measured));
     json_object_set_new(gpu, "hbm_achievable_GBps", json_real(a.hbm_GBps));
     json_object_set_new(gpu, "kernel_us", json_real(a.kernel_us));
+    json_object_set_new(gpu, "sustained_clock", json_real(p->gpu.sustained));
     json_object_set_new(gpu, "calibrated_scale", json_real(p->gpu.calib_scale));
     for (j = 0; j < np; j++) {
         int n = cs_plan_kernels(p, pk[j], ks);

@@ -17,6 +17,8 @@
                                    middle of the 60-97% mamf-finder measured on 20 chips */
 #define ATTN_FWD_OF_MATMUL 0.55 /* attention forward / matmul ceiling, estimate */
 #define ATTN_BWD_OF_MATMUL 0.45 /* attention backward / matmul ceiling, estimate */
+#define SUSTAINED_DEFAULT 0.9    /* clock held under a sustained dense load at the power
+                                   limit, a fraction of the short microbenchmarks' (assumed) */
 #define KERNEL_US_DEFAULT 4.0   /* us per kernel: launch gap and ramp of a CUDA kernel in
                                    an eager PyTorch step (2-5 us, PyTorch profiler traces) */
 
@@ -181,6 +183,26 @@ static int attention_from_json(json_t *o, const char *where, cs_gpu *g, cs_err *
     return 0;
 }
 
+/* "sustained": {"clock", "source"}: the fraction of the microbenchmarks' math rate held
+ * over a long run (GPU clocks under the power limit). */
+static int sustained_from_json(json_t *o, const char *where, cs_gpu *g, cs_err *err)
+{
+    static const char *const keys[] = {"clock", "source", NULL};
+    json_t *a;
+    const char *src = NULL;
+    char w[256];
+    int rc;
+    if ((rc = cs_json_object(o, where, "sustained", 0, &a, err)) < 0 || !a)
+        return rc;
+    cs_jpath_key(w, sizeof w, where, "sustained");
+    if ((rc = cs_json_check_keys(a, w, keys, NULL, err)) < 0 ||
+        (rc = cs_json_range(a, w, "clock", 1, 0.1, 1, "", &g->sustained, err)) < 0 ||
+        (rc = cs_json_string(a, w, "source", 1, &src, err)) < 0)
+        return rc;
+    snprintf(g->sustained_source, sizeof g->sustained_source, "%s", src);
+    return 0;
+}
+
 /* "gemm": {"sm_count", "tile": [m, n]}: how a GEMM's output is cut into tiles and spread
  * over the SMs (wave quantization). */
 static int gemm_from_json(json_t *o, const char *where, cs_gpu *g, cs_err *err)
@@ -218,6 +240,7 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
 {
     static const char *const keys[] = {"peak_tflops", "matmul_tflops", "hbm_GB", "hbm_GBps",
         "gemm_eff_max", "gemm", "attention", "mem_eff", "kernel_us", "power_W", "calibrated",
+        "sustained",
         "description", "sources", NULL};
     char w[256];
     int rc, d;
@@ -228,6 +251,7 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
     g->gemm_eff_max = GEMM_EFF_DEFAULT;
     g->mem_eff = 0.9;
     g->kernel_us = KERNEL_US_DEFAULT;
+    g->sustained = SUSTAINED_DEFAULT;
     g->tile_m = 128;
     g->tile_n = 128;
     if (json_object_get(o, "gemm_half_GFLOP")) {
@@ -262,7 +286,8 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
         return rc;
     if ((rc = power_from_json(o, where, g, err)) < 0 ||
         (rc = gemm_from_json(o, where, g, err)) < 0 ||
-        (rc = attention_from_json(o, where, g, err)) < 0)
+        (rc = attention_from_json(o, where, g, err)) < 0 ||
+        (rc = sustained_from_json(o, where, g, err)) < 0)
         return rc;
     cs_jpath_key(w, sizeof w, where, "peak_tflops");
     if (!json_is_object(json_object_get(o, "peak_tflops")))

@@ -79,6 +79,34 @@ static void elem(klist *l, const char *name, double fwd, double bwd)
         e->fwd_bytes = fwd, e->bwd_bytes = bwd;
 }
 
+/* An elementwise step run as its fused kernel (Transformer Engine, torch.compile) or as the
+ * n eager PyTorch ops it is written with, moving eager_x the fused bytes in all. */
+static void elem_op(klist *l, const char *name, double fwd, double bwd, int n_eager,
+                    double eager_x)
+{
+    cs_kernel *e;
+    if (!l->p->eager || n_eager <= 1) {
+        elem(l, name, fwd, bwd);
+        return;
+    }
+    if ((e = add(l, name, CS_K_ELEM, n_eager)))
+        e->fwd_bytes = fwd * eager_x / n_eager, e->bwd_bytes = bwd * eager_x / n_eager;
+}
+
+/* A norm over T tokens of width h: LayerNorm is one kernel even in eager PyTorch; RMSNorm
+ * (LLaMA family) in eager PyTorch is float(), pow(2), mean, rsqrt, mul, type_as, mul by the
+ * weight: 6 passes moving 36 bytes an element where the fused kernel moves 4 (read 2,
+ * write 2); backward about twice that. */
+static void norm(klist *l, const char *name, double n_el)
+{
+    const cs_plan *p = l->p;
+    double q = abytes(p);
+    if (p->model.gated_mlp)
+        elem_op(l, name, 2 * q * n_el, 3 * q * n_el, 6, 36.0 / 4);
+    else
+        elem(l, name, 2 * q * n_el, 3 * q * n_el);
+}
+
 /* The attention core of one layer: T query tokens (b sequences of s/cp) of heads/tp heads
  * against the keys each query sees (causal: half the sequence on average). */
 static void attention(klist *l)
@@ -127,7 +155,11 @@ static void mlp(klist *l, const char *prefix, double f, double T, int overlap)
     /* fc1 (gate and up fused, TE's LayerNormMLP), the activation (SwiGLU reads 2 f/t,
      * writes f/t; GeLU reads and writes f/t; it writes the FP8 input of fc2 itself), fc2 */
     gemm(l, n1, T, h, g * f / t, 1, 0, 1, 0, overlap);
-    elem(l, na, q * T * (g + 1) * f / t, q * T * (2 * g + 1) * f / t);
+    /* eager SwiGLU: silu, then the product (10 bytes an f-element against the fused 6) */
+    if (g > 1)
+        elem_op(l, na, q * T * (g + 1) * f / t, q * T * (2 * g + 1) * f / t, 2, 10.0 / 6);
+    else
+        elem(l, na, q * T * (g + 1) * f / t, q * T * (2 * g + 1) * f / t);
     gemm(l, n2, T, f / t, h, 1, 0, 1, 0, overlap);
 }
 
@@ -163,14 +195,16 @@ static void layer(klist *l, int is_moe)
     /* norms on the sequence-parallel region: read x, write y (backward reads x and dy,
      * writes dx); residual add with dropout (GPT: a 1-byte mask) reads two tensors and
      * writes one */
-    elem(l, "norm1", 2 * q * T * h / sp, 3 * q * T * h / sp);
+    norm(l, "norm1", T * h / sp);
     gemm(l, "qkv", T, h, (qd + 2 * kv) / t, 1, 0, 1, 0, 1);
-    if (M->gated_mlp)                   /* rotary embedding of q and k (LLaMA family) */
-        elem(l, "rotary", 2 * q * T * (qd + kv) / t, 2 * q * T * (qd + kv) / t);
+    /* rotary embedding of q and k (LLaMA family); eager PyTorch: float(), complex product,
+     * type_as - about 20 bytes an element where the fused kernel moves 4 */
+    if (M->gated_mlp)
+        elem_op(l, "rotary", 2 * q * T * (qd + kv) / t, 2 * q * T * (qd + kv) / t, 4, 5);
     attention(l);
     gemm(l, "proj", T, qd / t, h, 1, 0, 1, 1, 1);
     elem(l, "residual1", (3 * q + drop) * T * h / sp, (2 * q + drop) * T * h / sp);
-    elem(l, "norm2", 2 * q * T * h / sp, 3 * q * T * h / sp);
+    norm(l, "norm2", T * h / sp);
     if (is_moe)
         moe(l, T);
     else
@@ -200,7 +234,7 @@ int cs_plan_kernels(const cs_plan *p, cs_kpart part, cs_kernel *out)
          * output layer outside Transformer Engine), cross-entropy in fp32 over V/t:
          * cast up, max, exp-sum, loss (about 18 bytes a logit), backward softmax minus
          * one-hot and the cast down (14) */
-        elem(&l, "final_norm", 2 * q * T * h / sp, 3 * q * T * h / sp);
+        norm(&l, "final_norm", T * h / sp);
         gemm(&l, "logits", T, h, V / t, 1, 0, 0, 0, 0);
         elem(&l, "cross_entropy", 18.0 * T * V / t, 14.0 * T * V / t);
         break;

@@ -133,7 +133,8 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"global_batch", "micro_batch", "dtype", "optimizer",
         "recompute", "grad_compression", "offload", "flash_attention", "seq_len",
-        "fp8_recipe", "attention_kernel", NULL};
+        "fp8_recipe", "attention_kernel", "kernels", NULL};
+    static const char *const kern[] = {"fused", "eager", NULL};
     static const char *const recipes[] = {"delayed", "current", "mxfp8", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
     static const char *const rcs[] = {"none", "selective", "full", NULL};
@@ -153,7 +154,8 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_num(t, "train", "grad_compression", 0, &p->grad_compression, err)) < 0 ||
         (rc = cs_json_opt_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0 ||
         (rc = cs_json_opt_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0 ||
-        (rc = cs_json_opt_enum(t, "train", "fp8_recipe", recipes, &fr, err)) < 0)
+        (rc = cs_json_opt_enum(t, "train", "fp8_recipe", recipes, &fr, err)) < 0 ||
+        (rc = cs_json_opt_enum(t, "train", "kernels", kern, &p->eager, err)) < 0)
         return rc;
     p->fp8_recipe = (cs_fp8_recipe)fr;
     if (json_object_get(t, "attention_kernel")) {

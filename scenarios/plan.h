@@ -86,6 +86,10 @@ typedef struct cs_gpu {
     double hbm_GB;                    /* memory capacity, GB (1e9 bytes) */
     double hbm_GBps;                  /* memory bandwidth, GB/s */
     double mem_eff;                   /* fraction of hbm_GBps elementwise kernels reach */
+    double sustained;                 /* fraction of the microbenchmarks' rate the math units
+                                         hold over a training run (clocks under the power
+                                         limit; "sustained.clock", default 0.9) */
+    char sustained_source[256];       /* where it comes from ("" = the default) */
     double kernel_us;                 /* fixed cost of one kernel on the GPU's stream
                                          (launch gap, ramp), us */
     double calib_scale;               /* plan calibrate: compute figures were multiplied by
@@ -155,6 +159,10 @@ typedef struct cs_plan {
     int flash_given;          /* train.flash_attention or --flash-attention set it */
     int dtype_flag;           /* --dtype set dtype (its errors name the flag) */
     cs_fp8_recipe fp8_recipe; /* FP8 scaling (dtype fp8; default delayed) */
+    int eager;                /* train.kernels "eager": the framework runs elementwise steps
+                                 as separate PyTorch ops (torchtitan, Hugging Face without
+                                 torch.compile); "fused" (default): one kernel each
+                                 (Megatron-LM with Transformer Engine, NeMo, torch.compile) */
     char attn_kernel[32];     /* train.attention_kernel: one of the GPU's measured attention
                                  kernels ("" = the GPU's first) */
     double moe_imbalance;     /* tokens of the most loaded expert over the mean (>= 1;
