@@ -18,9 +18,12 @@ static const char usage[] =
     "                    --ep N --vp N --zero 0-3 --mbs N --gbs N --recompute none|selective|full\n"
     "                    --sp --schedule 1f1b|gpipe|interleaved --seq-length N\n"
     "                    --flash-attention on|off --dtype bf16|fp16|fp8 --explain\n"
+    "                    --etp N --moe-dispatcher alltoall|allgather|flex --capacity-factor F\n"
+    "                    --moe-imbalance F --moe-overlap\n"
     "                    --megatron \"ARGS\" --deepspeed ds_config.json] [--format text|json]\n"
     "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"
+    "                    [any flag of plan above: the base the layouts are searched around]\n"
     "--nodes N resizes the plan's cluster (a preset or file) to N nodes; --calibration FILE lays\n"
     "a calibration's figures over it.\n"
     "Cost, energy, goodput: [--price $/GPU-h] [--tokens N (K/M/G/T = 1e3..1e12)] [--energy]\n"
@@ -39,7 +42,15 @@ static const char usage[] =
     "train.flash_attention false; the header says each default it took. A config.json's keys\n"
     "that collsim does not model are named ('# ignored from config.json:', JSON\n"
     "assumptions.ignored). --explain prints the kernels of one layer (shapes, FLOPs, bytes, bound,\n"
-    "time) and where the step's time goes (docs/plans.md \"Compute\").\n";
+    "time) and where the step's time goes (docs/plans.md \"Compute\").\n"
+    "MoE (docs/plans.md \"Mixture of experts\"): --etp N splits each expert over N of the tp\n"
+    "ranks (default tp; parallel.etp); --moe-dispatcher picks Megatron's token dispatcher\n"
+    "(alltoall, the default here; allgather; flex = DeepEP, once per node); --capacity-factor F\n"
+    "caps an expert at F x the mean tokens (default dropless); --moe-imbalance F: the most\n"
+    "loaded expert gets F x the mean tokens (default 1); --moe-overlap hides the EP\n"
+    "all-to-alls behind another microbatch's compute (Megatron's\n"
+    "--overlap-moe-expert-parallel-comm, DualPipe). plan search tries ep (powers of two\n"
+    "dividing the experts and dp) with the other dimensions.\n";
 
 int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv)
 {

@@ -43,6 +43,38 @@ static int dtype_flag(cs_plan *p, const char *v, cs_err *err)
     return 0;
 }
 
+/* The MoE flags: --etp N, --moe-dispatcher alltoall|allgather|flex, --capacity-factor F
+ * (> 0), --moe-imbalance F (>= 1), --moe-overlap. */
+static int moe_flag(cs_plan *p, const cs_opt_spec *o, const char *v, cs_err *err)
+{
+    const char *const *nm = cs_moe_dispatch_names();
+    char *end;
+    double x;
+    int d;
+    switch (o->id) {
+    case O_ETP:
+        return cs__plan_num(o, v, 1, &p->etp, err);
+    case O_MOEOVL:
+        p->moe_overlap = 1;
+        return 0;
+    case O_DISPATCH:
+        for (d = 0; nm[d] && strcmp(nm[d], v); d++)
+            ;
+        if (!nm[d])
+            return cs_err_set(err, CS_EUSAGE, NULL, "--moe-dispatcher: unknown dispatcher '%s' "
+                              "(known: alltoall, allgather, flex)", v);
+        p->dispatcher = (cs_moe_dispatch)d;
+        return 0;
+    default:
+        x = strtod(v, &end);
+        if (!*v || *end || !(x > 0) || x > 1e6 || (o->id == O_IMBAL && x < 1))
+            return cs_err_set(err, CS_EUSAGE, NULL, "--%s: expected a number %s, got '%s'",
+                              o->lng, o->id == O_IMBAL ? ">= 1" : "> 0", v);
+        *(o->id == O_IMBAL ? &p->moe_imbalance : &p->capacity_factor) = x;
+        return 0;
+    }
+}
+
 /* Flags in their order of precedence over the file: deepspeed, megatron, then the rest.
  * Pass 0 takes --dp first: DeepSpeed's batch sizes are per data-parallel rank. */
 int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_err *err)
@@ -139,6 +171,10 @@ int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_e
             break;
         case O_DTYPE:
             if ((rc = dtype_flag(p, v, err)) < 0)
+                return rc;
+            break;
+        case O_ETP: case O_DISPATCH: case O_CAPACITY: case O_IMBAL: case O_MOEOVL:
+            if ((rc = moe_flag(p, o, v, err)) < 0)
                 return rc;
             break;
         case O_NODES: case O_CAL: *(o->id == O_NODES ? &mods.nodes : &mods.cal) = v; break;

@@ -1,7 +1,8 @@
 /* hf.c: a Hugging Face config.json as a model (scenarios layer). Every key is used, known
  * to be irrelevant to cost and memory, or named in cs_llm.ignored so that the result says
  * what it did not model (issue 27). Families: LLaMA, Mistral, Mixtral, Qwen2/3 (MoE), GPT-2,
- * OPT, BLOOM, DeepSeek (MoE part; MLA is named, not modelled), GPT-OSS. */
+ * OPT, BLOOM, DeepSeek (MoE, MLA, multi-token prediction), GPT-OSS and Gemma 3 (sliding
+ * windows and their per-layer pattern). */
 #include "scenarios/plan.h"
 
 #include <jansson.h>
@@ -21,8 +22,7 @@ static const char *const irrelevant[] = {
     "hidden_dropout_prob", "activation_dropout", "layerdrop", "pretraining_tp",
     "tokenizer_class", "router_aux_loss_coef", "output_router_logits", "router_jitter_noise",
     "norm_topk_prob", "routed_scaling_factor", "scoring_func", "topk_method", "n_group",
-    "topk_group", "aux_loss_alpha", "seq_aux", "ep_size", "max_window_layers",
-    "use_sliding_window", "n_ctx", "scale_attn_weights", "reorder_and_upcast_attn",
+    "topk_group", "aux_loss_alpha", "seq_aux", "ep_size", "n_ctx", "scale_attn_weights", "reorder_and_upcast_attn",
     "scale_attn_by_inverse_layer_idx", "summary_activation", "summary_first_dropout",
     "summary_proj_to_labels", "summary_type", "summary_use_proj", "task_specific_params",
     "do_layer_norm_before", "apply_residual_connection_post_layernorm", "slow_but_exact",
@@ -35,15 +35,17 @@ static const char *const irrelevant[] = {
     "skip_bias_add_qkv", "offset_alibi", "swiglu_limit", "initial_context_length",
     "router_z_loss_coef", NULL};
 
-/* Keys read (their aliases in one row); sliding_window and the MLA keys are named as
- * ignored (see docs/plans.md). */
+/* Keys read (their aliases in one row). */
 static const char *const used[] = {
     "num_hidden_layers", "n_layer", "hidden_size", "n_embd", "num_attention_heads", "n_head",
     "vocab_size", "num_key_value_heads", "intermediate_size", "ffn_dim", "n_inner",
     "max_position_embeddings", "n_positions", "num_local_experts", "n_routed_experts",
     "num_experts", "num_experts_per_tok", "experts_per_token", "moe_intermediate_size",
     "shared_expert_intermediate_size", "n_shared_experts", "first_k_dense_replace",
-    "head_dim", "tie_word_embeddings", "hidden_act", NULL};
+    "head_dim", "tie_word_embeddings", "hidden_act", "q_lora_rank", "kv_lora_rank",
+    "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "num_nextn_predict_layers",
+    "sliding_window", "use_sliding_window", "layer_types", "sliding_window_pattern",
+    "max_window_layers", NULL};
 
 static int in(const char *const *set, const char *k)
 {
@@ -74,8 +76,7 @@ static int ignored_by_value(json_t *root, const char *k, json_t *v)
 {
     static const char *const when_set[] = {"attention_bias", "mlp_bias", "mlp_only_layers",
                                            "decoder_sparse_step", "moe_layer_freq", NULL};
-    if (!strcmp(k, "sliding_window"))
-        return !json_is_null(v) && !json_is_false(json_object_get(root, "use_sliding_window"));
+    (void)root;
     return in(when_set, k) && !is_neutral(k, v);
 }
 
@@ -110,6 +111,76 @@ static int hf_int(json_t *root, const char *const *keys, long lo, int req, int *
 }
 
 #define K(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* MLA (DeepSeek-V2/V3): kv_lora_rank turns it on and needs the head widths; q_lora_rank
+ * null or absent is no query compression (V2-Lite). Multi-token prediction modules. */
+static int read_mla(json_t *root, cs_llm *m, cs_err *err)
+{
+    static const char *const need[] = {"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+                                       NULL};
+    int rc, i, *dst[] = {&m->qk_rope_head_dim, &m->qk_nope_head_dim, &m->v_head_dim};
+    if ((rc = hf_int(root, K("num_nextn_predict_layers"), 0, 0, &m->mtp_layers, err)) < 0 ||
+        (rc = hf_int(root, K("kv_lora_rank"), 1, 0, &m->kv_lora_rank, err)) < 0)
+        return rc;
+    if (!m->kv_lora_rank)
+        return 0;
+    for (i = 0; need[i]; i++)
+        if ((rc = hf_int(root, (const char *const[]){need[i], NULL}, 1, 1, dst[i], err)) < 0)
+            return cs_err_set(err, CS_EINVAL, need[i], "kv_lora_rank (MLA) needs it: an "
+                              "integer >= 1");
+    if ((rc = hf_int(root, K("q_lora_rank"), 1, 0, &m->q_lora_rank, err)) < 0)
+        return rc;
+    if (m->kv_heads != m->heads)
+        return cs_err_set(err, CS_EINVAL, "num_key_value_heads", "MLA has a key and value per "
+                          "head: must be num_attention_heads (%d), got %d", m->heads,
+                          m->kv_heads);
+    return 0;
+}
+
+/* Sliding windows: sliding_window (unless null or use_sliding_window false) on the layers
+ * layer_types names "sliding_attention" (GPT-OSS, Gemma 3), else all but every
+ * sliding_window_pattern-th (Gemma 3's older configs), else with use_sliding_window those
+ * from max_window_layers on (Qwen2: layer i >= max_window_layers slides), else every
+ * layer (Mistral). */
+static int read_window(json_t *root, cs_llm *m, cs_err *err)
+{
+    json_t *lt = json_object_get(root, "layer_types"), *use;
+    int rc, pat = 0, mwl = -1;
+    size_t i;
+    use = json_object_get(root, "use_sliding_window");
+    if ((rc = hf_int(root, K("sliding_window"), 1, 0, &m->window, err)) <= 0)
+        return rc;
+    if (use && json_is_false(use)) {
+        m->window = 0;
+        return 0;
+    }
+    m->window_layers = m->layers;
+    if (lt && !json_is_null(lt)) {
+        if (!json_is_array(lt) || json_array_size(lt) != (size_t)m->layers)
+            return cs_err_set(err, CS_EINVAL, "layer_types", "expected an array of "
+                              "num_hidden_layers (%d) strings", m->layers);
+        m->window_layers = 0;
+        for (i = 0; i < json_array_size(lt); i++) {
+            const char *t = json_string_value(json_array_get(lt, i));
+            if (!t || (strcmp(t, "sliding_attention") && strcmp(t, "full_attention")))
+                return cs_err_set(err, CS_EINVAL, "layer_types", "entry %zu: expected "
+                                  "\"sliding_attention\" or \"full_attention\"", i);
+            m->window_layers += !strcmp(t, "sliding_attention");
+        }
+    } else if ((rc = hf_int(root, K("sliding_window_pattern"), 1, 0, &pat, err)) < 0) {
+        return rc;
+    } else if (pat) {
+        m->window_layers = m->layers - m->layers / pat;
+    } else if (use && json_is_true(use) &&
+               (rc = hf_int(root, K("max_window_layers"), 0, 0, &mwl, err)) > 0) {
+        m->window_layers = mwl < m->layers ? m->layers - mwl : 0;
+    }
+    if (rc < 0)
+        return rc;
+    if (m->window_layers <= 0)
+        m->window = m->window_layers = 0;         /* no layer slides */
+    return 0;
+}
 
 static int read_keys(json_t *root, cs_llm *m, cs_err *err)
 {
@@ -164,6 +235,8 @@ static int read_keys(json_t *root, cs_llm *m, cs_err *err)
     if (m->heads % m->kv_heads)
         return cs_err_set(err, CS_EINVAL, "num_attention_heads", "%d heads, %d key/value heads "
                           "do not divide", m->heads, m->kv_heads);
+    if ((rc = read_mla(root, m, err)) < 0 || (rc = read_window(root, m, err)) < 0)
+        return rc;
     if (m->experts && !m->top_k)
         m->top_k = 1;
     if (m->top_k > m->experts)
@@ -196,8 +269,6 @@ int cs_model_load_hf(const char *path, cs_llm *m, cs_err *err)
     json_object_foreach(root, k, v) {   /* in the file's order (jansson keeps it) */
         if (in(used, k) || (in(irrelevant, k) && !ignored_by_value(root, k, v)) ||
             json_is_null(v))            /* null: not set (q_lora_rank of V2-Lite) */
-            continue;
-        if (!strcmp(k, "sliding_window") && !ignored_by_value(root, k, v))
             continue;
         add_ignored(m, k);
     }

@@ -96,11 +96,20 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         {"--pad-vocab-size-to", &p->pad_vocab_to, 0},
         {"--make-vocab-size-divisible-by", &p->vocab_multiple, 0},
         {"--kv-channels", &p->kv_channels, 0},
+        {"--expert-tensor-parallel-size", &p->etp, 0},
+        {"--q-lora-rank", &p->model.q_lora_rank, 1},
+        {"--kv-lora-rank", &p->model.kv_lora_rank, 1},
+        {"--qk-head-dim", &p->model.qk_nope_head_dim, 1},
+        {"--qk-pos-emb-head-dim", &p->model.qk_rope_head_dim, 1},
+        {"--v-head-dim", &p->model.v_head_dim, 1},
+        {"--mtp-num-layers", &p->model.mtp_layers, 1},
+        {"--moe-shared-expert-intermediate-size", &p->model.shared_ffn, 1},
     };
     const size_t n_ints = sizeof ints / sizeof ints[0];
     char *buf = strdup(args), **tok = NULL;
     int rc = 0, vls = 0, ffn_set = 0, kv_set = 0, gbs = 0, n = 0, k = 0;
     int fresh = !p->model.layers, touched = 0;  /* a model built from the flags */
+    int mla = 0;          /* 1: --multi-latent-attention given, 2: --kv-lora-rank given */
     size_t i;
     if (!buf)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
@@ -127,6 +136,7 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             if (ints[i].dst == &p->seq_len)       /* the trained length, not the model's */
                 p->seq_len_from = CS_SEQ_FLAG;
             kv_set |= ints[i].dst == &p->model.kv_heads;
+            mla |= (ints[i].dst == &p->model.kv_lora_rank) << 1;
         } else if (!strcmp(t, "--global-batch-size")) {
             rc = set_int(t, next, &gbs, err);
             p->global_batch = gbs;
@@ -140,6 +150,25 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             else
                 rc = cs_err_set(err, CS_EINVAL, t, "expected full or selective, got '%s'",
                                 next ? next : "");
+        } else if (!strcmp(t, "--moe-expert-capacity-factor")) {
+            char *end;
+            double cf = next ? strtod(next, &end) : 0;
+            if (!next || *end || !(cf > 0) || cf > 1e6)
+                rc = cs_err_set(err, CS_EINVAL, t, "expected a number > 0, got '%s'",
+                                next ? next : "");
+            p->capacity_factor = cf;
+        } else if (!strcmp(t, "--moe-token-dispatcher-type")) {
+            const char *const *nm = cs_moe_dispatch_names();
+            int d;
+            for (d = 0; nm[d] && (!next || strcmp(nm[d], next)); d++)
+                ;
+            if (nm[d])
+                p->dispatcher = (cs_moe_dispatch)d;
+            else
+                rc = cs_err_set(err, CS_EINVAL, t, "unknown dispatcher '%s' (known: alltoall, "
+                                "allgather, flex)", next ? next : "");
+        } else if (!strcmp(t, "--moe-layer-freq") && next && !strcmp(next, "1")) {
+            /* every layer MoE: the default (other patterns are listed as ignored) */
         } else if (!strcmp(t, "--recompute-method") || !strcmp(t, "--recompute-num-layers")) {
             /* granularity decides */
         } else {
@@ -174,6 +203,12 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
                 p->model.tied = CS_TIE_NO;
             else if (!strcmp(t, "--group-query-attention"))
                 ;                                    /* --num-query-groups gives the count */
+            else if (!strcmp(t, "--overlap-moe-expert-parallel-comm"))
+                p->moe_overlap = 1;
+            else if (!strcmp(t, "--moe-grouped-gemm"))
+                ;   /* grouped GEMMs are how experts are timed */
+            else if (!strcmp(t, "--multi-latent-attention"))
+                mla |= 1;
             else if (!strncmp(t, "--", 2)) {
                 note_ignored(ignored, n_ignored, t);
                 while (k + 1 < n && strncmp(tok[k + 1], "--", 2))     /* its values */
@@ -195,6 +230,14 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         p->model.moe_ffn_hidden = p->model.ffn_hidden;
     if (p->model.experts && !p->model.top_k)
         p->model.top_k = 2;                          /* Megatron's default --moe-router-topk */
+    if ((mla & 1) && (!p->model.kv_lora_rank || !p->model.qk_nope_head_dim ||
+                !p->model.qk_rope_head_dim || !p->model.v_head_dim))
+        return cs_err_set(err, CS_EINVAL, "--multi-latent-attention", "needs --kv-lora-rank, "
+                          "--qk-head-dim, --qk-pos-emb-head-dim and --v-head-dim");
+    if (mla & 1)
+        p->model.kv_heads = p->model.heads;         /* a key and a value per head */
+    else if (mla)                                   /* the ranks without MLA do nothing */
+        return cs_err_set(err, CS_EINVAL, "--kv-lora-rank", "needs --multi-latent-attention");
     if (vls) {
         if (!p->model.layers || p->model.layers % (p->pp * vls))
             return cs_err_set(err, CS_EINVAL, "--num-layers-per-virtual-pipeline-stage", "layers "

@@ -114,31 +114,34 @@ static void attention(klist *l)
     const cs_plan *p = l->p;
     const cs_llm *M = &p->model;
     double t = p->tp, b = p->micro_batch, s = M->seq_len, T = b * s / p->cp;
-    double dh = cs_model_head_dim(M), hq = M->heads / t;
+    double qk = cs_model_qk_dim(M), v = cs_model_v_dim(M), hq = M->heads / t;
     double hkv = M->kv_heads >= p->tp ? M->kv_heads / t : 1, q = abytes(p);
-    double keys = s / 2;                /* causal: query i sees i + 1 keys */
+    /* keys a query sees: causal, i + 1 of a full sequence (s / 2 on average), or of a
+     * window w (w - w^2 / 2s on average; cs_model_keys_per_query mixes windowed and full
+     * layers) */
+    double w = cs_model_keys_per_query(M), keys = w - w * w / (2 * s);
     if (p->flash_attention) {
         cs_kernel *a = add(l, "attention", CS_K_ATTN, 1);
         if (!a)
             return;
         a->m = T * hq;
-        a->k = dh;
+        a->k = qk > v ? qk : v;
         a->n = keys < s / p->cp ? keys : s / p->cp;   /* CP: the kernel runs piece by piece */
-        /* QK^T and PV: 2 x 2 x dh FLOPs per query-key pair; backward recomputes QK^T and
+        /* QK^T and PV: 2 (qk + v) FLOPs per query-key pair; backward recomputes QK^T and
          * runs dV, dP, dQ, dK: 2.5 x the forward (FlashAttention-2 paper §3.1) */
-        a->fwd_flops = 4 * T * hq * keys * dh;
+        a->fwd_flops = 2 * T * hq * keys * (qk + v);
         a->bwd_flops = 2.5 * a->fwd_flops;
-        a->fwd_bytes = q * (2 * T * hq * dh + 2 * (s / p->cp) * b * hkv * dh);
+        a->fwd_bytes = q * (T * hq * (qk + v) + (s / p->cp) * b * hkv * (qk + v));
         a->bwd_bytes = 2.5 * a->fwd_bytes;
     } else {
         /* Megatron's unfused path: Q K^T for every pair (the mask is applied after), the
-         * fused scale-mask-softmax, dropout (1-byte mask), softmax x V; the b (a/t) (s/cp) s
+         * fused scale-mask-softmax, dropout (1-byte mask), softmax x V; the b (a/t) (s/cp) w
          * scores go through memory: written, read and written by softmax and dropout, read
          * by the values GEMM - 13 bytes a score forward, about twice backward */
-        double scores = b * hq * (s / p->cp) * s;
-        gemm(l, "scores", s / p->cp, dh, s, b * hq, 1, 0, 0, 0);
+        double scores = b * hq * (s / p->cp) * w;
+        gemm(l, "scores", s / p->cp, qk, w, b * hq, 1, 0, 0, 0);
         elem(l, "softmax", 13 * scores, 2 * 13 * scores);
-        gemm(l, "values", s / p->cp, s, dh, b * hq, 1, 0, 0, 0);
+        gemm(l, "values", s / p->cp, w, v, b * hq, 1, 0, 0, 0);
     }
 }
 
@@ -171,18 +174,26 @@ static void moe(klist *l, double T)
     const cs_plan *p = l->p;
     const cs_llm *M = &p->model;
     double t = p->tp, h = M->hidden, q = abytes(p), E = M->experts, k = M->top_k;
-    double local = E / p->ep, per = T * k * p->ep / E * cs_plan_moe_imbalance(p);
-    double fe = M->moe_ffn_hidden, g = M->gated_mlp ? 2 : 1;
+    double g = M->gated_mlp ? 2 : 1, rows;
+    cs_moe_shape ms;
+    cs_plan_moe_shape(p, &ms);
     gemm(l, "router", T, h, E, 1, 0, 0, 0, 0);
     elem(l, "topk", 4.0 * T * E * 3, 4.0 * T * E * 3);
     elem(l, "permute", 2 * q * T * k * h, 2 * q * T * k * h);
-    gemm(l, "experts.fc1", per, h, g * fe / t, local, 1, 1, 1, 0);
-    elem(l, "experts.act", q * per * local * (g + 1) * fe / t,
-         q * per * local * (2 * g + 1) * fe / t);
-    gemm(l, "experts.fc2", per, fe / t, h, local, 1, 1, 0, 0);
+    /* the local experts of one grouped GEMM each: the most loaded at tokens_max rows, the
+     * others at tokens_mean (cs_plan_moe_shape: imbalance, capacity, etp) */
+    if (ms.n_local > 1) {
+        gemm(l, "experts.fc1", ms.tokens_mean, h, g * ms.width, ms.n_local - 1, 1, 1, 1, 0);
+        gemm(l, "experts.fc2", ms.tokens_mean, ms.width, h, ms.n_local - 1, 1, 1, 0, 0);
+    }
+    gemm(l, "expert_max.fc1", ms.tokens_max, h, g * ms.width, 1, 1, 1, 1, 0);
+    gemm(l, "expert_max.fc2", ms.tokens_max, ms.width, h, 1, 1, 1, 0, 0);
+    rows = ms.tokens_max + (ms.n_local - 1) * ms.tokens_mean;
+    elem(l, "experts.act", q * rows * (g + 1) * ms.width, q * rows * (2 * g + 1) * ms.width);
     elem(l, "unpermute", 2 * q * T * k * h, 2 * q * T * k * h);
     if (M->shared_ffn > 0)
         mlp(l, "shared.", M->shared_ffn, T, 1);
+    (void)t;
 }
 
 static void layer(klist *l, int is_moe)
@@ -196,13 +207,30 @@ static void layer(klist *l, int is_moe)
      * writes dx); residual add with dropout (GPT: a 1-byte mask) reads two tensors and
      * writes one */
     norm(l, "norm1", T * h / sp);
-    gemm(l, "qkv", T, h, (qd + 2 * kv) / t, 1, 0, 1, 0, 1);
-    /* rotary embedding of q and k (LLaMA family); eager PyTorch: float(), complex product,
-     * type_as - about 20 bytes an element where the fused kernel moves 4 */
-    if (M->gated_mlp)
-        elem_op(l, "rotary", 2 * q * T * (qd + kv) / t, 2 * q * T * (qd + kv) / t, 4, 5);
-    attention(l);
-    gemm(l, "proj", T, qd / t, h, 1, 0, 1, 1, 1);
+    {
+        /* the attention's projections (cs_model_attn_gemms: QKV and output, or MLA's down
+         * and up projections); TP splits n, or k of the output projection, where the GEMM
+         * is split (MLA's down projections run whole on every TP rank) */
+        static const char *const mha[] = {"qkv", "proj"};
+        static const char *const mla5[] = {"q_down", "q_up", "kv_down", "kv_up", "proj"};
+        static const char *const mla4[] = {"q", "kv_down", "kv_up", "proj"};
+        double gk[5], gn[5];
+        int split[5], ng = cs_model_attn_gemms(M, gk, gn, split), i;
+        const char *const *names = ng == 2 ? mha : ng == 5 ? mla5 : mla4;
+        for (i = 0; i < ng; i++) {
+            int last = i == ng - 1;
+            double k = last && split[i] ? gk[i] / t : gk[i];
+            double n = !last && split[i] ? gn[i] / t : gn[i];
+            if (last)
+                attention(l);
+            gemm(l, names[i], T, k, n, 1, 0, 1, last, 1);
+            /* rotary embedding of q and k after the first projection (LLaMA family);
+             * eager PyTorch: float(), complex product, type_as - about 20 bytes an element
+             * where the fused kernel moves 4 */
+            if (i == 0 && M->gated_mlp)
+                elem_op(l, "rotary", 2 * q * T * (qd + kv) / t, 2 * q * T * (qd + kv) / t, 4, 5);
+        }
+    }
     elem(l, "residual1", (3 * q + drop) * T * h / sp, (2 * q + drop) * T * h / sp);
     norm(l, "norm2", T * h / sp);
     if (is_moe)
@@ -237,6 +265,11 @@ int cs_plan_kernels(const cs_plan *p, cs_kpart part, cs_kernel *out)
         norm(&l, "final_norm", T * h / sp);
         gemm(&l, "logits", T, h, V / t, 1, 0, 0, 0, 0);
         elem(&l, "cross_entropy", 18.0 * T * V / t, 14.0 * T * V / t);
+        /* multi-token prediction modules (DeepSeek-V3): their layer, projection and
+         * logits, timed as one GEMM of their FLOPs on T x h inputs */
+        if (cs_model_mtp_fwd_flops(M) > 0)
+            gemm(&l, "mtp", T, h, cs_model_mtp_fwd_flops(M) * p->micro_batch / p->cp /
+                 (2 * T * h) / t, 1, 0, 1, 0, 0);
         break;
     }
     for (i = 0; i < l.n; i++)

@@ -31,16 +31,12 @@ void cs_plan_init(cs_plan *p)
     p->overlap_param_gather = 1;
     p->dp_mode = CS_DPM_DDP;
     p->flash_attention = 1;             /* Megatron-LM and NeMo's default (DESIGN §8) */
+    p->moe_imbalance = 1.0;             /* perfectly balanced experts (docs/plans.md) */
 }
 
 const char *cs_fp8_recipe_name(cs_fp8_recipe r)
 {
     return r == CS_FP8_CURRENT ? "current" : r == CS_FP8_MXFP8 ? "mxfp8" : "delayed";
-}
-
-double cs_plan_moe_imbalance(const cs_plan *p)
-{
-    return p->moe_imbalance >= 1 ? p->moe_imbalance : 1;
 }
 
 void cs_plan_default_layout(cs_plan *p, int ranks, int keep_one)
@@ -133,7 +129,7 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"global_batch", "micro_batch", "dtype", "optimizer",
         "recompute", "grad_compression", "offload", "flash_attention", "seq_len",
-        "fp8_recipe", "attention_kernel", "kernels", NULL};
+        "fp8_recipe", "attention_kernel", "kernels", "capacity_factor", NULL};
     static const char *const kern[] = {"fused", "eager", NULL};
     static const char *const recipes[] = {"delayed", "current", "mxfp8", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
@@ -167,6 +163,9 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
                               "name of the GPU's attention list, got '%.40s...'", ak);
         snprintf(p->attn_kernel, sizeof p->attn_kernel, "%s", ak);
     }
+    /* an expert's capacity over the mean tokens (> 0; absent: dropless) */
+    if ((rc = cs_json_opt_num(t, "train", "capacity_factor", 0, &p->capacity_factor, err)) < 0)
+        return rc;
     if (json_object_get(t, "flash_attention"))
         p->flash_given = 1;
     if (json_object_get(t, "seq_len")) {
@@ -215,11 +214,12 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"tp", "pp", "dp", "cp", "ep", "vp", "sequence_parallel",
         "zero", "schedule", "order", "bucket_MB", "overlap_grad_reduce", "overlap_param_gather",
-        "dp_mode", "tp_comm_overlap", "pipeline_layers", NULL};
+        "dp_mode", "tp_comm_overlap", "pipeline_layers", "etp", "edp", "moe_imbalance",
+        "moe_dispatcher", "moe_overlap", NULL};
     static const char *const scheds[] = {"1f1b", "gpipe", "interleaved", NULL};
     static const char *const modes[] = {"ddp", "parameter_server", "dataparallel", NULL};
     const long big = 1L << 24;
-    int rc, sc = (int)p->schedule, md = (int)p->dp_mode;
+    int rc, sc = (int)p->schedule, md = (int)p->dp_mode, dsp = (int)p->dispatcher;
     json_t *ord;
     if (!json_is_object(o))
         return cs_err_set(err, CS_EINVAL, "parallel", "expected an object");
@@ -239,8 +239,16 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_bool(o, "parallel", "overlap_param_gather", &p->overlap_param_gather,
                                err)) < 0 ||
         (rc = cs_json_opt_enum(o, "parallel", "dp_mode", modes, &md, err)) < 0 ||
-        (rc = cs_json_opt_bool(o, "parallel", "tp_comm_overlap", &p->tp_comm_overlap, err)) < 0)
+        (rc = cs_json_opt_bool(o, "parallel", "tp_comm_overlap", &p->tp_comm_overlap, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "etp", 1, big, &p->etp, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "edp", 1, big, &p->edp, err)) < 0 ||
+        (rc = cs_json_opt_enum(o, "parallel", "moe_dispatcher", cs_moe_dispatch_names(), &dsp,
+                               err)) < 0 ||
+        (rc = cs_json_opt_bool(o, "parallel", "moe_overlap", &p->moe_overlap, err)) < 0)
         return rc;
+    if ((rc = cs_json_opt_num(o, "parallel", "moe_imbalance", 0, &p->moe_imbalance, err)) < 0)
+        return rc;
+    p->dispatcher = (cs_moe_dispatch)dsp;
     if (json_object_get(o, "dp"))
         p->dp_given = 1;
     if (json_object_get(o, "bucket_MB") &&
@@ -420,6 +428,11 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->dp % p->ep)
         return cs_err_set(err, CS_EINVAL, "parallel.ep", "must divide dp (%d), got %d", p->dp,
                           p->ep);
+    {
+        int rc;
+        if ((rc = cs_plan_moe_check(p, err)) < 0)
+            return rc;
+    }
     if (p->global_batch % p->dp)
         return cs_err_set(err, CS_EINVAL, "train.global_batch", "must be divisible by dp (%d), "
                           "got %ld", p->dp, p->global_batch);

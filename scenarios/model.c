@@ -97,13 +97,84 @@ const char *cs_gpu_about(const char *name)
     return about(find(all, n, name));
 }
 
+/* MLA's ranks (attention "mla"; kv_lora_rank > 0 is MLA): kv_lora_rank, qk_rope_head_dim,
+ * qk_nope_head_dim, v_head_dim required, q_lora_rank optional (0: no query compression). */
+static int mla_from_json(json_t *o, const char *where, int attn, cs_llm *m, cs_err *err)
+{
+    static const char *const req[] = {"kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
+                                      "v_head_dim", NULL};
+    const long H_MAX = 1L << 24;
+    char w[256];
+    int rc, i, any = json_object_get(o, "q_lora_rank") != NULL;
+    for (i = 0; req[i]; i++)
+        any |= json_object_get(o, req[i]) != NULL;
+    if (!any && attn != 2)
+        return 0;
+    cs_jpath_key(w, sizeof w, where, "attention");
+    if (attn >= 0 && attn != 2)
+        return cs_err_set(err, CS_EINVAL, w, "the MLA ranks (kv_lora_rank, ...) need "
+                          "\"mla\", got \"%s\"", attn ? "gqa" : "mha");
+    for (i = 0; req[i]; i++)
+        if (!json_object_get(o, req[i])) {
+            cs_jpath_key(w, sizeof w, where, req[i]);
+            return cs_err_set(err, CS_EINVAL, w, "missing: MLA needs kv_lora_rank, "
+                              "qk_rope_head_dim, qk_nope_head_dim and v_head_dim");
+        }
+    if ((rc = cs_json_opt_intv(o, where, "q_lora_rank", 0, H_MAX, &m->q_lora_rank, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "kv_lora_rank", 1, H_MAX, &m->kv_lora_rank, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "qk_rope_head_dim", 1, H_MAX, &m->qk_rope_head_dim,
+                               err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "qk_nope_head_dim", 1, H_MAX, &m->qk_nope_head_dim,
+                               err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "v_head_dim", 1, H_MAX, &m->v_head_dim, err)) < 0)
+        return rc;
+    if (m->kv_heads != m->heads) {
+        cs_jpath_key(w, sizeof w, where, "kv_heads");
+        return cs_err_set(err, CS_EINVAL, w, "MLA has a key and value per head: must be heads "
+                          "(%d), got %d", m->heads, m->kv_heads);
+    }
+    return 0;
+}
+
+/* Sliding windows: window (keys a query sees), on every layer, or on window_layers of
+ * them, or window_pattern N: every N-th layer global, the others windowed (Gemma 3: 6). */
+static int window_from_json(json_t *o, const char *where, cs_llm *m, cs_err *err)
+{
+    char w[256];
+    int rc, pat = 0;
+    if ((rc = cs_json_opt_intv(o, where, "window", 1, 1L << 24, &m->window, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "window_pattern", 1, 1L << 20, &pat, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "window_layers", 1, 1L << 20, &m->window_layers,
+                               err)) < 0)
+        return rc;
+    if ((pat || m->window_layers) && !m->window) {
+        cs_jpath_key(w, sizeof w, where, pat ? "window_pattern" : "window_layers");
+        return cs_err_set(err, CS_EINVAL, w, "needs model.window (the window's keys)");
+    }
+    if (pat && m->window_layers) {
+        cs_jpath_key(w, sizeof w, where, "window_layers");
+        return cs_err_set(err, CS_EINVAL, w, "give window_layers or window_pattern, not both");
+    }
+    if (m->window_layers > m->layers) {
+        cs_jpath_key(w, sizeof w, where, "window_layers");
+        return cs_err_set(err, CS_EINVAL, w, "must be <= layers (%d), got %d", m->layers,
+                          m->window_layers);
+    }
+    if (m->window && !m->window_layers)
+        m->window_layers = m->layers - (pat ? m->layers / pat : 0);
+    if (!m->window_layers)              /* window_pattern 1: every layer global */
+        m->window = 0;
+    return 0;
+}
+
 int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *m,
                         cs_err *err)
 {
     static const char *const keys[] = {"layers", "hidden", "heads", "kv_heads", "ffn_hidden",
         "gated_mlp", "seq_len", "vocab", "experts", "top_k", "moe_ffn_hidden", "description",
         "sources", "head_dim", "tied_embeddings", "shared_experts", "dense_layers", "attention",
-        NULL};
+        "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+        "window", "window_pattern", "window_layers", "mtp_layers", NULL};
     static const char *const attns[] = {"mha", "gqa", "mla", NULL};
     static const char *const need[] = {"layers", "hidden", "heads", "seq_len", "vocab", NULL};
     /* bounds keep every count a product of these in range (4 h, s h, ...) */
@@ -160,14 +231,13 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
                           n_shared);
     }
     m->shared_ffn = n_shared * m->moe_ffn_hidden;
-    /* attention: a check of kv_heads (mha: = heads); MLA's low-rank projections are not
-     * modelled, so it is refused rather than counted as something else */
-    if ((rc = cs_json_opt_enum(o, where, "attention", attns, &attn, err)) < 0)
+    /* attention: a check of kv_heads (mha: = heads), or MLA with its ranks */
+    if ((rc = cs_json_opt_enum(o, where, "attention", attns, &attn, err)) < 0 ||
+        (rc = mla_from_json(o, where, attn, m, err)) < 0 ||
+        (rc = window_from_json(o, where, m, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "mtp_layers", 0, 64, &m->mtp_layers, err)) < 0)
         return rc;
     cs_jpath_key(w, sizeof w, where, "attention");
-    if (attn == 2)
-        return cs_err_set(err, CS_EINVAL, w, "mla is not modelled (its low-rank projections); "
-                          "give mha or gqa with kv_heads and head_dim");
     if (attn == 0 && m->kv_heads != m->heads)
         return cs_err_set(err, CS_EINVAL, w, "mha needs kv_heads = heads (%d), got %d",
                           m->heads, m->kv_heads);
@@ -237,8 +307,15 @@ int cs_model_is_tied(const cs_llm *m)
 static double attn_params(const cs_llm *m)
 {
     double h = m->hidden, dh = cs_model_head_dim(m), qd = m->heads * dh, kv = m->kv_heads * dh;
-    double bias = m->gated_mlp ? 0 : 1;
-    return h * (qd + 2 * kv) + qd * h + bias * (qd + 2 * kv + h);
+    double bias = m->gated_mlp ? 0 : 1, k[5], n[5], x = 0;
+    int i, tps[5], g;
+    if (!cs_model_is_mla(m))
+        return h * (qd + 2 * kv) + qd * h + bias * (qd + 2 * kv + h);
+    /* MLA: its GEMMs and the RMSNorms of the two latents (q_a_layernorm, kv_a_layernorm) */
+    g = cs_model_attn_gemms(m, k, n, tps);
+    for (i = 0; i < g; i++)
+        x += k[i] * n[i];
+    return x + m->q_lora_rank + m->kv_lora_rank;
 }
 
 static double mlp_params(const cs_llm *m, double f)
@@ -297,32 +374,37 @@ double cs_model_params(const cs_llm *m)
         {
             double d2, e2;
             cs_model_layer_params(&dm, &d2, &e2);
-            return k * (d + e) + (L - k) * (d2 + e2) + cs_model_embed_params(m);
+            return k * (d + e) + (L - k) * (d2 + e2) + cs_model_embed_params(m) +
+                   cs_model_mtp_params(m);
         }
     }
     cs_model_layer_params(m, &d, &e);
-    return m->layers * (d + e) + cs_model_embed_params(m);
+    return m->layers * (d + e) + cs_model_embed_params(m) + cs_model_mtp_params(m);
 }
 
 double cs_model_attn_core_flops(const cs_llm *m)
 {
-    double s = m->seq_len, qd = (double)m->heads * cs_model_head_dim(m);
-    return 4 * s * s * qd;         /* Q K^T and (softmax) V: 2 s^2 a d_h each */
+    /* Q K^T 2 s keys a qk and (softmax) V 2 s keys a v, keys = s, or min(s, window) on the
+     * windowed layers (the mean layer): 4 s^2 a d_h for MHA/GQA without a window */
+    double s = m->seq_len, a = m->heads;
+    return 2 * s * cs_model_keys_per_query(m) * a * (cs_model_qk_dim(m) + cs_model_v_dim(m));
 }
 
 /* Forward FLOPs of one layer, dense (moe 0) or MoE (moe 1). */
 static double layer_flops(const cs_llm *m, int moe)
 {
-    double s = m->seq_len, h = m->hidden, dh = cs_model_head_dim(m), kv = m->kv_heads * dh;
-    double qd = m->heads * dh, gemms = m->gated_mlp ? 3 : 2, mlp;
+    double s = m->seq_len, h = m->hidden, gemms = m->gated_mlp ? 3 : 2, mlp, proj = 0;
+    double k[5], n[5], router, routed, shared;
+    int tps[5], g = cs_model_attn_gemms(m, k, n, tps), i;
     if (moe) {
-        mlp = 2 * s * h * m->experts + m->top_k * gemms * 2 * s * h * m->moe_ffn_hidden;
-        if (m->shared_ffn > 0)
-            mlp += gemms * 2 * s * h * m->shared_ffn;
+        cs_model_moe_flops(m, &router, &routed, &shared);
+        mlp = router + routed + shared;
     } else {
         mlp = gemms * 2 * s * h * m->ffn_hidden;
     }
-    return 2 * s * h * (qd + 2 * kv) + cs_model_attn_core_flops(m) + 2 * s * qd * h + mlp;
+    for (i = 0; i < g; i++)          /* QKV and output (MHA/GQA), MLA's five GEMMs */
+        proj += 2 * s * k[i] * n[i];
+    return proj + cs_model_attn_core_flops(m) + mlp;
 }
 
 double cs_model_layer_fwd_flops(const cs_llm *m)
@@ -339,7 +421,8 @@ double cs_model_logit_flops(const cs_llm *m)
 
 double cs_model_flops_step(const cs_llm *m, long batch)
 {
-    return 3.0 * batch * (m->layers * cs_model_layer_fwd_flops(m) + cs_model_logit_flops(m));
+    return 3.0 * batch * (m->layers * cs_model_layer_fwd_flops(m) + cs_model_logit_flops(m) +
+                          cs_model_mtp_fwd_flops(m));
 }
 
 double cs_model_hw_flops_step(const cs_llm *m, long batch, cs_recompute rc)

@@ -39,12 +39,13 @@ double cs_plan_layer_act_bytes(const cs_plan *p)
      * (k x moe_ffn_hidden + the shared experts for MoE) */
     double f = M->experts > 0 ? (double)M->top_k * M->moe_ffn_hidden + M->shared_ffn
                               : M->ffn_hidden, k = n_dense(M);
-    double qd = (double)M->heads * cs_model_head_dim(M), split, core;
+    double split, core;
     int sp = p->sp && p->tp > 1;
     if (k > 0)                          /* the mean layer: k dense of L */
         f = (k * M->ffn_hidden + (M->layers - k) * f) / M->layers;
-    /* the attention's 8 sbh (Q, K, V, the projection's input) scale with a d_h / h */
-    split = 8 * (qd / h) + 4 * f / h;
+    /* the attention's 8 sbh (Q, K, V, the projection's input) scale with a d_h / h: 2 bytes
+     * x the elements of cs_model_attn_act_elems (4 a d_h; MLA's latents and heads) */
+    split = 8 * (cs_model_attn_act_elems(M) / 4 / h) + 4 * f / h;
     core = p->flash_attention ? 0 : 5 * a * s / (h * t);
     switch (p->recompute) {
     case CS_RC_FULL:
@@ -77,7 +78,14 @@ static void stage_params(const cs_plan *p, int st, double Ls, double *dense, dou
     double d, e, V = M->vocab, h = M->hidden;
     cs_model_layer_params(M, &d, &e);
     *dense = Ls * d / p->tp;
-    *expert = Ls * e / p->tp / p->ep;
+    *expert = Ls * e / cs_plan_etp(p) / p->ep;     /* experts over etp (default tp) x ep */
+    if (st == p->pp - 1 && M->mtp_layers > 0) {     /* DeepSeek-V3's MTP modules, last */
+        cs_llm one = *M;
+        one.dense_layers = 0;
+        cs_model_layer_params(&one, &d, &e);
+        *dense += (cs_model_mtp_params(M) - M->mtp_layers * e) / p->tp;
+        *expert += M->mtp_layers * e / cs_plan_etp(p) / p->ep;
+    }
     if (st == 0)
         *dense += (V * h + (M->gated_mlp ? 0 : (double)M->seq_len * h)) / p->tp;
     if (st == p->pp - 1)
@@ -299,15 +307,30 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
         sc->t_cp_fwd = Lc * fmax(0, x - lt.core_fwd);
         sc->t_cp_bwd = Lc * fmax(0, x + y - 2 * lt.core_fwd);
     }
-    /* EP: dispatch and combine all-to-alls of the routed tokens, 2 each way per layer */
+    /* EP: the token dispatcher's dispatch and combine each way per MoE layer (moe.c:
+     * all-to-alls of the routed tokens scaled by the most loaded rank's share, all-gather
+     * and reduce-scatter, or DeepEP's once-per-node sends); blocking, or with moe_overlap
+     * (Megatron's --overlap-moe-expert-parallel-comm, DeepSeek's DualPipe) run behind
+     * another microbatch's compute, so only the excess over the layer's compute shows */
     if (p->ep > 1) {
-        double a2a = T * M->top_k * h * q / (tpsp ? p->tp : 1);
-        if ((rc = comm(ctx, p, CS_G_EP, CS_COLL_ALLTOALL, a2a, &x, NULL, err)) < 0)
+        cs_moe_comm mc;
+        int nodes = 1, gs, dom;
+        if (p->dispatcher == CS_MOE_FLEX &&
+            (nodes = cs_plan_group_span(cs_plan_ctx_topo(ctx), p, CS_G_EP, &gs, &dom)) < 0)
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        cs_plan_moe_comm(p, nodes, &mc);
+        if ((rc = comm(ctx, p, CS_G_EP, mc.dispatch, mc.bytes, &x, NULL, err)) < 0 ||
+            (rc = comm(ctx, p, CS_G_EP, mc.combine, mc.bytes, &y, NULL, err)) < 0)
             return rc;
+        x += y;
         if (n_dense(M) > 0)             /* the dense first layers route nothing */
             x *= (M->layers - n_dense(M)) / M->layers;
-        sc->t_ep_fwd = Lc * 2 * x;
-        sc->t_ep_bwd = Lc * 2 * x;
+        sc->t_ep_fwd = Lc * x;
+        sc->t_ep_bwd = Lc * x;
+        if (p->moe_overlap) {
+            sc->t_ep_fwd = Lc * fmax(0, x - lt.fwd);
+            sc->t_ep_bwd = Lc * fmax(0, x - lt.bwd);
+        }
     }
     /* PP: one activation (forward) or gradient (backward) per microbatch per boundary,
      * split over the tp ranks (Megatron's scatter/gather) */

@@ -45,11 +45,28 @@ typedef struct cs_llm {
     int shared_ffn;          /* inner width of the shared experts of a MoE layer together (an
                                 always-on MLP: n_shared x moe_ffn_hidden; 0 = none) */
     int dense_layers;        /* the first k layers are dense (ffn_hidden) in a MoE model */
+    /* Multi-head latent attention (DeepSeek-V2/V3; kv_lora_rank > 0 turns it on): queries
+     * through a rank-q_lora_rank bottleneck (0: a full h x a (nope + rope) projection),
+     * keys and values from one kv_lora_rank latent plus a shared qk_rope_head_dim RoPE key;
+     * a head's query/key is qk_nope_head_dim + qk_rope_head_dim wide, its value v_head_dim */
+    int q_lora_rank;         /* query latent rank (0 = no query compression) */
+    int kv_lora_rank;        /* key/value latent rank (0 = not MLA) */
+    int qk_rope_head_dim;    /* rotary part of a query/key head */
+    int qk_nope_head_dim;    /* non-rotary part of a query/key head */
+    int v_head_dim;          /* value (and output projection input) width per head */
+    int window;              /* sliding-window attention: keys one query attends to (0 = all) */
+    int window_layers;       /* layers that use the window (the others attend to every key;
+                                Gemma 3: 5 of every 6, GPT-OSS every other one) */
+    int mtp_layers;          /* multi-token prediction modules (DeepSeek-V3's
+                                num_nextn_predict_layers): each one more layer of the model's
+                                last kind, a 2h x h projection, 3 norms and the logits */
     char ignored[512];       /* config.json keys that change cost and are not modelled,
                                 comma-separated ("" = none; cs_model_load_hf) */
 } cs_llm;
 
 enum { CS_TIE_FAMILY, CS_TIE_YES, CS_TIE_NO };
+/* Is the attention multi-head latent attention (kv_lora_rank > 0)? */
+int cs_model_is_mla(const cs_llm *m);
 /* The head width d_h (head_dim, else hidden / heads) and whether the output layer is tied. */
 int cs_model_head_dim(const cs_llm *m);
 int cs_model_is_tied(const cs_llm *m);
@@ -124,6 +141,13 @@ const char *cs_fp8_recipe_name(cs_fp8_recipe r);
 typedef enum cs_recompute { CS_RC_NONE, CS_RC_SELECTIVE, CS_RC_FULL } cs_recompute;
 typedef enum cs_sched_kind { CS_PS_1F1B, CS_PS_GPIPE, CS_PS_INTERLEAVED } cs_sched_kind;
 typedef enum cs_dp_mode { CS_DPM_DDP, CS_DPM_PS, CS_DPM_DATAPARALLEL } cs_dp_mode;
+/* MoE token dispatchers (Megatron-Core's --moe-token-dispatcher-type): all-to-all of the
+ * routed tokens, all-gather of every token of the EP group (and reduce-scatter back), or
+ * DeepEP's fused kernels ("flex": a token crosses to each node once, NVLink inside). */
+typedef enum cs_moe_dispatch { CS_MOE_ALLTOALL, CS_MOE_ALLGATHER, CS_MOE_FLEX,
+                               CS_MOE_COUNT } cs_moe_dispatch;
+/* "alltoall", "allgather", "flex", NULL. */
+const char *const *cs_moe_dispatch_names(void);
 
 /* Where the trained sequence length comes from (DESIGN §8 "assumptions": seq_len_from). */
 typedef enum cs_seq_from { CS_SEQ_MODEL, CS_SEQ_TRAIN, CS_SEQ_FLAG } cs_seq_from;
@@ -165,10 +189,22 @@ typedef struct cs_plan {
                                  (Megatron-LM with Transformer Engine, NeMo, torch.compile) */
     char attn_kernel[32];     /* train.attention_kernel: one of the GPU's measured attention
                                  kernels ("" = the GPU's first) */
-    double moe_imbalance;     /* tokens of the most loaded expert over the mean (>= 1;
-                                 default 1: balanced) */
     char megatron_ignored[512]; /* --megatron flags not read, comma-separated ("" = none) */
     int dp_given;             /* parallel.dp or --dp set dp (else cs_plan_default_layout) */
+    /* mixture of experts (moe.c; docs/plans.md "Mixture of experts") */
+    double capacity_factor;   /* train.capacity_factor / --moe-expert-capacity-factor: an
+                                 expert takes at most this x the mean tokens, the rest are
+                                 dropped (0 = dropless, Megatron's default) */
+    double moe_imbalance;     /* parallel.moe_imbalance: the most loaded expert's tokens over
+                                 the mean (>= 1; 1 = perfect balance, the default) */
+    cs_moe_dispatch dispatcher; /* parallel.moe_dispatcher / --moe-token-dispatcher-type */
+    int etp;                  /* parallel.etp / --expert-tensor-parallel-size: expert tensor
+                                 parallelism, divides tp (0 = tp, Megatron's default) */
+    int edp;                  /* parallel.edp as given, checked against the derived expert
+                                 data parallelism tp x cp x dp / (etp x ep) (0 = not given) */
+    int moe_overlap;          /* parallel.moe_overlap / --overlap-moe-expert-parallel-comm:
+                                 EP all-to-alls overlap another microbatch's compute (1F1B
+                                 A2A overlap, DeepSeek's DualPipe); off: blocking */
     cs_layout_from layout_from; /* where dp came from (the header and assumptions say it) */
     int topo_gpus;            /* GPUs of the topology when layout_from is not GIVEN */
     int seq_len;              /* train.seq_len / --seq-length: tokens per trained sequence
@@ -210,9 +246,6 @@ void cs_plan_init(cs_plan *p);
 void cs_plan_fini(cs_plan *p);
 /* Deep copy (topo_json duplicated). Returns 0 or CS_ENOMEM. */
 int cs_plan_copy(cs_plan *dst, const cs_plan *src);
-
-/* The MoE load imbalance (moe_imbalance, 1 when unset). */
-double cs_plan_moe_imbalance(const cs_plan *p);
 
 /* Presets. Names in display order; lookup fills *out or CS_ENOENT listing the known. */
 const char *const *cs_model_names(int *n);
@@ -260,6 +293,34 @@ double cs_model_layer_fwd_flops(const cs_llm *m);
 double cs_model_attn_core_flops(const cs_llm *m);
 /* Logits forward FLOPs for one sequence: 2 s h V. */
 double cs_model_logit_flops(const cs_llm *m);
+/* Attention projections of one token, whole layer (no parallelism), for the kernel list:
+ * up to 5 GEMMs (k x n per token), *tp_split[i] 1 when TP splits the GEMM's n (or k for the
+ * output projection), 0 when every TP rank runs it whole (MLA's down projections).
+ * MHA/GQA: QKV h x (a d_h + 2 kv d_h), output a d_h x h. MLA: q down h x q_lora (or q
+ * h x a (nope + rope) without query compression), q up q_lora x a (nope + rope), kv down
+ * h x (kv_lora + rope), kv up kv_lora x a (nope + v), output a v x h (DeepSeek-V2 §2.1).
+ * Returns the number of GEMMs. */
+int cs_model_attn_gemms(const cs_llm *m, double k[5], double n[5], int tp_split[5]);
+/* Attention head widths: query/key (d_h, MLA nope + rope) and value (d_h, MLA v). */
+double cs_model_qk_dim(const cs_llm *m);
+double cs_model_v_dim(const cs_llm *m);
+/* Keys one query attends to in a layer, s or min(s, window), over the layers (the mean:
+ * window_layers of them windowed); the attention core of a layer is 2 s keys a (qk + v). */
+double cs_model_keys_per_query(const cs_llm *m);
+/* Elements per token the attention stashes for its backward besides the layer's input
+ * (Korthikanti's 8 sbh at 2 bytes: Q, K, V and the projection's input, 4 a d_h; MLA: the
+ * two latents, Q and K of a (nope + rope), V and the projection's input of a v). */
+double cs_model_attn_act_elems(const cs_llm *m);
+/* Multi-token prediction (DeepSeek-V3 §2.2): parameters of the mtp_layers modules (each a
+ * layer of the model's MoE or dense kind, a 2h x h projection, three RMSNorms; embedding
+ * and output head shared) and their forward FLOPs for one sequence (the layer, the
+ * projection 2 s 2h h, the logits 2 s h V). 0 without MTP. */
+double cs_model_mtp_params(const cs_llm *m);
+double cs_model_mtp_fwd_flops(const cs_llm *m);
+/* MoE parts of one MoE layer's forward for one sequence of s tokens, FLOPs: the router
+ * 2 s h E, the k routed experts k x gemms x 2 s h f_e, the shared experts. 0 for a dense
+ * model. */
+void cs_model_moe_flops(const cs_llm *m, double *router, double *routed, double *shared);
 /* Model FLOPs per step for B sequences (3 x forward, no recompute; Korthikanti eq. 7
  * generalised), and hardware FLOPs (recompute counted: + 1 forward of the layers for full,
  * + the attention core for selective). */
@@ -312,6 +373,49 @@ int cs_plan_rank(const cs_plan *p, const int coord[CS_DIM_COUNT]);
 /* parallel.bucket_MB (MiB): from 1 kB to the size limit of one collective (1 PiB). */
 #define CS_PLAN_BUCKET_MIN_MB 1e-3
 #define CS_PLAN_BUCKET_MAX_MB 1073741824.0   /* 2^30 MiB = CS_LIMIT_MAX_BYTES */
+
+/* --- Mixture of experts on a layout (moe.c) --- */
+/* The expert GEMMs of one MoE layer on one GPU for one microbatch, for the kernel list:
+ * n_local experts (E / ep), each a grouped GEMM of gemms matrices (3 gated, 2 not) on
+ * tokens rows: tokens_mean for n_local - 1 of them and tokens_max for the most loaded one
+ * (the step waits for it), of width f_e / etp. Tokens per expert on a GPU = T k ep / E /
+ * (tp / etp) x the load (T = b s / cp: the microbatch's tokens on the EP rank; tp / etp
+ * ranks of a TP group share them when experts are split over fewer ranks than tp); the
+ * load is min(moe_imbalance, capacity_factor) for the most loaded expert and min(1,
+ * capacity_factor) for the others (dropped tokens are not computed). */
+typedef struct cs_moe_shape {
+    int n_local;             /* experts on one GPU, E / ep */
+    int gemms;               /* matrices per expert: 3 (gated) or 2 */
+    double tokens_mean;      /* rows of an expert at the mean load */
+    double tokens_max;       /* rows of the most loaded expert */
+    double width;            /* f_e / etp, the inner width of an expert on one GPU */
+    double hidden;           /* h */
+} cs_moe_shape;
+void cs_plan_moe_shape(const cs_plan *p, cs_moe_shape *out);
+/* Expert tensor parallelism as resolved (etp, else tp) and expert data parallelism
+ * tp x cp x dp / (etp x ep) (Megatron-Core: ETP x EP x EDP = TP x CP x DP). */
+int cs_plan_etp(const cs_plan *p);
+int cs_plan_edp(const cs_plan *p);
+/* The EP communication of one MoE layer, one direction, for one microbatch: per
+ * dispatcher the collective (all-to-all, or all-gather then reduce-scatter), the bytes S
+ * of each (DESIGN §3) and how many run (dispatch and combine: 2). alltoall and flex: each
+ * rank sends its T k h q bytes of routed tokens (/ tp with sequence parallelism, x etp / tp
+ * when tp / etp ranks share the tokens), x the most loaded rank's share (imbalance, below);
+ * flex (DeepEP) sends a token once to each node it goes to: x min(k, nodes) / k when the
+ * group spans nodes (nodes: NVLink domains of the EP group, cs_plan_group_span). allgather:
+ * every rank's T h q tokens gathered over the EP group (S = ep T h q) and reduce-scattered
+ * back. The most loaded rank holds the most loaded expert and E/ep - 1 at the mean:
+ * (load_max + E/ep - 1) / (E/ep) of the mean. */
+typedef struct cs_moe_comm {
+    cs_coll dispatch;        /* CS_COLL_ALLTOALL or CS_COLL_ALLGATHER */
+    cs_coll combine;         /* CS_COLL_ALLTOALL or CS_COLL_REDUCESCATTER */
+    double bytes;            /* S of each, bytes */
+    double rank_load;        /* the most loaded rank's volume over the mean (>= 1) */
+} cs_moe_comm;
+void cs_plan_moe_comm(const cs_plan *p, int nodes, cs_moe_comm *out);
+/* The MoE keys of p checked (capacity factor > 0 or dropless, imbalance >= 1, etp divides
+ * tp, edp as derived, experts only where the model has them). CS_EINVAL naming the key. */
+int cs_plan_moe_check(const cs_plan *p, cs_err *err);
 
 /* Check the plan against itself and the topology size (n_topo_ranks; 0 = skip): every
  * divisibility rule, positive sizes, known names. Errors say the key path, e.g.

@@ -57,11 +57,15 @@ static void t_head_dim_flops(void)
 
 /* DeepSeek-style: h 512, 8 heads (d_h 64), 4 layers, the first dense (f 2048), 3 MoE
  * layers of 8 experts of 256 (top 2) and 2 shared experts (one MLP of 512), V 1000,
- * untied. Attention 4 h^2 = 1048576, norms 1024. Dense layer: + 3 h 2048 = 3145728:
- * 4195328. MoE layer: + router h E = 4096 + experts 8 x 3 h 256 = 3145728 + shared
- * 3 h 512 = 786432: 4985856. Layers 4195328 + 3 x 4985856 = 19152896; embedding and
- * output 2 V h + h = 1024512: 20177408. Every layer MoE without shared experts (the model
- * before issue 27): 4 x 4199424 + 1024512 = 17822208. */
+ * untied. Attention as MHA would be 4 h^2 = 1048576; it is MLA (kv_lora 128, rope 32,
+ * nope 64, v 64, no q_lora): q h x a (64 + 32) = 393216, kv down h x (128 + 32) = 81920,
+ * its norm 128, kv up 128 x a (64 + 64) = 131072, output a 64 x h = 262144: 868480, 180096
+ * less a layer. Norms 1024. Dense layer with MHA: + 3 h 2048 = 3145728: 4195328. MoE
+ * layer: + router h E = 4096 + experts 8 x 3 h 256 = 3145728 + shared 3 h 512 = 786432:
+ * 4985856. Layers 4195328 + 3 x 4985856 = 19152896; embedding and output 2 V h + h =
+ * 1024512: 20177408 with MHA, 20177408 - 4 x 180096 = 19457024 with MLA. Every layer MoE
+ * without shared experts (the model before issue 27): 4 x 4199424 + 1024512 - 720384 =
+ * 17101824. */
 static void t_deepseek_params(void)
 {
     cs_llm m, old;
@@ -69,26 +73,27 @@ static void t_deepseek_params(void)
     CU_ASSERT_EQUAL(m.dense_layers, 1);
     CU_ASSERT_EQUAL(m.shared_ffn, 512);
     CU_ASSERT_EQUAL(m.experts, 8);
-    CU_ASSERT_DOUBLE_EQUAL(cs_model_params(&m), 20177408.0, 0.5);
+    CU_ASSERT(cs_model_is_mla(&m));
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_params(&m), 19457024.0, 0.5);
     old = m;
     old.dense_layers = 0;
     old.shared_ffn = 0;
-    CU_ASSERT_DOUBLE_EQUAL(cs_model_params(&old), 17822208.0, 0.5);
-    /* the mean layer's FLOPs: (1 dense + 3 MoE) / 4; s = 256, attention 2 s (4 h^2) +
-     * 4 s^2 h = 536870912 + 134217728; dense MLP 6 s h 2048 = 1610612736; MoE router
-     * 2 s h E = 2097152, routed 2 x 6 s h 256 = 402653184, shared 6 s h 512 = 402653184 */
-    CU_ASSERT_DOUBLE_EQUAL(cs_model_layer_fwd_flops(&m), 671088640.0 +
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_params(&old), 17101824.0, 0.5);
+    /* the mean layer's FLOPs: (1 dense + 3 MoE) / 4; s = 256, MLA projections 2 s x
+     * (868480 - 128 norm) = 444596224, core 2 s^2 a (96 + 64) = 167772160; dense MLP
+     * 6 s h 2048 = 1610612736; MoE router 2 s h E = 2097152, routed 2 x 6 s h 256 =
+     * 402653184, shared 6 s h 512 = 402653184 */
+    CU_ASSERT_DOUBLE_EQUAL(cs_model_layer_fwd_flops(&m), 612368384.0 +
                            (1610612736.0 + 3 * (2097152.0 + 402653184 + 402653184)) / 4, 1);
 }
 
-/* Keys that change cost and are not modelled are named, in the file's order: the MLA
- * ranks (q_lora_rank is null: not set) and an unknown key; known-irrelevant keys are not. */
+/* Keys that change cost and are not modelled are named, in the file's order: an unknown
+ * key; known-irrelevant keys are not, nor the MLA ranks (read; q_lora_rank null: not set). */
 static void t_ignored_named(void)
 {
     cs_llm m;
     load("ok/hf-deepseek-small.json", &m);
-    CU_ASSERT_STRING_EQUAL(m.ignored, "kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, "
-                           "v_head_dim");
+    CU_ASSERT_STRING_EQUAL(m.ignored, "");
     load("ok/hf-qwen3-small.json", &m);
     CU_ASSERT_STRING_EQUAL(m.ignored, "frobnicate");
     load("ok/plan-llama-2-7b-config.json", &m);
@@ -158,7 +163,8 @@ static void t_plan_model_keys(void)
         {"\"experts\": 8, \"dense_layers\": 5", "model.dense_layers"},
         {"\"head_dim\": 0", "model.head_dim"},
         {"\"tied_embeddings\": 1", "model.tied_embeddings"},
-        {"\"attention\": \"mla\"", "model.attention"},
+        {"\"attention\": \"mla\"", "model.kv_lora_rank"},
+        {"\"kv_lora_rank\": 64, \"attention\": \"gqa\"", "model.attention"},
         {"\"kv_heads\": 2, \"attention\": \"mha\"", "model.attention"}};
 #define FMT "{\"model\": {\"layers\": 4, \"hidden\": 512, \"heads\": 8, " \
         "\"ffn_hidden\": 2048, \"gated_mlp\": true, \"seq_len\": 256, \"vocab\": 1000, %s}, " \
