@@ -23,9 +23,13 @@ errs=$(mktemp)
 python3 - "$here/gpus/a100-80gb.json" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))
-print("GPU a100-80gb: %g TFLOP/s bf16 peak, %g GB/s HBM; efficiency curve eff(F) = %g x F / (F + %g GFLOP) "
-      "for a kernel of F GFLOP, elementwise kernels at %g of HBM bandwidth (scenarios/gpus/a100-80gb.json)."
-      % (g["peak_tflops"]["bf16"], g["hbm_GBps"], g["gemm_eff_max"], g["gemm_half_GFLOP"], g["mem_eff"]))
+a = g["attention"][0]
+print("GPU a100-80gb: %g TFLOP/s bf16 peak; GEMMs at most %g TFLOP/s (measured: mamf-finder), tiles %s on %d SMs;"
+      " attention %s %g / %g TFLOP/s forward / backward (FlashAttention-2 paper); %g GB/s HBM at %g;"
+      " math held at %s of those rates (scenarios/gpus/a100-80gb.json, docs/plans.md \"Compute\")."
+      % (g["peak_tflops"]["bf16"], g["matmul_tflops"]["bf16"], "x".join(map(str, g["gemm"]["tile"])),
+         g["gemm"]["sm_count"], a["kernel"], a["fwd_tflops"], a["bwd_tflops"], g["hbm_GBps"],
+         g["mem_eff"], g.get("sustained", {}).get("clock", "0.9 (assumed)")))
 PY
 echo "Topology tests/data/ok/plan-a100-cluster.json (384 DGX A100, rail-optimised HDR, NCCL mode ring/tree,"
 echo "one channel). Every row: bf16, Adam, full recomputation, sequence parallelism, interleaved 1F1B"
