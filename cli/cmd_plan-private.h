@@ -11,7 +11,8 @@
 /* Option ids of `collsim plan` (cmd_plan_flags.c holds the table). */
 enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O_MBS, O_GBS,
        O_RECOMP, O_SP, O_SCHED, O_MEGA, O_DS, O_FMT, O_OUT, O_PLOT, O_PLOTB, O_TRACE, O_GPUS,
-       O_TOP, O_SEQ, O_HELP, O_NODES, O_CAL, O_SYSTEMS, O_SEARCH, O_HTML, O_FLASH, O_DTYPE };
+       O_TOP, O_SEQ, O_HELP, O_NODES, O_CAL, O_SYSTEMS, O_SEARCH, O_HTML, O_FLASH, O_DTYPE,
+       O_MARGIN };
 /* The entries of plan's option table (cs_plan_opts; compare's takes them too). */
 #define CS_PLAN_OPT_ENTRIES                                                                \
     {"model", 0, 1, O_MODEL}, {"gpu", 0, 1, O_GPU}, {"topo", 0, 1, O_TOPO},                \
@@ -23,6 +24,7 @@ enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O
     {"plot-breakdown", 0, 1, O_PLOTB}, {"trace", 0, 1, O_TRACE}, {"gpus", 0, 1, O_GPUS},  \
     {"top", 0, 1, O_TOP}, {"seq-length", 0, 1, O_SEQ}, {"help", 'h', 0, O_HELP},          \
     {"flash-attention", 0, 1, O_FLASH}, {"dtype", 0, 1, O_DTYPE},                          \
+    {"memory-margin", 0, 1, O_MARGIN},                                                     \
     CS_TOPO_MOD_SPECS(O_NODES, O_CAL),                                                     \
     CS_CLI_BUDGET_SPECS
 /* A flag's integer value >= lo (at most 2^24), else CS_EUSAGE naming the flag. */

@@ -16,7 +16,7 @@ static const char usage[] =
     "usage: collsim plan [PLAN.json] [--model M --gpu G --topo T --tp N --pp N --dp N --cp N\n"
     "                    --ep N --vp N --zero 0-3 --mbs N --gbs N --recompute none|selective|full\n"
     "                    --sp --schedule 1f1b|gpipe|interleaved --seq-length N\n"
-    "                    --flash-attention on|off --dtype bf16|fp16|fp8\n"
+    "                    --flash-attention on|off --dtype bf16|fp16|fp8 --memory-margin F\n"
     "                    --megatron \"ARGS\" --deepspeed ds_config.json] [--format text|json]\n"
     "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"

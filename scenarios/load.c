@@ -29,6 +29,7 @@ void cs_plan_init(cs_plan *p)
     p->bucket_MB = 25;
     p->overlap_grad_reduce = 1;
     p->overlap_param_gather = 1;
+    p->prefetch = 1;
     p->dp_mode = CS_DPM_DDP;
     p->flash_attention = 1;             /* Megatron-LM and NeMo's default (DESIGN §8) */
 }

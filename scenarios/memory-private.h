@@ -15,4 +15,12 @@ double cs__memory_stage_layers(const cs_plan *p, const int *split, int st);
 void cs__memory_stage_params(const cs_plan *p, int st, double Ls, double *dense,
                              double *expert);
 
+/* ZeRO-3 layers gathered ahead of the computing one: parallel.prefetch (>= 1), cut by
+ * DeepSpeed's stage3_max_live_parameters to max_live / layer_params - 1 (may be 0). */
+int cs__memory_prefetch(const cs_plan *p, double layer_params);
+
+/* Bytes of NCCL buffers on one GPU: 16 channels x (Simple 4 MiB + LL128 + LL) for each
+ * communicator of a parallel dimension > 1, two peers for the pipeline's sends. */
+double cs__memory_nccl_bytes(const cs_plan *p);
+
 #endif

@@ -14,6 +14,17 @@ static int act_bytes(const cs_plan *p) { return p->dtype == CS_DT_FP32 ? 4 : 2; 
 /* Bytes per parameter of weights and of gradients. */
 static int wbytes(const cs_plan *p) { return p->dtype == CS_DT_FP32 ? 4 : 2; }
 
+const char *const cs_plan_memory_detail_names[CS_PLAN_MEMORY_DETAIL] = {"logits",
+    "temporaries", "dp_buckets", "zero3_buffers", "nccl", "cuda_context", "workspace",
+    "offloaded_to_host"};
+
+double cs_plan_memory_detail(const cs_plan_memory *m, int i)
+{
+    const double v[CS_PLAN_MEMORY_DETAIL] = {m->logits, m->temporaries, m->dp_buckets,
+        m->zero3_buffers, m->nccl, m->cuda_context, m->workspace, m->host_bytes};
+    return i >= 0 && i < CS_PLAN_MEMORY_DETAIL ? v[i] : 0;
+}
+
 /* The number of dense layers of a MoE model (the first dense_layers), 0 for dense models. */
 static double n_dense(const cs_llm *M)
 {
@@ -34,12 +45,18 @@ double cs_plan_layer_act_bytes(const cs_plan *p)
     int sp = p->sp && p->tp > 1;
     if (k > 0)                          /* the mean layer: k dense of L */
         f = (k * M->ffn_hidden + (M->layers - k) * f) / M->layers;
-    /* the attention's 8 sbh (Q, K, V, the projection's input) scale with a d_h / h */
-    split = 8 * (qd / h) + 4 * f / h;
+    /* the attention's 8 sbh: Q and the projection's input scale with a d_h / h, K and V
+     * with the kv heads' kv d_h / h (GQA); the MLP's 4 f/h (the fc1 output and the
+     * activation's output) are 6 f/h for a gated MLP, whose fc1 output is 2f wide
+     * (Megatron's fused SwiGLU keeps it and the fc2 input) */
+    split = 4 * (qd / h) + 4 * (M->kv_heads * cs_model_head_dim(M) / h) +
+            (M->gated_mlp ? 6 : 4) * f / h;
     core = p->flash_attention ? 0 : 5 * a * s / (h * t);
     switch (p->recompute) {
     case CS_RC_FULL:
-        return 2 * sbh * scale;
+        /* only the layer's input stays, 2sbh; with sequence parallelism it is split over
+         * the tp ranks (Korthikanti et al. §5: the checkpoint is stored sequence-parallel) */
+        return 2 * sbh * scale / (sp ? t : 1);
     case CS_RC_SELECTIVE:
         return (sp ? sbh * (10 + split) / t : sbh * (10 + split / t)) * scale;
     default:
@@ -76,20 +93,60 @@ void cs__memory_stage_params(const cs_plan *p, int st, double Ls, double *dense,
         *dense += (p->pp > 1 || !cs_model_is_tied(M) ? V * h / p->tp : 0) + 2 * h;
 }
 
-/* Model states of stage st (ZeRO paper) into m's weights, gradients, optimizer. */
+/* The degree the dense parameters are sharded over by ZeRO (HSDP: its shard group), and
+ * the expert parameters' (dp/ep, cut alike by HSDP's replicas). Context parallel ranks hold
+ * the same parameters, so ZeRO shards over dp x cp: Megatron's distributed optimizer uses
+ * the data-parallel-with-context-parallel group, torchtitan's FSDP the dp_shard x cp mesh. */
+static double shard_dense(const cs_plan *p)
+{
+    return p->hsdp > 0 ? p->hsdp : (double)p->dp * p->cp;
+}
+static double shard_expert(const cs_plan *p)
+{
+    double edp = (double)p->dp / p->ep;
+    return p->hsdp > 0 ? fmax(1, edp * p->hsdp / p->dp) : edp;
+}
+
+int cs__memory_prefetch(const cs_plan *p, double layer_params)
+{
+    int d = p->prefetch > 0 ? p->prefetch : 1;
+    /* DeepSpeed's stage3_max_live_parameters: never more gathered than that, so at most
+     * max_live / layer layers at once, one of them computing */
+    if (p->max_live_params > 0 && layer_params > 0) {
+        double live = floor(p->max_live_params / layer_params);
+        if (live - 1 < d)
+            d = live - 1 < 0 ? 0 : (int)(live - 1);
+    }
+    return d;
+}
+
+/* Model states of stage st (ZeRO paper) into m's weights, gradients, optimizer, and the
+ * bytes moved to the host into host_bytes. */
 static void stage_states(const cs_plan *p, const int *split, int st, cs_plan_memory *m)
 {
-    double K, dd, ee, edp = (double)p->dp / p->ep;
+    double K, dd, ee, sd = shard_dense(p), se = shard_expert(p);
     int mixed = p->dtype != CS_DT_FP32;
     cs__memory_stage_params(p, st, cs__memory_stage_layers(p, split, st), &dd, &ee);
     /* ZeRO paper: K = 12 for mixed-precision Adam (fp32 master, momentum, variance);
      * fp32 Adam keeps momentum and variance (8); SGD momentum (+ master) 8 or 4 */
     K = p->optimizer_sgd ? (mixed ? 8 : 4) : (mixed ? 12 : 8);
-    m->weights = wbytes(p) * (dd / (p->zero >= 3 ? p->dp : 1) + ee / (p->zero >= 3 ? edp : 1));
-    m->gradients = wbytes(p) * (dd / (p->zero >= 2 ? p->dp : 1) + ee / (p->zero >= 2 ? edp : 1));
-    m->optimizer = K * (dd / (p->zero >= 1 ? p->dp : 1) + ee / (p->zero >= 1 ? edp : 1));
-    if (p->offload_optimizer)
+    m->weights = wbytes(p) * (dd / (p->zero >= 3 ? sd : 1) + ee / (p->zero >= 3 ? se : 1));
+    m->gradients = wbytes(p) * (dd / (p->zero >= 2 ? sd : 1) +
+                                ee / (p->zero >= 2 ? (p->zero >= 3 ? se : (double)p->dp / p->ep)
+                                      : 1));
+    m->optimizer = K * (dd / (p->zero >= 1 ? sd : 1) +
+                        ee / (p->zero >= 1 ? (p->zero >= 3 ? se : (double)p->dp / p->ep) : 1));
+    m->host_bytes = 0;
+    if (p->offload_optimizer) {
+        m->host_bytes += m->optimizer;
         m->optimizer = 0;
+    }
+    /* ZeRO-Infinity offload_param / FSDP CPUOffload: the parameter shard and its gradient
+     * shard live on the host; the GPU holds only the gathered layers (zero3_buffers) */
+    if (p->offload_params) {
+        m->host_bytes += m->weights + m->gradients;
+        m->weights = m->gradients = 0;
+    }
 }
 
 void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m)
@@ -112,75 +169,103 @@ void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m)
     free(split);
 }
 
-/* Memory of an uneven split: each stage's model states, its activations (its layers times
- * the microbatch-chunks the schedule keeps in flight on it, the embedding outputs on stage
- * 0) and buffers; the stage with the largest total. */
-static void memory_uneven(const cs_plan *p, const int *split, cs_plan_memory *m)
+/* NCCL buffers of one communicator: every channel keeps a receive buffer per ring peer for
+ * each protocol: Simple NCCL_BUFFSIZE 4 MiB (NCCL docs, "Environment Variables":
+ * NCCL_BUFFSIZE default 4194304), LL128 4,915,200 B and LL 524,288 B (NCCL src/include/
+ * device.h: DEFAULT_LL128_BUFFSIZE = 120 elems x 640 threads x 8 steps x 8 B,
+ * DEFAULT_LL_BUFFSIZE = 8 lines x 512 threads x 8 steps x 16 B). Channels: assumption 16,
+ * the ring channel count NCCL_DEBUG=INFO prints on an 8-GPU H100 NVSwitch node ("16 coll
+ * channels"; NCCL_MIN/MAX_NCHANNELS change it); tree and NVLS buffers not counted. */
+#define NCCL_CHANNELS 16
+#define NCCL_PEER_BYTES (4194304.0 + 4915200.0 + 524288.0)
+/* CUDA context on the GPU, outside PyTorch's allocator (PyTorch docs, "CUDA semantics",
+ * Memory management: memory_allocated/memory_reserved do not count it): assumption 0.5 GB,
+ * an H100 with CUDA 12 and lazy module loading as nvidia-smi shows it (0.3-1 GB across
+ * GPUs and CUDA versions). */
+#define CUDA_CONTEXT_BYTES 0.5e9
+/* cuBLAS workspace: PyTorch allocates one per handle and stream, 32 MiB on Hopper
+ * (CUBLAS_WORKSPACE_CONFIG default ":4096:8" = 8 x 4 MiB; PyTorch docs "Reproducibility"
+ * and cuBLAS docs, cublasSetWorkspace: 32 MiB recommended on Hopper). */
+#define CUBLAS_WORKSPACE_BYTES (32.0 * 1048576)
+
+double cs__memory_nccl_bytes(const cs_plan *p)
+{
+    double comms = (p->tp > 1) + (p->cp > 1) + (p->ep > 1) + (p->dp > 1) +
+                   (p->ep > 1 && p->dp / p->ep > 1) + (p->hsdp > 0 && p->hsdp < p->dp);
+    /* pipeline sends: a peer each way (the previous and the next stage) */
+    return NCCL_CHANNELS * NCCL_PEER_BYTES * (comms + (p->pp > 1 ? 2 : 0));
+}
+
+/* Memory of stage st: model states, activations (its layers times the microbatch-chunks
+ * the schedule keeps in flight on it, the embedding outputs on stage 0), and the buffers. */
+static void stage_memory(const cs_plan *p, const int *split, int st, cs_plan_memory *x)
 {
     const cs_llm *M = &p->model;
-    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, st;
+    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp;
     int mb = (int)(p->global_batch / p->dp / p->micro_batch);
     cs_sched_kind k = p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
                     : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
     double T = (double)p->micro_batch * M->seq_len / p->cp, layer_act = cs_plan_layer_act_bytes(p);
-    memset(m, 0, sizeof *m);
-    m->total = -1;
-    for (st = 0; st < p->pp; st++) {
-        cs_plan_memory x;
-        double Ls = cs__memory_stage_layers(p, split, st), dd, ee;
-        int peak = cs__step_peak(k, p->pp, v, mb, st);
-        memset(&x, 0, sizeof x);
-        stage_states(p, split, st, &x);
-        x.activations = peak * Ls / v * layer_act;
-        if (st == 0)
-            x.activations += peak * T * M->hidden * act_bytes(p) / (p->sp ? p->tp : 1) / v;
-        cs__memory_stage_params(p, st, Ls, &dd, &ee);
-        if (p->dp > 1 && p->zero < 3)
-            x.other += 2 * p->bucket_MB * 1048576.0;
-        if (p->zero >= 3 && p->dp > 1 && Ls > 0)
-            x.other += 2 * (dd + ee) / Ls * wbytes(p);
-        if (p->pp == 1)
-            x.other += 4.0 * T * M->vocab / p->tp;
-        x.total = x.weights + x.gradients + x.optimizer + x.activations + x.other;
-        if (x.total > m->total)
-            *m = x;
+    double Ls = cs__memory_stage_layers(p, split, st), dd, ee, lp, f, stash;
+    int peak = cs__step_peak(k, p->pp, v, mb, st), zero3 = p->zero >= 3;
+    memset(x, 0, sizeof *x);
+    stage_states(p, split, st, x);
+    x->activations = peak * Ls / v * layer_act;
+    if (st == 0)
+        x->activations += peak * T * M->hidden * act_bytes(p) / (p->sp ? p->tp : 1) / v;
+    /* activation offload: a layer's stash leaves after its forward and returns before its
+     * backward, so the GPU holds the computing layer's and the one in transit */
+    if (p->offload_activations && x->activations > 2 * layer_act) {
+        x->host_bytes += x->activations - 2 * layer_act;
+        x->activations = 2 * layer_act;
     }
+    cs__memory_stage_params(p, st, Ls, &dd, &ee);
+    lp = Ls > 0 ? (dd + ee) / Ls : 0;                /* one layer's parameters per GPU */
+    /* Megatron's vocab-parallel cross entropy keeps the microbatch's logits in fp32 and
+     * computes their gradient in fp32: 2 x s b V/tp x 4 bytes on the last stage */
+    if (st == p->pp - 1)
+        x->logits = 8.0 * T * M->vocab / p->tp;
+    /* backward of the MLP holds the gradient of its f-wide intermediate (two with a gated
+     * MLP); full recompute rebuilds one layer's activations before its backward */
+    f = M->experts > 0 ? (double)M->top_k * M->moe_ffn_hidden + M->shared_ffn : M->ffn_hidden;
+    x->temporaries = T * f / p->tp * act_bytes(p) * (M->gated_mlp ? 2 : 1);
+    if (p->recompute == CS_RC_FULL) {
+        cs_plan q = *p;
+        q.recompute = CS_RC_NONE;
+        stash = cs_plan_layer_act_bytes(&q);
+        x->temporaries += stash;
+    }
+    /* DDP / ZeRO-1/2: two gradient buckets in flight, never more than the gradients */
+    if (p->dp > 1 && !zero3) {
+        double buckets = 2 * p->bucket_MB * 1048576.0, grads = (dd + ee) * wbytes(p);
+        x->dp_buckets = buckets < grads ? buckets : grads;
+    }
+    /* ZeRO-3 / FSDP: the computing layer gathered, the prefetched ones, and in backward
+     * the layer's unsharded gradient before its reduce-scatter (FSDP2's per-layer
+     * all-gather and reduce-scatter outputs) */
+    if (zero3 && (p->dp > 1 || p->offload_params) && Ls > 0)
+        x->zero3_buffers = (2.0 + cs__memory_prefetch(p, lp)) * lp * wbytes(p);
+    x->nccl = cs__memory_nccl_bytes(p);
+    x->cuda_context = CUDA_CONTEXT_BYTES;
+    x->workspace = CUBLAS_WORKSPACE_BYTES;
+    x->other = x->logits + x->temporaries + x->dp_buckets + x->zero3_buffers + x->nccl +
+               x->cuda_context + x->workspace;
+    x->total = x->weights + x->gradients + x->optimizer + x->activations + x->other;
 }
 
 void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m)
 {
-    const cs_llm *M = &p->model;
-    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp;
-    double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
-    double dd, ee, chunk_params;
-    int *split = NULL, peak;
+    int *split = NULL, st;
     cs_err err;
-    if (cs_plan_stage_layers(p, &split, NULL, &err) == 0 && split) {
-        memory_uneven(p, split, m);
-        free(split);
-        return;
-    }
-    peak = cs__step_peak(p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
-                             : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B, p->pp, v,
-                             (int)(p->global_batch / p->dp / p->micro_batch), 0);
+    if (cs_plan_stage_layers(p, &split, NULL, &err) < 0)
+        split = NULL;                   /* an unchecked plan: the even split */
     memset(m, 0, sizeof *m);
-    cs_plan_model_states(p, m);
-    m->activations = peak * Lc * cs_plan_layer_act_bytes(p);
-    /* stage 0 also stashes the embedding output of each microbatch in flight */
-    m->activations += peak * T * M->hidden * act_bytes(p) / (p->sp ? p->tp : 1) / v;
-    cs__memory_stage_params(p, 0, (double)M->layers / p->pp, &dd, &ee);
-    chunk_params = (dd + ee) / v;
-    /* buffers: DDP/ZeRO-1/2 gradient buckets (two in flight), ZeRO-3 gathered chunk
-     * (current and prefetched), fp32 logits of one microbatch on the last stage */
-    if (p->dp > 1 && p->zero < 3) {
-        /* two buckets, but never more than the gradients they hold (one bucket of 40 GB
-         * for 0.9 GB of gradients holds 0.9 GB) */
-        double buckets = 2 * p->bucket_MB * 1048576.0, grads = (dd + ee) * wbytes(p);
-        m->other += buckets < grads ? buckets : grads;
+    m->total = -1;
+    for (st = 0; st < p->pp; st++) {
+        cs_plan_memory x;
+        stage_memory(p, split, st, &x);
+        if (x.total > m->total)
+            *m = x;
     }
-    if (p->zero >= 3 && p->dp > 1)
-        m->other += 2 * chunk_params / Lc * wbytes(p);
-    if (p->pp == 1)
-        m->other += 4.0 * T * M->vocab / p->tp;
-    m->total = m->weights + m->gradients + m->optimizer + m->activations + m->other;
+    free(split);
 }

@@ -350,7 +350,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     }
     cs_plan_memory_of(p, &r->mem);
     r->capacity_bytes = p->gpu.hbm_GB * 1e9;
-    r->fits = r->mem.total <= r->capacity_bytes;
+    r->fits = r->mem.total <= r->capacity_bytes * (1 - p->memory_margin);
     {
         static const cs_group kinds[3] = {CS_G_TP, CS_G_CP, CS_G_EP};
         int i;

@@ -340,11 +340,11 @@ static void t_bucket_memory(void)
     plan_on(&p, "gpt-1.7b", "a100-80gb", FREE_TOPO);
     p.pp = 2, p.dp = 4, p.global_batch = 8;
     cs_plan_memory_of(&p, &m);
-    CS_ASSERT_REL(m.other, 52428800.0, 1e-12);
+    CS_ASSERT_REL(m.dp_buckets, 52428800.0, 1e-12);
     p.bucket_MB = 40000;
     cs_plan_memory_of(&p, &m);
-    CS_ASSERT_REL(m.other, m.gradients, 1e-12);
-    CU_ASSERT(m.other < 2e9);                 /* about 1.7 GB, not 2 x 41.9 GB */
+    CS_ASSERT_REL(m.dp_buckets, m.gradients, 1e-12);
+    CU_ASSERT(m.dp_buckets < 2e9);            /* about 1.7 GB, not 2 x 41.9 GB */
     cs_plan_fini(&p);
 }
 
@@ -538,7 +538,17 @@ static void t_json_contract(void)
     CU_ASSERT_STRING_EQUAL(out, out2);
     root = json_loads(out, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-    CU_ASSERT_EQUAL(json_object_size(root), 15);
+    CU_ASSERT_EQUAL(json_object_size(root), 16);
+    {
+        /* "other" is the sum of the buffer lines of memory_detail_bytes */
+        json_t *det = json_object_get(root, "memory_detail_bytes");
+        double o = 0;
+        int k;
+        for (k = 0; k < CS_PLAN_MEMORY_DETAIL - 1; k++)
+            o += json_real_value(json_object_get(det, cs_plan_memory_detail_names[k]));
+        CS_ASSERT_REL(o, json_real_value(json_object_get(json_object_get(root, "memory_bytes"),
+                                                         "other")), 1e-12);
+    }
     CU_ASSERT_EQUAL(json_array_size(json_object_get(root, "warnings")), 0);
     for (i = 0; top[i]; i++)
         CU_ASSERT_PTR_NOT_NULL(json_object_get(root, top[i]));
