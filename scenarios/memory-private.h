@@ -23,4 +23,25 @@ int cs__memory_prefetch(const cs_plan *p, double layer_params);
  * communicator of a parallel dimension > 1, two peers for the pipeline's sends. */
 double cs__memory_nccl_bytes(const cs_plan *p);
 
+/* The host link of rank's GPU (offload.c): *bw_GBps the narrowest link on the route to its
+ * nearest CPU node, *share the GPUs (itself included) whose routes to their CPUs cross that
+ * link in the same direction. Returns 1, or 0 with *bw_GBps 0 and *share 1 when the
+ * topology has no CPU node (the caller states its assumption). */
+int cs__offload_host_link(const cs_topo *t, int rank, double *bw_GBps, int *share);
+
+/* Bytes/s of host-link bandwidth one GPU gets: its link over the GPUs sharing it, or the
+ * 25 GB/s PCIe assumption without a CPU node in the topology. */
+double cs__offload_host_Bps(cs_plan_ctx *ctx);
+
+/* Offload costs into sc: parameters (t_gather and t_bucket grow by a layer shard's copy up
+ * and down), activations (t_act_out, t_act_in of one layer and microbatch); layer_params
+ * per GPU before sharding, Lh layers per chunk. Returns 0. */
+int cs__offload_costs(cs_plan_ctx *ctx, const cs_plan *p, cs_step_costs *sc,
+                      double layer_params, double Lh, cs_err *err);
+
+/* HSDP costs of one layer into sc: t_gather the all-gather on the shard group, t_bucket
+ * its reduce-scatter plus the allreduce of the 1/hsdp shard across replicas. */
+int cs__hsdp_costs(cs_plan_ctx *ctx, const cs_plan *p, cs_step_costs *sc, double grad_bytes,
+                   double param_bytes, cs_err *err);
+
 #endif

@@ -110,6 +110,8 @@ static double shard_expert(const cs_plan *p)
 int cs__memory_prefetch(const cs_plan *p, double layer_params)
 {
     int d = p->prefetch > 0 ? p->prefetch : 1;
+    if (p->prefetch_params > 0 && layer_params > 0)
+        d = (int)fmax(1, fmin(64, floor(p->prefetch_params / layer_params)));
     /* DeepSpeed's stage3_max_live_parameters: never more gathered than that, so at most
      * max_live / layer layers at once, one of them computing */
     if (p->max_live_params > 0 && layer_params > 0) {

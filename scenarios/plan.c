@@ -296,16 +296,25 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
             r->dp_coll_bytes += 2.0 * m * v * Lh * pb;
         }
     }
+    if (p->zero >= 3 && p->hsdp > 0 && p->hsdp < p->dp && grad_bytes > 0 &&
+        (rc = cs__hsdp_costs(ctx, p, sc, grad_bytes / Lh, (dd + ee) / v / Lh * wbytes(p), err)) < 0)
+        return rc;
+    if ((rc = cs__offload_costs(ctx, p, sc, (dd + ee) / v / Lh, Lh, err)) < 0)
+        return rc;
+    if (p->zero >= 3)
+        sc->prefetch = cs__memory_prefetch(p, (dd + ee) / v / Lh) > 0
+                     ? cs__memory_prefetch(p, (dd + ee) / v / Lh) : -1;
     sc->overlap_grad = p->overlap_grad_reduce;
     sc->overlap_gather = p->overlap_param_gather;
     /* optimizer: Adam reads fp32 master, momentum, variance and the gradient and writes
      * the first three and the 16-bit weights (28 B/param; SGD 20), on the shard this GPU
-     * owns; offloaded, the shard's gradients go down and weights up over PCIe (25 GB/s)
-     * and the host updates at 100 GB/s */
+     * owns; offloaded, the shard's gradients go down and weights up over the GPU's share of
+     * its host link (host_Bps) and the host updates at 100 GB/s (assumption: a CPU Adam
+     * streaming its states at about its DRAM bandwidth, ZeRO-Offload's CPU-Adam) */
     {
         double shard = (dd + ee) / (p->zero >= 1 ? p->dp : 1), per = p->optimizer_sgd ? 20 : 28;
         if (p->offload_optimizer)
-            sc->t_opt = shard * 2 * wbytes(p) / 25e9 + shard * per / 100e9;
+            sc->t_opt = shard * 2 * wbytes(p) / cs__offload_host_Bps(ctx) + shard * per / 100e9;
         else
             sc->t_opt = kernel_s(p, 0, shard * per);
     }

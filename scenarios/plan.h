@@ -138,6 +138,9 @@ typedef struct cs_plan {
                                  ranks and replicates across them (0 = shard over all dp) */
     int prefetch;             /* ZeRO-3 layers gathered ahead of the one computing (FSDP2 1;
                                  DeepSpeed from stage3_prefetch_bucket_size) */
+    double prefetch_params;   /* DeepSpeed stage3_prefetch_bucket_size: parameters gathered
+                                 ahead (0 = use prefetch); sets the depth to
+                                 max(1, floor(this / one layer's parameters)) */
     double max_live_params;   /* DeepSpeed stage3_max_live_parameters: most gathered
                                  parameters at once (0 = no limit) */
     int overlap_param_gather; /* ZeRO parameter gathers are prefetched (ZeRO-3) or overlap
@@ -371,8 +374,9 @@ typedef struct cs_step_costs {
     double t_dp_tail;        /* after the last bucket: ZeRO-1/2 parameter all-gather, s */
     double t_gather;         /* ZeRO-3 parameter all-gather of one layer, s (0 = none); with
                                 offloaded parameters it includes the layer's copy up */
-    int prefetch;            /* ZeRO-3: gathers issued ahead of the computing layer (>= 1;
-                                they queue on one stream, never overlapping each other) */
+    int prefetch;            /* ZeRO-3: gathers issued ahead of the computing layer (0 = the
+                                default 1, -1 = none; they queue on one stream, never
+                                overlapping each other) */
     double t_act_out;        /* activation offload: one layer's stash to the host, s */
     double t_act_in;         /* and back before its backward, s (0 = no offload) */
     int n_pieces;            /* ZeRO-3: layers per chunk; each op runs layer by layer, a
