@@ -177,6 +177,15 @@ int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_e
             if ((rc = moe_flag(p, o, v, err)) < 0)
                 return rc;
             break;
+        case O_MARGIN: {
+            char *end;
+            double m = strtod(v, &end);
+            if (!*v || *end || !(m >= 0 && m < 1))
+                return cs_err_set(err, CS_EUSAGE, NULL, "--memory-margin: expected a fraction "
+                                  "of capacity in [0, 1), got '%s'", v);
+            p->memory_margin = m;
+            break;
+        }
         case O_NODES: case O_CAL: *(o->id == O_NODES ? &mods.nodes : &mods.cal) = v; break;
         case O_SCHED:
             if (!strcmp(v, "1f1b") || !strcmp(v, "gpipe") || !strcmp(v, "interleaved"))

@@ -305,6 +305,31 @@ static int ds_zero(const json_t *z, cs_plan *p, cs_err *err)
                               ds_show(o, got, sizeof got));
         p->offload_optimizer = strcmp(json_string_value(v), "none") != 0;
     }
+    if ((o = json_object_get(z, "offload_param"))) {
+        v = json_object_get(o, "device");
+        if (!json_is_object(o) || !json_is_string(v))
+            return cs_err_set(err, CS_EINVAL, "zero_optimization.offload_param", "expected "
+                              "an object such as {\"device\": \"cpu\"}, got %s",
+                              ds_show(o, got, sizeof got));
+        p->offload_params = strcmp(json_string_value(v), "none") != 0;
+    }
+    /* ZeRO-3's prefetch (parameters gathered ahead) and live-parameter limit: counts of
+     * parameters, positive numbers (DeepSpeed's "auto" leaves the defaults) */
+    {
+        static const char *const k3[2] = {"stage3_prefetch_bucket_size",
+                                          "stage3_max_live_parameters"};
+        int i;
+        for (i = 0; i < 2; i++) {
+            if (!(v = json_object_get(z, k3[i])) ||
+                (json_is_string(v) && !strcmp(json_string_value(v), "auto")))
+                continue;
+            if (!json_is_number(v) || json_number_value(v) < 1)
+                return cs_err_set(err, CS_EINVAL, "zero_optimization", "%s: expected a "
+                                  "number of parameters >= 1 or \"auto\", got %s", k3[i],
+                                  ds_show(v, got, sizeof got));
+            *(i ? &p->max_live_params : &p->prefetch_params) = json_number_value(v);
+        }
+    }
     return 0;
 }
 

@@ -29,6 +29,7 @@ void cs_plan_init(cs_plan *p)
     p->bucket_MB = 25;
     p->overlap_grad_reduce = 1;
     p->overlap_param_gather = 1;
+    p->prefetch = 1;
     p->dp_mode = CS_DPM_DDP;
     p->flash_attention = 1;             /* Megatron-LM and NeMo's default (DESIGN §8) */
     p->moe_imbalance = 1.0;             /* perfectly balanced experts (docs/plans.md) */
@@ -125,6 +126,37 @@ static int parse_model(json_t *v, const char *dir, cs_plan *p, cs_err *err)
     return cs__model_from_json(v, "model", "custom", &p->model, err);
 }
 
+/* train.offload: "none", "optimizer", "parameters", "activations", a "+" combination
+ * ("optimizer+parameters") or an array of the names. */
+static int parse_offload(const json_t *v, cs_plan *p, cs_err *err)
+{
+    static const char *const names[] = {"none", "optimizer", "parameters", "activations"};
+    char buf[128], *tok, *save = NULL;
+    size_t i, n = json_is_array(v) ? json_array_size(v) : 1;
+    if (!v)
+        return 0;
+    p->offload_optimizer = p->offload_params = p->offload_activations = 0;
+    for (i = 0; i < n; i++) {
+        const json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+        if (!json_is_string(e) || strlen(json_string_value(e)) >= sizeof buf)
+            return cs_err_set(err, CS_EINVAL, "train.offload", "expected \"none\", "
+                              "\"optimizer\", \"parameters\", \"activations\", a '+' "
+                              "combination or an array of them");
+        strcpy(buf, json_string_value(e));
+        for (tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+            int k;
+            for (k = 0; k < 4 && strcmp(tok, names[k]); k++)
+                ;
+            if (k == 4)
+                return cs_err_set(err, CS_EINVAL, "train.offload", "unknown offload '%s' "
+                                  "(known: none, optimizer, parameters, activations)", tok);
+            *(k == 1 ? &p->offload_optimizer : k == 2 ? &p->offload_params
+              : k == 3 ? &p->offload_activations : &p->offload_optimizer) |= k > 0;
+        }
+    }
+    return 0;
+}
+
 static int parse_train(json_t *t, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"global_batch", "micro_batch", "dtype", "optimizer",
@@ -134,7 +166,6 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
     static const char *const recipes[] = {"delayed", "current", "mxfp8", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
     static const char *const rcs[] = {"none", "selective", "full", NULL};
-    static const char *const offl[] = {"none", "optimizer", NULL};
     int rc, dt = (int)p->dtype, opt = p->optimizer_sgd, rec = (int)p->recompute;
     int fr = (int)p->fp8_recipe;
     if (!json_is_object(t))
@@ -148,7 +179,7 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_enum(t, "train", "optimizer", opts, &opt, err)) < 0 ||
         (rc = cs_json_opt_enum(t, "train", "recompute", rcs, &rec, err)) < 0 ||
         (rc = cs_json_opt_num(t, "train", "grad_compression", 0, &p->grad_compression, err)) < 0 ||
-        (rc = cs_json_opt_enum(t, "train", "offload", offl, &p->offload_optimizer, err)) < 0 ||
+        (rc = parse_offload(json_object_get(t, "offload"), p, err)) < 0 ||
         (rc = cs_json_opt_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0 ||
         (rc = cs_json_opt_enum(t, "train", "fp8_recipe", recipes, &fr, err)) < 0 ||
         (rc = cs_json_opt_enum(t, "train", "kernels", kern, &p->eager, err)) < 0)
@@ -215,7 +246,7 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
     static const char *const keys[] = {"tp", "pp", "dp", "cp", "ep", "vp", "sequence_parallel",
         "zero", "schedule", "order", "bucket_MB", "overlap_grad_reduce", "overlap_param_gather",
         "dp_mode", "tp_comm_overlap", "pipeline_layers", "etp", "edp", "moe_imbalance",
-        "moe_dispatcher", "moe_overlap", NULL};
+        "moe_dispatcher", "moe_overlap", "hsdp", "prefetch", NULL};
     static const char *const scheds[] = {"1f1b", "gpipe", "interleaved", NULL};
     static const char *const modes[] = {"ddp", "parameter_server", "dataparallel", NULL};
     const long big = 1L << 24;
@@ -244,7 +275,10 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
         (rc = cs_json_opt_intv(o, "parallel", "edp", 1, big, &p->edp, err)) < 0 ||
         (rc = cs_json_opt_enum(o, "parallel", "moe_dispatcher", cs_moe_dispatch_names(), &dsp,
                                err)) < 0 ||
-        (rc = cs_json_opt_bool(o, "parallel", "moe_overlap", &p->moe_overlap, err)) < 0)
+        (rc = cs_json_opt_bool(o, "parallel", "moe_overlap", &p->moe_overlap, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "hsdp", 1, big, &p->hsdp, err)) < 0 ||
+        (rc = cs_json_opt_intv(o, "parallel", "prefetch", 1, 64, &p->prefetch, err)) < 0)
+
         return rc;
     if ((rc = cs_json_opt_num(o, "parallel", "moe_imbalance", 0, &p->moe_imbalance, err)) < 0)
         return rc;
@@ -455,6 +489,14 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
                               "pipeline operations (microbatches x vp x pp%s), at most %d",
                               ops, p->zero >= 3 ? " x layers per chunk" : "", CS_PLAN_MAX_OPS);
     }
+    if (p->hsdp > 0 && (p->zero < 3 || p->dp % p->hsdp))
+        return cs_err_set(err, CS_EINVAL, "parallel.hsdp", "shards ZeRO-3 within groups that "
+                          "divide dp: needs zero 3 and hsdp dividing dp %d, got hsdp %d, zero %d",
+                          p->dp, p->hsdp, p->zero);
+    if (p->offload_params && p->zero < 3)
+        return cs_err_set(err, CS_EINVAL, "train.offload", "parameters offload needs "
+                          "parallel.zero 3 (ZeRO-Infinity, FSDP CPU offload), got zero %d",
+                          p->zero);
     if (p->zero > 0 && p->dp_mode != CS_DPM_DDP)
         return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO needs dp_mode ddp, got zero %d",
                           p->zero);

@@ -6,6 +6,7 @@
 #include "scenarios/plan.h"
 #include "scenarios/compute.h"
 #include "scenarios/memo.h"
+#include "scenarios/memory-private.h"
 #include "scenarios/step-private.h"
 #include "sim/limits.h"
 
@@ -27,178 +28,6 @@ static int wbytes(const cs_plan *p) { return p->dtype == CS_DT_FP32 ? 4 : 2; }
 static double n_dense(const cs_llm *M)
 {
     return M->experts > 0 ? fmin(M->dense_layers, M->layers) : 0;
-}
-
-double cs_plan_layer_act_bytes(const cs_plan *p)
-{
-    const cs_llm *M = &p->model;
-    double s = (double)M->seq_len / p->cp, b = p->micro_batch, h = M->hidden, a = M->heads;
-    double t = p->tp, sbh = s * b * h, scale = act_bytes(p) / 2.0;
-    /* Korthikanti Table 2 with the 24 sbh of the MLP/attention parts that TP splits
-     * generalised to 8 + 4 f/h (Megatron's theoretical_memory_usage.py), f = ffn_hidden
-     * (k x moe_ffn_hidden + the shared experts for MoE) */
-    double f = M->experts > 0 ? (double)M->top_k * M->moe_ffn_hidden + M->shared_ffn
-                              : M->ffn_hidden, k = n_dense(M);
-    double split, core;
-    int sp = p->sp && p->tp > 1;
-    if (k > 0)                          /* the mean layer: k dense of L */
-        f = (k * M->ffn_hidden + (M->layers - k) * f) / M->layers;
-    /* the attention's 8 sbh (Q, K, V, the projection's input) scale with a d_h / h: 2 bytes
-     * x the elements of cs_model_attn_act_elems (4 a d_h; MLA's latents and heads) */
-    split = 8 * (cs_model_attn_act_elems(M) / 4 / h) + 4 * f / h;
-    core = p->flash_attention ? 0 : 5 * a * s / (h * t);
-    switch (p->recompute) {
-    case CS_RC_FULL:
-        return 2 * sbh * scale;
-    case CS_RC_SELECTIVE:
-        return (sp ? sbh * (10 + split) / t : sbh * (10 + split / t)) * scale;
-    default:
-        return (sp ? sbh * ((10 + split) / t + core) : sbh * (10 + split / t + core)) * scale;
-    }
-}
-
-/* Layers of stage st under split (cs_plan_stage_layers; NULL = even). */
-static double stage_layers(const cs_plan *p, const int *split, int st)
-{
-    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, c;
-    double n = 0;
-    if (!split)
-        return (double)p->model.layers / p->pp;
-    for (c = 0; c < v; c++)
-        n += split[c * p->pp + st];
-    return n;
-}
-
-/* Parameters held by stage st of Ls layers (before ZeRO sharding), split into dense
- * (replicated over dp) and expert (over dp/ep) parts, per GPU (divided by tp, experts also
- * by ep). */
-static void stage_params(const cs_plan *p, int st, double Ls, double *dense, double *expert)
-{
-    const cs_llm *M = &p->model;
-    double d, e, V = M->vocab, h = M->hidden;
-    cs_model_layer_params(M, &d, &e);
-    *dense = Ls * d / p->tp;
-    *expert = Ls * e / cs_plan_etp(p) / p->ep;     /* experts over etp (default tp) x ep */
-    if (st == p->pp - 1 && M->mtp_layers > 0) {     /* DeepSeek-V3's MTP modules, last */
-        cs_llm one = *M;
-        one.dense_layers = 0;
-        cs_model_layer_params(&one, &d, &e);
-        *dense += (cs_model_mtp_params(M) - M->mtp_layers * e) / p->tp;
-        *expert += M->mtp_layers * e / cs_plan_etp(p) / p->ep;
-    }
-    if (st == 0)
-        *dense += (V * h + (M->gated_mlp ? 0 : (double)M->seq_len * h)) / p->tp;
-    if (st == p->pp - 1)
-        *dense += (p->pp > 1 || !cs_model_is_tied(M) ? V * h / p->tp : 0) + 2 * h;
-}
-
-/* Model states of stage st (ZeRO paper) into m's weights, gradients, optimizer. */
-static void stage_states(const cs_plan *p, const int *split, int st, cs_plan_memory *m)
-{
-    double K, dd, ee, edp = (double)p->dp / p->ep;
-    int mixed = p->dtype != CS_DT_FP32;
-    stage_params(p, st, stage_layers(p, split, st), &dd, &ee);
-    /* ZeRO paper: K = 12 for mixed-precision Adam (fp32 master, momentum, variance);
-     * fp32 Adam keeps momentum and variance (8); SGD momentum (+ master) 8 or 4 */
-    K = p->optimizer_sgd ? (mixed ? 8 : 4) : (mixed ? 12 : 8);
-    m->weights = wbytes(p) * (dd / (p->zero >= 3 ? p->dp : 1) + ee / (p->zero >= 3 ? edp : 1));
-    m->gradients = wbytes(p) * (dd / (p->zero >= 2 ? p->dp : 1) + ee / (p->zero >= 2 ? edp : 1));
-    m->optimizer = K * (dd / (p->zero >= 1 ? p->dp : 1) + ee / (p->zero >= 1 ? edp : 1));
-    if (p->offload_optimizer)
-        m->optimizer = 0;
-}
-
-void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m)
-{
-    double best = -1;
-    int st, *split = NULL;
-    cs_err err;
-    if (cs_plan_stage_layers(p, &split, NULL, &err) < 0)
-        split = NULL;                   /* an unchecked plan: the even split */
-    for (st = 0; st < p->pp; st++) {
-        cs_plan_memory x;
-        stage_states(p, split, st, &x);
-        if (x.weights + x.gradients + x.optimizer > best) {
-            best = x.weights + x.gradients + x.optimizer;
-            m->weights = x.weights;
-            m->gradients = x.gradients;
-            m->optimizer = x.optimizer;
-        }
-    }
-    free(split);
-}
-
-/* Memory of an uneven split: each stage's model states, its activations (its layers times
- * the microbatch-chunks the schedule keeps in flight on it, the embedding outputs on stage
- * 0) and buffers; the stage with the largest total. */
-static void memory_uneven(const cs_plan *p, const int *split, cs_plan_memory *m)
-{
-    const cs_llm *M = &p->model;
-    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, st;
-    int mb = (int)(p->global_batch / p->dp / p->micro_batch);
-    cs_sched_kind k = p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
-                    : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
-    double T = (double)p->micro_batch * M->seq_len / p->cp, layer_act = cs_plan_layer_act_bytes(p);
-    memset(m, 0, sizeof *m);
-    m->total = -1;
-    for (st = 0; st < p->pp; st++) {
-        cs_plan_memory x;
-        double Ls = stage_layers(p, split, st), dd, ee;
-        int peak = cs__step_peak(k, p->pp, v, mb, st);
-        memset(&x, 0, sizeof x);
-        stage_states(p, split, st, &x);
-        x.activations = peak * Ls / v * layer_act;
-        if (st == 0)
-            x.activations += peak * T * M->hidden * act_bytes(p) / (p->sp ? p->tp : 1) / v;
-        stage_params(p, st, Ls, &dd, &ee);
-        if (p->dp > 1 && p->zero < 3)
-            x.other += 2 * p->bucket_MB * 1048576.0;
-        if (p->zero >= 3 && p->dp > 1 && Ls > 0)
-            x.other += 2 * (dd + ee) / Ls * wbytes(p);
-        if (p->pp == 1)
-            x.other += 4.0 * T * M->vocab / p->tp;
-        x.total = x.weights + x.gradients + x.optimizer + x.activations + x.other;
-        if (x.total > m->total)
-            *m = x;
-    }
-}
-
-void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m)
-{
-    const cs_llm *M = &p->model;
-    int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp;
-    double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
-    double dd, ee, chunk_params;
-    int *split = NULL, peak;
-    cs_err err;
-    if (cs_plan_stage_layers(p, &split, NULL, &err) == 0 && split) {
-        memory_uneven(p, split, m);
-        free(split);
-        return;
-    }
-    peak = cs__step_peak(p->schedule == CS_PS_GPIPE ? CS_PS_GPIPE
-                             : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B, p->pp, v,
-                             (int)(p->global_batch / p->dp / p->micro_batch), 0);
-    memset(m, 0, sizeof *m);
-    cs_plan_model_states(p, m);
-    m->activations = peak * Lc * cs_plan_layer_act_bytes(p);
-    /* stage 0 also stashes the embedding output of each microbatch in flight */
-    m->activations += peak * T * M->hidden * act_bytes(p) / (p->sp ? p->tp : 1) / v;
-    stage_params(p, 0, (double)M->layers / p->pp, &dd, &ee);
-    chunk_params = (dd + ee) / v;
-    /* buffers: DDP/ZeRO-1/2 gradient buckets (two in flight), ZeRO-3 gathered chunk
-     * (current and prefetched), fp32 logits of one microbatch on the last stage */
-    if (p->dp > 1 && p->zero < 3) {
-        /* two buckets, but never more than the gradients they hold (one bucket of 40 GB
-         * for 0.9 GB of gradients holds 0.9 GB) */
-        double buckets = 2 * p->bucket_MB * 1048576.0, grads = (dd + ee) * wbytes(p);
-        m->other += buckets < grads ? buckets : grads;
-    }
-    if (p->zero >= 3 && p->dp > 1)
-        m->other += 2 * chunk_params / Lc * wbytes(p);
-    if (p->pp == 1)
-        m->other += 4.0 * T * M->vocab / p->tp;
-    m->total = m->weights + m->gradients + m->optimizer + m->activations + m->other;
 }
 
 void cs_plan_result_fini(cs_plan_result *r)
@@ -341,17 +170,17 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
      * them, ZeRO 1/2 reduce-scatter and all-gather the updated parameters after the
      * optimizer, ZeRO 3 gathers each chunk's parameters before every forward and backward
      * and reduce-scatters the gradients of every microbatch */
-    stage_params(p, 0, stage_layers(p, split, 0), &dd, &ee);
-    Lh = stage_layers(p, split, 0) / v;         /* layers per chunk of the stage reducing */
+    cs__memory_stage_params(p, 0, cs__memory_stage_layers(p, split, 0), &dd, &ee);
+    Lh = cs__memory_stage_layers(p, split, 0) / v;  /* layers per chunk of the stage reducing */
     if (p->pp > 1) {
         double d2, e2;
         int st;
         /* the most loaded stage's gradients: the first or last one (embedding, output
          * layer), or with an uneven split any stage */
         for (st = split ? 1 : p->pp - 1; st < p->pp; st++) {
-            stage_params(p, st, stage_layers(p, split, st), &d2, &e2);
+            cs__memory_stage_params(p, st, cs__memory_stage_layers(p, split, st), &d2, &e2);
             if (d2 + e2 > dd + ee)
-                dd = d2, ee = e2, Lh = stage_layers(p, split, st) / v;
+                dd = d2, ee = e2, Lh = cs__memory_stage_layers(p, split, st) / v;
         }
     }
     if (!split)
@@ -398,16 +227,25 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
             r->dp_coll_bytes += 2.0 * m * v * Lh * pb;
         }
     }
+    if (p->zero >= 3 && p->hsdp > 0 && p->hsdp < p->dp && grad_bytes > 0 &&
+        (rc = cs__hsdp_costs(ctx, p, sc, grad_bytes / Lh, (dd + ee) / v / Lh * wbytes(p), err)) < 0)
+        return rc;
+    if ((rc = cs__offload_costs(ctx, p, sc, (dd + ee) / v / Lh, Lh, err)) < 0)
+        return rc;
+    if (p->zero >= 3)
+        sc->prefetch = cs__memory_prefetch(p, (dd + ee) / v / Lh) > 0
+                     ? cs__memory_prefetch(p, (dd + ee) / v / Lh) : -1;
     sc->overlap_grad = p->overlap_grad_reduce;
     sc->overlap_gather = p->overlap_param_gather;
     /* optimizer: Adam reads fp32 master, momentum, variance and the gradient and writes
      * the first three and the 16-bit weights (28 B/param; SGD 20), on the shard this GPU
-     * owns; offloaded, the shard's gradients go down and weights up over PCIe (25 GB/s)
-     * and the host updates at 100 GB/s */
+     * owns; offloaded, the shard's gradients go down and weights up over the GPU's share of
+     * its host link (host_Bps) and the host updates at 100 GB/s (assumption: a CPU Adam
+     * streaming its states at about its DRAM bandwidth, ZeRO-Offload's CPU-Adam) */
     {
         double shard = (dd + ee) / (p->zero >= 1 ? p->dp : 1), per = p->optimizer_sgd ? 20 : 28;
         if (p->offload_optimizer)
-            sc->t_opt = shard * 2 * wbytes(p) / 25e9 + shard * per / 100e9;
+            sc->t_opt = shard * 2 * wbytes(p) / cs__offload_host_Bps(ctx) + shard * per / 100e9;
         else
             sc->t_opt = cs_elem_s(&p->gpu, shard * per, NULL);
     }
@@ -429,7 +267,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     {
         /* chunk-microbatches of stage 0 (uneven: its layer-microbatches, the times being
          * per layer) */
-        double mv = split ? (double)m * stage_layers(p, split, 0) : (double)m * v;
+        double mv = split ? (double)m * cs__memory_stage_layers(p, split, 0) : (double)m * v;
         double *b = r->breakdown_s, best = 0;
         int i;
         b[0] = mv * sc->t_fwd + m * sc->t_first_extra + (p->pp == 1 ? m * sc->t_last_extra : 0);
@@ -452,7 +290,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     }
     cs_plan_memory_of(p, &r->mem);
     r->capacity_bytes = p->gpu.hbm_GB * 1e9;
-    r->fits = r->mem.total <= r->capacity_bytes;
+    r->fits = r->mem.total <= r->capacity_bytes * (1 - p->memory_margin);
     {
         static const cs_group kinds[3] = {CS_G_TP, CS_G_CP, CS_G_EP};
         int i;

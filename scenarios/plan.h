@@ -176,7 +176,13 @@ typedef struct cs_plan {
     int optimizer_sgd;        /* 0: Adam, 1: SGD with momentum */
     cs_recompute recompute;   /* activation recomputation */
     double grad_compression;  /* DP gradient bytes are multiplied by this, (0, 1] */
-    int offload_optimizer;    /* optimizer states live in host memory */
+    int offload_optimizer;    /* optimizer states live in host memory (ZeRO-Offload) */
+    int offload_params;       /* parameters (and their gradients) live in host memory and
+                                 are copied up layer by layer (ZeRO-Infinity offload_param,
+                                 FSDP CPUOffload); needs zero 3 */
+    int offload_activations;  /* each layer's stashed activations go to the host after its
+                                 forward and come back before its backward */
+    double memory_margin;     /* --memory-margin: fraction of capacity kept free, [0, 1) */
     int flash_attention;      /* attention never writes the s x s scores to memory (Dao et
                                  al. 2022): no score traffic, no 5as/h activation term;
                                  default on (Megatron-LM, NeMo) */
@@ -224,6 +230,15 @@ typedef struct cs_plan {
     int order[CS_DIM_COUNT];  /* dimensions innermost first (default tp, cp, ep, dp, pp) */
     double bucket_MB;         /* DP gradient bucket, MiB (PyTorch's bucket_cap_mb) */
     int overlap_grad_reduce;  /* DP reduction overlaps backward */
+    int hsdp;                 /* parallel.hsdp: ZeRO-3 shards within groups of this many DP
+                                 ranks and replicates across them (0 = shard over all dp) */
+    int prefetch;             /* ZeRO-3 layers gathered ahead of the one computing (FSDP2 1;
+                                 DeepSpeed from stage3_prefetch_bucket_size) */
+    double prefetch_params;   /* DeepSpeed stage3_prefetch_bucket_size: parameters gathered
+                                 ahead (0 = use prefetch); sets the depth to
+                                 max(1, floor(this / one layer's parameters)) */
+    double max_live_params;   /* DeepSpeed stage3_max_live_parameters: most gathered
+                                 parameters at once (0 = no limit) */
     int overlap_param_gather; /* ZeRO parameter gathers are prefetched (ZeRO-3) or overlap
                                  the next step's first forward (ZeRO-1/2) */
     int tp_comm_overlap;      /* TP collectives overlap the GEMMs they feed (extension
@@ -333,9 +348,26 @@ typedef struct cs_plan_memory {
     double gradients;        /* bytes of gradients */
     double optimizer;        /* bytes of optimizer states (0 when offloaded) */
     double activations;      /* bytes of stashed activations at the peak */
-    double other;            /* bytes of buffers: DP buckets, ZeRO-3 gathers, fp32 logits */
+    double other;            /* bytes of buffers: the sum of the seven lines below */
     double total;            /* sum, bytes */
+    /* the buffers of "other" (memory_detail_bytes in JSON) */
+    double logits;           /* last stage: fp32 logits of a microbatch and their gradient */
+    double temporaries;      /* the largest kernel's temporaries: the MLP's f-wide gradient
+                                in backward, a fully recomputed layer's activations */
+    double dp_buckets;       /* DDP / ZeRO-1/2 gradient buckets in flight */
+    double zero3_buffers;    /* ZeRO-3: gathered layers (current + prefetched) and one
+                                layer's unsharded gradient */
+    double nccl;             /* NCCL channel buffers of every communicator */
+    double cuda_context;     /* CUDA context (not seen by PyTorch's allocator) */
+    double workspace;        /* cuBLAS workspace */
+    double host_bytes;       /* bytes offloaded to host memory (freed from the GPU) */
 } cs_plan_memory;
+/* The lines of "other" and the host bytes, in display order (JSON memory_detail_bytes):
+ * logits, temporaries, dp_buckets, zero3_buffers, nccl, cuda_context, workspace (their sum
+ * is other), offloaded_to_host. cs_plan_memory_detail gives line i's bytes. */
+#define CS_PLAN_MEMORY_DETAIL 8
+extern const char *const cs_plan_memory_detail_names[CS_PLAN_MEMORY_DETAIL];
+double cs_plan_memory_detail(const cs_plan_memory *m, int i);
 /* Activation bytes of one transformer layer for one microbatch on one GPU (Korthikanti
  * Table 2 for the plan's tp, sp and recompute; s divided by cp; 16-bit activations). */
 double cs_plan_layer_act_bytes(const cs_plan *p);
@@ -509,7 +541,13 @@ typedef struct cs_step_costs {
     int n_buckets;           /* buckets per chunk (>= 0) */
     double t_bucket;         /* reduction of one bucket, s */
     double t_dp_tail;        /* after the last bucket: ZeRO-1/2 parameter all-gather, s */
-    double t_gather;         /* ZeRO-3 parameter all-gather of one layer, s (0 = none) */
+    double t_gather;         /* ZeRO-3 parameter all-gather of one layer, s (0 = none); with
+                                offloaded parameters it includes the layer's copy up */
+    int prefetch;            /* ZeRO-3: gathers issued ahead of the computing layer (0 = the
+                                default 1, -1 = none; they queue on one stream, never
+                                overlapping each other) */
+    double t_act_out;        /* activation offload: one layer's stash to the host, s */
+    double t_act_in;         /* and back before its backward, s (0 = no offload) */
     int n_pieces;            /* ZeRO-3: layers per chunk; each op runs layer by layer, a
                                 gather before each layer, a gradient bucket after each
                                 layer's backward (n_buckets = n_pieces, t_bucket per layer) */

@@ -183,12 +183,20 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
             "%-20s %10.2f\n", "weights", m->weights / 1e9, "gradients", m->gradients / 1e9,
             "optimizer", m->optimizer / 1e9, "activations", m->activations / 1e9,
             "other", m->other / 1e9, "total", m->total / 1e9);
+    for (i = 0; i < CS_PLAN_MEMORY_DETAIL; i++)
+        fprintf(f, "  %-18s %10.2f\n", cs_plan_memory_detail_names[i],
+                cs_plan_memory_detail(m, i) / 1e9);
     fprintf(f, "%-20s %10.2f\n", "capacity", r->capacity_bytes / 1e9);
+    if (p->memory_margin > 0)
+        fprintf(f, "%-20s %10.2f   (--memory-margin %g kept free)\n", "usable",
+                r->capacity_bytes * (1 - p->memory_margin) / 1e9, p->memory_margin);
     if (r->fits)
-        fprintf(f, "fits: yes (%.2f GB free)\n", (r->capacity_bytes - m->total) / 1e9);
+        fprintf(f, "fits: yes (%.2f GB free)\n",
+                (r->capacity_bytes * (1 - p->memory_margin) - m->total) / 1e9);
     else
         fprintf(f, "fits: no (over by %.2f GB, %.0f%% of capacity)\n",
-                (m->total - r->capacity_bytes) / 1e9, 100 * m->total / r->capacity_bytes);
+                (m->total - r->capacity_bytes * (1 - p->memory_margin)) / 1e9,
+                100 * m->total / r->capacity_bytes);
 }
 
 json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
@@ -267,6 +275,14 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
     json_object_set_new(root, "hfu_pct", json_real(r->hfu_pct));
     json_object_set_new(root, "breakdown_s", bd);
     json_object_set_new(root, "memory_bytes", mem);
+    {
+        json_t *det = json_object();
+        int k;
+        for (k = 0; k < CS_PLAN_MEMORY_DETAIL; k++)
+            json_object_set_new(det, cs_plan_memory_detail_names[k],
+                                json_real(cs_plan_memory_detail(&r->mem, k)));
+        json_object_set_new(root, "memory_detail_bytes", det);
+    }
     json_object_set_new(root, "memory_capacity_bytes", json_real(r->capacity_bytes));
     json_object_set_new(root, "fits", json_boolean(r->fits));
     json_object_set_new(root, "assumptions", assumptions);

@@ -15,13 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ST_COMP, ST_PP_F, ST_PP_B, ST_DP, ST_N };
+enum { ST_COMP, ST_PP_F, ST_PP_B, ST_DP, ST_H2D, ST_D2H, ST_N };
+
+/* Most ZeRO-3 gathers in flight ahead of the computing layer. */
+#define MAX_PREFETCH 64
 
 /* A task while simulating. */
 typedef struct task {
     double dur;              /* duration, s */
     double start, end;       /* when it ran, s */
-    int32_t deps[3];         /* tasks it waits for (-1 = none) */
+    int32_t deps[4];         /* tasks it waits for (-1 = none) */
     int32_t pred;            /* previous task on its stream, -1 if first */
     int32_t stage;           /* pipeline stage */
     int8_t kind;             /* cs_task_kind (FWD/BWD/OPT for compute tasks) */
@@ -51,7 +54,7 @@ static long add(builder *b, int stage, int stream, int kind, int chunk, int mb, 
     x = &b->t[b->n];
     memset(x, 0, sizeof *x);
     x->dur = dur;
-    x->deps[0] = x->deps[1] = x->deps[2] = -1;
+    x->deps[0] = x->deps[1] = x->deps[2] = x->deps[3] = -1;
     x->pred = b->last[stream];
     x->stage = stage;
     x->kind = (int8_t)kind;
@@ -67,7 +70,7 @@ static void dep(builder *b, long t, long d)
     int i;
     if (t < 0 || d < 0)
         return;
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 4; i++)
         if (b->t[t].deps[i] < 0) {
             b->t[t].deps[i] = (int32_t)d;
             return;
@@ -189,6 +192,21 @@ static double op_dur(const cs_step_costs *c, int vs, int is_b)
     return d;
 }
 
+/* The pieces op (vs, is_b, mb) runs in: its layers with ZeRO-3 or activation offload (each
+ * layer gathered or its stash moved on its own), the gradient buckets of the last
+ * microbatch's backward, the parameter buckets of the first forward after a ZeRO-1/2
+ * overlapped gather, else 1. */
+static int op_split(const cs_step_costs *c, int vs, int is_b, int mb, int layered,
+                    const int32_t *gather_first, int n_g)
+{
+    if (layered)
+        return c->chunk_layers ? (c->chunk_layers[vs] > 0 ? c->chunk_layers[vs] : 1)
+             : c->n_pieces > 0 ? c->n_pieces : 1;
+    if (is_b && c->n_buckets > 0 && c->overlap_grad && mb == c->m - 1)
+        return c->n_buckets;
+    return !is_b && mb == 0 && gather_first[vs] >= 0 ? n_g : 1;
+}
+
 int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs_err *err)
 {
     int p = c->pp, v = c->vp, m = c->m, nv = p * v, s, k, n_ops = 2 * m * v;
@@ -196,6 +214,9 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
     int32_t *succ = NULL, *f_send = NULL, *b_send = NULL, *f_task = NULL, *b_first = NULL;
     int32_t *gather_first = NULL, *opt_task = NULL;
     int *is_b = NULL, *chunk = NULL, *mb = NULL, zero3 = c->t_gather > 0;
+    int act_off = c->t_act_out > 0 || c->t_act_in > 0, layered = zero3 || act_off;
+    int depth = !c->overlap_gather || c->prefetch < 0 ? 0 : c->prefetch > MAX_PREFETCH
+              ? MAX_PREFETCH : c->prefetch > 0 ? c->prefetch : 1;
     int n_g = c->n_buckets > 0 ? c->n_buckets : 1;    /* ZeRO-1/2 gather buckets per chunk */
     builder b = {0};
     int rc = 0;
@@ -221,8 +242,9 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
 
     /* Pass 1: every stage's tasks in stream order. */
     for (s = 0; s < p; s++) {
-        int inflight = 0, peak = 0;
-        long last_comp = -1, next_g = -1;
+        int inflight = 0, peak = 0, qh = 0, qn = 0;
+        long last_comp = -1, n_piece = 0, n_total = 0, issued = 0;
+        int32_t queue_g[MAX_PREFETCH], hist[MAX_PREFETCH + 2];
         for (k = 0; k < ST_N; k++)
             b.last[k] = -1;
         /* ZeRO-1/2 with overlapped parameter gather (Megatron's overlap-param-gather): each
@@ -240,40 +262,63 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
                 }
             }
         program(c, s, is_b, chunk, mb);
+        for (k = 0; k < n_ops; k++)
+            n_total += op_split(c, chunk[k] * p + s, is_b[k], mb[k], layered, gather_first, n_g);
         for (k = 0; k < n_ops; k++) {
             int vs = chunk[k] * p + s, j, split;
             long idx = (long)vs * m + mb[k], g = -1, t0, t1;
             double d = op_dur(c, vs, is_b[k]);
-            /* ZeRO-3 runs an op layer by layer, each layer's parameters gathered first
-             * (prefetched on the DP stream when overlapped, else issued when the compute
-             * stream gets there); a backward is also cut into bucket-producing pieces */
-            split = zero3 ? (c->chunk_layers ? (c->chunk_layers[vs] > 0 ? c->chunk_layers[vs] : 1)
-                             : c->n_pieces > 0 ? c->n_pieces : 1)
-                  : is_b[k] && c->n_buckets > 0 && c->overlap_grad && mb[k] == m - 1
-                  ? c->n_buckets
-                  : !is_b[k] && mb[k] == 0 && gather_first[vs] >= 0 ? n_g : 1;
+            /* ZeRO-3 runs an op layer by layer, each layer's parameters gathered first:
+             * prefetched `depth` layers ahead on the DP stream, in order (one stream: the
+             * gathers never overlap each other), each into the buffer the layer depth + 1
+             * before it freed; without overlap issued when the compute stream gets there.
+             * A backward is also cut into bucket-producing pieces. */
+            split = op_split(c, vs, is_b[k], mb[k], layered, gather_first, n_g);
             t1 = -1;
-            for (j = 0; j < split; j++) {
-                long before = last_comp;
-                if (zero3 && (!c->overlap_gather || next_g < 0)) {
+            for (j = 0; j < split; j++, n_piece++) {
+                long h2d = -1;
+                if (zero3 && qn == 0) {
                     if ((g = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_gather)) < 0)
                         goto nomem;
-                    if (!c->overlap_gather)
+                    if (!depth)
                         dep(&b, g, last_comp);
+                    issued++;
                 } else if (zero3) {
-                    g = next_g;
+                    g = queue_g[qh];
+                    qh = (qh + 1) % MAX_PREFETCH;
+                    qn--;
                 }
-                next_g = -1;
+                /* activation offload: the stash of this layer comes back before its
+                 * backward, fetched one layer ahead */
+                if (act_off && is_b[k]) {
+                    if ((h2d = add(&b, s, ST_H2D, CS_T_DP, chunk[k], mb[k], c->t_act_in)) < 0)
+                        goto nomem;
+                    if (n_piece >= 2)
+                        dep(&b, h2d, hist[(n_piece - 2) % (MAX_PREFETCH + 2)]);
+                }
                 if ((t0 = add(&b, s, ST_COMP, is_b[k] ? CS_T_BWD : CS_T_FWD, chunk[k], mb[k],
                               d / split)) < 0)
                     goto nomem;
                 dep(&b, t0, g);
-                /* prefetch: the next layer's gather goes out now, into the buffer the
-                 * layer before this one used (double buffering) */
-                if (zero3 && c->overlap_gather && (k < n_ops - 1 || j < split - 1)) {
-                    if ((next_g = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_gather)) < 0)
+                dep(&b, t0, h2d);
+                hist[n_piece % (MAX_PREFETCH + 2)] = (int32_t)t0;
+                if (act_off && !is_b[k]) {
+                    long d2h = add(&b, s, ST_D2H, CS_T_DP, chunk[k], mb[k], c->t_act_out);
+                    if (d2h < 0)
                         goto nomem;
-                    dep(&b, next_g, before);
+                    dep(&b, d2h, t0);
+                }
+                /* prefetch: the gathers of the next layers go out now, layer i's once
+                 * layer i - depth - 1 has freed its buffer */
+                while (zero3 && depth > 0 && qn < depth && issued < n_total) {
+                    long ng = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_gather);
+                    if (ng < 0)
+                        goto nomem;
+                    if (issued - depth - 1 >= 0)
+                        dep(&b, ng, hist[(issued - depth - 1) % (MAX_PREFETCH + 2)]);
+                    queue_g[(qh + qn) % MAX_PREFETCH] = (int32_t)ng;
+                    qn++;
+                    issued++;
                 }
                 if (!is_b[k] && mb[k] == 0 && gather_first[vs] >= 0)
                     dep(&b, t0, gather_first[vs] + j);      /* its bucket of parameters */
@@ -283,9 +328,12 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
                     b_first[idx] = (int32_t)t0;
                 }
                 /* every piece of the last microbatch's backward posts its bucket, also
-                 * when the gradients fit one bucket (one piece) */
-                if (is_b[k] && (zero3 || mb[k] == m - 1) && c->n_buckets > 0 && c->overlap_grad) {
-                    long bk = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k], c->t_bucket);
+                 * when the gradients fit one bucket (one piece); ZeRO-3 every
+                 * microbatch's */
+                if (is_b[k] && (zero3 || mb[k] == m - 1) && c->n_buckets > 0 && c->overlap_grad &&
+                    (zero3 || !act_off || j == split - 1)) {
+                    long bk = add(&b, s, ST_DP, CS_T_DP, chunk[k], mb[k],
+                                  zero3 || !act_off ? c->t_bucket : c->t_bucket * c->n_buckets);
                     if (bk < 0)
                         goto nomem;
                     dep(&b, bk, t0);
@@ -364,7 +412,7 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
         int j;
         if (x->pred >= 0)
             succ_off[x->pred + 1]++, x->n_wait++;
-        for (j = 0; j < 3; j++)
+        for (j = 0; j < 4; j++)
             if (x->deps[j] >= 0)
                 succ_off[x->deps[j] + 1]++, x->n_wait++;
     }
@@ -381,7 +429,7 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
             int j;
             if (x->pred >= 0)
                 succ[fill[x->pred]++] = (int32_t)i;
-            for (j = 0; j < 3; j++)
+            for (j = 0; j < 4; j++)
                 if (x->deps[j] >= 0)
                     succ[fill[x->deps[j]]++] = (int32_t)i;
         }
@@ -396,7 +444,7 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
         int j;
         if (x->pred >= 0)
             st = b.t[x->pred].end;
-        for (j = 0; j < 3; j++)
+        for (j = 0; j < 4; j++)
             if (x->deps[j] >= 0 && b.t[x->deps[j]].end > st)
                 st = b.t[x->deps[j]].end;
         x->start = st;
@@ -430,7 +478,7 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
             if (x->stream != ST_COMP)
                 continue;
             gap = x->start - prev;
-            for (j = 0; j < 3; j++)
+            for (j = 0; j < 4; j++)
                 if (x->deps[j] >= 0 && b.t[x->deps[j]].end >= x->start - 1e-15 &&
                     b.t[x->deps[j]].stream != ST_COMP)
                     why = x->deps[j];

@@ -328,6 +328,34 @@ static void t_interleaved_memory(void)
     cs_plan_fini(&p);
 }
 
+/* The buffer lines by hand: GPT-1.7B (V 51200, s 2048, h 2304, f 9216, not gated) on tp 2,
+ * dp 4, micro batch 2, pp 1: fp32 logits and their gradient 8 x 4096 x 51200 / 2 =
+ * 838,860,800 B; the MLP's f-wide gradient 4096 x 9216 / 2 x 2 B = 37,748,736 B; NCCL
+ * 2 communicators (tp, dp) x 16 channels x (4 MiB + 4,915,200 + 524,288 B) = 308,281,344 B;
+ * CUDA context 0.5 GB; cuBLAS workspace 32 MiB; "other" their sum with the buckets. With
+ * activation offload the GPU keeps 2 layers' activations. */
+static void t_memory_lines(void)
+{
+    cs_plan p;
+    cs_plan_memory m;
+    double one;
+    plan_on(&p, "gpt-1.7b", "a100-80gb", FREE_TOPO);
+    p.tp = 2, p.dp = 4, p.micro_batch = 2, p.global_batch = 64;
+    cs_plan_memory_of(&p, &m);
+    CS_ASSERT_REL(m.logits, 838860800.0, 1e-12);
+    CS_ASSERT_REL(m.temporaries, 37748736.0, 1e-12);
+    CS_ASSERT_REL(m.nccl, 308281344.0, 1e-12);
+    CS_ASSERT_REL(m.cuda_context, 0.5e9, 1e-12);
+    CS_ASSERT_REL(m.workspace, 33554432.0, 1e-12);
+    CS_ASSERT_REL(m.other, m.logits + m.temporaries + m.dp_buckets + m.zero3_buffers + m.nccl +
+                  m.cuda_context + m.workspace, 1e-12);
+    one = cs_plan_layer_act_bytes(&p);
+    p.offload_activations = 1;
+    cs_plan_memory_of(&p, &m);
+    CS_ASSERT_REL(m.activations, 2 * one, 1e-12);
+    cs_plan_fini(&p);
+}
+
 /* DDP holds two gradient buckets (memory "other"), never more than the gradients: GPT-1.7B
  * on pp 2, dp 4 (no logits buffer off the last stage): 25 MB buckets count 2 x 25 MiB =
  * 52,428,800 bytes; 40,000 MB buckets (one holds every gradient) count the gradients of
@@ -340,11 +368,11 @@ static void t_bucket_memory(void)
     plan_on(&p, "gpt-1.7b", "a100-80gb", FREE_TOPO);
     p.pp = 2, p.dp = 4, p.global_batch = 8;
     cs_plan_memory_of(&p, &m);
-    CS_ASSERT_REL(m.other, 52428800.0, 1e-12);
+    CS_ASSERT_REL(m.dp_buckets, 52428800.0, 1e-12);
     p.bucket_MB = 40000;
     cs_plan_memory_of(&p, &m);
-    CS_ASSERT_REL(m.other, m.gradients, 1e-12);
-    CU_ASSERT(m.other < 2e9);                 /* about 1.7 GB, not 2 x 41.9 GB */
+    CS_ASSERT_REL(m.dp_buckets, m.gradients, 1e-12);
+    CU_ASSERT(m.dp_buckets < 2e9);            /* about 1.7 GB, not 2 x 41.9 GB */
     cs_plan_fini(&p);
 }
 
@@ -538,7 +566,17 @@ static void t_json_contract(void)
     CU_ASSERT_STRING_EQUAL(out, out2);
     root = json_loads(out, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-    CU_ASSERT_EQUAL(json_object_size(root), 15);
+    CU_ASSERT_EQUAL(json_object_size(root), 16);
+    {
+        /* "other" is the sum of the buffer lines of memory_detail_bytes */
+        json_t *det = json_object_get(root, "memory_detail_bytes");
+        double o = 0;
+        int k;
+        for (k = 0; k < CS_PLAN_MEMORY_DETAIL - 1; k++)
+            o += json_real_value(json_object_get(det, cs_plan_memory_detail_names[k]));
+        CS_ASSERT_REL(o, json_real_value(json_object_get(json_object_get(root, "memory_bytes"),
+                                                         "other")), 1e-12);
+    }
     CU_ASSERT_EQUAL(json_array_size(json_object_get(root, "warnings")), 0);
     for (i = 0; top[i]; i++)
         CU_ASSERT_PTR_NOT_NULL(json_object_get(root, top[i]));
@@ -656,6 +694,7 @@ int cs_test_register(void)
         {"zero_memory", t_zero_memory}, {"flops", t_flops}, {"activations", t_activations},
         {"ranks", t_ranks}, {"readers", t_readers},
         {"interleaved_memory", t_interleaved_memory}, {"bucket_memory", t_bucket_memory},
+        {"memory_lines", t_memory_lines},
         {NULL, NULL}};
     static const cs_test_case step[] = {
         {"schedules", t_schedules}, {"plan_free_comm", t_plan_free_comm},
