@@ -46,6 +46,8 @@ struct cs_plan_ctx {
     long n_pend, cap_pend;       /* used and allocated entries */
     cs_err *fails;               /* errors of failed simulations (memo state 2) */
     long n_fails, cap_fails;     /* used and allocated entries */
+    double host_Bps;             /* a GPU's share of its host link, B/s (0: not yet found;
+                                    offload.c finds it once, when a plan offloads) */
 };
 
 /* The memo key of coll of bytes on groups g of p. */

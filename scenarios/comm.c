@@ -64,6 +64,7 @@ void cs_plan_ctx_free(cs_plan_ctx *c)
 const cs_topo *cs_plan_ctx_topo(const cs_plan_ctx *c) { return c->topo; }
 int cs_plan_ctx_ranks(const cs_plan_ctx *c) { return c->topo->n_ranks; }
 int cs_plan_ctx_nccl(const cs_plan_ctx *c) { return c->nccl_on; }
+int cs_plan_ctx_comm_sms(const cs_plan_ctx *c) { return c->nccl_on ? c->np.channels : 0; }
 long cs_plan_ctx_sims(const cs_plan_ctx *c) { return c->sims; }
 
 /* Run schedule s on every group at once with costs (per: group i runs per[i] instead, for

@@ -3,6 +3,7 @@
  * nodes), and how many GPUs' routes to their CPUs share that link in the same direction,
  * for ZeRO-Offload, ZeRO-Infinity / FSDP CPU offload and activation offload. */
 #include "scenarios/memory-private.h"
+#include "scenarios/comm-private.h"
 
 #include <stdlib.h>
 
@@ -40,10 +41,11 @@ int cs__offload_host_link(const cs_topo *t, int rank, double *bw_GBps, int *shar
         if (narrow < 0 || t->links[d[i] / 2].bw_GBps < t->links[narrow / 2].bw_GBps)
             narrow = d[i];
     *bw_GBps = t->links[narrow / 2].bw_GBps;
-    /* the GPUs whose routes to their nearest CPU cross the same directed link */
+    /* the GPUs whose routes to their nearest CPU cross the same directed link (only a GPU
+     * with the same nearest CPU can) */
     *share = 0;
     for (r = 0; r < t->n_ranks; r++) {
-        if (nearest_cpu(t, t->ranks[r], &d2, &n2) < 0)
+        if (nearest_cpu(t, t->ranks[r], &d2, &n2) != cpu)
             continue;
         for (j = 0; j < n2; j++)
             if (d2[j] == narrow) {
@@ -53,7 +55,6 @@ int cs__offload_host_link(const cs_topo *t, int rank, double *bw_GBps, int *shar
     }
     if (*share < 1)
         *share = 1;
-    (void)cpu;
     return 1;
 }
 
@@ -65,17 +66,24 @@ double cs__offload_host_Bps(cs_plan_ctx *ctx)
 {
     double bw;
     int share;
+    if (ctx && ctx->host_Bps > 0)
+        return ctx->host_Bps;
     if (!cs__offload_host_link(ctx ? cs_plan_ctx_topo(ctx) : NULL, 0, &bw, &share) || bw <= 0)
-        return HOST_LINK_ASSUMED_GBps * 1e9;
+        bw = HOST_LINK_ASSUMED_GBps, share = 1;
+    if (ctx)
+        ctx->host_Bps = bw * 1e9 / share;
     return bw * 1e9 / share;
 }
 
 int cs__offload_costs(cs_plan_ctx *ctx, const cs_plan *p, cs_step_costs *sc,
                       double layer_params, double Lh, cs_err *err)
 {
-    double Bps = cs__offload_host_Bps(ctx), wb = p->dtype == CS_DT_FP32 ? 4 : 2;
+    double Bps, wb = p->dtype == CS_DT_FP32 ? 4 : 2;
     double shard = p->hsdp > 0 ? p->hsdp : (double)p->dp * p->cp;
     (void)err;
+    if (!p->offload_params && !p->offload_activations)
+        return 0;
+    Bps = cs__offload_host_Bps(ctx);
     if (p->offload_params) {
         /* ZeRO-Infinity / FSDP CPUOffload: the layer's parameter shard comes up before its
          * gather (prefetched with it), its gradient shard goes down after the

@@ -237,6 +237,30 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
                      ? cs__memory_prefetch(p, (dd + ee) / v / Lh) : -1;
     sc->overlap_grad = p->overlap_grad_reduce;
     sc->overlap_gather = p->overlap_param_gather;
+    /* SM contention: NCCL's kernels hold one SM a channel while they run, so compute that
+     * overlaps DP communication runs on the rest: ZeRO-3's gathers overlap every layer's
+     * forward and backward (and its reduce-scatters the backward), the gradient buckets
+     * the last microbatch's backward. The overlapped compute takes 1 / (1 - share) as
+     * long (share = channels / SMs, at most one half). */
+    if (p->gpu.sm_count > 0 && cs_plan_ctx_comm_sms(ctx) > 0 && sc->t_bucket + sc->t_gather > 0) {
+        double f = fmin(0.5, (double)cs_plan_ctx_comm_sms(ctx) / p->gpu.sm_count), slow = f / (1 - f);
+        double lay = split ? 1 : Lc, ef, eb;
+        if (p->zero >= 3) {
+            ef = fmin(lt.fwd, p->overlap_param_gather ? sc->t_gather : 0) * slow;
+            eb = fmin(lt.bwd, (p->overlap_param_gather ? sc->t_gather : 0) +
+                      (p->overlap_grad_reduce ? sc->t_bucket : 0)) * slow;
+            sc->t_fwd += lay * ef;
+            sc->t_bwd += lay * eb;
+            r->comm_sm_extra_s = (double)m * v * Lh * (ef + eb);
+        } else if (p->overlap_grad_reduce) {
+            /* the buckets of the step against the last microbatch's backward of the stage */
+            double stage_bwd = lt.bwd * Lh * v, over = fmin(stage_bwd, sc->n_buckets * v *
+                                                            sc->t_bucket) * slow;
+            sc->t_bwd += over / ((double)m * v) / (split ? Lh : 1);
+            r->comm_sm_extra_s = over;
+        }
+        r->comm_sm_share = f;
+    }
     /* optimizer: Adam reads fp32 master, momentum, variance and the gradient and writes
      * the first three and the 16-bit weights (28 B/param; SGD 20), on the shard this GPU
      * owns; offloaded, the shard's gradients go down and weights up over the GPU's share of

@@ -13,123 +13,10 @@
 #include "sim/sched.h"
 #include "sim/topo.h"
 
-/* Element types of a plan's weights and activations ("dtype"). */
-typedef enum cs_pdtype { CS_DT_BF16, CS_DT_FP16, CS_DT_FP32, CS_DT_FP8, CS_DT_COUNT } cs_pdtype;
-const char *cs_pdtype_name(cs_pdtype d);
-/* Bytes per element of weights/activations (fp8: activations and GEMM inputs 1 byte). */
-int cs_pdtype_bytes(cs_pdtype d);
+#include "scenarios/model.h"
+#include "scenarios/gpu.h"
+#include "scenarios/step.h"
 
-/* A transformer model (DESIGN §6 "model"). GPT-style (gated_mlp false): biases, learned
- * position embeddings, output layer tied to the input embedding (Megatron SC'21 eq. 2).
- * LLaMA-style (gated_mlp true): no biases, rotary positions, untied output layer. With
- * experts > 0 every layer's MLP (but the first dense_layers, dense with ffn_hidden) is a
- * mixture of experts of moe_ffn_hidden each, top_k routed per token, plus an always-on shared
- * expert MLP of shared_ffn. Attention projects to heads x head_dim (Q) and kv_heads x head_dim
- * (K, V), which need not be hidden. */
-typedef struct cs_llm {
-    char name[64];           /* preset name or "custom" */
-    int layers;              /* L, transformer layers */
-    int hidden;              /* h, model width */
-    int heads;               /* a, attention heads */
-    int kv_heads;            /* key/value heads (GQA; = heads for multi-head attention) */
-    int ffn_hidden;          /* f, MLP inner width (dense layers) */
-    int gated_mlp;           /* 1: SwiGLU-style gated MLP (3 matrices), 0: 2 matrices */
-    int seq_len;             /* s, tokens per sequence */
-    int vocab;               /* V, vocabulary size */
-    int experts;             /* E, experts per MoE layer (0 = dense model) */
-    int top_k;               /* k, experts per token */
-    int moe_ffn_hidden;      /* inner width of one expert */
-    int head_dim;            /* d_h, width of one attention head (0 = hidden / heads) */
-    int tied;                /* output layer: CS_TIE_FAMILY (GPT tied, LLaMA untied),
-                                CS_TIE_YES (shares the embedding), CS_TIE_NO (its own V x h) */
-    int shared_ffn;          /* inner width of the shared experts of a MoE layer together (an
-                                always-on MLP: n_shared x moe_ffn_hidden; 0 = none) */
-    int dense_layers;        /* the first k layers are dense (ffn_hidden) in a MoE model */
-    /* Multi-head latent attention (DeepSeek-V2/V3; kv_lora_rank > 0 turns it on): queries
-     * through a rank-q_lora_rank bottleneck (0: a full h x a (nope + rope) projection),
-     * keys and values from one kv_lora_rank latent plus a shared qk_rope_head_dim RoPE key;
-     * a head's query/key is qk_nope_head_dim + qk_rope_head_dim wide, its value v_head_dim */
-    int q_lora_rank;         /* query latent rank (0 = no query compression) */
-    int kv_lora_rank;        /* key/value latent rank (0 = not MLA) */
-    int qk_rope_head_dim;    /* rotary part of a query/key head */
-    int qk_nope_head_dim;    /* non-rotary part of a query/key head */
-    int v_head_dim;          /* value (and output projection input) width per head */
-    int window;              /* sliding-window attention: keys one query attends to (0 = all) */
-    int window_layers;       /* layers that use the window (the others attend to every key;
-                                Gemma 3: 5 of every 6, GPT-OSS every other one) */
-    int mtp_layers;          /* multi-token prediction modules (DeepSeek-V3's
-                                num_nextn_predict_layers): each one more layer of the model's
-                                last kind, a 2h x h projection, 3 norms and the logits */
-    char ignored[512];       /* config.json keys that change cost and are not modelled,
-                                comma-separated ("" = none; cs_model_load_hf) */
-} cs_llm;
-
-enum { CS_TIE_FAMILY, CS_TIE_YES, CS_TIE_NO };
-/* Is the attention multi-head latent attention (kv_lora_rank > 0)? */
-int cs_model_is_mla(const cs_llm *m);
-/* The head width d_h (head_dim, else hidden / heads) and whether the output layer is tied. */
-int cs_model_head_dim(const cs_llm *m);
-int cs_model_is_tied(const cs_llm *m);
-
-/* A GPU (DESIGN §6 "gpu"; gpu.c reads it, compute.c times kernels on it). Every figure is
- * data with its source: the dense peak per dtype (datasheet), the maximum achievable matmul
- * per dtype (a measured ceiling: mamf-finder), the GEMM tile and SM count that quantize
- * small and skinny GEMMs, the FlashAttention-class kernel's forward and backward TFLOP/s,
- * HBM bandwidth and the fraction elementwise kernels reach, a fixed cost per kernel. A
- * figure the preset does not measure is estimated from the peak and says so (*_measured 0). */
-/* An attention kernel's measured figures on a GPU: forward and backward TFLOP/s at 16 bits,
- * head dim 128, long sequences (gpu.c "attention"). */
-typedef struct cs_attn_kernel {
-    char kernel[32];                  /* "fa2", "fa3", "cudnn", "ck", ... */
-    double fwd_tflops, bwd_tflops;    /* backward counts its 2.5x forward FLOPs */
-    char source[256];                 /* where they come from */
-} cs_attn_kernel;
-#define CS_GPU_ATTN_MAX 4
-
-typedef struct cs_gpu {
-    char name[64];                    /* preset name or "custom" */
-    double peak_tflops[CS_DT_COUNT];  /* dense peak per dtype, TFLOP/s (0 = unsupported) */
-    double matmul_tflops[CS_DT_COUNT];/* maximum achievable dense matmul per dtype, TFLOP/s
-                                         (matmul_tflops; 0 = peak x gemm_eff_max) */
-    char matmul_source[256];          /* where the matmul figures come from ("" = none) */
-    double gemm_eff_max;              /* fraction of peak assumed where no matmul figure is
-                                         given (default 0.75) */
-    int sm_count;                     /* SMs / CUs a GEMM's tiles spread over (0 = no wave
-                                         quantization) */
-    int tile_m, tile_n;               /* GEMM output tile of the library's big kernels */
-    int n_attn;                       /* attention kernels measured on this GPU */
-    cs_attn_kernel attn[CS_GPU_ATTN_MAX]; /* the first is the default (train.attention_kernel
-                                         picks another) */
-    double hbm_GB;                    /* memory capacity, GB (1e9 bytes) */
-    double hbm_GBps;                  /* memory bandwidth, GB/s */
-    double mem_eff;                   /* fraction of hbm_GBps elementwise kernels reach */
-    double sustained;                 /* fraction of the microbenchmarks' rate the math units
-                                         hold over a training run (clocks under the power
-                                         limit; "sustained.clock", default 0.9) */
-    char sustained_source[256];       /* where it comes from ("" = the default) */
-    double kernel_us;                 /* fixed cost of one kernel on the GPU's stream
-                                         (launch gap, ramp), us */
-    double calib_scale;               /* plan calibrate: compute figures were multiplied by
-                                         this (0 = not calibrated) */
-    char calib_source[256];           /* the logs a calibration came from */
-    double power_idle_W;              /* board power idle, W (power_W.idle; 0 = not given) */
-    double power_tdp_W;               /* board power at full load (TDP/TBP), W (power_W.tdp) */
-    char power_source[256];           /* power_W.source: where the two figures come from */
-} cs_gpu;
-
-/* The GEMM ceiling of dtype d on g, TFLOP/s: the measured matmul figure, else peak x
- * gemm_eff_max. *measured (may be NULL): 1 when a measured figure stands behind it. */
-double cs_gpu_matmul_tflops(const cs_gpu *g, cs_pdtype d, int *measured);
-/* Attention kernel TFLOP/s (16-bit, head dim 128, long sequences), forward or backward
- * (bwd 1), of the kernel named (NULL or "" = the GPU's first): its measured figure, else
- * the estimate (forward 0.55, backward 0.45 of the 16-bit matmul ceiling: FlashAttention-2
- * on A100 reached 0.72/0.63 of peak, 0.83/0.72 of its matmul ceiling, and less on newer
- * GPUs). *measured as above. */
-double cs_gpu_attn_tflops(const cs_gpu *g, const char *kernel, int bwd, int *measured);
-/* The attention kernel named on g (NULL or "" = the first; NULL when none matches). */
-const cs_attn_kernel *cs_gpu_attn_kernel(const cs_gpu *g, const char *kernel);
-/* Multiply every compute figure (matmul, attention) by s (plan calibrate). */
-void cs_gpu_scale_compute(cs_gpu *g, double s, const char *source);
 
 /* How Transformer Engine scales FP8 tensors (train.fp8_recipe, Megatron --fp8-recipe):
  * delayed (amax history, the cast computes the amax it needs next time), current (an amax
@@ -138,8 +25,6 @@ void cs_gpu_scale_compute(cs_gpu *g, double s, const char *source);
 typedef enum cs_fp8_recipe { CS_FP8_DELAYED, CS_FP8_CURRENT, CS_FP8_MXFP8 } cs_fp8_recipe;
 const char *cs_fp8_recipe_name(cs_fp8_recipe r);
 
-typedef enum cs_recompute { CS_RC_NONE, CS_RC_SELECTIVE, CS_RC_FULL } cs_recompute;
-typedef enum cs_sched_kind { CS_PS_1F1B, CS_PS_GPIPE, CS_PS_INTERLEAVED } cs_sched_kind;
 typedef enum cs_dp_mode { CS_DPM_DDP, CS_DPM_PS, CS_DPM_DATAPARALLEL } cs_dp_mode;
 /* MoE token dispatchers (Megatron-Core's --moe-token-dispatcher-type): all-to-all of the
  * routed tokens, all-gather of every token of the EP group (and reduce-scatter back), or
@@ -292,55 +177,6 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
 /* A DeepSpeed ds_config.json into p (batch sizes, ZeRO stage, offload, dtype). */
 int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err);
 
-/* Counting (numbers a test can derive by hand). */
-/* Parameters of the whole model (Ψ). */
-double cs_model_params(const cs_llm *m);
-/* Parameters of one transformer layer: dense part (attention, norms, router, shared
- * experts) and the expert part (all experts); with dense_layers the mean layer. */
-void cs_model_layer_params(const cs_llm *m, double *dense, double *experts);
-/* Embedding (+ untied output layer) parameters. */
-double cs_model_embed_params(const cs_llm *m);
-/* Forward FLOPs of one layer for one sequence of s tokens (whole layer, no parallelism):
- * QKV, attention scores and values, projection, MLP or the k routed experts + router +
- * shared experts; with dense_layers the mean layer. */
-double cs_model_layer_fwd_flops(const cs_llm *m);
-/* Attention-core forward FLOPs of one layer for one sequence (scores + values). */
-double cs_model_attn_core_flops(const cs_llm *m);
-/* Logits forward FLOPs for one sequence: 2 s h V. */
-double cs_model_logit_flops(const cs_llm *m);
-/* Attention projections of one token, whole layer (no parallelism), for the kernel list:
- * up to 5 GEMMs (k x n per token), *tp_split[i] 1 when TP splits the GEMM's n (or k for the
- * output projection), 0 when every TP rank runs it whole (MLA's down projections).
- * MHA/GQA: QKV h x (a d_h + 2 kv d_h), output a d_h x h. MLA: q down h x q_lora (or q
- * h x a (nope + rope) without query compression), q up q_lora x a (nope + rope), kv down
- * h x (kv_lora + rope), kv up kv_lora x a (nope + v), output a v x h (DeepSeek-V2 §2.1).
- * Returns the number of GEMMs. */
-int cs_model_attn_gemms(const cs_llm *m, double k[5], double n[5], int tp_split[5]);
-/* Attention head widths: query/key (d_h, MLA nope + rope) and value (d_h, MLA v). */
-double cs_model_qk_dim(const cs_llm *m);
-double cs_model_v_dim(const cs_llm *m);
-/* Keys one query attends to in a layer, s or min(s, window), over the layers (the mean:
- * window_layers of them windowed); the attention core of a layer is 2 s keys a (qk + v). */
-double cs_model_keys_per_query(const cs_llm *m);
-/* Elements per token the attention stashes for its backward besides the layer's input
- * (Korthikanti's 8 sbh at 2 bytes: Q, K, V and the projection's input, 4 a d_h; MLA: the
- * two latents, Q and K of a (nope + rope), V and the projection's input of a v). */
-double cs_model_attn_act_elems(const cs_llm *m);
-/* Multi-token prediction (DeepSeek-V3 §2.2): parameters of the mtp_layers modules (each a
- * layer of the model's MoE or dense kind, a 2h x h projection, three RMSNorms; embedding
- * and output head shared) and their forward FLOPs for one sequence (the layer, the
- * projection 2 s 2h h, the logits 2 s h V). 0 without MTP. */
-double cs_model_mtp_params(const cs_llm *m);
-double cs_model_mtp_fwd_flops(const cs_llm *m);
-/* MoE parts of one MoE layer's forward for one sequence of s tokens, FLOPs: the router
- * 2 s h E, the k routed experts k x gemms x 2 s h f_e, the shared experts. 0 for a dense
- * model. */
-void cs_model_moe_flops(const cs_llm *m, double *router, double *routed, double *shared);
-/* Model FLOPs per step for B sequences (3 x forward, no recompute; Korthikanti eq. 7
- * generalised), and hardware FLOPs (recompute counted: + 1 forward of the layers for full,
- * + the attention core for selective). */
-double cs_model_flops_step(const cs_llm *m, long batch);
-double cs_model_hw_flops_step(const cs_llm *m, long batch, cs_recompute rc);
 
 /* Memory. */
 typedef struct cs_plan_memory {
@@ -465,6 +301,8 @@ const cs_topo *cs_plan_ctx_topo(const cs_plan_ctx *c);
 int cs_plan_ctx_ranks(const cs_plan_ctx *c);
 /* Is NCCL mode on for this system? */
 int cs_plan_ctx_nccl(const cs_plan_ctx *c);
+/* SMs NCCL's kernels hold while a collective runs: one a channel (0 outside NCCL mode). */
+int cs_plan_ctx_comm_sms(const cs_plan_ctx *c);
 /* Collectives simulated (not memoised) so far. */
 long cs_plan_ctx_sims(const cs_plan_ctx *c);
 
@@ -493,89 +331,6 @@ int cs_plan_comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, uin
 int cs_plan_group_span(const cs_topo *t, const cs_plan *p, cs_group g, int *gsize,
                        int *per_domain);
 
-/* --- One step (step.c) --- */
-/* Kinds of tasks of the step simulation, for breakdowns and pictures. */
-typedef enum cs_task_kind {
-    CS_T_FWD, CS_T_BWD, CS_T_RECOMP, CS_T_OPT,       /* compute */
-    CS_T_TP, CS_T_CP, CS_T_EP,                        /* blocking comm on the compute stream */
-    CS_T_PP, CS_T_DP,                                 /* comm on their own streams */
-    CS_T_COUNT
-} cs_task_kind;
-const char *cs_task_kind_name(cs_task_kind k);
-
-/* A task of the step simulation as it ran (for pictures and traces). */
-typedef struct cs_step_task {
-    int stage;               /* pipeline stage */
-    int8_t kind;             /* cs_task_kind */
-    int8_t stream;           /* 0 compute, 1 pipeline sends, 2 data-parallel comm */
-    int16_t chunk;           /* virtual stage (model chunk) 0..vp-1, -1 if none */
-    int32_t mb;              /* microbatch, -1 if none */
-    double start_s, end_s;   /* when it ran, seconds from the start of the step */
-} cs_step_task;
-
-/* Per-stage compute and comm costs the step simulation schedules (seconds). */
-typedef struct cs_step_costs {
-    int pp, vp, m;           /* stages, chunks per stage, microbatches */
-    cs_sched_kind schedule;  /* 1F1B, GPipe or interleaved */
-    double t_fwd;            /* forward of one chunk for one microbatch (compute only), s */
-    double t_bwd;            /* backward of one chunk, s */
-    double t_recomp;         /* recompute of one chunk before its backward, s */
-    double t_tp_fwd, t_tp_bwd; /* TP comm per chunk per microbatch, fwd/bwd, s */
-    double t_cp_fwd, t_cp_bwd; /* exposed CP comm per chunk per microbatch, s */
-    double t_ep_fwd, t_ep_bwd; /* EP all-to-all per chunk per microbatch, s */
-    double t_first_extra;    /* extra forward on stage 0 (embedding), s */
-    double t_first_extra_bwd; /* its backward, s */
-    double t_last_extra;     /* extra forward on the last stage (logits + loss), s */
-    double t_last_extra_bwd; /* its backward, s */
-    double t_pp;             /* one activation/gradient send between stages, s */
-    int *chunk_layers;       /* uneven split: layers of each virtual stage (pp x vp entries,
-                                cs_plan_stage_layers), and then t_fwd .. t_ep_bwd are per
-                                layer and ZeRO-3 runs a chunk in its layers' pieces; NULL:
-                                every chunk alike, the times per chunk. Owned by the
-                                cs_plan_result holding the costs (freed by its fini) */
-    double t_opt;            /* optimizer step, s */
-    /* DP: gradient reduction of each chunk's parameters in n_buckets buckets issued as the
-     * last microbatch's backward of that chunk produces them; ZeRO-3 instead gathers each
-     * layer's parameters before its forward and backward of every microbatch (prefetched
-     * when overlapped) and reduce-scatters each layer's gradients after its backward. */
-    int n_buckets;           /* buckets per chunk (>= 0) */
-    double t_bucket;         /* reduction of one bucket, s */
-    double t_dp_tail;        /* after the last bucket: ZeRO-1/2 parameter all-gather, s */
-    double t_gather;         /* ZeRO-3 parameter all-gather of one layer, s (0 = none); with
-                                offloaded parameters it includes the layer's copy up */
-    int prefetch;            /* ZeRO-3: gathers issued ahead of the computing layer (0 = the
-                                default 1, -1 = none; they queue on one stream, never
-                                overlapping each other) */
-    double t_act_out;        /* activation offload: one layer's stash to the host, s */
-    double t_act_in;         /* and back before its backward, s (0 = no offload) */
-    int n_pieces;            /* ZeRO-3: layers per chunk; each op runs layer by layer, a
-                                gather before each layer, a gradient bucket after each
-                                layer's backward (n_buckets = n_pieces, t_bucket per layer) */
-    int overlap_grad;        /* buckets overlap backward (else they start after it) */
-    int overlap_gather;      /* gathers are prefetched on the DP stream */
-    int slow_stage;          /* a straggler's stage (with slow_factor > 1) */
-    double slow_factor;      /* its compute takes this many times longer (<= 1: none); its
-                                TP/CP/EP/DP peers wait for it, so the stage runs at its pace */
-} cs_step_costs;
-
-/* Result of the step simulation. */
-typedef struct cs_step_result {
-    double step_s;                   /* makespan, s */
-    double bubble_s;                 /* reported stage: compute idle not waiting on comm, s */
-    double pp_exposed_s;             /* reported stage: idle waiting on pipeline sends, s */
-    double dp_exposed_s;             /* reported stage: idle waiting on DP comm, s */
-    int report_stage;                /* the stage the breakdown describes (stage 0) */
-    int peak_inflight;               /* most microbatch-chunks with forward done and
-                                        backward not started on any stage */
-    int peak_stage;                  /* the stage with that peak */
-    cs_step_task *tasks;             /* every task (owned; NULL unless asked), in order */
-    long n_tasks;
-} cs_step_result;
-
-/* Simulate one step. keep_tasks asks for the task list (for pictures). Returns 0 or a
- * negative code (CS_ENOMEM, CS_EINVAL on inconsistent costs). */
-int cs_plan_step(const cs_step_costs *sc, int keep_tasks, cs_step_result *out, cs_err *err);
-void cs_step_result_fini(cs_step_result *r);
 
 /* --- The whole plan (plan.c) --- */
 typedef struct cs_plan_result {
@@ -602,6 +357,9 @@ typedef struct cs_plan_result {
     /* Groups that leave an NVLink domain (TP, CP, EP: their collectives then cross the
      * network): spans[k] domains for CS_G_TP, CS_G_CP, CS_G_EP (1 = inside one). */
     int spans[3], span_gsize[3], domain_gpus;
+    /* SM contention: the share of the GPU's SMs NCCL's kernels hold while DP communication
+     * runs (its channels / sm_count), and the compute time that adds, s per step */
+    double comm_sm_share, comm_sm_extra_s;
 } cs_plan_result;
 extern const char *const cs_plan_breakdown_names[10];
 
