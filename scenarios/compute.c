@@ -17,6 +17,10 @@
 #define K_RAMP 64.0         /* reduction length at which a GEMM's main loop runs at half its
                                rate: prologue/epilogue of a 64-deep K tile pipeline (CUTLASS
                                mainloop stages), an estimate */
+#define SPLITK_MIN 256.0    /* shortest reduction piece a split-K GEMM cuts (an estimate) */
+#define SMALL_TILE_RATE 0.85 /* rate of the half-size tiles against the big ones: less reuse
+                               of each operand loaded (an estimate; CUTLASS's 128 x 128
+                               against 128 x 256 tiles on Hopper) */
 #define ATTN_BLOCK 128.0    /* query rows per attention thread block (FlashAttention-2/3) */
 #define ATTN_S0 256.0       /* keys per query at which the attention kernel's rate is half its
                                long-sequence rate (FlashAttention-2 paper figs. 4-6: causal
@@ -33,17 +37,37 @@ static double waves_eff(double tiles, int sms)
     return tiles / (w * sms);
 }
 
+/* Math time of a GEMM (m x k) x (k x n) (count groups when grouped) cut into tiles of
+ * tm x tn at rate (FLOP/s at full tiles): the tiles fill tm x tn of output each (tile
+ * quantization), the tiles of every group spread over the SMs in waves (wave
+ * quantization), and where too few tiles leave SMs idle the reduction is split over them
+ * (split-K, as cuBLAS does) down to pieces of SPLITK_MIN; a piece of k runs at k / (k +
+ * K_RAMP). */
+static double tiled_s(const cs_gpu *g, double rate, double tm, double tn, double m, double k,
+                      double n, double count, int grouped)
+{
+    double t1 = ceil(m / tm) * ceil(n / tn), t2 = ceil(m / tn) * ceil(n / tm);
+    double tiles = t1 < t2 ? t1 : t2, all = tiles * (grouped ? count : 1), split = 1, kp;
+    if (g->sm_count > 0 && all < g->sm_count)
+        split = fmax(1, fmin(floor(g->sm_count / all), floor(k / SPLITK_MIN)));
+    kp = k / split;
+    return 2 * m * k * n / (rate * (m * n / (tiles * tm * tn)) * waves_eff(all * split, g->sm_count)
+                            * kp / (kp + K_RAMP));
+}
+
 double cs_gemm_s(const cs_gpu *g, cs_pdtype d, double m, double k, double n, double count,
                  int grouped, const char **bound)
 {
-    double ceil_f = cs_gpu_matmul_tflops(g, d, NULL) * 1e12 * g->sustained, tm = g->tile_m, tn = g->tile_n;
-    double t1 = ceil(m / tm) * ceil(n / tn), t2 = ceil(m / tn) * ceil(n / tm);
-    double tiles = t1 < t2 ? t1 : t2, pad = (t1 < t2 ? tm * tn : tn * tm) * tiles;
-    double eff, tf, tb, q = cs_pdtype_bytes(d), t, launch = g->kernel_us * 1e-6;
+    double rate = cs_gpu_matmul_tflops(g, d, NULL) * 1e12 * g->sustained;
+    double tf, tb, q = cs_pdtype_bytes(d), t, launch = g->kernel_us * 1e-6;
     if (m <= 0 || k <= 0 || n <= 0)
         return 0;
-    eff = m * n / pad * waves_eff(tiles * (grouped ? count : 1), g->sm_count) * k / (k + K_RAMP);
-    tf = 2 * m * k * n / (ceil_f * eff);
+    /* the library's big tile, or half of it each way at SMALL_TILE_RATE of the rate (for
+     * small or skinny outputs), whichever is faster */
+    tf = tiled_s(g, rate, g->tile_m, g->tile_n, m, k, n, count, grouped);
+    t = tiled_s(g, rate * SMALL_TILE_RATE, fmax(64, g->tile_m / 2), fmax(64, g->tile_n / 2),
+                m, k, n, count, grouped);
+    tf = t < tf ? t : tf;
     /* FP8 GEMMs read 1-byte operands and write a 16-bit result */
     tb = (q * (m * k + k * n) + (d == CS_DT_FP8 ? 2 : q) * m * n) / (g->hbm_GBps * 1e9 * g->mem_eff);
     t = tf > tb ? tf : tb;

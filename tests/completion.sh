@@ -65,7 +65,7 @@ lacks topo-no-kinds "cluster alpha_beta graph" run --topo ""
 # the presets whose names start so, as `collsim list topologies` names them (sorted)
 want topo-prefix "$("$collsim" list topologies | awk '$1 ~ /^dgx-h1/ {print $1}' | sort | tr '\n' ' ' | sed 's/ $//')" run --topo dgx-h1
 has models "gpt3-175b llama2-7b mixtral-8x7b" plan --model ""
-want gpus "h100-sxm h200" plan --gpu h
+want gpus "h100-pcie h100-sxm h200 h800" plan --gpu h
 has dtypes "float half bfloat16 int8 fp8_e4m3 all" run -d ""
 want ops "prod" run -o p
 want formats "text json csv" run --format ""

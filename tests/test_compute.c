@@ -38,12 +38,15 @@ static void gpu_of(const char *json, cs_gpu *g, int want_rc, const char *where)
 
 /* 256 x 1024 x 256: 2 x 2 = 4 tiles of 128 x 128 fill the 4 SMs in one wave, the reduction
  * runs at 1024 / (1024 + 64): t = 2 x 256 x 1024 x 256 / (80e12 x 1024 / 1088) =
- * 1.7825792e-6 s; its bytes 2 (256 x 1024 x 2 + 256 x 256) = 1179648 take 1.18e-6 s, less.
- * 200 rows instead of 256 pad to the same 4 tiles: the same time (tile quantization).
- * 640 x 1024 x 128: 5 tiles, 2 waves on 4 SMs: 5 / 8 of the SMs busy: t = 2 x 640 x 1024
- * x 128 / (80e12 x 5/8 x 1024/1088) = 5.704253e-6. 16 x 64 x 16 moves 2 (16 x 64 x 2 +
- * 256) = 4608 bytes, 4.608e-9 s, more than its 32768 FLOPs at (16 x 16 / 128^2) x 64/128 of
- * 80e12: 2.62e-9 s: memory bound. */
+ * 1.7825792e-6 s (half tiles, 64 x 64: 16 tiles, 4 full waves, at 0.85 of the rate: slower);
+ * its bytes 2 (256 x 1024 x 2 + 256 x 256) = 1179648 take 1.18e-6 s, less. 200 rows
+ * instead of 256 pad to the same 4 tiles: the same time (tile quantization). 640 x 1024 x
+ * 128: 5 big tiles make 2 waves on 4 SMs (5/8 busy); the half tiles, 10 x 2 = 20, make 5
+ * full waves at 0.85: t = 2 x 640 x 1024 x 128 / (80e12 x 0.85 x 1024/1088), the faster.
+ * 16 x 64 x 16: a 64 x 64 tile 1/16 filled on 1 of 4 SMs (k 64 is too short to split),
+ * k 64/128, at 0.85: 32768 FLOPs at 80e12 x 0.85 / 128 = 6.168094e-8 s. 4096 x 8 x 4096
+ * moves 2 (2 x 4096 x 8 + 4096^2) = 33685504 bytes, 3.3685504e-5 s, more than its 268435456
+ * FLOPs at 80e12 x 8/72 (3.02e-5 s): memory bound. */
 static void t_gemm_roofline(void)
 {
     cs_gpu g;
@@ -53,18 +56,24 @@ static void t_gemm_roofline(void)
     CU_ASSERT_STRING_EQUAL(b, "compute");
     CS_ASSERT_REL(cs_gemm_s(&g, CS_DT_BF16, 200, 1024, 256, 1, 0, &b), 1.7825792e-6, 1e-12);
     CS_ASSERT_REL(cs_gemm_s(&g, CS_DT_BF16, 640, 1024, 128, 1, 0, &b),
-                  2.0 * 640 * 1024 * 128 / (80e12 * 5 / 8 * 1024 / 1088), 1e-12);
-    CS_ASSERT_REL(cs_gemm_s(&g, CS_DT_BF16, 16, 64, 16, 1, 0, &b), 4.608e-9, 1e-12);
+                  2.0 * 640 * 1024 * 128 / (80e12 * 0.85 * 1024 / 1088), 1e-12);
+    CS_ASSERT_REL(cs_gemm_s(&g, CS_DT_BF16, 16, 64, 16, 1, 0, &b), 32768 / (80e12 * 0.85 / 128),
+                  1e-12);
+    CU_ASSERT_STRING_EQUAL(b, "compute");
+    CS_ASSERT_REL(cs_gemm_s(&g, CS_DT_BF16, 4096, 8, 4096, 1, 0, &b), 3.3685504e-5, 1e-12);
     CU_ASSERT_STRING_EQUAL(b, "memory");
     /* FP8 doubles the ceiling and halves the operands' bytes (the result stays 16-bit) */
     CS_ASSERT_REL(cs_gemm_s(&g, CS_DT_FP8, 256, 1024, 256, 1, 0, &b), 1.7825792e-6 / 2, 1e-12);
-    /* a grouped GEMM of 4 groups of 1 tile: the 4 tiles share one wave, each group takes a
-     * quarter of the SMs' time: 2 x 128 x 1024 x 128 / (80e12 x 1024/1088) */
+    /* a grouped GEMM of 4 groups of 1 tile (HBM made fast, so that compute bounds): the 4
+     * tiles share one wave, each group takes a quarter of the SMs' time: 2 x 128 x 1024 x
+     * 128 / (80e12 x 1024/1088) */
+    g.hbm_GBps = 1e6;
     CS_ASSERT_REL(cs_gemm_s(&g, CS_DT_BF16, 128, 1024, 128, 4, 1, &b),
                   2.0 * 128 * 1024 * 128 / (80e12 * 1024 / 1088), 1e-12);
-    /* ... where 4 separate launches of 1 tile each leave 3 SMs idle: 4 x the time */
+    /* ... where one launch of 1 tile splits its reduction 4 ways over the 4 SMs (split-K),
+     * each piece of 256 at 256 / 320: 2 x 128 x 1024 x 128 / (80e12 x 0.8) */
     CS_ASSERT_REL(cs_gemm_s(&g, CS_DT_BF16, 128, 1024, 128, 1, 0, &b),
-                  4 * 2.0 * 128 * 1024 * 128 / (80e12 * 1024 / 1088), 1e-12);
+                  2.0 * 128 * 1024 * 128 / (80e12 * 0.8), 1e-12);
     /* a fixed cost per kernel adds once per launch, once for a whole grouped GEMM */
     g.kernel_us = 5;
     CS_ASSERT_REL(cs_gemm_s(&g, CS_DT_BF16, 256, 1024, 256, 1, 0, &b), 1.7825792e-6 + 5e-6,
@@ -72,6 +81,7 @@ static void t_gemm_roofline(void)
     CS_ASSERT_REL(4 * cs_gemm_s(&g, CS_DT_BF16, 128, 1024, 128, 4, 1, &b),
                   4 * 2.0 * 128 * 1024 * 128 / (80e12 * 1024 / 1088) + 5e-6, 1e-12);
     /* elementwise: bytes at the achievable bandwidth, plus the fixed cost */
+    g.hbm_GBps = 1000;
     CS_ASSERT_REL(cs_elem_s(&g, 1e6, &b), 1e-6 + 5e-6, 1e-12);
     CU_ASSERT_STRING_EQUAL(b, "launch");
     /* the sustained clock scales every math rate */

@@ -186,7 +186,8 @@ static void t_plan_free_comm(void)
     CS_ASSERT_REL(r.costs.t_fwd, tf / 2, 1e-12);
     CS_ASSERT_REL(r.step_time_s, m * (tf + tb) + (pp - 1) * (tf + tb) / 2 + r.costs.t_opt,
                   5e-3);
-    CS_ASSERT_REL(r.breakdown_s[4], (pp - 1) * (tf + tb) / 2, 1e-2);   /* the bubble */
+    /* the bubble (within 2%: stage 0's embedding and the optimizer are not in t_f, t_b) */
+    CS_ASSERT_REL(r.breakdown_s[4], (pp - 1) * (tf + tb) / 2, 2e-2);
     cs_plan_result_fini(&r);
     cs_plan_fini(&p);
 }
