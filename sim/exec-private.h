@@ -76,6 +76,7 @@ struct cs_sim {
     double bw_scale;          /* link bandwidths count times this (cs_sim_once_scaled; 1) */
     double cap_GBps;          /* cs_sim_costs: per-transfer cap on the wire, GB/s (0 none) */
     int split_dirs;           /* cs_sim_costs: reduces and copies of a channel capped apart */
+    int fifo;                 /* cs_sim_costs: a connection's pieces one at a time */
     cs_transport_costs tr[CS_TR_COUNT];  /* cs_sim_costs: per transport */
     int use_tr;               /* some transport cost is set (fluid model only) */
     int use_proxy;            /* some transport has a proxy time per message */

@@ -52,6 +52,7 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
         /* The cap is on data; on the wire a transfer carries 1/bw_eff bytes per data byte. */
         sim->cap_GBps = c->chan_GBps * sim->bytes_scale;
         sim->split_dirs = c->split_dirs != 0;
+        sim->fifo = c->fifo != 0;
         sim->reduce_in_loop = c->reduce_in_loop;
         for (k = 0; k < CS_TR_COUNT; k++) {
             const cs_transport_costs *q = &c->tr[k];
@@ -231,6 +232,7 @@ static void send(cs_job *job, uint32_t i)
     double scale = sim->bytes_scale;
     cs_err err;
     int rc, chan_key, tr = sim->use_tr ? cs__ex_transport_of(job, x) : -1;
+    uint64_t fifo;
     if (tr >= 0 && sim->tr[tr].bw_eff > 0)
         scale /= sim->tr[tr].bw_eff;
     if (job->proxy_ps)
@@ -252,8 +254,13 @@ static void send(cs_job *job, uint32_t i)
         job->sent_ps[i - job->base] = cs_engine_now(sim->eng);
     if (++sim->n_in_net > sim->peak_in_net)
         sim->peak_in_net = sim->n_in_net;
+    /* The connection's FIFO key (with the two nodes): job, channel, and the thread group.
+     * A switch's multicast and in-network reduction (NVLS) have no FIFO. */
+    fifo = !sim->fifo || cs__ex_rank_of(job, x->src) < 0 || cs__ex_rank_of(job, x->dst) < 0
+         ? CS_NET_NO_FIFO : (uint64_t)job->index << 16 | (uint64_t)x->channel << 1 |
+           (uint64_t)(sim->split_dirs && x->op == CS_OP_REDUCE);
     rc = sim->nops->send(sim->net, cs__ex_node_of(job, x->src), cs__ex_node_of(job, x->dst), bytes,
-                         cs__ex_token(job, i), chan_key, &err);
+                         cs__ex_token(job, i), chan_key, fifo, &err);
     if (rc < 0)
         cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
 }

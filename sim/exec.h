@@ -121,6 +121,12 @@ typedef struct cs_sim_costs {
     int split_dirs;           /* 1: a channel's reduces and its copies have their own
                                  threads, each with its own chan_GBps (NCCL's Simple tree
                                  allreduce: reduce up, broadcast down); 0: one cap */
+    int fifo;                 /* 1: the transfers of one connection (job, channel, sending
+                                 and receiving rank; with split_dirs also reduce or copy)
+                                 take the link one at a time: a piece starts its bandwidth
+                                 phase when its latency has passed and the previous piece
+                                 has finished its own (NCCL sends a channel's steps in
+                                 order; fluid model only); 0: pieces in flight share */
 } cs_sim_costs;
 
 /* Options of a simulation. */

@@ -9,6 +9,7 @@
 #include "sim/net-private.h"
 
 typedef struct fl_group fl_group;
+typedef struct fl_conn fl_conn;
 
 typedef struct fl_flow {
     uint64_t token;           /* executor's id */
@@ -24,7 +25,21 @@ typedef struct fl_flow {
     struct fl_flow *next;     /* free list / all list */
     struct fl_flow *all_next;
     fl_group *grp;            /* flows on the same links, while on its links */
+    fl_conn *conn;            /* the connection it is a piece of (FIFO), NULL = none */
+    struct fl_flow *qnext;    /* next flow waiting in its connection's FIFO */
 } fl_flow;
+
+/* A connection (src node, dst node, the executor's fifo key: job, channel, direction)
+ * whose pieces take their bandwidth phases one at a time (cs_net_ops.send): NCCL moves a
+ * connection's steps through one FIFO, in order. Kept while a piece refers to it. */
+struct fl_conn {
+    int32_t src, dst;         /* nodes */
+    uint64_t key;             /* the executor's fifo key */
+    int refs;                 /* pieces sent on it and not done */
+    fl_flow *active;          /* the piece in its bandwidth phase, NULL = none */
+    fl_flow *qhead, *qtail;   /* pieces whose latency has passed, waiting for it */
+    fl_conn *hnext;           /* hash chain / free list */
+};
 
 /* Flows on the same links (one route, one channel link): max-min fairness gives them the
  * same share, fixed in the same step of the filling. A recompute joins a group's links
@@ -83,6 +98,10 @@ struct cs_net {
     uint32_t n_gtab;          /* buckets, a power of two */
     uint32_t n_groups;        /* groups with members */
     fl_group *free_groups;    /* unused groups */
+    fl_conn **ctab;           /* connections with pieces (FIFO), hash buckets */
+    uint32_t n_ctab;          /* buckets, a power of two (0 = none yet) */
+    uint32_t n_conns;         /* connections in the table */
+    fl_conn *free_conns;      /* unused connections */
 };
 
 /* The links flow f crosses: its route, then its channel's virtual link if any. */
@@ -113,5 +132,17 @@ int cs__fl_group_join(cs_net *n, fl_flow *f);
 void cs__fl_group_leave(cs_net *n, fl_flow *f);
 /* Free every group (net destruction). */
 void cs__fl_groups_free(cs_net *n);
+
+/* FIFO connections (net_fluid_fifo.c). Attach f to connection (src, dst, key), created
+ * when it has none. Returns 0 or CS_ENOMEM. */
+int cs__fl_conn_attach(cs_net *n, fl_flow *f, int32_t src, int32_t dst, uint64_t key);
+/* f's latency has passed: 1 when it may start its bandwidth phase now (its connection
+ * has no piece in one), 0 when it waits in the connection's FIFO. */
+int cs__fl_conn_take(cs_net *n, fl_flow *f);
+/* f (its connection's active piece, or one that never took it) is done: returns the next
+ * waiting piece, now the active one, or NULL; the connection is dropped when unused. */
+fl_flow *cs__fl_conn_done(cs_net *n, fl_flow *f);
+/* Free every connection (net destruction). */
+void cs__fl_conns_free(cs_net *n);
 
 #endif

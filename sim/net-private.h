@@ -12,6 +12,8 @@
 typedef struct cs_net cs_net;
 
 #define CS_NET_MAX_CHANNELS 64
+/* A message that is no connection's piece (cs_net_ops.send). */
+#define CS_NET_NO_FIFO UINT64_MAX
 
 /* Within the limits (1 PiB at 1e-6 GB/s is 1.1e24 ps) a message can still end past the
  * clock's 2^63 ps: the models stop the run with this error instead of overflowing. */
@@ -36,9 +38,13 @@ typedef struct cs_net_ops {
                   double cap_GBps, double bw_scale, cs_err *err);
     /* Send bytes from node src to node dst (src != dst). chan_key = channel *
      * topology ranks + the sending rank, which picks the channel cap the message shares
-     * (see create), or -1. Errors stop the run. */
+     * (see create), or -1. fifo: the connection the message is a piece of (with src and
+     * dst: messages of one (src, dst, fifo) take their bandwidth phases one at a time, in
+     * the order their latencies end, as NCCL moves a connection's steps through its FIFO;
+     * CS_NET_NO_FIFO = none). alpha_beta ignores it (its ports already serialise a
+     * sender's messages). Errors stop the run. */
     int (*send)(cs_net *net, int src, int dst, uint64_t bytes, uint64_t token, int chan_key,
-                cs_err *err);
+                uint64_t fifo, cs_err *err);
     /* Add the model's work counters (recomputes, link_visits, peak_flows) to out; NULL
      * when the model has none. */
     void (*counters)(const cs_net *net, cs_sim_counters *out);

@@ -12,7 +12,8 @@
  * CUDA block that moves a channel's data does.
  *
  * Flows on the same links form a group (fluid-private.h); the filling of a component is in
- * net_fluid_fill.c. */
+ * net_fluid_fill.c; the pieces of a FIFO connection take the link one after another
+ * (net_fluid_fifo.c). */
 #include "sim/fluid-private.h"
 
 #include <math.h>
@@ -72,6 +73,7 @@ static void fl_destroy(cs_net *n)
         n->all_flows = nx;
     }
     cs__fl_groups_free(n);
+    cs__fl_conns_free(n);
     free(n->links);
     free(n->stats);
     free(n->comp_flows);
@@ -308,12 +310,10 @@ static void release(cs_net *n, fl_flow *f)
     n->free_flows = f;
 }
 
-/* The route latency has passed: the flow joins its links. */
-static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
+/* The flow starts its bandwidth phase: it joins its links. */
+static void join(cs_net *n, fl_flow *f, cs_time now)
 {
-    cs_net *n = arg;
-    fl_flow *f = (fl_flow *)(uintptr_t)data;
-    cs_time now = cs_engine_now(eng);
+    cs_engine *eng = n->eng;
     int k;
     f->last = now;
     f->rate = 0;
@@ -327,12 +327,24 @@ static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
     touch(n, f);
 }
 
+/* The route latency has passed: the flow joins its links, or, a piece of a connection
+ * whose previous piece is still in its bandwidth phase, waits in the FIFO for it. */
+static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
+{
+    cs_net *n = arg;
+    fl_flow *f = (fl_flow *)(uintptr_t)data;
+    if (f->conn && !cs__fl_conn_take(n, f))
+        return;
+    join(n, f, cs_engine_now(eng));
+}
+
 static void fl_end(cs_engine *eng, void *arg, uint64_t data)
 {
     cs_net *n = arg;
     fl_flow *f = (fl_flow *)(uintptr_t)data;
     cs_time now = cs_engine_now(eng);
     uint64_t token = f->token;
+    fl_flow *next = NULL;
     int k;
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
@@ -343,12 +355,17 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data)
         if (f->grp)
             cs__fl_group_leave(n, f);
     }
+    if (f->conn)
+        next = cs__fl_conn_done(n, f);
     release(n, f);
+    /* Its connection's next piece takes the link at once (its latency has passed). */
+    if (next)
+        join(n, next, now);
     n->cb.on_done(n->cb.ctx, token);
 }
 
 static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, int chan_key,
-                   cs_err *err)
+                   uint64_t fifo, cs_err *err)
 {
     const int32_t *route;
     int nr = cs_topo_route(n->t, src, dst, &route, err);
@@ -374,6 +391,10 @@ static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
     f->rate = 0;
     f->ev = 0;
     f->mark = 0;
+    f->conn = NULL;
+    if (fifo != CS_NET_NO_FIFO && bytes > 0 && nr > 0 &&
+        cs__fl_conn_attach(n, f, src, dst, fifo) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     lat = cs_time_from_us(cs_topo_route_lat_us(n->t, route, nr));
     n->cb.on_start(n->cb.ctx, token);
     if (bytes == 0 || nr == 0) {

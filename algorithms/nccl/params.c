@@ -196,6 +196,7 @@ void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs 
     out->bw_eff = p->proto[pr].bw_eff * (nvls ? p->nvls_eff : 1.0);
     out->chan_GBps = p->channel_GBps;
     out->reduce_in_loop = 1;     /* NCCL reduces inside its receive/copy loop */
+    out->fifo = 1;               /* and sends a connection's steps in order (one FIFO) */
 }
 
 int cs_nccl_channels(const cs_nccl_params *p, cs_proto pr, uint64_t bytes, int ring_ranks)
