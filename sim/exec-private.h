@@ -80,6 +80,7 @@ struct cs_sim {
     cs_transport_costs tr[CS_TR_COUNT];  /* cs_sim_costs: per transport */
     int use_tr;               /* some transport cost is set (fluid model only) */
     int use_proxy;            /* some transport has a proxy time per message */
+    int use_pair;             /* some transport has a rank pair's limit (fluid model only) */
     cs_time *proxy_free;      /* per topology rank: when its proxy thread is free, ps */
     cs_time *proxy_last;      /* per topology rank: when its proxy was last charged, ps */
     uint64_t *proxy_grp;      /* per topology rank, EX_TIE_MAX each: the transfers (tokens,

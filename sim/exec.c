@@ -68,6 +68,8 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
                 sim->use_tr = 1;
             if (topo->model == CS_MODEL_FLUID && q->msg_us > 0)
                 sim->use_proxy = 1;
+            if (topo->model == CS_MODEL_FLUID && (q->bw_one_GBps > 0 || q->bw_both_GBps > 0))
+                sim->use_tr = sim->use_pair = 1;
         }
         sim->opts.costs = NULL;   /* copied above; the caller's struct may go away */
     }
@@ -260,7 +262,7 @@ static void send(cs_job *job, uint32_t i)
          ? CS_NET_NO_FIFO : (uint64_t)job->index << 16 | (uint64_t)x->channel << 1 |
            (uint64_t)(sim->split_dirs && x->op == CS_OP_REDUCE);
     rc = sim->nops->send(sim->net, cs__ex_node_of(job, x->src), cs__ex_node_of(job, x->dst), bytes,
-                         cs__ex_token(job, i), chan_key, fifo, &err);
+                         cs__ex_token(job, i), chan_key, fifo, sim->use_pair ? tr : -1, &err);
     if (rc < 0)
         cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
 }
@@ -534,8 +536,15 @@ int cs_sim_run(cs_sim *sim, cs_err *err)
     int i, rc;
     if (!sim->net) {
         cs_net_cb cb = {sim, net_started, net_done};
+        cs_net_pair pair;
+        /* A pair's limits are on data: in the bytes its messages carry, as send scales them. */
+        for (i = 0; i < CS_TR_COUNT; i++) {
+            double w = sim->bytes_scale / (sim->tr[i].bw_eff > 0 ? sim->tr[i].bw_eff : 1);
+            pair.one_GBps[i] = i == CS_TR_NET ? 0 : sim->tr[i].bw_one_GBps * w;
+            pair.both_GBps[i] = i == CS_TR_NET ? 0 : sim->tr[i].bw_both_GBps * w;
+        }
         rc = sim->nops->create(&sim->net, sim->eng, sim->t, &cb, sim->cap_GBps,
-                               sim->bw_scale, err);
+                               sim->bw_scale, sim->use_pair ? &pair : NULL, err);
         if (rc < 0)
             return rc;
     }

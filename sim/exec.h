@@ -99,6 +99,13 @@ typedef struct cs_transport_costs {
     uint64_t msg_bytes;       /* bytes per message (NCCL's step: buffer / 8), bytes; a
                                  piece of l bytes is ceil(l / msg_bytes) messages; 0 = one
                                  message per piece */
+    double bw_one_GBps;       /* the most data one direction of a rank pair moves over
+                                 this transport while nothing moves the other way, GB/s
+                                 (all its channels together); 0 = no limit but the links'
+                                 (P2P and SHM only: a host-staged copy runs faster alone
+                                 than beside its reverse) */
+    double bw_both_GBps;      /* the same while the pair's other direction moves too, GB/s
+                                 each direction; 0 = no limit */
 } cs_transport_costs;
 
 /* Costs the network models do not know about, applied by the executor (NCCL mode,
