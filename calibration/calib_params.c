@@ -152,6 +152,16 @@ void cs__calib_build_params(cs_calib *c)
         c->p_tr_lat[i] = q->lat_us > 0 ? add_param(c, nm, q->lat_us, q->lat_us, 1e-3, 1e4) : -1;
         snprintf(nm, sizeof nm, "%s.msg_us", cs_transport_name((cs_transport)i));
         c->p_tr_msg[i] = q->msg_us > 0 ? add_param(c, nm, q->msg_us, q->msg_us, 1e-3, 1e4) : -1;
+        /* A rank pair's limits one way and both ways (held at the start where no row moves
+         * that way: no time depends on it). */
+        snprintf(nm, sizeof nm, "%s.bw_one_GBps", cs_transport_name((cs_transport)i));
+        c->p_tr_one[i] = q->bw_one_GBps > 0 ? add_param(c, nm, q->bw_one_GBps, q->bw_one_GBps,
+                                                        q->bw_one_GBps / 100,
+                                                        q->bw_one_GBps * 100) : -1;
+        snprintf(nm, sizeof nm, "%s.bw_both_GBps", cs_transport_name((cs_transport)i));
+        c->p_tr_both[i] = q->bw_both_GBps > 0 ? add_param(c, nm, q->bw_both_GBps,
+                                                          q->bw_both_GBps, q->bw_both_GBps / 100,
+                                                          q->bw_both_GBps * 100) : -1;
     }
     /* Simple's latency first: it runs the large sizes that every log has. */
     for (i = CS_PROTO_COUNT - 1; i >= 0; i--) {
@@ -212,6 +222,10 @@ void cs__calib_apply(cs_calib *c, const double *th)
             c->np->tr[i].lat_us = th[c->p_tr_lat[i]];
         if (c->p_tr_msg[i] >= 0)
             c->np->tr[i].msg_us = th[c->p_tr_msg[i]];
+        if (c->p_tr_one[i] >= 0)
+            c->np->tr[i].bw_one_GBps = th[c->p_tr_one[i]];
+        if (c->p_tr_both[i] >= 0)
+            c->np->tr[i].bw_both_GBps = th[c->p_tr_both[i]];
     }
     if (c->p_gamma >= 0)   /* held with no reduction cost at the start: none */
         c->t->reduce_GBps = c->held[c->p_gamma] != CS_CALIB_FREE && c->gamma0 == 0
@@ -229,6 +243,9 @@ int cs__calib_is_bw_param(const cs_calib *c, int i)
     int k;
     if (i == c->p_chan || i == c->p_tree)
         return 1;
+    for (k = 0; k < CS_TR_COUNT; k++)
+        if (i == c->p_tr_one[k] || i == c->p_tr_both[k])
+            return 1;
     for (k = 0; k < c->n_cls; k++)
         if (c->cls[k].p_bw == i)
             return 1;
@@ -292,10 +309,17 @@ const char *cs_calib_hint(const cs_calib *c, int i)
                "(NCCL_ALGO=Tree), where a tree channel's piece crosses one hop after another";
     if (i == c->p_nvls)
         return "large allreduce sizes with NVLS on beside a run with NCCL_ALGO=Ring";
-    for (k = 0; k < CS_TR_COUNT; k++)
+    for (k = 0; k < CS_TR_COUNT; k++) {
         if (i == c->p_tr_lat[k] || i == c->p_tr_msg[k])
             return "mid sizes (1-256 MiB) across this transport, where its per-step and "
                    "per-message costs, not its bandwidth, bound the time";
+        if (i == c->p_tr_one[k])
+            return "a log of a collective that moves one direction at a time (broadcast, "
+                   "reduce) at sizes >= 1 MiB";
+        if (i == c->p_tr_both[k])
+            return "a log of a collective that moves both directions at once (allreduce, "
+                   "allgather, alltoall) at sizes >= 1 MiB";
+    }
     for (k = 0; k < CS_PROTO_COUNT; k++) {
         if (i == c->p_hop[k])
             return k == CS_PROTO_SIMPLE
@@ -324,4 +348,29 @@ int cs_calib_at_bound(const cs_fit_param *p)
     if (p->is_fixed)
         return 0;
     return x - log(p->lo) < 1e-3 * span ? -1 : log(p->hi) - x < 1e-3 * span ? 1 : 0;
+}
+
+const char *cs_calib_dir_note(const cs_calib *c)
+{
+    int i, k, set = 0, dirs = 0;
+    for (k = 0; k < CS_TR_COUNT; k++)
+        set |= c->np->tr[k].bw_one_GBps > 0 || c->np->tr[k].bw_both_GBps > 0 ||
+               c->p_tr_one[k] >= 0 || c->p_tr_both[k] >= 0;
+    if (!set)
+        return NULL;
+    /* Which ways the rows move: 1 one direction at a time (a rooted collective's data
+     * flow away from or towards its root), 2 both at once. */
+    for (i = 0; i < c->ls->n_rows; i++)
+        dirs |= cs_coll_is_rooted(c->ls->rows[i].coll) ? 1 : 2;
+    if (dirs == 2)
+        return "these logs move both directions at once; one-directional collectives "
+               "(broadcast, reduce, gather, scatter) rest on the start value of bw_one_GBps "
+               "(and the links'): their predictions carry the start value's uncertainty, "
+               "not the fit's, at least +-20%";
+    if (dirs == 1)
+        return "these logs move one direction at a time; collectives that move both at once "
+               "(allreduce, allgather, reducescatter, alltoall, sendrecv) rest on the start "
+               "value of bw_both_GBps: their predictions carry the start value's "
+               "uncertainty, not the fit's, at least +-20%";
+    return NULL;
 }

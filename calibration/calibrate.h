@@ -79,6 +79,8 @@ typedef struct cs_calib {
     int p_nvls;               /* nvls_eff, -1 unless the start table enables NVLS */
     int p_tr_lat[CS_TR_COUNT];/* transports' lat_us, -1 unless the start table sets it */
     int p_tr_msg[CS_TR_COUNT];/* transports' msg_us, -1 unless the start table sets it */
+    int p_tr_one[CS_TR_COUNT];/* transports' bw_one_GBps, -1 unless the start table sets it */
+    int p_tr_both[CS_TR_COUNT];/* transports' bw_both_GBps, likewise */
     double gamma0;            /* the topology's reduce_GBps before the fit (0 = free) */
     int plan_ranks;           /* > 0: the rows' one rank count, whose PCIe channel plan
                                  (NCCL's ring search, algorithms/nccl/search.c) became the
@@ -124,6 +126,12 @@ void cs_calib_fini(cs_calib *c);
 
 /* Which extra measurement would determine parameter i (a sentence, static storage). */
 const char *cs_calib_hint(const cs_calib *c, int i);
+/* Where the start sets a rank pair's one-direction or both-directions limit (transports
+ * p2p/shm bw_one_GBps, bw_both_GBps) and the logs' rows all move both directions at once
+ * (allreduce, allgather, reducescatter, alltoall, sendrecv) or all one (broadcast, reduce,
+ * gather, scatter): the sentence saying which collectives the logs cannot speak for and
+ * how uncertain those predictions are; NULL otherwise. Static storage. */
+const char *cs_calib_dir_note(const cs_calib *c);
 
 /* A fitted value pinned at a bound: -1 lower, 1 upper, 0 inside (or held). */
 int cs_calib_at_bound(const cs_fit_param *p);

@@ -114,6 +114,8 @@ static void print_report(FILE *f, const cs_calib *c, const copts *o)
         else
             fprintf(f, "  %-26s %12.6g %12.6g %12.3g\n", p->name, c->start[i], p->value, p->sigma);
     }
+    if (cs_calib_dir_note(c))
+        fprintf(f, "# %s\n", cs_calib_dir_note(c));
     fprintf(f, "#\n# residuals per size: error = (simulated - measured) / measured\n");
     fprintf(f, "# %-46s %-13s %5s %12s %12s %12s %8s  %s\n", "log", "collective", "ranks", "size",
            "measured_us", "simulated_us", "error_%", "algorithm/protocol");

@@ -76,9 +76,11 @@ struct cs_sim {
     double bw_scale;          /* link bandwidths count times this (cs_sim_once_scaled; 1) */
     double cap_GBps;          /* cs_sim_costs: per-transfer cap on the wire, GB/s (0 none) */
     int split_dirs;           /* cs_sim_costs: reduces and copies of a channel capped apart */
+    int fifo;                 /* cs_sim_costs: a connection's pieces one at a time */
     cs_transport_costs tr[CS_TR_COUNT];  /* cs_sim_costs: per transport */
     int use_tr;               /* some transport cost is set (fluid model only) */
     int use_proxy;            /* some transport has a proxy time per message */
+    int use_pair;             /* some transport has a rank pair's limit (fluid model only) */
     cs_time *proxy_free;      /* per topology rank: when its proxy thread is free, ps */
     cs_time *proxy_last;      /* per topology rank: when its proxy was last charged, ps */
     uint64_t *proxy_grp;      /* per topology rank, EX_TIE_MAX each: the transfers (tokens,

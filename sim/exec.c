@@ -52,6 +52,7 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
         /* The cap is on data; on the wire a transfer carries 1/bw_eff bytes per data byte. */
         sim->cap_GBps = c->chan_GBps * sim->bytes_scale;
         sim->split_dirs = c->split_dirs != 0;
+        sim->fifo = c->fifo != 0;
         sim->reduce_in_loop = c->reduce_in_loop;
         for (k = 0; k < CS_TR_COUNT; k++) {
             const cs_transport_costs *q = &c->tr[k];
@@ -67,6 +68,8 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
                 sim->use_tr = 1;
             if (topo->model == CS_MODEL_FLUID && q->msg_us > 0)
                 sim->use_proxy = 1;
+            if (topo->model == CS_MODEL_FLUID && (q->bw_one_GBps > 0 || q->bw_both_GBps > 0))
+                sim->use_tr = sim->use_pair = 1;
         }
         sim->opts.costs = NULL;   /* copied above; the caller's struct may go away */
     }
@@ -231,6 +234,7 @@ static void send(cs_job *job, uint32_t i)
     double scale = sim->bytes_scale;
     cs_err err;
     int rc, chan_key, tr = sim->use_tr ? cs__ex_transport_of(job, x) : -1;
+    uint64_t fifo;
     if (tr >= 0 && sim->tr[tr].bw_eff > 0)
         scale /= sim->tr[tr].bw_eff;
     if (job->proxy_ps)
@@ -252,8 +256,13 @@ static void send(cs_job *job, uint32_t i)
         job->sent_ps[i - job->base] = cs_engine_now(sim->eng);
     if (++sim->n_in_net > sim->peak_in_net)
         sim->peak_in_net = sim->n_in_net;
+    /* The connection's FIFO key (with the two nodes): job, channel, and the thread group.
+     * A switch's multicast and in-network reduction (NVLS) have no FIFO. */
+    fifo = !sim->fifo || cs__ex_rank_of(job, x->src) < 0 || cs__ex_rank_of(job, x->dst) < 0
+         ? CS_NET_NO_FIFO : (uint64_t)job->index << 16 | (uint64_t)x->channel << 1 |
+           (uint64_t)(sim->split_dirs && x->op == CS_OP_REDUCE);
     rc = sim->nops->send(sim->net, cs__ex_node_of(job, x->src), cs__ex_node_of(job, x->dst), bytes,
-                         cs__ex_token(job, i), chan_key, &err);
+                         cs__ex_token(job, i), chan_key, fifo, sim->use_pair ? tr : -1, &err);
     if (rc < 0)
         cs_engine_fail(sim->eng, rc, err.where, "%s", err.msg);
 }
@@ -527,8 +536,15 @@ int cs_sim_run(cs_sim *sim, cs_err *err)
     int i, rc;
     if (!sim->net) {
         cs_net_cb cb = {sim, net_started, net_done};
+        cs_net_pair pair;
+        /* A pair's limits are on data: in the bytes its messages carry, as send scales them. */
+        for (i = 0; i < CS_TR_COUNT; i++) {
+            double w = sim->bytes_scale / (sim->tr[i].bw_eff > 0 ? sim->tr[i].bw_eff : 1);
+            pair.one_GBps[i] = i == CS_TR_NET ? 0 : sim->tr[i].bw_one_GBps * w;
+            pair.both_GBps[i] = i == CS_TR_NET ? 0 : sim->tr[i].bw_both_GBps * w;
+        }
         rc = sim->nops->create(&sim->net, sim->eng, sim->t, &cb, sim->cap_GBps,
-                               sim->bw_scale, err);
+                               sim->bw_scale, sim->use_pair ? &pair : NULL, err);
         if (rc < 0)
             return rc;
     }

@@ -99,6 +99,13 @@ typedef struct cs_transport_costs {
     uint64_t msg_bytes;       /* bytes per message (NCCL's step: buffer / 8), bytes; a
                                  piece of l bytes is ceil(l / msg_bytes) messages; 0 = one
                                  message per piece */
+    double bw_one_GBps;       /* the most data one direction of a rank pair moves over
+                                 this transport while nothing moves the other way, GB/s
+                                 (all its channels together); 0 = no limit but the links'
+                                 (P2P and SHM only: a host-staged copy runs faster alone
+                                 than beside its reverse) */
+    double bw_both_GBps;      /* the same while the pair's other direction moves too, GB/s
+                                 each direction; 0 = no limit */
 } cs_transport_costs;
 
 /* Costs the network models do not know about, applied by the executor (NCCL mode,
@@ -121,6 +128,12 @@ typedef struct cs_sim_costs {
     int split_dirs;           /* 1: a channel's reduces and its copies have their own
                                  threads, each with its own chan_GBps (NCCL's Simple tree
                                  allreduce: reduce up, broadcast down); 0: one cap */
+    int fifo;                 /* 1: the transfers of one connection (job, channel, sending
+                                 and receiving rank; with split_dirs also reduce or copy)
+                                 take the link one at a time: a piece starts its bandwidth
+                                 phase when its latency has passed and the previous piece
+                                 has finished its own (NCCL sends a channel's steps in
+                                 order; fluid model only); 0: pieces in flight share */
 } cs_sim_costs;
 
 /* Options of a simulation. */

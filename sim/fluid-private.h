@@ -9,6 +9,7 @@
 #include "sim/net-private.h"
 
 typedef struct fl_group fl_group;
+typedef struct fl_conn fl_conn;
 
 typedef struct fl_flow {
     uint64_t token;           /* executor's id */
@@ -16,6 +17,9 @@ typedef struct fl_flow {
     const int32_t *route;     /* directed links, owned by the topology's route cache */
     int n_route;
     int32_t vlink;            /* its channel's virtual link (index in links), -1 none */
+    int32_t plink;            /* its rank pair's virtual link (cs_net_pair), -1 none */
+    int32_t prev_link;        /* the pair's other direction's, with plink */
+    int8_t ptr;               /* the transport of its pair limits, with plink */
     double remaining;         /* bytes still to deliver at time `last` */
     double rate;              /* current share, bytes per picosecond */
     cs_time last;             /* when remaining was last brought up to date, ps */
@@ -24,7 +28,21 @@ typedef struct fl_flow {
     struct fl_flow *next;     /* free list / all list */
     struct fl_flow *all_next;
     fl_group *grp;            /* flows on the same links, while on its links */
+    fl_conn *conn;            /* the connection it is a piece of (FIFO), NULL = none */
+    struct fl_flow *qnext;    /* next flow waiting in its connection's FIFO */
 } fl_flow;
+
+/* A connection (src node, dst node, the executor's fifo key: job, channel, direction)
+ * whose pieces take their bandwidth phases one at a time (cs_net_ops.send): NCCL moves a
+ * connection's steps through one FIFO, in order. Kept while a piece refers to it. */
+struct fl_conn {
+    int32_t src, dst;         /* nodes */
+    uint64_t key;             /* the executor's fifo key */
+    int refs;                 /* pieces sent on it and not done */
+    fl_flow *active;          /* the piece in its bandwidth phase, NULL = none */
+    fl_flow *qhead, *qtail;   /* pieces whose latency has passed, waiting for it */
+    fl_conn *hnext;           /* hash chain / free list */
+};
 
 /* Flows on the same links (one route, one channel link): max-min fairness gives them the
  * same share, fixed in the same step of the filling. A recompute joins a group's links
@@ -35,6 +53,7 @@ struct fl_group {
     const int32_t *route;     /* the members' route (key) */
     int n_route;
     int32_t vlink;            /* and channel link (key) */
+    int32_t plink;            /* and rank pair's link (a function of the route's ends) */
     int n;                    /* members: flows on the links */
     uint32_t mark;            /* recompute epoch in which its links were joined */
     int fixed;                /* share fixed in the current progressive filling */
@@ -61,6 +80,11 @@ struct cs_net {
     fl_link *links;           /* per dlink, then the channels' virtual links */
     int n_dlinks;             /* 2 * topology links: links[0..n_dlinks) are real */
     int n_vlinks;             /* virtual links: CS_NET_MAX_CHANNELS per rank, or 0 */
+    int n_plinks;             /* rank pairs' virtual links after them: ranks x pair_g, or 0 */
+    int pair_g;               /* most ranks in one group (host) */
+    int32_t *rank_of_node;    /* per node: its rank, -1 (with pair links) */
+    int32_t *pair_loc;        /* per rank: its index among its group's ranks */
+    cs_net_pair pair;         /* the pairs' capacities, bytes per ps */
     cs_link_stats *stats;     /* per dlink */
     uint32_t epoch;           /* recompute visit epoch */
     fl_flow **comp_flows;     /* scratch: flows of the component */
@@ -83,13 +107,21 @@ struct cs_net {
     uint32_t n_gtab;          /* buckets, a power of two */
     uint32_t n_groups;        /* groups with members */
     fl_group *free_groups;    /* unused groups */
+    fl_conn **ctab;           /* connections with pieces (FIFO), hash buckets */
+    uint32_t n_ctab;          /* buckets, a power of two (0 = none yet) */
+    uint32_t n_conns;         /* connections in the table */
+    fl_conn *free_conns;      /* unused connections */
 };
 
-/* The links flow f crosses: its route, then its channel's virtual link if any. */
-static inline int flow_nlinks(const fl_flow *f) { return f->n_route + (f->vlink >= 0); }
+/* The links flow f crosses: its route, then its channel's virtual link and its rank
+ * pair's, if any. */
+static inline int flow_nlinks(const fl_flow *f)
+{
+    return f->n_route + (f->vlink >= 0) + (f->plink >= 0);
+}
 static inline int32_t flow_link(const fl_flow *f, int k)
 {
-    return k < f->n_route ? f->route[k] : f->vlink;
+    return k < f->n_route ? f->route[k] : k == f->n_route && f->vlink >= 0 ? f->vlink : f->plink;
 }
 
 /* llround(x) for 0 <= x < 2^63 without the library call (a recompute rounds every
@@ -113,5 +145,32 @@ int cs__fl_group_join(cs_net *n, fl_flow *f);
 void cs__fl_group_leave(cs_net *n, fl_flow *f);
 /* Free every group (net destruction). */
 void cs__fl_groups_free(cs_net *n);
+
+/* Rank pairs' limits (net_fluid_pair.c). How many pair links t needs under pair (0 when
+ * it sets none). */
+int cs__fl_pair_count(const cs_topo *t, const cs_net_pair *pair, int *g_out);
+/* Fill the pair maps and capacities (after n->links is allocated with the pair links).
+ * Returns 0 or CS_ENOMEM. */
+int cs__fl_pair_init(cs_net *n, const cs_net_pair *pair, double bw_scale);
+/* Set f's plink, prev_link and ptr for a message src -> dst (nodes) under transport tr's
+ * limits (-1: none). */
+void cs__fl_pair_of(const cs_net *n, fl_flow *f, int src, int dst, int tr);
+/* f has just joined (on = 1) or left (on = 0) its links: its pair link's capacity, and its
+ * reverse's, follow whether both directions carry messages. */
+void cs__fl_pair_turn(cs_net *n, const fl_flow *f, int on);
+/* Link d's capacity changed: recompute its flows at this instant (net_fluid.c). */
+void cs__fl_seed(cs_net *n, int32_t d);
+
+/* FIFO connections (net_fluid_fifo.c). Attach f to connection (src, dst, key), created
+ * when it has none. Returns 0 or CS_ENOMEM. */
+int cs__fl_conn_attach(cs_net *n, fl_flow *f, int32_t src, int32_t dst, uint64_t key);
+/* f's latency has passed: 1 when it may start its bandwidth phase now (its connection
+ * has no piece in one), 0 when it waits in the connection's FIFO. */
+int cs__fl_conn_take(cs_net *n, fl_flow *f);
+/* f (its connection's active piece, or one that never took it) is done: returns the next
+ * waiting piece, now the active one, or NULL; the connection is dropped when unused. */
+fl_flow *cs__fl_conn_done(cs_net *n, fl_flow *f);
+/* Free every connection (net destruction). */
+void cs__fl_conns_free(cs_net *n);
 
 #endif

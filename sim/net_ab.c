@@ -36,9 +36,10 @@ struct cs_net {
 };
 
 static int ab_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
-                     double cap_GBps, double bw_scale, cs_err *err)
+                     double cap_GBps, double bw_scale, const cs_net_pair *pair, cs_err *err)
 {
     cs_net *n = calloc(1, sizeof *n);
+    (void)pair;               /* no routes, no transports */
     if (!n || !(n->ports = calloc((size_t)t->n_nodes, sizeof *n->ports))) {
         free(n);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
@@ -135,7 +136,7 @@ static void ab_done(cs_engine *eng, void *arg, uint64_t data)
 }
 
 static int ab_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, int chan_key,
-                   cs_err *err)
+                   uint64_t fifo, int pair, cs_err *err)
 {
     ab_msg *m = n->free_msgs;
     ab_port *s = &n->ports[src], *r = &n->ports[dst];
@@ -150,6 +151,8 @@ static int ab_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
         n->all_msgs = m;
     }
     (void)chan_key;           /* one message at a time per port: the cap is per message */
+    (void)fifo;               /* and so a sender's messages are in order already */
+    (void)pair;
     *m = (ab_msg){src, dst, bytes, token, NULL, NULL, NULL, NULL, all};
     if (!s->send_busy && !r->recv_busy) {
         start(n, m);

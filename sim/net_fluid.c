@@ -12,7 +12,8 @@
  * CUDA block that moves a channel's data does.
  *
  * Flows on the same links form a group (fluid-private.h); the filling of a component is in
- * net_fluid_fill.c. */
+ * net_fluid_fill.c; the pieces of a FIFO connection take the link one after another
+ * (net_fluid_fifo.c). */
 #include "sim/fluid-private.h"
 
 #include <math.h>
@@ -22,12 +23,14 @@
 static void fl_destroy(cs_net *n);
 
 static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
-                     double cap_GBps, double bw_scale, cs_err *err)
+                     double cap_GBps, double bw_scale, const cs_net_pair *pair, cs_err *err)
 {
-    int i, nd = 2 * t->n_links, nv = cap_GBps > 0 ? CS_NET_MAX_CHANNELS * t->n_ranks : 0;
+    int i, nd = 2 * t->n_links, nv = cap_GBps > 0 ? CS_NET_MAX_CHANNELS * t->n_ranks : 0, g;
+    int np = cs__fl_pair_count(t, pair, &g);
     cs_net *n = calloc(1, sizeof *n);
     if (!n)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    nv += np;      /* the pair links follow the channels' (n_vlinks counts only those) */
     n->links = calloc((size_t)nd + (size_t)nv + 1, sizeof *n->links);
     n->stats = calloc((size_t)nd + 1, sizeof *n->stats);
     n->comp_links = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->comp_links);
@@ -45,16 +48,22 @@ static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_ne
     }
     n->cap_comp_links = nd + nv;
     n->n_dlinks = nd;
-    n->n_vlinks = nv;
+    n->n_vlinks = nv - np;
+    n->n_plinks = np;
+    n->pair_g = g;
     for (i = 0; i < nd; i++)
         /* GB/s -> bytes/ps; (bw x scale) x 1e-3, the doubles of a topology whose figures
          * were scaled before (bw x 1 = bw exactly) */
         n->links[i].cap = t->links[i >> 1].bw_GBps * bw_scale * 1e-3;
-    for (i = nd; i < nd + nv; i++)
+    for (i = nd; i < nd + nv - np; i++)
         n->links[i].cap = cap_GBps * 1e-3;
     n->eng = eng;
     n->t = t;
     n->cb = *cb;
+    if (np && cs__fl_pair_init(n, pair, bw_scale) < 0) {
+        fl_destroy(n);
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
     *out = n;
     return 0;
 }
@@ -64,14 +73,17 @@ static void fl_destroy(cs_net *n)
     int i;
     if (!n)
         return;
-    for (i = 0; i < n->n_dlinks + n->n_vlinks; i++)
+    for (i = 0; n->links && i < n->n_dlinks + n->n_vlinks + n->n_plinks; i++)
         free(n->links[i].flows);
+    free(n->rank_of_node);
+    free(n->pair_loc);
     while (n->all_flows) {
         fl_flow *nx = n->all_flows->all_next;
         free(n->all_flows);
         n->all_flows = nx;
     }
     cs__fl_groups_free(n);
+    cs__fl_conns_free(n);
     free(n->links);
     free(n->stats);
     free(n->comp_flows);
@@ -247,6 +259,20 @@ static void recompute_now(cs_engine *eng, void *arg, uint64_t data)
         cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
 }
 
+void cs__fl_seed(cs_net *n, int32_t d)
+{
+    fl_link *L = &n->links[d];
+    if (!L->seeded) {
+        L->seeded = 1;
+        n->seeds[n->n_seeds++] = d;
+    }
+    if (!n->pending) {
+        n->pending = 1;
+        if (!cs_engine_after(n->eng, 0, recompute_now, n, 0))
+            cs_engine_fail(n->eng, CS_ENOMEM, NULL, "out of memory");
+    }
+}
+
 /* The flows of f's links changed: recompute them once this instant's events are done. */
 static void touch(cs_net *n, const fl_flow *f)
 {
@@ -308,23 +334,33 @@ static void release(cs_net *n, fl_flow *f)
     n->free_flows = f;
 }
 
-/* The route latency has passed: the flow joins its links. */
-static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
+/* The flow starts its bandwidth phase: it joins its links. */
+static void join(cs_net *n, fl_flow *f, cs_time now)
 {
-    cs_net *n = arg;
-    fl_flow *f = (fl_flow *)(uintptr_t)data;
-    cs_time now = cs_engine_now(eng);
+    cs_engine *eng = n->eng;
     int k;
     f->last = now;
     f->rate = 0;
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_add(n, flow_link(f, k), f, now);
+    cs__fl_pair_turn(n, f, 1);
     if (cs__fl_group_join(n, f) < 0)
         cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
     if (++n->n_live_flows > n->counters.peak_flows)
         n->counters.peak_flows = n->n_live_flows;
     touch(n, f);
+}
+
+/* The route latency has passed: the flow joins its links, or, a piece of a connection
+ * whose previous piece is still in its bandwidth phase, waits in the FIFO for it. */
+static void fl_begin(cs_engine *eng, void *arg, uint64_t data)
+{
+    cs_net *n = arg;
+    fl_flow *f = (fl_flow *)(uintptr_t)data;
+    if (f->conn && !cs__fl_conn_take(n, f))
+        return;
+    join(n, f, cs_engine_now(eng));
 }
 
 static void fl_end(cs_engine *eng, void *arg, uint64_t data)
@@ -333,22 +369,29 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data)
     fl_flow *f = (fl_flow *)(uintptr_t)data;
     cs_time now = cs_engine_now(eng);
     uint64_t token = f->token;
+    fl_flow *next = NULL;
     int k;
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_remove(n, flow_link(f, k), f, now);
+    cs__fl_pair_turn(n, f, 0);
     if (f->n_route) {
         n->n_live_flows--;
         touch(n, f);
         if (f->grp)
             cs__fl_group_leave(n, f);
     }
+    if (f->conn)
+        next = cs__fl_conn_done(n, f);
     release(n, f);
+    /* Its connection's next piece takes the link at once (its latency has passed). */
+    if (next)
+        join(n, next, now);
     n->cb.on_done(n->cb.ctx, token);
 }
 
 static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, int chan_key,
-                   cs_err *err)
+                   uint64_t fifo, int pair, cs_err *err)
 {
     const int32_t *route;
     int nr = cs_topo_route(n->t, src, dst, &route, err);
@@ -370,15 +413,20 @@ static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
     f->route = route;
     f->n_route = nr;
     f->vlink = chan_key >= 0 && chan_key < n->n_vlinks ? n->n_dlinks + chan_key : -1;
+    cs__fl_pair_of(n, f, src, dst, pair);
     f->remaining = (double)bytes;
     f->rate = 0;
     f->ev = 0;
     f->mark = 0;
+    f->conn = NULL;
+    if (fifo != CS_NET_NO_FIFO && bytes > 0 && nr > 0 &&
+        cs__fl_conn_attach(n, f, src, dst, fifo) < 0)
+        return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     lat = cs_time_from_us(cs_topo_route_lat_us(n->t, route, nr));
     n->cb.on_start(n->cb.ctx, token);
     if (bytes == 0 || nr == 0) {
         f->n_route = 0;       /* nothing flows: done after the latency */
-        f->vlink = -1;
+        f->vlink = f->plink = -1;
         cs_engine_after(n->eng, lat, fl_end, n, (uint64_t)(uintptr_t)f);
     } else {
         cs_engine_after(n->eng, lat, fl_begin, n, (uint64_t)(uintptr_t)f);

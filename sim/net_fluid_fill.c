@@ -164,7 +164,8 @@ int cs__fl_group_join(cs_net *n, fl_flow *f)
     }
     b = group_hash(f->route, f->vlink) & (n->n_gtab - 1);
     for (g = n->gtab[b]; g; g = g->hnext)
-        if (g->route == f->route && g->n_route == f->n_route && g->vlink == f->vlink)
+        if (g->route == f->route && g->n_route == f->n_route && g->vlink == f->vlink &&
+            g->plink == f->plink)
             break;
     if (!g) {
         if (n->free_groups) {
@@ -176,6 +177,7 @@ int cs__fl_group_join(cs_net *n, fl_flow *f)
         g->route = f->route;
         g->n_route = f->n_route;
         g->vlink = f->vlink;
+        g->plink = f->plink;
         g->n = 0;
         g->mark = 0;
         g->hnext = n->gtab[b];

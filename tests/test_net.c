@@ -1,6 +1,7 @@
 /* test_net.c: the network models and the executor. alpha_beta ports (a + b*l, single port,
  * full duplex), fluid fair sharing on bottleneck links, contention between jobs, compute
- * tasks and the reduction cost gamma. Every expected time is derived in the comments. */
+ * tasks, the reduction cost gamma and a connection's FIFO. Every expected time is derived
+ * in the comments. */
 #include "tests/testutil.h"
 #include "sim/exec.h"
 #include "topologies/topology.h"
@@ -220,6 +221,56 @@ static void test_gamma(void)
     cs_topo_free(t);
 }
 
+/* Observer: when each of a job's first 4 transfers was done, us. */
+static void note_done(void *ctx, const cs_obs_event *ev)
+{
+    double *done_us = ctx;
+    if (ev->kind == CS_OBS_XFER_DONE && ev->xfer < 4)
+        done_us[ev->xfer] = cs_time_to_us(ev->t_ps);
+}
+
+/* A connection's FIFO (cs_sim_costs.fifo, NCCL mode): two pieces of 1e6 B from rank 0 to
+ * rank 1 on a switch (two links of 0.5 us, 100 GB/s), both ready at 0. Shared (no FIFO,
+ * or on different channels): both at 1 + 2e6 / 100 GB/s = 21 us. FIFO, one channel: the
+ * first has the link alone, 1 + 10 = 11 us; the second's latency overlapped the first's
+ * bandwidth phase and it starts at 11: done at 21 us = a + 2 l/B (a chained dependency,
+ * the second waiting for the first's arrival, would give 2a + 2 l/B = 22 us). */
+static void test_fifo(void)
+{
+    cs_topo *t = cs_test_topo("{\"kind\":\"switch\",\"ranks\":3,\"link\":{\"bandwidth_GBps\":100,"
+                      "\"latency_us\":0.5}}");
+    static const int twice[][2] = {{0, 1}, {0, 1}};
+    static const struct { int fifo, chan1; double first, second; } cases[] = {
+        {0, 0, 21, 21}, {1, 0, 11, 21}, {1, 1, 21, 21},
+    };
+    int i;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (i = 0; i < 3; i++) {
+        cs_sim_costs c;
+        cs_sim_opts so = {1, 0, &c};
+        cs_sim *sim;
+        cs_job *job;
+        cs_sched s;
+        cs_err err;
+        double done_us[4] = {0, 0, 0, 0};
+        memset(&c, 0, sizeof c);
+        c.fifo = cases[i].fifo;
+        copies(&s, 3, twice, 2, 1000000);
+        s.xfers[1].channel = (uint8_t)cases[i].chan1;
+        CU_ASSERT_EQUAL_FATAL(cs_sim_new(&sim, t, &so, &err), 0);
+        cs_sim_set_observer(sim, note_done, done_us);
+        CU_ASSERT_EQUAL(cs_sim_add(sim, &s, NULL, 0, &job, &err), 0);
+        CU_ASSERT_EQUAL(cs_sim_run(sim, &err), 0);
+        CS_ASSERT_REL(done_us[0], cases[i].first, 1e-12);
+        CS_ASSERT_REL(done_us[1], cases[i].second, 1e-12);
+        CS_ASSERT_REL(cs_time_to_us(cs_job_end(job)), 21.0, 1e-12);
+        CU_ASSERT_EQUAL(cs_job_wrong(job), 0);
+        cs_sim_free(sim);
+        cs_sched_fini(&s);
+    }
+    cs_topo_free(t);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -231,6 +282,7 @@ int cs_test_register(void)
         {"two allreduces on disjoint groups share a link", test_two_jobs_share},
         {"compute tasks hold their rank", test_compute},
         {"reduction cost gamma", test_gamma},
+        {"a connection's pieces one at a time (FIFO)", test_fifo},
         {NULL, NULL},
     };
     return cs_test_add_suite("net", cases);

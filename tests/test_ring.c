@@ -1,11 +1,14 @@
 /* test_ring.c: ring allreduce/allgather/reducescatter and sendrecv against their closed
  * forms (a = 1 us, b = 1/(100 GB/s), S = 1 GiB, p = 8) on the ring and alpha_beta fabrics,
  * through the library and through `collsim run --format json`; #wrong = 0 for p = 1..17;
- * a deliberately broken schedule is caught by the data check. */
+ * a deliberately broken schedule is caught by the data check; in NCCL mode a 64-rank
+ * ring's busbw is monotone in size. */
 #include "tests/testutil.h"
 #include "sim/exec.h"
 #include "algorithms/coll.h"
 #include "topologies/topology.h"
+#include "algorithms/nccl/mode.h"
+#include "algorithms/nccl/nccl.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -256,6 +259,41 @@ static void test_cli_json(void)
     json_case("alpha_beta", "sendrecv", A_S + S * B_S, 1.0);
 }
 
+/* NCCL mode sends a connection's steps through one FIFO (sim/net_fluid_fifo.c): 64 MI325X
+ * (calibration/mi325x-8node.json: 8 nodes, 8 RCCL rings, each leaving a node by its own
+ * 50 GB/s NIC) run a ring allreduce whose busbw grows with size towards the NICs' 8 x 50
+ * = 400 GB/s, never down (before the FIFO, pieces of consecutive steps shared a link and
+ * it wobbled, 346-399 GB/s over 4-16 GiB), and is within 1% of it from 4 GiB. */
+static void test_fifo_monotone(void)
+{
+    const char *spec = CS_TEST_DATA "/../../calibration/mi325x-8node.json";
+    cs_topo *t = NULL;
+    cs_err err;
+    cs_nccl_params np;
+    const cs_algo *ring;
+    double last_us = 0, last_bus = 0;
+    int on, g;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open(spec, &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(spec, NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(t->n_ranks, 64);
+    for (g = 8; g <= 32; g += 3) {           /* 4 to 16 GiB in steps of 1.5 GiB */
+        cs_coll_req req;
+        cs_nccl_pick pk;
+        double bus;
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 64, (uint64_t)g << 29);
+        req.topo = t;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, ring, &np, 0, &pk, &err), 0);
+        bus = (double)req.bytes / (pk.time_us * 1e3) * 2 * 63 / 64;
+        CU_ASSERT(pk.time_us > last_us);
+        CU_ASSERT(bus >= last_bus);
+        CU_ASSERT(bus <= 400.0 && bus > 396.0);
+        last_us = pk.time_us;
+        last_bus = bus;
+    }
+    cs_topo_free(t);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -268,6 +306,7 @@ int cs_test_register(void)
         {"#wrong 0 for p = 1..17", test_wrong_zero},
         {"broken schedules are caught", test_broken},
         {"collsim run --format json", test_cli_json},
+        {"NCCL mode: busbw monotone in size (FIFO)", test_fifo_monotone},
         {NULL, NULL},
     };
     return cs_test_add_suite("ring", cases);

@@ -2,7 +2,8 @@
  * SHM and NET chosen per transfer from its route, host memory shared by both directions of
  * host-staged copies (topologies/routing.c cs__host_detour), NET with GPUDirect RDMA or
  * staged through host memory, a step latency that the pieces of a step overlap, a proxy's
- * time per message, and the "transports" keys of the "nccl" object. Every expected number is
+ * time per message, a rank pair's one-direction and both-directions limits, and the
+ * "transports" keys of the "nccl" object. Every expected number is
  * derived by hand in a comment. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,48 @@ static void t_shm_intel_rc(void)
     CS_ASSERT_REL(xfer_us(t, 1, MB12, 1, &c), 2404.0, 1e-9);
     c.chan_GBps = 3;
     CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 4804.0, 1e-9);
+    cs_topo_free(t);
+}
+
+/* A rank pair's one-direction and both-directions limits (sim/net_fluid_pair.c) on the
+ * 2080 Ti pair's path (as above: g0 -> sw -> cpu0 -> sw -> g1, 4 x 1 us, 12 GB/s links),
+ * shm bw_one_GBps 8, bw_both_GBps 3. One direction: 12 MB at 8 GB/s (not the links' 12):
+ * 1500 + 4 = 1504 us. Both at once: 3 GB/s each (the links would give 6): 4000 + 4 = 4004
+ * us. 12 MB one way and 6 MB back: both at 3 GB/s until the 6 MB are over (2000 us), then
+ * the 6 MB left alone at 8 GB/s, 750 us: 2754 us. The limits count data: with SHM's copy
+ * efficiency 5/6 the 8 GB/s of data are 9.6 of wire, still under the links' 12: 1504 us.
+ * No one-direction figure (0): the links' 12 GB/s, 1004 us; no limit at all: 2004 us both
+ * ways (6 GB/s each on the switch's host link). */
+static void t_shm_one_both(void)
+{
+    cs_topo *t = cs_test_pcie3_pair(0);
+    cs_sim_costs c;
+    cs_sched s;
+    cs_time t_ps = -1;
+    cs_sim_opts so = {0, 0, &c};
+    cs_err err;
+    int64_t k;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    memset(&c, 0, sizeof c);
+    c.tr[CS_TR_SHM].bw_one_GBps = 8;
+    c.tr[CS_TR_SHM].bw_both_GBps = 3;
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 1504.0, 1e-9);
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 1, &c), 4004.0, 1e-9);
+    cs_sched_init(&s, CS_COLL_SENDRECV, 2, 0, MB12);
+    k = cs_sched_chunk(&s, MB12, 0, 1);
+    cs_sched_xfer_range(&s, 0, 1, CS_OP_COPY, (uint32_t)k, 1, NULL, 0, 0);
+    k = cs_sched_chunk(&s, MB12 / 2, 1, 0);
+    cs_sched_xfer_range(&s, 1, 0, CS_OP_COPY, (uint32_t)k, 1, NULL, 0, 0);
+    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, &err), 0);
+    CS_ASSERT_REL(cs_time_to_us(t_ps), 2754.0, 1e-9);
+    cs_sched_fini(&s);
+    c.tr[CS_TR_SHM].bw_eff = 5.0 / 6.0;
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 1504.0, 1e-9);
+    c.tr[CS_TR_SHM].bw_eff = 0;
+    c.tr[CS_TR_SHM].bw_one_GBps = 0;
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 0, &c), 1004.0, 1e-9);
+    c.tr[CS_TR_SHM].bw_both_GBps = 0;
+    CS_ASSERT_REL(xfer_us(t, 1, MB12, 1, &c), 2004.0, 1e-9);
     cs_topo_free(t);
 }
 
@@ -276,6 +319,19 @@ static void t_json(void)
     CU_ASSERT(cs_nccl_params_from_json(bad, &p, &err) < 0);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.net.bw_eff");
     CU_ASSERT(cs_nccl_params_from_json(bad2, &p, &err) < 0);
+    {
+        /* A pair's limits: p2p and shm only, refused on net by name. */
+        json_t *pr = json_loads("{\"transports\": {\"shm\": {\"bw_one_GBps\": 11.1, "
+                                "\"bw_both_GBps\": 3.8}}}", 0, NULL);
+        json_t *bad3 = json_loads("{\"transports\": {\"net\": {\"bw_both_GBps\": 3}}}", 0, NULL);
+        CU_ASSERT_EQUAL(cs_nccl_params_from_json(pr, &p, &err), 0);
+        CU_ASSERT_DOUBLE_EQUAL(p.tr[CS_TR_SHM].bw_one_GBps, 11.1, 0);
+        CU_ASSERT_DOUBLE_EQUAL(p.tr[CS_TR_SHM].bw_both_GBps, 3.8, 0);
+        CU_ASSERT(cs_nccl_params_from_json(bad3, &p, &err) < 0);
+        CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.net.bw_both_GBps");
+        json_decref(pr);
+        json_decref(bad3);
+    }
     json_decref(o);
     json_decref(bad);
     json_decref(bad2);
@@ -333,7 +389,7 @@ int cs_test_register(void)
 {
     static const cs_test_case tr[] = {
         {"p2p_both_directions", t_p2p}, {"shm_shares_host", t_shm},
-        {"shm_intel_rc", t_shm_intel_rc},
+        {"shm_intel_rc", t_shm_intel_rc}, {"shm_one_both", t_shm_one_both},
         {"p2p_level_pxb", t_p2p_level},
         {"net_gdr_vs_staged", t_net_gdr_staged}, {"net_proxy", t_net_proxy},
         {"net_step_latency", t_net_step_latency},

@@ -54,13 +54,15 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
     return 0;
 }
 
-/* One transport's object: {"lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes"}, all
- * optional. */
+/* One transport's object: {"lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes",
+ * "bw_one_GBps", "bw_both_GBps"}, all optional; the last two on p2p and shm only (a rank
+ * pair's limits within a host; net's are its NICs'). */
 static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
-                          double *flush_us, cs_err *err)
+                          double *flush_us, int pair_ok, cs_err *err)
 {
     static const char *const keys[] = {"lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes",
-                                       NULL};
+                                       "bw_one_GBps", "bw_both_GBps", NULL};
+    static const char *const pair_keys[] = {"bw_one_GBps", "bw_both_GBps"};
     char path[CS_JPATH_MAX];
     long mb = (long)q->msg_bytes;
     int rc;
@@ -72,8 +74,16 @@ static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
         (rc = cs_json_nonneg(obj, where, "flush_us", 0, flush_us, err)) < 0 ||
         (rc = cs_json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
         (rc = cs_json_nonneg(obj, where, "msg_us", 0, &q->msg_us, err)) < 0 ||
-        (rc = cs_json_int(obj, where, "msg_bytes", 0, 0, 1L << 40, &mb, err)) < 0)
+        (rc = cs_json_int(obj, where, "msg_bytes", 0, 0, 1L << 40, &mb, err)) < 0 ||
+        (rc = cs_json_nonneg(obj, where, "bw_one_GBps", 0, &q->bw_one_GBps, err)) < 0 ||
+        (rc = cs_json_nonneg(obj, where, "bw_both_GBps", 0, &q->bw_both_GBps, err)) < 0)
         return rc;
+    for (rc = 0; rc < 2 && !pair_ok; rc++)
+        if (json_object_get(obj, pair_keys[rc])) {
+            cs_jpath_key(path, sizeof path, where, pair_keys[rc]);
+            return cs_err_set(err, CS_EINVAL, path, "a rank pair's limit within a host: p2p "
+                              "and shm only (net's is its NICs' bandwidth)");
+        }
     q->msg_bytes = (uint64_t)mb;
     if (q->bw_eff > 1) {
         cs_jpath_key(path, sizeof path, where, "bw_eff");
@@ -191,7 +201,8 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
             json_t *q = json_object_get(trs, names[i]);
             char path[CS_JPATH_MAX];
             cs_jpath_key(path, sizeof path, "nccl.transports", names[i]);
-            if (q && (rc = read_transport(q, path, &out->tr[i], &out->flush_us[i], err)) < 0)
+            if (q && (rc = read_transport(q, path, &out->tr[i], &out->flush_us[i],
+                                          i != CS_TR_NET, err)) < 0)
                 return rc;
         }
     }

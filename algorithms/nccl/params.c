@@ -25,15 +25,19 @@ int cs_nccl_transports_str(const cs_sim_costs *c, char *buf, size_t n)
         const cs_transport_costs *q = &c->tr[i];
         char part[160];
         int k;
-        if (!(q->lat_us > 0 || (q->bw_eff > 0 && q->bw_eff < 1) || q->msg_us > 0))
+        if (!(q->lat_us > 0 || (q->bw_eff > 0 && q->bw_eff < 1) || q->msg_us > 0 ||
+              q->bw_one_GBps > 0 || q->bw_both_GBps > 0))
             continue;
         k = snprintf(part, sizeof part, "%s%s: step %g us", any ? "; " : "", tr_names[i],
                      q->lat_us);
         if (q->bw_eff > 0 && q->bw_eff < 1)
             k += snprintf(part + k, sizeof part - (size_t)k, ", copy x %g", q->bw_eff);
         if (q->msg_us > 0)
-            snprintf(part + k, sizeof part - (size_t)k, ", proxy %g us per %llu B message",
-                     q->msg_us, (unsigned long long)q->msg_bytes);
+            k += snprintf(part + k, sizeof part - (size_t)k, ", proxy %g us per %llu B message",
+                          q->msg_us, (unsigned long long)q->msg_bytes);
+        if (q->bw_one_GBps > 0 || q->bw_both_GBps > 0)
+            snprintf(part + k, sizeof part - (size_t)k, ", a pair one way %g GB/s, both ways "
+                     "%g GB/s each (0 = the links)", q->bw_one_GBps, q->bw_both_GBps);
         if (len < n)
             len += (size_t)snprintf(buf + len, n - len, "%s", part);
         any = 1;
@@ -174,7 +178,9 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
         if ((rc = fig(t->lat_us, w, "lat_us", 0, L, "us", NULL, err)) < 0 ||
             (rc = fig(p->flush_us[i], w, "flush_us", 0, L, "us", NULL, err)) < 0 ||
             (rc = fig(t->msg_us, w, "msg_us", 0, L, "us", NULL, err)) < 0 ||
-            (rc = fig(t->bw_eff, w, "bw_eff", E, 1, "", "none", err)) < 0)
+            (rc = fig(t->bw_eff, w, "bw_eff", E, 1, "", "none", err)) < 0 ||
+            (rc = fig(t->bw_one_GBps, w, "bw_one_GBps", B0, B1, "GB/s", "none", err)) < 0 ||
+            (rc = fig(t->bw_both_GBps, w, "bw_both_GBps", B0, B1, "GB/s", "none", err)) < 0)
             return rc;
     }
     if (p->force_proto >= 0 && (p->force_proto >= CS_PROTO_COUNT ||
@@ -196,6 +202,7 @@ void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs 
     out->bw_eff = p->proto[pr].bw_eff * (nvls ? p->nvls_eff : 1.0);
     out->chan_GBps = p->channel_GBps;
     out->reduce_in_loop = 1;     /* NCCL reduces inside its receive/copy loop */
+    out->fifo = 1;               /* and sends a connection's steps in order (one FIFO) */
 }
 
 int cs_nccl_channels(const cs_nccl_params *p, cs_proto pr, uint64_t bytes, int ring_ranks)
