@@ -103,7 +103,8 @@ int cs_gpu_print_json(FILE *f, const cs_gpu *g, const char *description)
                             g->power_idle_W, "tdp", g->power_tdp_W, "source",
                             g->power_source));
     if (g->calib_scale > 0) {
-        c = json_pack("{s:f, s:s}", "scale", g->calib_scale, "logs", g->calib_source);
+        c = json_pack("{s:f, s:s}", "scale", g->calib_scale, "logs", g->calib_source[0]
+                      ? g->calib_source : "(not recorded)");
         json_object_set_new(root, "calibrated", c);
     }
     rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));

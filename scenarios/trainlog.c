@@ -349,6 +349,8 @@ static int read_lines(treader *r, char *text, const char *name, cs_trainlog *t, 
                 in_args = 0;
                 continue;
             }
+            if (strspn(line, " \t") == strlen(line))
+                continue;                               /* a blank line */
             snprintf(where, sizeof where, "%s:%d", name, ln);
             if (split_arg(line, &nm, &val) < 0)
                 return cs_err_set(err, CS_EPARSE, where, "expected '  name ..... value' in "
