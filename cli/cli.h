@@ -193,7 +193,7 @@ int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv);
 
 /* Each command's option table (its parser's, in its cmd_*.c); plan search reads plan's. */
 extern const cs_opt_spec cs_run_opts[], cs_validate_opts[], cs_calibrate_opts[],
-    cs_explain_opts[], cs_topo_opts[], cs_topo_draw_opts[], cs_plan_opts[], cs_plot_opts[],
+    cs_explain_opts[], cs_topo_opts[], cs_topo_draw_opts[], cs_plan_opts[], cs_plan_logs_opts[], cs_plot_opts[],
     cs_compare_opts[];
 
 /* Commands, one file each (cmd_*.c). */

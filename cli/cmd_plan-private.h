@@ -44,6 +44,9 @@ int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_e
  * results are ready) in fmt (text: the top K, csv, json). With COLLSIM_STATS=1 in the
  * environment each process also prints its counts on io->note (one line). */
 struct cs_cli_io;
+/* `collsim plan validate|calibrate LOG...` (cmd_plan_logs.c): argv[0] is "validate" or
+ * "calibrate". Returns an exit status. */
+int cs__cmd_plan_logs(struct cs_cli_io *io, int argc, char **argv);
 int cs__cmd_plan_search(struct cs_cli_io *io, cs_plan *p, cs_plan_ctx *ctx, int gpus,
                         int top, const char *fmt, const char *out, cs_err *err);
 

@@ -24,6 +24,8 @@ static const char usage[] =
     "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"
     "                    [any flag of plan above: the base the layouts are searched around]\n"
+    "       collsim plan validate LOG... [--gpu G --topo T]   (training logs: --help)\n"
+    "       collsim plan calibrate LOG... --output GPU.json [--gpu G --topo T]\n"
     "--nodes N resizes the plan's cluster (a preset or file) to N nodes; --calibration FILE lays\n"
     "a calibration's figures over it.\n"
     "Cost, energy, goodput: [--price $/GPU-h] [--tokens N (K/M/G/T = 1e3..1e12)] [--energy]\n"
@@ -31,7 +33,8 @@ static const char usage[] =
     "  [--restart-s S] [--failures PRESET|FILE] [--straggler F] [--lose-nodes K]\n"
     "  (docs/plans.md \"Cost, energy and goodput\").\n\n"
     "Simulate one training step of a plan (DESIGN 6): step time, tokens/s, MFU/HFU, breakdown,\n"
-    "memory per GPU. --model takes a preset (collsim list models) or a Hugging Face config.json.\n"
+    "memory per GPU. --model takes a preset (collsim list models) or a Hugging Face config.json;\n"
+    "--gpu a preset (collsim list gpus) or a GPU object file (.json, e.g. from plan calibrate).\n"
     "--seq-length N trains on N-token sequences (default: the model's seq_len, for a config.json\n"
     "its max_position_embeddings; the plan's train.seq_len). Layers that do not divide over pp\n"
     "are split as evenly as possible, the extra layers on the middle stages; the plan's\n"
@@ -70,6 +73,8 @@ int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv)
     memset(&r, 0, sizeof r);
     cs_err_clear(&err);
     cs_plan_init(&p);
+    if (argc > 1 && (!strcmp(argv[1], "validate") || !strcmp(argv[1], "calibrate")))
+        return cs__cmd_plan_logs(io, argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "search")) {
         is_search = 1;
         argc--;

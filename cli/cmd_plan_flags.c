@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_plan-private.h"
 #include "scenarios/plan.h"
+#include "scenarios/trainlog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,9 +116,14 @@ int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_e
                 return rc;
             }
             break;
-        case O_GPU:
-            if ((rc = cs_gpu_preset(v, &p->gpu, err)) < 0) {
-                snprintf(err->where, sizeof err->where, "--gpu");
+        case O_GPU:                 /* a preset, or a GPU object file (plan calibrate's) */
+            rc = strlen(v) > 5 && !strcmp(v + strlen(v) - 5, ".json")
+                 ? cs_gpu_load(v, &p->gpu, err) : cs_gpu_preset(v, &p->gpu, err);
+            if (rc < 0) {
+                if (rc == CS_ENOENT)
+                    snprintf(err->where, sizeof err->where, "--gpu");
+                else
+                    cs_err_prefix(err, "--gpu");
                 return rc;
             }
             break;

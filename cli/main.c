@@ -63,7 +63,9 @@ static int print_options(int argc, char **argv)
         return cs_cli_fail(&err);
     }
     o = argc >= 4 && !strcmp(argv[2], "topo") && !strcmp(argv[3], "draw") ? cs_topo_draw_opts
-                                                                         : commands[i].opts;
+        : argc >= 4 && !strcmp(argv[2], "plan") && (!strcmp(argv[3], "validate") ||
+                                                    !strcmp(argv[3], "calibrate"))
+        ? cs_plan_logs_opts : commands[i].opts;
     for (; o && o->lng; o++) {
         printf("--%s%s\n", o->lng, o->has_arg ? " ARG" : "");
         if (o->shrt)

@@ -142,6 +142,24 @@ check explain-nccl-time $? "run $(cat "$work/t-run"), explain $(cat "$work/t-ex"
     "$collsim" run allreduce --topo pcie-rtx4090x8 -b 1M -e 1M --channels 3 2>/dev/null |
         grep -q 'NCCL mode (.* 3 channels, fewer for small sizes)'
 check pcie-channel-plan $? "topo show, run's header and --channels"
+# plan validate / calibrate on a real Megatron-LM log (tests/data/plans/logs/MANIFEST.md):
+# the log does not name its GPU (exit 1 naming --gpu), the report names the default topology
+# and the median; calibrate writes a GPU file plan --gpu reads, never over a log
+mlog=$tests/data/plans/logs/megatron-gpt-13b-tp2-pp4-fp16.log
+"$collsim" plan validate "$mlog" 2>&1 | grep -q 'does not name its GPU: give --gpu'
+check plan-validate-needs-gpu $? "plan validate without --gpu"
+"$collsim" plan validate "$mlog" --gpu a100-80gb 2>/dev/null |
+    grep -q '^# median |error|: .* over 1 log' &&
+"$collsim" plan validate "$mlog" --gpu a100-80gb 2>/dev/null | grep -q 'topology dgx-a100 (default'
+check plan-validate-real $? "plan validate on a real Megatron log"
+cal=$(mktemp -d)
+"$collsim" plan calibrate "$mlog" --gpu a100-80gb --output "$cal/a100-80gb-mine.json" >/dev/null 2>&1 &&
+"$collsim" plan validate "$mlog" --gpu "$cal/a100-80gb-mine.json" 2>/dev/null |
+    grep -q '^# median |error|: 0.00%'
+check plan-calibrate-roundtrip $? "plan calibrate, then validate with its GPU file"
+"$collsim" plan calibrate "$mlog" --gpu a100-80gb --output "$mlog" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ]; check plan-calibrate-not-over-input $? "exit $rc writing over the log"
+rm -rf "$cal"
 # usage errors exit 2, runtime errors 1, in every command
 for c in run validate calibrate explain topo plot list plan; do
     "$collsim" $c --no-such-option >/dev/null 2>&1; rc=$?

@@ -88,6 +88,14 @@ exp=$("$collsim" help --options plan | awk '$1 ~ /^--/ { print $1 }' | sort -u)
 got=$(comp plan search --)
 [ "$got" = "$exp" ] && printf '%s\n' "$got" | grep -qx -- --gpus && printf '%s\n' "$got" | grep -qx -- --top
 check flags-plan-search $? "collsim plan search --<TAB>: [$(echo $got)]"
+# plan validate and calibrate take their own flags (cli/cmd_plan_logs.c), and logs
+for s in validate calibrate; do
+    exp=$("$collsim" help --options plan $s | awk '$1 ~ /^--/ { print $1 }' | sort -u)
+    got=$(comp plan $s --)
+    [ "$got" = "$exp" ] && printf '%s\n' "$got" | grep -qx -- --gpu
+    check flags-plan-$s $? "collsim plan $s --<TAB>: [$(echo $got)]"
+done
+has plan-subcommands "search validate calibrate" plan ""
 # each listed option is one the command accepts (an unknown one is a usage error)
 for o in $("$collsim" help --options run | awk '$2 != "ARG" { print $1 }'); do
     case $o in --help|-h) continue ;; esac

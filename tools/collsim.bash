@@ -78,7 +78,8 @@ _collsim()
     for ((i++; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in -*) continue ;; esac
         case $cmd:${COMP_WORDS[i]} in
-        topo:show|topo:check|topo:draw|plan:search) sub=${COMP_WORDS[i]} ;;
+        topo:show|topo:check|topo:draw|plan:search|plan:validate|plan:calibrate)
+            sub=${COMP_WORDS[i]} ;;
         esac
         break
     done
@@ -110,8 +111,12 @@ _collsim()
                        $(compgen -f -X '!*.json' -- "$cur"))
         fi ;;
     plan)
-        [ -z "$sub" ] && COMPREPLY=($(compgen -W "search" -- "$cur"))
-        COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur")) ;;
+        case $sub in
+        validate|calibrate) COMPREPLY=($(compgen -f -- "$cur")) ;;     # training logs
+        *)
+            [ -z "$sub" ] && COMPREPLY=($(compgen -W "search validate calibrate" -- "$cur"))
+            COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur")) ;;
+        esac ;;
     help) COMPREPLY=($(compgen -W "$("$_collsim_bin" help --options 2>/dev/null)" -- "$cur")) ;;
     *) COMPREPLY=($(compgen -f -- "$cur")) ;;
     esac

@@ -42,6 +42,7 @@ if [ -z "$(ls -A "$corpus")" ]; then
                         tests/data/fuzz/*.log tests/data/fuzz/fuzz-log_nccl-*.bin ;;
     fuzz_log_json) seed tests/data/ok/log-*.json tests/data/bad/log-*.json \
                         tests/data/fuzz/ubsan-logparse316-*.json ;;
+    fuzz_trainlog) seed tests/data/plans/logs/*.log ;;
     fuzz_log_hccl) seed tests/data/ok/log-hccl.log tests/data/real/*hccl* tests/data/real/*ascend* ;;
     fuzz_plot_series)
         for f in tests/data/ok/*.csv; do { printf '\0'; cat "$f"; } >"$corpus/seed-$(basename "$f")"; done
