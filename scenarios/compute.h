@@ -82,4 +82,11 @@ void cs_plan_compute_about(const cs_plan *p, cs_compute_about *a);
 void cs_plan_print_explain(FILE *f, const cs_plan *p, const cs_plan_result *r);
 int cs_plan_print_explain_json(FILE *f, const cs_plan *p, const cs_plan_result *r);
 
+/* The compute assumptions of a plan's result (explain.c): header lines "# compute: ..." and
+ * the JSON object assumptions.compute - kernels, where each figure comes from (measured,
+ * assumed, calibrated), which GPUs were checked against published runs, SM contention. */
+void cs_plan_compute_text(FILE *f, const cs_plan *p, const cs_plan_result *r);
+struct json_t;
+struct json_t *cs_plan_compute_json(const cs_plan *p, const cs_plan_result *r);
+
 #endif

@@ -240,7 +240,7 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
 {
     static const char *const keys[] = {"peak_tflops", "matmul_tflops", "hbm_GB", "hbm_GBps",
         "gemm_eff_max", "gemm", "attention", "mem_eff", "kernel_us", "power_W", "calibrated",
-        "sustained",
+        "sustained", "checked_against",
         "description", "sources", NULL};
     char w[256];
     int rc, d;
@@ -305,6 +305,12 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
                               "(peak_tflops.%s)", g->matmul_tflops[d], g->peak_tflops[d],
                               cs__dtype_names()[d]);
         }
+    {
+        const char *ck = NULL;
+        if ((rc = cs_json_string(o, where, "checked_against", 0, &ck, err)) < 0)
+            return rc;
+        snprintf(g->checked, sizeof g->checked, "%s", ck ? ck : "");
+    }
     {
         json_t *c;
         const char *src = NULL;

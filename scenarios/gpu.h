@@ -46,6 +46,9 @@ typedef struct cs_gpu {
     double calib_scale;               /* plan calibrate: compute figures were multiplied by
                                          this (0 = not calibrated) */
     char calib_source[256];           /* the logs a calibration came from */
+    char checked[256];                /* "checked_against": published training runs on this
+                                         GPU its figures were compared with (ACCURACY.md);
+                                         "" = never checked against a run */
     double power_idle_W;              /* board power idle, W (power_W.idle; 0 = not given) */
     double power_tdp_W;               /* board power at full load (TDP/TBP), W (power_W.tdp) */
     char power_source[256];           /* power_W.source: where the two figures come from */

@@ -2,6 +2,7 @@
  * DESIGN §6 (contract keys) and a Perfetto trace of the step's tasks. Printers write to a
  * FILE the caller opened (the command writes a temporary file and renames it). */
 #include "scenarios/plan.h"
+#include "scenarios/compute.h"
 #include "scenarios/model-private.h"
 
 #include <jansson.h>
@@ -160,6 +161,7 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
         fprintf(f, "# pipeline: layers per stage %s (uneven, %s%s)\n", sp, from,
                 !strcmp(from, "balanced") ? ": the extra layers on the middle stages" : "");
     }
+    cs_plan_compute_text(f, p, r);
     for (i = 0; i < 3; i++)
         if (r->spans[i] > 1) {
             char w[256];
@@ -223,6 +225,21 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
     json_object_set_new(par, "tp_comm_overlap", json_boolean(p->tp_comm_overlap));
     json_object_set_new(par, "micro_batch", json_integer(p->micro_batch));
     json_object_set_new(par, "recompute", json_string(rc_name(p->recompute)));
+    if (p->model.experts > 0) {         /* MoE as resolved (moe.c) */
+        json_object_set_new(par, "etp", json_integer(cs_plan_etp(p)));
+        json_object_set_new(par, "edp", json_integer(cs_plan_edp(p)));
+        json_object_set_new(par, "moe_dispatcher",
+                            json_string(cs_moe_dispatch_names()[p->dispatcher]));
+        json_object_set_new(par, "moe_imbalance", json_real(p->moe_imbalance >= 1
+                                                            ? p->moe_imbalance : 1));
+        json_object_set_new(par, "moe_overlap", json_boolean(p->moe_overlap));
+        if (p->capacity_factor > 0)
+            json_object_set_new(par, "capacity_factor", json_real(p->capacity_factor));
+    }
+    if (p->zero >= 3) {                 /* FSDP: the shard group and the prefetch depth */
+        json_object_set_new(par, "hsdp", json_integer(p->hsdp > 0 ? p->hsdp : p->dp));
+        json_object_set_new(par, "prefetch", json_integer(p->prefetch));
+    }
     {
         json_t *pl = json_array(), *as = json_object();
         const char *from = "even";
@@ -254,6 +271,7 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
         }
         if (!p->flash_given)
             json_object_set_new(as, "flash_attention_from", json_string("default"));
+        json_object_set_new(as, "compute", cs_plan_compute_json(p, r));
         assumptions = as;
     }
     for (i = 0; i < 10; i++)
