@@ -1,7 +1,9 @@
 #!/bin/sh
-# accuracy.sh: Megatron SC'21 Table 1 (weak scaling, GPT 1.7B -> 1T on DGX A100 nodes)
-# against `collsim plan`. Prints the ACCURACY.md section: every row's achieved TFLOP/s per
-# GPU (hardware FLOPs with full recompute, the paper's eq. 3 count) and the error.
+# accuracy.sh: `collsim plan` against published training runs. Prints the ACCURACY.md
+# plan section: Megatron SC'21 Table 1 (weak scaling, GPT 1.7B -> 1T on DGX A100 nodes:
+# every row's achieved TFLOP/s per GPU, hardware FLOPs with full recompute, the paper's eq. 3
+# count), Megatron-Core on H100 (the README's MFU), and the development set of
+# tests/data/plans/points.json (scenarios/plan_accuracy.py).
 # usage: scenarios/accuracy.sh [COLLSIM]   (default build/collsim)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -116,5 +118,14 @@ print("Rows within 10%%: %d of %d; largest error %+.1f%% (%s); mean absolute err
       % (sum(abs(x) <= 10 for x in e), len(e), float(worst[1]), worst[0], sum(map(abs, e)) / len(e)))
 PY
 
+echo
+echo "### The development set (tests/data/plans/points.json; scenarios/plan_accuracy.py)"
+echo
+echo "Every published point of the development set collsim can rebuild (llm-foundry, torchtitan,"
+echo "fms-fsdp; A100 and H100, BF16 and FP8, FSDP/ZeRO-3, 8 to 128 GPUs), rebuilt as the source"
+echo "states it (plan_accuracy.py says how: topology, attention kernel, eager or fused kernels),"
+echo "compared in tokens/s per GPU. \"fitted\" marks the rows a figure was chosen with."
+echo
+python3 "$here/plan_accuracy.py" "$collsim"
 echo
 echo "Run time of the script: $(( $(date +%s) - start )) s."
