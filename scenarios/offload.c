@@ -30,31 +30,34 @@ static int nearest_cpu(const cs_topo *t, int g, const int32_t **route, int *n_ro
 int cs__offload_host_link(const cs_topo *t, int rank, double *bw_GBps, int *share)
 {
     const int32_t *d = NULL, *d2 = NULL;
-    int n = 0, n2, cpu, r, i, j;
-    int32_t narrow = -1;
+    int n = 0, n2, cpu, r, i, j, k, best_k = -1;
+    double best = 0;
     *bw_GBps = 0;
     *share = 1;
     if (!t || rank < 0 || rank >= t->n_ranks ||
         (cpu = nearest_cpu(t, t->ranks[rank], &d, &n)) < 0)
         return 0;
-    for (i = 0; i < n; i++)
-        if (narrow < 0 || t->links[d[i] / 2].bw_GBps < t->links[narrow / 2].bw_GBps)
-            narrow = d[i];
-    *bw_GBps = t->links[narrow / 2].bw_GBps;
-    /* the GPUs whose routes to their nearest CPU cross the same directed link (only a GPU
-     * with the same nearest CPU can) */
-    *share = 0;
-    for (r = 0; r < t->n_ranks; r++) {
-        if (nearest_cpu(t, t->ranks[r], &d2, &n2) != cpu)
-            continue;
-        for (j = 0; j < n2; j++)
-            if (d2[j] == narrow) {
-                ++*share;
-                break;
-            }
+    /* the link of the route whose bandwidth over the GPUs crossing it in the same direction
+     * (only GPUs with the same nearest CPU can) is least: that share bounds the GPU */
+    for (i = 0; i < n; i++) {
+        k = 0;
+        for (r = 0; r < t->n_ranks; r++) {
+            if (nearest_cpu(t, t->ranks[r], &d2, &n2) != cpu)
+                continue;
+            for (j = 0; j < n2; j++)
+                if (d2[j] == d[i]) {
+                    k++;
+                    break;
+                }
+        }
+        k = k < 1 ? 1 : k;
+        if (best_k < 0 || t->links[d[i] / 2].bw_GBps / k < best) {
+            best = t->links[d[i] / 2].bw_GBps / k;
+            best_k = k;
+            *bw_GBps = t->links[d[i] / 2].bw_GBps;
+            *share = k;
+        }
     }
-    if (*share < 1)
-        *share = 1;
     return 1;
 }
 
