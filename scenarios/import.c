@@ -167,6 +167,25 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             else
                 rc = cs_err_set(err, CS_EINVAL, t, "unknown dispatcher '%s' (known: alltoall, "
                                 "allgather, flex)", next ? next : "");
+        } else if (!strcmp(t, "--fp8-format")) {
+            /* Transformer Engine FP8 (e4m3 everywhere, or hybrid: e5m2 gradients): the
+             * linear layers' GEMMs in FP8 either way (docs/plans.md "Compute") */
+            if (next && (!strcmp(next, "e4m3") || !strcmp(next, "hybrid")))
+                p->dtype = CS_DT_FP8;
+            else
+                rc = cs_err_set(err, CS_EINVAL, t, "expected e4m3 or hybrid, got '%s'",
+                                next ? next : "");
+        } else if (!strcmp(t, "--fp8-recipe")) {
+            /* Megatron's names: delayed, tensorwise (current scaling), mxfp8, blockwise */
+            if (next && !strcmp(next, "delayed"))
+                p->fp8_recipe = CS_FP8_DELAYED;
+            else if (next && (!strcmp(next, "tensorwise") || !strcmp(next, "blockwise")))
+                p->fp8_recipe = CS_FP8_CURRENT;
+            else if (next && !strcmp(next, "mxfp8"))
+                p->fp8_recipe = CS_FP8_MXFP8;
+            else
+                rc = cs_err_set(err, CS_EINVAL, t, "expected delayed, tensorwise, blockwise or "
+                                "mxfp8, got '%s'", next ? next : "");
         } else if (!strcmp(t, "--moe-layer-freq") && next && !strcmp(next, "1")) {
             /* every layer MoE: the default (other patterns are listed as ignored) */
         } else if (!strcmp(t, "--recompute-method") || !strcmp(t, "--recompute-num-layers")) {
