@@ -110,6 +110,7 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
     int rc = 0, vls = 0, ffn_set = 0, kv_set = 0, gbs = 0, n = 0, k = 0;
     int fresh = !p->model.layers, touched = 0;  /* a model built from the flags */
     int mla = 0;          /* 1: --multi-latent-attention given, 2: --kv-lora-rank given */
+    int block_method = 0, block_layers = 0;   /* --recompute-method block, -num-layers */
     size_t i;
     if (!buf)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
@@ -188,8 +189,21 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
                                 "mxfp8, got '%s'", next ? next : "");
         } else if (!strcmp(t, "--moe-layer-freq") && next && !strcmp(next, "1")) {
             /* every layer MoE: the default (other patterns are listed as ignored) */
-        } else if (!strcmp(t, "--recompute-method") || !strcmp(t, "--recompute-num-layers")) {
-            /* granularity decides */
+        } else if (!strcmp(t, "--recompute-method")) {
+            /* uniform: every layer, in groups of --recompute-num-layers; block: that many
+             * layers of each stage, the rest keep their activations */
+            if (next && (!strcmp(next, "uniform") || !strcmp(next, "block")))
+                block_method = !strcmp(next, "block");
+            else
+                rc = cs_err_set(err, CS_EINVAL, t, "expected uniform or block, got '%s'",
+                                next ? next : "");
+        } else if (!strcmp(t, "--recompute-num-layers")) {
+            char *end;
+            long nl = next ? strtol(next, &end, 10) : 0;
+            if (!next || *end || nl < 1 || nl > (1L << 20))
+                rc = cs_err_set(err, CS_EINVAL, t, "expected a positive integer, got '%s'",
+                                next ? next : "");
+            block_layers = (int)nl;
         } else {
             takes = 0;
             if (!strcmp(t, "--recompute-activations"))
@@ -241,6 +255,7 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
     free(buf);
     if (rc < 0)
         return rc;
+    p->recompute_block = block_method ? block_layers : 0;
     if (!kv_set && p->model.heads && (p->model.kv_heads == 0 || p->model.kv_heads > p->model.heads))
         p->model.kv_heads = p->model.heads;
     if (!ffn_set && p->model.hidden && !p->model.ffn_hidden)

@@ -35,6 +35,18 @@ void cs_plan_init(cs_plan *p)
     p->moe_imbalance = 1.0;             /* perfectly balanced experts (docs/plans.md) */
 }
 
+double cs_plan_recompute_frac(const cs_plan *p)
+{
+    double per_stage = (double)p->model.layers / (p->pp > 0 ? p->pp : 1);
+    if (p->recompute != CS_RC_FULL)
+        return 0;
+    if (p->recompute_frac > 0)
+        return p->recompute_frac;
+    if (p->recompute_block > 0 && per_stage > 0)
+        return p->recompute_block < per_stage ? p->recompute_block / per_stage : 1;
+    return 1;
+}
+
 const char *cs_fp8_recipe_name(cs_fp8_recipe r)
 {
     return r == CS_FP8_CURRENT ? "current" : r == CS_FP8_MXFP8 ? "mxfp8" : "delayed";
@@ -161,7 +173,8 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"global_batch", "micro_batch", "dtype", "optimizer",
         "recompute", "grad_compression", "offload", "flash_attention", "seq_len",
-        "fp8_recipe", "attention_kernel", "kernels", "capacity_factor", NULL};
+        "fp8_recipe", "attention_kernel", "kernels", "capacity_factor", "recompute_fraction",
+        NULL};
     static const char *const kern[] = {"fused", "eager", NULL};
     static const char *const recipes[] = {"delayed", "current", "mxfp8", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
@@ -193,6 +206,14 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
             return cs_err_set(err, CS_EINVAL, "train.attention_kernel", "expected a kernel "
                               "name of the GPU's attention list, got '%.40s...'", ak);
         snprintf(p->attn_kernel, sizeof p->attn_kernel, "%s", ak);
+    }
+    if (json_object_get(t, "recompute_fraction")) {
+        if ((rc = cs_json_range(t, "train", "recompute_fraction", 1, 1e-6, 1, "",
+                                &p->recompute_frac, err)) < 0)
+            return rc;
+        if (rec != CS_RC_FULL)
+            return cs_err_set(err, CS_EINVAL, "train.recompute_fraction", "needs train.recompute "
+                              "\"full\" (the share of the layers fully recomputed)");
     }
     /* an expert's capacity over the mean tokens (> 0; absent: dropless) */
     if ((rc = cs_json_opt_num(t, "train", "capacity_factor", 0, &p->capacity_factor, err)) < 0)

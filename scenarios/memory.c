@@ -57,10 +57,18 @@ double cs_plan_layer_act_bytes(const cs_plan *p)
         split = 8 * (cs_model_attn_act_elems(M) / 4 / h) + (M->gated_mlp ? 6 : 4) * f / h;
     core = p->flash_attention ? 0 : 5 * a * s / (h * t);
     switch (p->recompute) {
-    case CS_RC_FULL:
+    case CS_RC_FULL: {
         /* only the layer's input stays, 2sbh; with sequence parallelism it is split over
-         * the tp ranks (Korthikanti et al. §5: the checkpoint is stored sequence-parallel) */
-        return 2 * sbh * scale / (sp ? t : 1);
+         * the tp ranks (Korthikanti et al. §5: the checkpoint is stored sequence-parallel);
+         * where only a share of the layers is recomputed the others keep everything */
+        double fr = cs_plan_recompute_frac(p), keep = 0;
+        if (fr < 1) {
+            cs_plan q = *p;
+            q.recompute = CS_RC_NONE;
+            keep = cs_plan_layer_act_bytes(&q);
+        }
+        return fr * 2 * sbh * scale / (sp ? t : 1) + (1 - fr) * keep;
+    }
     case CS_RC_SELECTIVE:
         return (sp ? sbh * (10 + split) / t : sbh * (10 + split / t)) * scale;
     default:

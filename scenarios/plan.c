@@ -94,7 +94,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     t_gem = lt.tp_gemm_fwd;
     sc->t_fwd = Lc * lt.fwd;
     sc->t_bwd = Lc * lt.bwd;
-    sc->t_recomp = p->recompute == CS_RC_FULL ? sc->t_fwd
+    sc->t_recomp = p->recompute == CS_RC_FULL ? cs_plan_recompute_frac(p) * sc->t_fwd
                  : p->recompute == CS_RC_SELECTIVE ? Lc * lt.core_fwd : 0;
     cs_plan_part_times(p, CS_KP_EMBED, &ex);                           /* embedding */
     sc->t_first_extra = ex.fwd;
@@ -115,14 +115,14 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
                 return rc;
             sc->t_tp_fwd = Lc * 2 * x;
         }
-        sc->t_tp_bwd = sc->t_tp_fwd * (p->recompute == CS_RC_FULL ? 2 : 1);
+        sc->t_tp_bwd = sc->t_tp_fwd * (1 + cs_plan_recompute_frac(p));
         /* TP communication overlapped with the GEMMs it feeds or follows (Transformer
          * Engine's userbuffers, Megatron's --tp-comm-overlap): only the excess shows */
         if (p->tp_comm_overlap) {
             double per = sc->t_tp_fwd / Lc;
             sc->t_tp_fwd = Lc * fmax(0, per - t_gem);
             sc->t_tp_bwd = Lc * (fmax(0, per - 2 * t_gem) +
-                                 (p->recompute == CS_RC_FULL ? fmax(0, per - t_gem) : 0));
+                                 cs_plan_recompute_frac(p) * fmax(0, per - t_gem));
         }
     }
     /* CP: ring attention passes K and V around the cp ranks (an all-gather of them),
@@ -283,7 +283,10 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     r->tokens_per_s = (double)p->global_batch * M->seq_len / r->step_time_s;
     r->model_tflops_per_gpu = cs_model_flops_step(M, p->global_batch) / r->step_time_s /
                               r->gpus / 1e12;
-    r->hw_tflops_per_gpu = cs_model_hw_flops_step(M, p->global_batch, p->recompute) /
+    r->hw_tflops_per_gpu = (cs_model_flops_step(M, p->global_batch) + (p->recompute == CS_RC_FULL
+                            ? cs_plan_recompute_frac(p) : 1) *
+                            (cs_model_hw_flops_step(M, p->global_batch, p->recompute) -
+                             cs_model_flops_step(M, p->global_batch))) /
                            r->step_time_s / r->gpus / 1e12;
     peak = p->gpu.peak_tflops[p->dtype];
     r->mfu_pct = 100 * r->model_tflops_per_gpu / peak;

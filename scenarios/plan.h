@@ -74,6 +74,11 @@ typedef struct cs_plan {
     int flash_given;          /* train.flash_attention or --flash-attention set it */
     int dtype_flag;           /* --dtype set dtype (its errors name the flag) */
     cs_fp8_recipe fp8_recipe; /* FP8 scaling (dtype fp8; default delayed) */
+    double recompute_frac;    /* train.recompute_fraction: with full recompute, the share of
+                                 the layers recomputed (torchtitan's selective 'layer' AC
+                                 every N: 1/N), the rest keep their activations (0 = all) */
+    int recompute_block;      /* Megatron --recompute-method block --recompute-num-layers N:
+                                 N layers of each stage recomputed (0 = none given) */
     int eager;                /* train.kernels "eager": the framework runs elementwise steps
                                  as separate PyTorch ops (torchtitan, Hugging Face without
                                  torch.compile); "fused" (default): one kernel each
@@ -140,6 +145,10 @@ typedef struct cs_plan {
     int loss_in_split;        /* --account-for-loss-in-pipeline-split: the loss counts as
                                  one layer of the last stage */
 } cs_plan;
+
+/* The share of the layers full recomputation replays: 0 without full recompute, else
+ * recompute_frac, or Megatron's block layers over the layers per stage, or 1. */
+double cs_plan_recompute_frac(const cs_plan *p);
 
 /* Defaults of every optional key (DESIGN §6); model/gpu/topo empty. */
 void cs_plan_init(cs_plan *p);

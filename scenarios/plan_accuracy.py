@@ -7,7 +7,10 @@ configuration as rebuilt, measured and simulated tokens/s per GPU, the error, an
 the point was used to choose a figure (fitted) or not (held out). Microbenchmarks (MAMF:
 matmul ceilings, FA2: attention kernels) are the GPU presets' data, not rows here.
 
-usage: scenarios/plan_accuracy.py [COLLSIM] [--ids PREFIX,...] [--jobs N]
+usage: scenarios/plan_accuracy.py [COLLSIM] [--ids PREFIX,...] [--jobs N] [--legacy]
+(--legacy: leave out the keys collsim before 2026-11-28 did not know - train.kernels,
+train.attention_kernel, train.recompute_fraction - to measure an older build on the same
+points)
 """
 import json
 import os
@@ -89,6 +92,13 @@ def rebuild(p):
     dtype = "fp8" if "fp8" in prec else "bf16"
     rc = str(p["recompute"]).lower()
     recompute = "full" if "full" in rc else "selective" if "selective" in rc else "none"
+    # torchtitan's selective AC: "layer" checkpoints every other layer in full (its
+    # selective_ac_option "2"); "op" (its default) saves the outputs of every other matmul
+    # and recomputes the rest of the forward - about half a forward again, and about half
+    # the activations kept: both read as full recompute of half the layers
+    frac = None
+    if src.startswith("TT-") and "selective" in rc:
+        recompute, frac = "full", 0.5
     mbs = num(p["micro_batch"]) or 1
     gbs = num(p["global_batch"])
     tp, pp, cp = num(p["tp"]) or 1, num(p["pp"]) or 1, num(p["cp"]) or 1
@@ -112,6 +122,8 @@ def rebuild(p):
         topo = ["--topo", "dgx-a100"] if gpus <= 8 else ["--topo", A100_RAIL, "--nodes",
                                                          str(gpus // 8)]
     plan["system"] = {"gpu": gpu}
+    if frac:
+        plan["train"]["recompute_fraction"] = frac
     # the framework's kernels: llm-foundry's A100 rows ran MosaicML's Triton flash
     # attention (attn_impl 'triton'), its H100 rows flash-attn 2; torchtitan and FMS run
     # PyTorch eager (SDPA's FlashAttention-2) unless torch.compile is named
@@ -122,8 +134,14 @@ def rebuild(p):
     return (plan, topo), None
 
 
+LEGACY = []
+
+
 def run(collsim, p):
     built, why = rebuild(p)
+    if built and LEGACY:
+        for k in ("kernels", "attention_kernel", "recompute_fraction"):
+            built[0]["train"].pop(k, None)
     if not built:
         return p, None, why
     plan, topo = built
@@ -149,6 +167,8 @@ def main():
         a = args.pop(0)
         if a == "--ids":
             prefixes = args.pop(0).split(",")
+        elif a == "--legacy":
+            LEGACY.append(1)
         elif a == "--jobs":
             jobs = int(args.pop(0))
         else:

@@ -134,8 +134,12 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
             "%s, order %s%s\n", p->tp, p->pp, p->dp, p->cp, p->ep, p->vp, p->sp ? "on" : "off",
             p->zero, sched_name(r->costs.schedule), ord, layout_note(p, note, sizeof note));
     fprintf(f, "# train: global batch %ld, micro batch %d (%d microbatches per replica), %s, "
-            "%s, recompute %s\n", p->global_batch, p->micro_batch, r->microbatches,
+            "%s, recompute %s", p->global_batch, p->micro_batch, r->microbatches,
             cs_pdtype_name(p->dtype), p->optimizer_sgd ? "sgd" : "adam", rc_name(p->recompute));
+    if (p->recompute == CS_RC_FULL && cs_plan_recompute_frac(p) < 1)
+        fprintf(f, " (%.3g of the layers; the rest keep their activations)",
+                cs_plan_recompute_frac(p));
+    fputc('\n', f);
     if (p->seq_len_from != CS_SEQ_MODEL)
         fprintf(f, "# sequence: %d tokens (%s)\n", p->model.seq_len, seq_from_name(p));
     else if (model_is_hf(p))
@@ -272,6 +276,8 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
         if (!p->flash_given)
             json_object_set_new(as, "flash_attention_from", json_string("default"));
         json_object_set_new(as, "compute", cs_plan_compute_json(p, r));
+        if (p->recompute == CS_RC_FULL)
+            json_object_set_new(as, "recompute_fraction", json_real(cs_plan_recompute_frac(p)));
         assumptions = as;
     }
     for (i = 0; i < 10; i++)

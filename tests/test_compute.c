@@ -102,7 +102,8 @@ static void plan_on_test_gpu(cs_plan *p, const char *dtype, const char *kernels)
              "{\"model\": {\"layers\": 2, \"hidden\": 1024, \"heads\": 8, \"seq_len\": 2048, "
              "\"vocab\": 1000}, \"train\": {\"global_batch\": 1, \"dtype\": \"%s\", "
              "\"kernels\": \"%s\"}, \"system\": {\"gpu\": %s, \"topo\": {\"kind\": "
-             "\"alpha_beta\", \"ranks\": 1}}}", dtype, kernels, GPU);
+             "\"alpha_beta\", \"ranks\": 2, \"link\": {\"bandwidth_GBps\": 100, "
+             "\"latency_us\": 1}}}}", dtype, kernels, GPU);
     cs_plan_init(p);
     CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "test", p, &err), 0);
 }
@@ -262,11 +263,46 @@ static void t_layer_sums(void)
     cs_plan_fini(&p);
 }
 
+/* A share of the layers recomputed (torchtitan's every-other-layer AC; Megatron's
+ * --recompute-method block --recompute-num-layers N: N of the stage's layers): the
+ * recompute is that share of the forward, the activations that share of the checkpoint
+ * (2 s b h bytes... at 16 bits) plus the rest of the full stash; Megatron's block of 1 of a
+ * 2-layer stage is one half. */
+static void t_recompute_share(void)
+{
+    cs_plan p;
+    cs_plan_result r;
+    cs_plan_ctx *ctx = NULL;
+    cs_err err;
+    double full, none, half;
+    plan_on_test_gpu(&p, "bf16", "fused");
+    p.recompute = CS_RC_NONE;
+    none = cs_plan_layer_act_bytes(&p);
+    p.recompute = CS_RC_FULL;
+    full = cs_plan_layer_act_bytes(&p);
+    CS_ASSERT_REL(full, 2.0 * 2048 * 1024 * 2 / 2, 1e-12);      /* 2 s b h, 16-bit */
+    p.recompute_frac = 0.5;
+    half = cs_plan_layer_act_bytes(&p);
+    CS_ASSERT_REL(half, 0.5 * full + 0.5 * none, 1e-12);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_eval(ctx, &p, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.costs.t_recomp, 0.5 * r.costs.t_fwd, 1e-12);
+    cs_plan_result_fini(&r);
+    p.recompute_frac = 0;
+    p.recompute_block = 1;                /* 1 of the stage's 2 layers */
+    CS_ASSERT_REL(cs_plan_recompute_frac(&p), 0.5, 1e-12);
+    p.recompute_block = 5;
+    CS_ASSERT_REL(cs_plan_recompute_frac(&p), 1, 1e-12);
+    cs_plan_ctx_free(ctx);
+    cs_plan_fini(&p);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
         {"gemm_roofline", t_gemm_roofline}, {"attention_kernel", t_attention_kernel},
         {"fp8_layer", t_fp8_layer}, {"eager_kernels", t_eager_kernels},
-        {"gpu_refusals", t_gpu_refusals}, {"layer_sums", t_layer_sums}, {NULL, NULL}};
+        {"gpu_refusals", t_gpu_refusals}, {"layer_sums", t_layer_sums},
+        {"recompute_share", t_recompute_share}, {NULL, NULL}};
     return cs_test_add_suite("compute", cases);
 }
