@@ -69,7 +69,8 @@ double cs_gemm_s(const cs_gpu *g, cs_pdtype d, double m, double k, double n, dou
                 m, k, n, count, grouped);
     tf = t < tf ? t : tf;
     /* FP8 GEMMs read 1-byte operands and write a 16-bit result */
-    tb = (q * (m * k + k * n) + (d == CS_DT_FP8 ? 2 : q) * m * n) / (g->hbm_GBps * 1e9 * g->mem_eff);
+    tb = (q * (m * k + k * n) + (d == CS_DT_FP8 ? 2 : q) * m * n) /
+         (g->hbm_GBps * 1e9 * g->mem_eff);
     t = tf > tb ? tf : tb;
     if (grouped && count > 1)
         launch /= count;                /* one launch for every group */
@@ -90,7 +91,8 @@ double cs_elem_s(const cs_gpu *g, double bytes, const char **bound)
 static double attn_s(const cs_gpu *g, const char *kname, const cs_kernel *k, int bwd,
                      const char **bound)
 {
-    double tf = cs_gpu_attn_tflops(g, kname, bwd, NULL) * 1e12 * g->sustained, hd = k->k, keys = k->n;
+    double tf = cs_gpu_attn_tflops(g, kname, bwd, NULL) * 1e12 * g->sustained;
+    double hd = k->k, keys = k->n;
     double flops = bwd ? k->bwd_flops : k->fwd_flops, bytes = bwd ? k->bwd_bytes : k->fwd_bytes;
     double eff = hd >= 128 ? 1 : 0.7 + 0.3 * hd / 128;
     double seq = keys / (keys + ATTN_S0) * (ATTN_SREF + ATTN_S0) / ATTN_SREF, t, tb;

@@ -25,7 +25,8 @@ double cs__memory_nccl_bytes(const cs_plan *p);
 
 /* The host link of rank's GPU (offload.c): of the links on the route to its nearest CPU
  * node, the one whose bandwidth over the GPUs (itself included) whose routes cross it in the
- * same direction is least: *bw_GBps its bandwidth, *share those GPUs. Returns 1, or 0 with *bw_GBps 0 and *share 1 when the
+ * same direction is least: *bw_GBps its bandwidth, *share those GPUs. Returns 1, or 0
+ * with *bw_GBps 0 and *share 1 when the
  * topology has no CPU node (the caller states its assumption). */
 int cs__offload_host_link(const cs_topo *t, int rank, double *bw_GBps, int *share);
 

@@ -243,7 +243,8 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
      * the last microbatch's backward. The overlapped compute takes 1 / (1 - share) as
      * long (share = channels / SMs, at most one half). */
     if (p->gpu.sm_count > 0 && cs_plan_ctx_comm_sms(ctx) > 0 && sc->t_bucket + sc->t_gather > 0) {
-        double f = fmin(0.5, (double)cs_plan_ctx_comm_sms(ctx) / p->gpu.sm_count), slow = f / (1 - f);
+        double f = fmin(0.5, (double)cs_plan_ctx_comm_sms(ctx) / p->gpu.sm_count);
+        double slow = f / (1 - f);
         double lay = split ? 1 : Lc, ef, eb;
         if (p->zero >= 3) {
             ef = fmin(lt.fwd, p->overlap_param_gather ? sc->t_gather : 0) * slow;
