@@ -71,6 +71,30 @@ static void heap_remove(cs_net *n, int32_t pos)
 void cs__fl_fill_component(cs_net *n, const int32_t *comp, int32_t nc)
 {
     int32_t i;
+    if (nc == 1) {
+        /* One link (a ring step's flows, each alone on its link): every flow on it crosses
+         * only it, so all get rem/unfixed = cap/n at once - the heap's one step, the same
+         * double and the same visits. */
+        fl_link *L = &n->links[n->comp_links[comp[0]]];
+        double share;
+        int j;
+        n->counters.link_visits++;
+        if (L->n_flows == 0)
+            return;
+        share = L->cap / L->n_flows;
+        if (share < 0)
+            share = 0;
+        n->counters.link_visits++;
+        for (j = 0; j < L->n_flows; j++) {
+            fl_group *g = L->flows[j]->grp;
+            if (g->fixed)
+                continue;
+            g->fixed = 1;
+            g->share = share;
+            n->counters.link_visits++;
+        }
+        return;
+    }
     n->n_heap = 0;
     for (i = 0; i < nc; i++) {
         fl_link *L = &n->links[n->comp_links[comp[i]]];

@@ -51,11 +51,17 @@ static void ring_counters(int p, uint64_t S, cs_sim_counters *out)
 
 /* Ring allreduce, p = 256 and 512, S = 1 GiB (blocks divide exactly). Every step all p
  * ranks send one block to their neighbour, each alone on its directed link: 2p(p-1)
- * transfers, at most p in the network and p flows at once. A step costs two
- * recomputations (its p flows start together after the link latency, and end together),
- * each over p one-link components, so the link visits grow as p^2 overall: 4x from 256 to
- * 512 ranks (14 p (p-1): 913 920 and 3 662 848 visits). Filling by scanning every link
- * per settled link made it p^3: 3.39e7 and 2.70e8 visits, 7.95x, which fails here. */
+ * transfers, at most p in the network and p flows at once. A step costs one recomputation
+ * when its p flows start together after the link latency, over p one-link components: per
+ * flow its seed link, its one link joined, and the filling's link, popped link and fixed
+ * group (5 visits), so 10 p (p-1) in all (652 800 and 2 616 320): 4x from 256 to 512
+ * ranks. Their ends leave every link empty and cost nothing (they were a second
+ * recomputation of 2 visits per flow: 14 p (p-1) and 4 (p-1) recomputes). Two engine
+ * events per transfer (the end of its latency, the end of its flow) and one per step (the
+ * recomputation, scheduled also at the ends to keep the events' order), and the job's start:
+ * 4p(p-1) + 4(p-1) + 1 events. Filling by scanning
+ * every link per settled link made it p^3: 3.39e7 and 2.70e8 visits, 7.95x, which fails
+ * here. */
 static void t_ring_visits(void)
 {
     cs_sim_counters c256, c512;
@@ -74,7 +80,9 @@ static void t_ring_visits(void)
         CU_ASSERT_EQUAL(c->transfers, 2 * p * (p - 1));
         CU_ASSERT_EQUAL(c->peak_transfers, p);
         CU_ASSERT_EQUAL(c->peak_flows, p);
-        CU_ASSERT_EQUAL(c->recomputes, 4 * (p - 1));
+        CU_ASSERT_EQUAL(c->recomputes, 2 * (p - 1));
+        CU_ASSERT_EQUAL(c->link_visits, 10 * p * (p - 1));
+        CU_ASSERT_EQUAL(c->events, 4 * p * (p - 1) + 4 * (p - 1) + 1);
     }
 }
 
