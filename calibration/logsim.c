@@ -1,5 +1,6 @@
-/* logsim.c: measured logs against the simulator (cli layer): NCCL-mode setup, the row set
- * of several logs, simulating each row on the first n ranks of the topology, statistics. */
+/* logsim.c: measured logs against the simulator (calibration layer): NCCL-mode setup, the row
+ * set of several logs, the entry points that simulate its rows (on the set's threads,
+ * logsim_par.c and logsim_batch.c, or one after another, logsim_row.c), statistics. */
 #include "calibration/logsim-private.h"
 #include "sim/size.h"
 #include "sim/report.h"
@@ -253,34 +254,6 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
     return rc;
 }
 
-int cs_lset_simulate_rows(cs_lset *ls, int from, int to, const cs_topo *t,
-                          const cs_nccl_params *np, const char *algo, cs_err *err)
-{
-    int i, rc;
-    for (i = from; i < to; i++) {
-        cs_lrow *r = &ls->rows[i];
-        cs_coll_req req;
-        cs_nccl_pick pick;
-        const cs_algo *ops = NULL;
-        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-        req.root = r->root;
-        req.elt_bytes = r->elt_bytes;
-        req.topo = t;
-        /* the same name may be a different ops table per collective */
-        if (algo && strcmp(algo, "auto") && (rc = cs_algo_lookup(algo, r->coll, &ops, err)) < 0)
-            return rc;
-        if ((rc = cs_nccl_simulate(&req, t, ops, np, 0, &pick, err)) < 0) {
-            cs_err_prefix(err, r->log);
-            return rc;
-        }
-        r->simulated_us = pick.time_us;
-        r->algo = pick.algo->name;
-        r->algo_ops = pick.algo;
-        r->proto = pick.proto;
-    }
-    return 0;
-}
-
 /* One candidate of row r: its time, or CS_EUNSUPP (from the set's cache when it has one). */
 static int sim_cand(const cs_lset *ls, const cs_lrow *r, const cs_topo *t,
                     const cs_nccl_params *np, const cs_algo *ops, cs_proto pr,
@@ -359,52 +332,11 @@ int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
     return 0;
 }
 
-void cs__lrow_choose(cs_lrow *r, const cs_algo *const *c_algo, const cs_proto *c_proto,
-                     const double *c_time, int n, int ib, double keep)
-{
-    int k;
-    r->simulated_us = c_time[ib];
-    r->algo_ops = c_algo[ib];
-    r->algo = r->algo_ops->name;
-    r->proto = c_proto[ib];
-    for (k = 0, r->n_viable = 0; k < n; k++)
-        if (c_time[k] <= keep * c_time[ib]) {
-            r->viable_algo[r->n_viable] = c_algo[k];
-            r->viable_proto[r->n_viable++] = c_proto[k];
-        }
-}
-
-int cs__lrow_pinned_direct(cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
-                           cs_err *err)
-{
-    int rc = cs_lrow_simulate(r, t, np, r->algo_ops, r->proto, &r->simulated_us, NULL,
-                              err);
-    if (rc == CS_EUNSUPP)     /* it ran when it was chosen: a figure changed what runs */
-        return cs_err_set(err, CS_ESTATE, r->log, "pinned candidate %s/%s no longer runs",
-                          r->algo_ops->name, cs_proto_name(r->proto));
-    return rc;
-}
-
 int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                             cs_err *err)
 {
-    int i, rc;
-    if (ls->par)
-        return cs__lset_pinned_par(ls, t, np, err);
-    for (i = 0; i < ls->n_rows; i++) {
-        cs_lrow *r = &ls->rows[i];
-        if (!r->algo_ops)
-            return cs_err_set(err, CS_ESTATE, r->log, "row pinned before it was simulated");
-        if (ls->cache && (rc = cs_simcache_time(ls->cache, r, t, np, r->algo_ops, r->proto,
-                                                &r->simulated_us, err)) != CS_EUNSUPP) {
-            if (rc < 0)
-                return rc;
-            continue;
-        }
-        if ((rc = cs__lrow_pinned_direct(r, t, np, err)) < 0)
-            return rc;
-    }
-    return 0;
+    return ls->par ? cs__lset_pinned_par(ls, t, np, err)
+                   : cs__lset_pinned_serial(ls, t, np, err);
 }
 
 double cs_lrow_error_pct(const cs_lrow *r)
