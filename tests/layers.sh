@@ -82,7 +82,7 @@ done
 #   the rest: not split yet (issue 30, "merge each circle of files into one concept")
 circle_ok="scenarios/compute.c:scenarios/kernels.c scenarios/gpu.c:scenarios/model.c
  topologies/kind_basic.c:topologies/registry.c topologies/kind_cluster.c:topologies/registry.c
- calibration/logparse_rows.c:calibration/logparse_text.c cli/cmd_calibrate.c:cli/io.c cli/cmd_explain.c:cli/io.c
+ cli/cmd_calibrate.c:cli/io.c cli/cmd_explain.c:cli/io.c
  cli/cmd_plan.c:cli/io.c cli/cmd_run.c:cli/io.c cli/cmd_validate.c:cli/io.c
  plots/chart.c:plots/chart_draw.c plots/chart.c:plots/chart_legend.c
  scenarios/attention.c:scenarios/model.c scenarios/comm.c:scenarios/memo.c
