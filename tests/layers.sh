@@ -84,7 +84,7 @@ circle_ok="scenarios/compute.c:scenarios/kernels.c scenarios/gpu.c:scenarios/mod
  topologies/kind_basic.c:topologies/registry.c topologies/kind_cluster.c:topologies/registry.c
  cli/cmd_calibrate.c:cli/io.c cli/cmd_explain.c:cli/io.c
  cli/cmd_plan.c:cli/io.c cli/cmd_run.c:cli/io.c cli/cmd_validate.c:cli/io.c
- plots/chart.c:plots/chart_draw.c plots/chart.c:plots/chart_legend.c
+
  scenarios/attention.c:scenarios/model.c
  sim/net_fluid.c:sim/net_fluid_pair.c topologies/check.c:topologies/load.c
  topologies/compose.c:topologies/load.c"
