@@ -82,8 +82,6 @@ done
 #   the rest: not split yet (issue 30, "merge each circle of files into one concept")
 circle_ok="scenarios/compute.c:scenarios/kernels.c scenarios/gpu.c:scenarios/model.c
  topologies/kind_basic.c:topologies/registry.c topologies/kind_cluster.c:topologies/registry.c
- cli/cmd_calibrate.c:cli/io.c cli/cmd_explain.c:cli/io.c
- cli/cmd_plan.c:cli/io.c cli/cmd_run.c:cli/io.c cli/cmd_validate.c:cli/io.c
 
  scenarios/attention.c:scenarios/model.c
  sim/net_fluid.c:sim/net_fluid_pair.c topologies/check.c:topologies/load.c
