@@ -84,7 +84,7 @@ circle_ok="scenarios/compute.c:scenarios/kernels.c scenarios/gpu.c:scenarios/mod
  topologies/kind_basic.c:topologies/registry.c topologies/kind_cluster.c:topologies/registry.c
 
  scenarios/attention.c:scenarios/model.c
- sim/net_fluid.c:sim/net_fluid_pair.c topologies/check.c:topologies/load.c
+ topologies/check.c:topologies/load.c
  topologies/compose.c:topologies/load.c"
 circle_ok=$(echo $circle_ok)
 syms=$(mktemp -d)
