@@ -81,11 +81,8 @@ done
 #     up by name in the registry that lists it (recursion by design, as an algorithm's does)
 #   topologies/compose.c and load.c: a "calibration=FILE" overlay is a topology loaded in
 #     turn (cs_topo_load_root) while the loader applies overlays (recursion by design)
-#   the rest: not split yet (issue 30, "merge each circle of files into one concept")
 circle_ok="scenarios/compute.c:scenarios/kernels.c scenarios/gpu.c:scenarios/model.c
  topologies/kind_basic.c:topologies/registry.c topologies/kind_cluster.c:topologies/registry.c
-
- scenarios/attention.c:scenarios/model.c
  topologies/compose.c:topologies/load.c"
 circle_ok=$(echo $circle_ok)
 syms=$(mktemp -d)
