@@ -209,8 +209,9 @@ static int simulate_row(void *ctx, int i, void *out, cs_err *err)
     return 0;
 }
 
-int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
-                     const char *algo, cs_err *err)
+/* Every row of ls simulated, each one once (the rows are distinct). */
+static int simulate_all(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                        const char *algo, cs_err *err)
 {
     lrow_items li = {ls, t, np, algo};
     lrow_out *res = calloc((size_t)ls->n_rows + 1, sizeof *res);
@@ -239,7 +240,7 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
     job.run = simulate_row;
     job.ctx = &li;
     job.to_all = 1;
-    job.label = "simulate rows";
+    job.label = ls->progress ? NULL : "simulate rows";  /* else the caller shows it */
     if ((rc = cs_par_map(&job, res, err)) == 0) {
         all = cs_algo_all(&n);
         for (i = 0; i < ls->n_rows; i++) {
@@ -251,6 +252,89 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
     }
     free(res);
     free(cost);
+    return rc;
+}
+
+/* Rows that simulate alike: the same collective, ranks, size, element size and root. */
+static int cmp_key(const cs_lrow *a, const cs_lrow *b)
+{
+    if (a->coll != b->coll)
+        return a->coll < b->coll ? -1 : 1;
+    if (a->ranks != b->ranks)
+        return a->ranks < b->ranks ? -1 : 1;
+    if (a->size_bytes != b->size_bytes)
+        return a->size_bytes < b->size_bytes ? -1 : 1;
+    if (a->elt_bytes != b->elt_bytes)
+        return a->elt_bytes < b->elt_bytes ? -1 : 1;
+    return a->root < b->root ? -1 : a->root > b->root;
+}
+
+static const cs_lrow *g_sort_rows;   /* the rows cmp_index sorts (qsort has no context) */
+
+static int cmp_index(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b, c;
+    if ((c = cmp_key(&g_sort_rows[i], &g_sort_rows[j])))
+        return c;
+    return i < j ? -1 : i > j;
+}
+
+/* Distinct rows per progress report: about 100 reports, each part still many rows. */
+#define PROGRESS_PARTS 100
+#define PROGRESS_MIN_ROWS 64
+
+int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                     const char *algo, cs_err *err)
+{
+    int n = ls->n_rows, *idx = malloc(((size_t)n + 1) * sizeof *idx);
+    int *of = malloc(((size_t)n + 1) * sizeof *of), i, k, nd = 0, rc = 0, step;
+    cs_lrow *rows = malloc(((size_t)n + 1) * sizeof *rows);
+    cs_lset u;
+    if (!idx || !of || !rows) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    /* group the rows by key; each group's first row (in log order) stands for it */
+    for (i = 0; i < n; i++)
+        idx[i] = i;
+    g_sort_rows = ls->rows;
+    qsort(idx, (size_t)n, sizeof *idx, cmp_index);
+    for (i = 0; i < n; i++)
+        of[idx[i]] = i > 0 && !cmp_key(&ls->rows[idx[i - 1]], &ls->rows[idx[i]])
+                     ? -1 - idx[i - 1] : 0;
+    for (i = 0; i < n; i++) {        /* in log order: a group's first row is met first */
+        if (of[i] == 0) {
+            rows[nd] = ls->rows[i];
+            of[i] = nd++;
+        } else {
+            of[i] = of[-1 - of[i]];  /* the group's earlier row already holds its index */
+        }
+    }
+    u = *ls;
+    /* parts whether or not anyone listens: under MPI every rank makes the same calls */
+    step = nd / PROGRESS_PARTS;
+    if (step < PROGRESS_MIN_ROWS)
+        step = PROGRESS_MIN_ROWS;
+    for (k = 0; k < nd && !rc; k += step) {
+        u.rows = rows + k;
+        u.n_rows = nd - k < step ? nd - k : step;
+        rc = simulate_all(&u, t, np, algo, err);
+        if (!rc && ls->progress)
+            ls->progress(ls->progress_ctx, k + u.n_rows, nd);
+    }
+    ls->n_distinct = nd;
+    for (i = 0; i < n && !rc; i++) {
+        cs_lrow *r = &ls->rows[i];
+        const cs_lrow *d = &rows[of[i]];
+        r->simulated_us = d->simulated_us;
+        r->algo = d->algo;
+        r->algo_ops = d->algo_ops;
+        r->proto = d->proto;
+    }
+out:
+    free(idx);
+    free(of);
+    free(rows);
     return rc;
 }
 
