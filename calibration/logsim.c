@@ -269,7 +269,9 @@ static int cmp_key(const cs_lrow *a, const cs_lrow *b)
     return a->root < b->root ? -1 : a->root > b->root;
 }
 
-static const cs_lrow *g_sort_rows;   /* the rows cmp_index sorts (qsort has no context) */
+/* the rows cmp_index sorts (qsort has no context; one per thread, so two sets can sort at
+ * once) */
+static _Thread_local const cs_lrow *g_sort_rows;
 
 static int cmp_index(const void *a, const void *b)
 {
