@@ -21,7 +21,7 @@ int cs__calib_is_lat_param(const cs_calib *c, int i);
 /* --fix a,b,c: hold those parameters (CS_EUSAGE naming the known ones otherwise). */
 int cs__calib_apply_fix(cs_calib *c, const char *list, cs_err *err);
 
-/* calibrate.c: the model (cs_fit_model_fn, ctx a cs_calib): every row's viable candidates,
+/* calib_model.c: the model (cs_fit_model_fn, ctx a cs_calib): every row's viable candidates,
  * and the Jacobian's model, every row's kept candidate only. */
 int cs__calib_model(void *ctx, const double *th, double *pred, cs_err *err);
 int cs__calib_model_pinned(void *ctx, const double *th, double *pred, cs_err *err);
@@ -29,11 +29,11 @@ int cs__calib_model_pinned(void *ctx, const double *th, double *pred, cs_err *er
  * set's threads, cs_lset_simulate_pinned_points). */
 int cs__calib_model_pinned_points(void *ctx, int n, const double *th, double *pred,
                                   cs_err *err);
-/* One round of the fit (cold: from the start values, the pre-fit first; warm: from the
+/* calib_prefit.c: one round of the fit (cold: from the start values, the pre-fit first; warm: from the
  * current values), the parameters in held[] held at their start values. */
 int cs__calib_fit_round(cs_calib *c, const double *ob, int max_iter, int warm, cs_err *err);
 
-/* calib_prefit.c: the two common factors (latency, bandwidth), kept where they help. */
+/* The two common factors (latency, bandwidth), kept where they help. */
 int cs__calib_prefit(cs_calib *c, const double *start, int max_iter, cs_err *err);
 
 /* calib_hold.c: hold what the logs do not determine, refitting the rest. */

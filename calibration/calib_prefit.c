@@ -1,4 +1,5 @@
-/* calib_prefit.c: the common-factor pre-fit of a calibration (calibration layer). */
+/* calib_prefit.c: one round of a calibration's fit and its common-factor pre-fit (calibration
+ * layer): calls the model (calib_model.c); the holds (calib_hold.c) call it. */
 #include "calibration/calib-private.h"
 
 #include <math.h>
@@ -129,4 +130,30 @@ int cs__calib_prefit(cs_calib *c, const double *start, int max_iter, cs_err *err
     for (i = 0; i < c->n_par; i++)
         c->par[i].value = cost1 <= cost0 ? th[i] : th0[i];
     return 0;
+}
+
+/* One round of the fit, the parameters in held[] held at their start values. Cold: from the
+ * start values, the common-factor pre-fit first. Warm: from the current values. */
+int cs__calib_fit_round(cs_calib *c, const double *ob, int max_iter, int warm, cs_err *err)
+{
+    cs_fit_opts fo = {0, 0, 0, cs__calib_model_pinned, cs__calib_model_pinned_points};
+    int i, rc;
+    for (i = 0; i < c->n_par; i++) {
+        cs_fit_param *p = &c->par[i];
+        double v = warm ? p->value : c->fit_start[i];
+        p->value = c->held[i] != CS_CALIB_FREE ? c->start[i] : v < p->lo ? p->lo
+                 : v > p->hi ? p->hi : v;
+        p->is_fixed = c->held[i] != CS_CALIB_FREE;
+        p->was_unidentified = 0;
+    }
+    fo.max_iter = max_iter;
+    if (!warm && (rc = cs__calib_prefit(c, c->fit_start, max_iter, err)) < 0)
+        return rc;
+    for (i = 0; i < c->n_par; i++)      /* held means unchanged: the pre-fit skips them */
+        if (c->held[i] != CS_CALIB_FREE)
+            c->par[i].value = c->start[i];
+    c->n_rounds++;
+    rc = cs_fit_run(c->par, c->n_par, ob, c->ls->n_rows, cs__calib_model, c, &fo, &c->fr, err);
+    c->n_pinned += c->fr.n_jac_evals;
+    return rc;
 }

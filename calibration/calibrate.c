@@ -1,7 +1,7 @@
-/* calibrate.c: fitting a topology to measured logs (calibration layer, calibrate.h): the
- * model the fit calls, the rounds of the fit, cs_calib_run. The parameter table is in
- * calib_params.c, the pre-fit in calib_prefit.c, the holds in calib_hold.c, the JSON of
- * the result in calib_out.c. */
+/* calibrate.c: fitting a topology to measured logs (calibration layer, calibrate.h):
+ * cs_calib_run, the top of the fit. Calls go down: the holds in calib_hold.c, a round of the
+ * fit and its pre-fit in calib_prefit.c, the model in calib_model.c; the parameter table is
+ * in calib_params.c, the JSON of the result in calib_out.c. */
 #include "calibration/calib-private.h"
 #include "calibration/simcache.h"
 #include "sim/par.h"
@@ -11,57 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int cs__calib_model(void *ctx, const double *th, double *pred, cs_err *err)
-{
-    cs_calib *c = ctx;
-    int i, rc;
-    cs__calib_apply(c, th);
-    /* Every candidate every CS_CALIB_FULL_EVERY calls; in between only those within
-     * CS_CALIB_KEEP of the fastest then (cs_lset_simulate_viable). */
-    if ((rc = cs_lset_simulate_viable(c->ls, c->t, c->np, c->algo,
-                                      c->n_evals % CS_CALIB_FULL_EVERY == 0, CS_CALIB_KEEP,
-                                      err)) < 0)
-        return rc;
-    c->n_evals++;
-    for (i = 0; i < c->ls->n_rows; i++)
-        pred[i] = c->ls->rows[i].simulated_us;
-    return 0;
-}
-
-/* The model with every row's algorithm and protocol kept from the last model call. */
-int cs__calib_model_pinned(void *ctx, const double *th, double *pred, cs_err *err)
-{
-    cs_calib *c = ctx;
-    int i, rc;
-    cs__calib_apply(c, th);   /* counted by the fit (n_jac_evals): the columns may run on
-                                 other MPI ranks */
-    if ((rc = cs_lset_simulate_pinned(c->ls, c->t, c->np, err)) < 0)
-        return rc;
-    for (i = 0; i < c->ls->n_rows; i++)
-        pred[i] = c->ls->rows[i].simulated_us;
-    return 0;
-}
-
-/* Point j of a batch: the parameters th[j * n_par ...] in the topology and table. */
-typedef struct calib_points {
-    cs_calib *c;
-    const double *th;         /* n x n_par values */
-} calib_points;
-
-static void set_point(void *ctx, int j)
-{
-    calib_points *p = ctx;
-    cs__calib_apply(p->c, p->th + (size_t)j * (size_t)p->c->n_par);
-}
-
-int cs__calib_model_pinned_points(void *ctx, int n, const double *th, double *pred,
-                                  cs_err *err)
-{
-    cs_calib *c = ctx;
-    calib_points p = {c, th};
-    return cs_lset_simulate_pinned_points(c->ls, c->t, c->np, n, set_point, &p, pred, err);
-}
 
 void cs_calib_fini(cs_calib *c)
 {
@@ -74,32 +23,6 @@ void cs_calib_fini(cs_calib *c)
     free(c->cls);
     cs_simcache_free(c->cache);     /* NULL unless cs_calib_run stopped half way */
     c->cache = NULL;
-}
-
-/* One round of the fit, the parameters in held[] held at their start values. Cold: from the
- * start values, the common-factor pre-fit first. Warm: from the current values. */
-int cs__calib_fit_round(cs_calib *c, const double *ob, int max_iter, int warm, cs_err *err)
-{
-    cs_fit_opts fo = {0, 0, 0, cs__calib_model_pinned, cs__calib_model_pinned_points};
-    int i, rc;
-    for (i = 0; i < c->n_par; i++) {
-        cs_fit_param *p = &c->par[i];
-        double v = warm ? p->value : c->fit_start[i];
-        p->value = c->held[i] != CS_CALIB_FREE ? c->start[i] : v < p->lo ? p->lo
-                 : v > p->hi ? p->hi : v;
-        p->is_fixed = c->held[i] != CS_CALIB_FREE;
-        p->was_unidentified = 0;
-    }
-    fo.max_iter = max_iter;
-    if (!warm && (rc = cs__calib_prefit(c, c->fit_start, max_iter, err)) < 0)
-        return rc;
-    for (i = 0; i < c->n_par; i++)      /* held means unchanged: the pre-fit skips them */
-        if (c->held[i] != CS_CALIB_FREE)
-            c->par[i].value = c->start[i];
-    c->n_rounds++;
-    rc = cs_fit_run(c->par, c->n_par, ob, c->ls->n_rows, cs__calib_model, c, &fo, &c->fr, err);
-    c->n_pinned += c->fr.n_jac_evals;
-    return rc;
 }
 
 /* o->reuse, or COLLSIM_CALIB_REUSE=off|verify from the environment where o asks for the

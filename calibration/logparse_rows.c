@@ -1,6 +1,7 @@
 /* logparse_rows.c: the tables of the text readers (calibration layer): column layouts
  * from nccl-tests and hccl_test header lines (or the default ones), and rows read against
- * them. A row whose columns do not fit stops the parse with "name:line: why". */
+ * them, a table closed. A row whose columns do not fit stops the parse with "name:line:
+ * why". The line scanner (logparse_text.c) calls it; it calls nothing there. */
 #include "calibration/logparse.h"
 #include "calibration/logtext-private.h"
 #include "sim/limits.h"
@@ -289,4 +290,20 @@ int cs__logtext_hccl_row(cs__log_reader *r, char *s)
     if (!isfinite(row.time_us))
         return row_err(r, "column %d (aveg_time): no time in this row", l->time[0] + 1);
     return add_row(r, &row);
+}
+
+/* Close the table being filled: infer its collective, ranks and nodes. hccl_test prints
+ * no busbw: derive it as nccl-tests would, algbw x factor(collective, ranks). */
+void cs__logtext_close_table(cs__log_reader *r)
+{
+    cs_log_table *t = r->cur;
+    int i;
+    if (!t)
+        return;
+    cs__log_table_finish(t, &r->meta, r->opts);
+    if (r->is_hccl && t->coll != CS_LOG_COLL_UNKNOWN && t->ranks > 0)
+        for (i = 0; i < t->n_rows; i++)
+            t->rows[i].oop_busbw_GBps =
+                t->rows[i].oop_algbw_GBps * cs_coll_busbw_factor(t->coll, t->ranks);
+    r->cur = NULL;
 }

@@ -58,22 +58,6 @@ static int count_of(const char *s)
     return v < INT_MAX ? (int)v : INT_MAX;
 }
 
-/* Close the table being filled: infer its collective, ranks and nodes. hccl_test prints
- * no busbw: derive it as nccl-tests would, algbw x factor(collective, ranks). */
-void cs__logtext_close_table(cs__log_reader *r)
-{
-    cs_log_table *t = r->cur;
-    int i;
-    if (!t)
-        return;
-    cs__log_table_finish(t, &r->meta, r->opts);
-    if (r->is_hccl && t->coll != CS_LOG_COLL_UNKNOWN && t->ranks > 0)
-        for (i = 0; i < t->n_rows; i++)
-            t->rows[i].oop_busbw_GBps =
-                t->rows[i].oop_algbw_GBps * cs_coll_busbw_factor(t->coll, t->ranks);
-    r->cur = NULL;
-}
-
 /* A new run starts (command line, "# nThread", "# Using devices"): if the previous run
  * produced rows, close its table and forget what it said. */
 static void new_run(cs__log_reader *r)

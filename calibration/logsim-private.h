@@ -1,5 +1,5 @@
 /* logsim-private.h: the threaded passes of logsim.c (calibration layer, not for other
- * layers): logsim_par.c (the machinery: tasks, the parallel pass, cs_lset_simulate's rows)
+ * layers), and the serial rows under them (logsim_row.c): logsim_par.c (the machinery: tasks, the parallel pass, cs_lset_simulate's rows)
  * and logsim_batch.c (cs_lset_simulate_viable, _pinned, _pinned_points) run a set's
  * simulations on its threads (cs_lset.par), with the same results. */
 #ifndef CS_LOGSIM_PRIVATE_H
@@ -17,7 +17,12 @@ int cs__lset_viable_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
 int cs__lset_pinned_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                         cs_err *err);
 
-/* logsim.c, shared with the threaded passes. Row r's choice among its n candidates
+/* logsim_row.c, under logsim.c and the threaded passes. Rows from..to-1 each simulated
+ * with NCCL's pick (cs_lset_simulate_rows in logsim.h); every row's kept candidate again, one
+ * after another (from the set's cache where it has one). */
+int cs__lset_pinned_serial(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                           cs_err *err);
+/* Row r's choice among its n candidates
  * (times c_time, the fastest ib, ties already given to the earlier): time, algorithm,
  * protocol, and the viable list (those within keep of the fastest). */
 void cs__lrow_choose(cs_lrow *r, const cs_algo *const *c_algo, const cs_proto *c_proto,

@@ -1,5 +1,6 @@
-/* logsim.c: measured logs against the simulator (cli layer): NCCL-mode setup, the row set
- * of several logs, simulating each row on the first n ranks of the topology, statistics. */
+/* logsim.c: measured logs against the simulator (calibration layer): NCCL-mode setup, the row
+ * set of several logs, the entry points that simulate its rows (on the set's threads,
+ * logsim_par.c and logsim_batch.c, or one after another, logsim_row.c), statistics. */
 #include "calibration/logsim-private.h"
 #include "sim/size.h"
 #include "sim/report.h"
@@ -208,8 +209,9 @@ static int simulate_row(void *ctx, int i, void *out, cs_err *err)
     return 0;
 }
 
-int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
-                     const char *algo, cs_err *err)
+/* Every row of ls simulated, each one once (the rows are distinct). */
+static int simulate_all(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                        const char *algo, cs_err *err)
 {
     lrow_items li = {ls, t, np, algo};
     lrow_out *res = calloc((size_t)ls->n_rows + 1, sizeof *res);
@@ -238,7 +240,7 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
     job.run = simulate_row;
     job.ctx = &li;
     job.to_all = 1;
-    job.label = "simulate rows";
+    job.label = ls->progress ? NULL : "simulate rows";  /* else the caller shows it */
     if ((rc = cs_par_map(&job, res, err)) == 0) {
         all = cs_algo_all(&n);
         for (i = 0; i < ls->n_rows; i++) {
@@ -253,32 +255,89 @@ int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
     return rc;
 }
 
-int cs_lset_simulate_rows(cs_lset *ls, int from, int to, const cs_topo *t,
-                          const cs_nccl_params *np, const char *algo, cs_err *err)
+/* Rows that simulate alike: the same collective, ranks, size, element size and root. */
+static int cmp_key(const cs_lrow *a, const cs_lrow *b)
 {
-    int i, rc;
-    for (i = from; i < to; i++) {
-        cs_lrow *r = &ls->rows[i];
-        cs_coll_req req;
-        cs_nccl_pick pick;
-        const cs_algo *ops = NULL;
-        cs_coll_req_init(&req, r->coll, r->ranks, r->size_bytes);
-        req.root = r->root;
-        req.elt_bytes = r->elt_bytes;
-        req.topo = t;
-        /* the same name may be a different ops table per collective */
-        if (algo && strcmp(algo, "auto") && (rc = cs_algo_lookup(algo, r->coll, &ops, err)) < 0)
-            return rc;
-        if ((rc = cs_nccl_simulate(&req, t, ops, np, 0, &pick, err)) < 0) {
-            cs_err_prefix(err, r->log);
-            return rc;
-        }
-        r->simulated_us = pick.time_us;
-        r->algo = pick.algo->name;
-        r->algo_ops = pick.algo;
-        r->proto = pick.proto;
+    if (a->coll != b->coll)
+        return a->coll < b->coll ? -1 : 1;
+    if (a->ranks != b->ranks)
+        return a->ranks < b->ranks ? -1 : 1;
+    if (a->size_bytes != b->size_bytes)
+        return a->size_bytes < b->size_bytes ? -1 : 1;
+    if (a->elt_bytes != b->elt_bytes)
+        return a->elt_bytes < b->elt_bytes ? -1 : 1;
+    return a->root < b->root ? -1 : a->root > b->root;
+}
+
+/* the rows cmp_index sorts (qsort has no context; one per thread, so two sets can sort at
+ * once) */
+static _Thread_local const cs_lrow *g_sort_rows;
+
+static int cmp_index(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b, c;
+    if ((c = cmp_key(&g_sort_rows[i], &g_sort_rows[j])))
+        return c;
+    return i < j ? -1 : i > j;
+}
+
+/* Distinct rows per progress report: about 100 reports, each part still many rows. */
+#define PROGRESS_PARTS 100
+#define PROGRESS_MIN_ROWS 64
+
+int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
+                     const char *algo, cs_err *err)
+{
+    int n = ls->n_rows, *idx = malloc(((size_t)n + 1) * sizeof *idx);
+    int *of = malloc(((size_t)n + 1) * sizeof *of), i, k, nd = 0, rc = 0, step;
+    cs_lrow *rows = malloc(((size_t)n + 1) * sizeof *rows);
+    cs_lset u;
+    if (!idx || !of || !rows) {
+        rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        goto out;
     }
-    return 0;
+    /* group the rows by key; each group's first row (in log order) stands for it */
+    for (i = 0; i < n; i++)
+        idx[i] = i;
+    g_sort_rows = ls->rows;
+    qsort(idx, (size_t)n, sizeof *idx, cmp_index);
+    for (i = 0; i < n; i++)
+        of[idx[i]] = i > 0 && !cmp_key(&ls->rows[idx[i - 1]], &ls->rows[idx[i]])
+                     ? -1 - idx[i - 1] : 0;
+    for (i = 0; i < n; i++) {        /* in log order: a group's first row is met first */
+        if (of[i] == 0) {
+            rows[nd] = ls->rows[i];
+            of[i] = nd++;
+        } else {
+            of[i] = of[-1 - of[i]];  /* the group's earlier row already holds its index */
+        }
+    }
+    u = *ls;
+    /* parts whether or not anyone listens: under MPI every rank makes the same calls */
+    step = nd / PROGRESS_PARTS;
+    if (step < PROGRESS_MIN_ROWS)
+        step = PROGRESS_MIN_ROWS;
+    for (k = 0; k < nd && !rc; k += step) {
+        u.rows = rows + k;
+        u.n_rows = nd - k < step ? nd - k : step;
+        rc = simulate_all(&u, t, np, algo, err);
+        if (!rc && ls->progress)
+            ls->progress(ls->progress_ctx, k + u.n_rows, nd);
+    }
+    ls->n_distinct = nd;
+    for (i = 0; i < n && !rc; i++) {
+        cs_lrow *r = &ls->rows[i];
+        const cs_lrow *d = &rows[of[i]];
+        r->simulated_us = d->simulated_us;
+        r->algo = d->algo;
+        r->algo_ops = d->algo_ops;
+        r->proto = d->proto;
+    }
+out:
+    free(idx);
+    free(of);
+    free(rows);
+    return rc;
 }
 
 /* One candidate of row r: its time, or CS_EUNSUPP (from the set's cache when it has one). */
@@ -359,52 +418,11 @@ int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
     return 0;
 }
 
-void cs__lrow_choose(cs_lrow *r, const cs_algo *const *c_algo, const cs_proto *c_proto,
-                     const double *c_time, int n, int ib, double keep)
-{
-    int k;
-    r->simulated_us = c_time[ib];
-    r->algo_ops = c_algo[ib];
-    r->algo = r->algo_ops->name;
-    r->proto = c_proto[ib];
-    for (k = 0, r->n_viable = 0; k < n; k++)
-        if (c_time[k] <= keep * c_time[ib]) {
-            r->viable_algo[r->n_viable] = c_algo[k];
-            r->viable_proto[r->n_viable++] = c_proto[k];
-        }
-}
-
-int cs__lrow_pinned_direct(cs_lrow *r, const cs_topo *t, const cs_nccl_params *np,
-                           cs_err *err)
-{
-    int rc = cs_lrow_simulate(r, t, np, r->algo_ops, r->proto, &r->simulated_us, NULL,
-                              err);
-    if (rc == CS_EUNSUPP)     /* it ran when it was chosen: a figure changed what runs */
-        return cs_err_set(err, CS_ESTATE, r->log, "pinned candidate %s/%s no longer runs",
-                          r->algo_ops->name, cs_proto_name(r->proto));
-    return rc;
-}
-
 int cs_lset_simulate_pinned(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                             cs_err *err)
 {
-    int i, rc;
-    if (ls->par)
-        return cs__lset_pinned_par(ls, t, np, err);
-    for (i = 0; i < ls->n_rows; i++) {
-        cs_lrow *r = &ls->rows[i];
-        if (!r->algo_ops)
-            return cs_err_set(err, CS_ESTATE, r->log, "row pinned before it was simulated");
-        if (ls->cache && (rc = cs_simcache_time(ls->cache, r, t, np, r->algo_ops, r->proto,
-                                                &r->simulated_us, err)) != CS_EUNSUPP) {
-            if (rc < 0)
-                return rc;
-            continue;
-        }
-        if ((rc = cs__lrow_pinned_direct(r, t, np, err)) < 0)
-            return rc;
-    }
-    return 0;
+    return ls->par ? cs__lset_pinned_par(ls, t, np, err)
+                   : cs__lset_pinned_serial(ls, t, np, err);
 }
 
 double cs_lrow_error_pct(const cs_lrow *r)

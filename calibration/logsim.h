@@ -46,6 +46,11 @@ typedef struct cs_lset {
                                     (calibration/simcache.h): the same times, fewer runs */
     struct cs_lpar *par;      /* when set (borrowed), cs_lset_simulate, _viable and _pinned
                                  simulate on its threads (cs_lpar): the same results */
+    /* when set, cs_lset_simulate reports its progress after each part of the distinct rows:
+     * done of total distinct (collective, ranks, size) rows simulated (ctx: progress_ctx) */
+    void (*progress)(void *ctx, int done, int total);
+    void *progress_ctx;
+    int n_distinct;           /* distinct rows the last cs_lset_simulate simulated */
 } cs_lset;
 
 /* Threads for a set's simulations (logsim_par.c): an evaluation's candidate simulations
@@ -120,9 +125,11 @@ int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opt
 void cs_lset_fini(cs_lset *ls);
 
 /* Simulate every row in NCCL mode (np) with the algorithm named algo for each row's
- * collective (NULL or "auto" = NCCL's choice by time). The rows are independent work
- * items: under MPI they are spread over the ranks (sim/par.h) and every rank gets every
- * simulated time. Collective: every rank calls it with the same arguments. */
+ * collective (NULL or "auto" = NCCL's choice by time). Rows of the same collective, ranks,
+ * size, element size and root are simulated once (ls->n_distinct of them) and share the
+ * result. The distinct rows are independent work items: under MPI they are spread over the
+ * ranks (sim/par.h) and every rank gets every simulated time. Collective: every rank calls
+ * it with the same arguments. */
 int cs_lset_simulate(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                      const char *algo, cs_err *err);
 /* The same for rows [from, to) only. */

@@ -195,7 +195,8 @@ int cs_lset_simulate_pinned_points(cs_lset *ls, const cs_topo *t, const cs_nccl_
         /* one point after another (and the serial code's failure for a row not chosen) */
         for (j = 0; j < n_pts; j++) {
             set(ctx, j);
-            if ((rc = cs_lset_simulate_pinned(ls, t, np, err)) < 0)
+            if ((rc = p ? cs__lset_pinned_par(ls, t, np, err)
+                        : cs__lset_pinned_serial(ls, t, np, err)) < 0)
                 return rc;
             for (i = 0; i < rows; i++)
                 pred[(size_t)j * (size_t)rows + (size_t)i] = ls->rows[i].simulated_us;

@@ -29,7 +29,7 @@ typedef struct cs__log_reader {
     int is_hccl;             /* hccl_test output */
 } cs__log_reader;
 
-/* Close the table being filled: infer its collective, ranks and nodes (logparse_text.c). */
+/* Close the table being filled: infer its collective, ranks and nodes (logparse_rows.c). */
 void cs__logtext_close_table(cs__log_reader *r);
 
 /* Tables (logparse_rows.c). A '#' line of nccl-tests naming columns ("#  size  count  type

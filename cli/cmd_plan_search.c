@@ -40,6 +40,10 @@ int cs__cmd_plan_search(cs_cli_io *io, cs_plan *p, cs_plan_ctx *ctx, int gpus, i
     int rc, csv = !strcmp(fmt, "csv"), js = !strcmp(fmt, "json");
     if ((rc = cs_plan_search_enum(p, gpus, &cands, &n, err)) < 0)
         return rc;
+    if ((rc = cs_plan_search_check_memory(p, gpus, cands, n, err)) < 0) {
+        free(cands);
+        return rc;
+    }
     if (!(res = calloc((size_t)(n ? n : 1), sizeof *res))) {
         free(cands);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <jansson.h>
+#include "sim/par.h"
 
 const cs_opt_spec cs_validate_opts[] = {
     {"topo", 0, 1, CS_LOGCMD_TOPO}, CS_TOPO_MOD_SPECS(CS_LOGCMD_NODES, CS_LOGCMD_CAL),
@@ -68,6 +70,25 @@ static int parse(int argc, char **argv, cs_logcmd *o, cs_err *err)
     return cs_cli_check_plot(o->plot, err);
 }
 
+/* The progress of simulating the distinct rows, as sim/par.h's progress line (on rank 0,
+ * where main turned it on: stderr a terminal, or COLLSIM_PROGRESS=1). */
+static double g_t0_s;
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void progress(void *ctx, int done, int total)
+{
+    cs_par_progress_fn fn = cs_par_get_progress();
+    double el = now_s() - g_t0_s;
+    if (fn && cs_par_rank() == 0)
+        fn("validate: distinct rows simulated", done, total, el,
+           done > 0 ? el * (total - done) / done : 0);
+}
+
 int cs_cmd_validate_io(cs_cli_io *io, int argc, char **argv)
 {
     cs_logcmd o;
@@ -93,7 +114,14 @@ int cs_cmd_validate_io(cs_cli_io *io, int argc, char **argv)
     if (threads > 1 && (rc = cs_lpar_new(threads, &par, &err)) < 0)
         goto fail;
     ls.par = par;
-    if ((rc = cs_lset_simulate(&ls, t, &np, o.algo, &err)) < 0 ||
+    if (cs_par_get_progress()) {
+        ls.progress = progress;
+        g_t0_s = now_s();
+    }
+    rc = cs_lset_simulate(&ls, t, &np, o.algo, &err);
+    if (ls.progress && cs_par_rank() == 0)
+        cs_par_get_progress()("validate", 0, 0, 0, -1);     /* the line cleared */
+    if (rc < 0 ||
         (o.plot && cs_cli_writes() && (rc = cs_plot_validation(&ls, t, o.plot, &err)) < 0) ||
         (rc = cs_out_open(&out, io->out, o.output, &err)) < 0)
         goto fail;

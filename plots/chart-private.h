@@ -42,7 +42,7 @@ typedef struct cs__chart_ctx {
 /* A point's value of the chart's metric, and its x: size, or rank count on a ranks chart. */
 double cs__chart_value(const cs_point *p, cs_metric m);
 double cs__chart_x(const cs_chart *c, const cs_point *p);
-/* Index that fixes series i's colour, dash and marker (chart.c). */
+/* Index that fixes series i's colour, dash and marker (chart_draw.c). */
 int cs__chart_style(const cs_chart *c, int i);
 /* A point is drawable if its x and value fit the axes (finite, > 0 on log axes). */
 int cs__chart_drawable(const cs_chart *c, const cs_point *p, int log_y);

@@ -3,8 +3,8 @@
  * lines, measured series as markers, closed forms dashed in their simulation's colour;
  * grid, axis titles, and a legend right of the plot area, or under it when its labels do
  * not fit beside it in two lines (labels wrap at spaces, never mid-word). This file: the
- * metrics, series styles, the layout (axes fitted to the plot area) and cs_plot_chart;
- * chart_draw.c draws axes, series and the error panel, chart_legend.c the legend. */
+ * metric names, the layout (axes fitted to the plot area) and cs_plot_chart; calls go down to
+ * chart_legend.c (the legend) and chart_draw.c (styles, axes, series, the error panel). */
 #include "plots/chart-private.h"
 
 #include <math.h>
@@ -27,39 +27,6 @@ int cs_metric_lookup(const char *name, cs_metric *out, cs_err *err)
             return 0;
         }
     return cs_err_set(err, CS_ENOENT, "--metric", "unknown metric '%s' (known: busbw, algbw, time)", name);
-}
-
-double cs__chart_value(const cs_point *p, cs_metric m)
-{
-    return m == CS_METRIC_TIME ? p->time_us : m == CS_METRIC_ALGBW ? p->algbw_GBps : p->busbw_GBps;
-}
-
-/* The x value of a point: its size, or its rank count on a ranks chart. */
-double cs__chart_x(const cs_chart *c, const cs_point *p)
-{
-    return c->x == CS_CHART_X_RANKS ? p->ranks : p->size_bytes;
-}
-
-/* Index that fixes series i's colour, dash and marker: series that take another's style
- * (a closed form, a measured run of the same machine) use its index; the others are
- * numbered in order among themselves, so the palette goes 0, 1, 2 over what is distinct. */
-int cs__chart_style(const cs_chart *c, int i)
-{
-    int j = c->series[i].same_style_as - 1, k, n = 0;
-    if (j >= 0 && j < i)
-        return cs__chart_style(c, j);
-    for (k = 0; k < i; k++) {
-        int jk = c->series[k].same_style_as - 1;
-        n += !(jk >= 0 && jk < k);
-    }
-    return n;
-}
-
-/* A point is drawable if its x and value fit the axes (finite, > 0 on log axes). */
-int cs__chart_drawable(const cs_chart *c, const cs_point *p, int log_y)
-{
-    double v = cs__chart_value(p, c->metric), x = cs__chart_x(c, p);
-    return x >= 1 && isfinite(x) && isfinite(v) && (log_y ? v > 0 : v >= 0);
 }
 
 /* Ranges over every drawable point; 0 if there is none. */

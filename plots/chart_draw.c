@@ -1,10 +1,45 @@
-/* chart_draw.c: drawing a chart (plots layer): series pens (dashes, markers, closed
- * forms), the grid, frame, ticks and axis titles, the series, and the error panel. */
+/* chart_draw.c: drawing a chart (plots layer): a point's value and x, which points can be
+ * drawn, series styles and pens (dashes, markers, closed forms), the grid, frame, ticks and
+ * axis titles, the series, and the error panel. chart.c and chart_legend.c call it; it calls
+ * neither. */
 #include "plots/chart-private.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+double cs__chart_value(const cs_point *p, cs_metric m)
+{
+    return m == CS_METRIC_TIME ? p->time_us : m == CS_METRIC_ALGBW ? p->algbw_GBps : p->busbw_GBps;
+}
+
+/* The x value of a point: its size, or its rank count on a ranks chart. */
+double cs__chart_x(const cs_chart *c, const cs_point *p)
+{
+    return c->x == CS_CHART_X_RANKS ? p->ranks : p->size_bytes;
+}
+
+/* Index that fixes series i's colour, dash and marker: series that take another's style
+ * (a closed form, a measured run of the same machine) use its index; the others are
+ * numbered in order among themselves, so the palette goes 0, 1, 2 over what is distinct. */
+int cs__chart_style(const cs_chart *c, int i)
+{
+    int j = c->series[i].same_style_as - 1, k, n = 0;
+    if (j >= 0 && j < i)
+        return cs__chart_style(c, j);
+    for (k = 0; k < i; k++) {
+        int jk = c->series[k].same_style_as - 1;
+        n += !(jk >= 0 && jk < k);
+    }
+    return n;
+}
+
+/* A point is drawable if its x and value fit the axes (finite, > 0 on log axes). */
+int cs__chart_drawable(const cs_chart *c, const cs_point *p, int log_y)
+{
+    double v = cs__chart_value(p, c->metric), x = cs__chart_x(c, p);
+    return x >= 1 && isfinite(x) && isfinite(v) && (log_y ? v > 0 : v >= 0);
+}
 
 /* Dash patterns and marker shapes change each time the 8 colours have been used. */
 void cs__chart_dash(cairo_t *cr, int i)

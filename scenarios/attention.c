@@ -1,11 +1,17 @@
 /* attention.c: the attention variants and MoE parts of a model, counted (scenarios layer):
  * multi-head latent attention (DeepSeek-V2 arXiv:2405.04434 §2.1, V3 arXiv:2412.19437),
  * sliding windows (Mistral 7B, Gemma 3's 5 local : 1 global, GPT-OSS alternating),
- * multi-token prediction (DeepSeek-V3 §2.2) and the MoE layer's router and experts. The
- * layer totals built from these are model.c's; the plan's use of them is plan.c's. */
+ * and the MoE layer's router and experts. The layer totals built from these (and the
+ * multi-token prediction modules, DeepSeek-V3 §2.2, a layer each) are model.c's, which calls
+ * this file one way; the plan's use of them is plan.c's. */
 #include "scenarios/plan.h"
 
 #include <math.h>
+
+int cs_model_head_dim(const cs_llm *m)
+{
+    return m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
+}
 
 int cs_model_is_mla(const cs_llm *m) { return m->kv_lora_rank > 0; }
 
@@ -72,32 +78,4 @@ void cs_model_moe_flops(const cs_llm *m, double *router, double *routed, double 
     *router = 2 * s * h * m->experts;
     *routed = m->top_k * g * 2 * s * h * m->moe_ffn_hidden;
     *shared = m->shared_ffn > 0 ? g * 2 * s * h * m->shared_ffn : 0;
-}
-
-/* One MTP module's own parts besides its transformer layer: the 2h x h projection and the
- * RMSNorms of its two inputs and of its output head (HF: eh_proj, enorm, hnorm,
- * shared_head.norm). */
-double cs_model_mtp_params(const cs_llm *m)
-{
-    cs_llm one = *m;
-    double h = m->hidden, d, e;
-    if (m->mtp_layers <= 0)
-        return 0;
-    one.dense_layers = 0;               /* the module's layer is of the model's last kind */
-    one.mtp_layers = 0;
-    cs_model_layer_params(&one, &d, &e);
-    return m->mtp_layers * (d + e + 2 * h * h + 3 * h);
-}
-
-double cs_model_mtp_fwd_flops(const cs_llm *m)
-{
-    cs_llm one = *m;
-    double s = m->seq_len, h = m->hidden;
-    if (m->mtp_layers <= 0)
-        return 0;
-    one.dense_layers = 0;
-    one.window = 0;                     /* the module's layer attends to every key */
-    one.mtp_layers = 0;
-    return m->mtp_layers * (cs_model_layer_fwd_flops(&one) + 2 * s * 2 * h * h +
-                            cs_model_logit_flops(m));
 }

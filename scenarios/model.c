@@ -291,11 +291,6 @@ int cs_gpu_preset(const char *name, cs_gpu *out, cs_err *err)
 
 /* --- counting --- */
 
-int cs_model_head_dim(const cs_llm *m)
-{
-    return m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
-}
-
 int cs_model_is_tied(const cs_llm *m)
 {
     return m->tied == CS_TIE_FAMILY ? !m->gated_mlp : m->tied == CS_TIE_YES;
@@ -430,4 +425,32 @@ double cs_model_hw_flops_step(const cs_llm *m, long batch, cs_recompute rc)
     double extra = rc == CS_RC_FULL ? cs_model_layer_fwd_flops(m)
                  : rc == CS_RC_SELECTIVE ? cs_model_attn_core_flops(m) : 0;
     return cs_model_flops_step(m, batch) + (double)batch * m->layers * extra;
+}
+
+/* One MTP module's own parts besides its transformer layer: the 2h x h projection and the
+ * RMSNorms of its two inputs and of its output head (HF: eh_proj, enorm, hnorm,
+ * shared_head.norm). */
+double cs_model_mtp_params(const cs_llm *m)
+{
+    cs_llm one = *m;
+    double h = m->hidden, d, e;
+    if (m->mtp_layers <= 0)
+        return 0;
+    one.dense_layers = 0;               /* the module's layer is of the model's last kind */
+    one.mtp_layers = 0;
+    cs_model_layer_params(&one, &d, &e);
+    return m->mtp_layers * (d + e + 2 * h * h + 3 * h);
+}
+
+double cs_model_mtp_fwd_flops(const cs_llm *m)
+{
+    cs_llm one = *m;
+    double s = m->seq_len, h = m->hidden;
+    if (m->mtp_layers <= 0)
+        return 0;
+    one.dense_layers = 0;
+    one.window = 0;                     /* the module's layer attends to every key */
+    one.mtp_layers = 0;
+    return m->mtp_layers * (cs_model_layer_fwd_flops(&one) + 2 * s * 2 * h * h +
+                            cs_model_logit_flops(m));
 }

@@ -410,6 +410,12 @@ typedef struct cs_plan_cand_result {
  * order. *out is malloc'd. */
 int cs_plan_search_enum(const cs_plan *base, int gpus, cs_plan_cand **out, long *n,
                         cs_err *err);
+/* The memory a search of the n candidates over gpus GPUs needs, estimated before it runs
+ * (its largest collective's schedule and simulation state, every group at once, and the
+ * results): 0 when it fits the memory budget (sim/limits.h), else CS_ELIMIT naming --gpus
+ * and --max-memory. */
+int cs_plan_search_check_memory(const cs_plan *base, int gpus, const cs_plan_cand *cands,
+                                long n, cs_err *err);
 /* Evaluate candidates [lo, hi) (independent items: any split over processes gives the same
  * results); cb is called after each with its index (may be NULL). results[i - lo]. */
 typedef void (*cs_plan_search_cb)(void *ctx, long index, const cs_plan_cand_result *r);

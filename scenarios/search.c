@@ -5,6 +5,7 @@
  * fit are kept with why = "needs X GB" and not timed. */
 #include "scenarios/plan.h"
 #include "scenarios/memo.h"
+#include "sim/limits.h"
 #include "sim/par.h"
 
 #include <jansson.h>
@@ -387,4 +388,45 @@ int cs_plan_search_print_table(FILE *f, const cs_plan *p, int gpus, int top, int
     for (i = 0; i < n && i < top && r[i].ok && r[i].fits; i++)
         print_cand(f, &r[i], 0);
     return ferror(f) ? CS_EIO : 0;
+}
+
+/* Bytes of schedule and simulation state per transfer of a collective: a ring allreduce on
+ * 1,024 ranks (2 x 1,023 transfers a rank) peaks at 56 MB in `collsim run allreduce --algo
+ * ring -g 1024 --topo dgx-h100-x128`, about 24 B a transfer; 64 B leaves room for NCCL's
+ * channels and chunks. */
+#define SEARCH_BYTES_PER_TRANSFER 64.0
+
+int cs_plan_search_check_memory(const cs_plan *base, int gpus, const cs_plan_cand *cands,
+                                long n, cs_err *err)
+{
+    double worst = 0, need, budget = (double)cs_budget_get();
+    const char *what = "";
+    int ranks = 0;
+    long i;
+    (void)base;
+    for (i = 0; i < n; i++) {
+        const cs_plan_cand *c = &cands[i];
+        /* every group of one kind runs at once: gpus ranks in all, each sending 2(p - 1)
+         * messages in a ring allreduce over p ranks, p - 1 in an alltoall */
+        struct { const char *what; int p; double per_rank; } g[4] = {
+            {"DP allreduce", c->dp, 2.0 * (c->dp - 1)}, {"TP allreduce", c->tp, 2.0 * (c->tp - 1)},
+            {"CP allgather", c->cp, 2.0 * (c->cp - 1)}, {"EP alltoall", c->ep, c->ep - 1.0}};
+        int k;
+        for (k = 0; k < 4; k++) {
+            double b = (double)gpus * g[k].per_rank * SEARCH_BYTES_PER_TRANSFER;
+            if (b > worst) {
+                worst = b;
+                what = g[k].what;
+                ranks = g[k].p;
+            }
+        }
+    }
+    need = worst + (double)n * (sizeof(cs_plan_cand) + sizeof(cs_plan_cand_result));
+    if (need <= budget)
+        return 0;
+    return cs_err_set(err, CS_ELIMIT, "--gpus", "a search over %d GPUs needs about %.0f MiB "
+                      "(its largest collective, a %s over %d ranks with every group at once, "
+                      "and %ld candidates), more than the memory budget of %.0f MiB: search "
+                      "fewer GPUs (--gpus) or raise the budget (--max-memory SIZE)", gpus,
+                      need / 1048576.0, what, ranks, n, budget / 1048576.0);
 }

@@ -156,8 +156,10 @@ int cs__fl_pair_init(cs_net *n, const cs_net_pair *pair, double bw_scale);
  * limits (-1: none). */
 void cs__fl_pair_of(const cs_net *n, fl_flow *f, int src, int dst, int tr);
 /* f has just joined (on = 1) or left (on = 0) its links: its pair link's capacity, and its
- * reverse's, follow whether both directions carry messages. */
-void cs__fl_pair_turn(cs_net *n, const fl_flow *f, int on);
+ * reverse's, follow whether both directions carry messages. Returns 1 when the reverse
+ * link's capacity changed (the caller recomputes its flows, cs__fl_seed of f->prev_link),
+ * else 0. */
+int cs__fl_pair_turn(cs_net *n, const fl_flow *f, int on);
 /* Link d's capacity changed: recompute its flows at this instant (net_fluid.c). */
 void cs__fl_seed(cs_net *n, int32_t d);
 

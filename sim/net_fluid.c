@@ -351,7 +351,8 @@ static void join(cs_net *n, fl_flow *f, cs_time now)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_add(n, flow_link(f, k), f, now);
-    cs__fl_pair_turn(n, f, 1);
+    if (cs__fl_pair_turn(n, f, 1))
+        cs__fl_seed(n, f->prev_link);
     if (cs__fl_group_join(n, f) < 0)
         cs_engine_fail(eng, CS_ENOMEM, NULL, "out of memory");
     if (++n->n_live_flows > n->counters.peak_flows)
@@ -381,7 +382,8 @@ static void fl_end(cs_engine *eng, void *arg, uint64_t data)
     f->ev = 0;
     for (k = 0; k < flow_nlinks(f); k++)
         link_remove(n, flow_link(f, k), f, now);
-    cs__fl_pair_turn(n, f, 0);
+    if (cs__fl_pair_turn(n, f, 0))
+        cs__fl_seed(n, f->prev_link);
     if (f->n_route) {
         n->n_live_flows--;
         touch(n, f);

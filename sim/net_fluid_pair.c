@@ -84,11 +84,11 @@ void cs__fl_pair_of(const cs_net *n, fl_flow *f, int src, int dst, int tr)
     f->ptr = (int8_t)tr;
 }
 
-void cs__fl_pair_turn(cs_net *n, const fl_flow *f, int on)
+int cs__fl_pair_turn(cs_net *n, const fl_flow *f, int on)
 {
     fl_link *P, *R;
     if (f->plink < 0)
-        return;
+        return 0;
     P = &n->links[f->plink];
     R = &n->links[f->prev_link];
     if (on && P->n_flows == 1) {
@@ -96,12 +96,12 @@ void cs__fl_pair_turn(cs_net *n, const fl_flow *f, int on)
          * the one-direction one. */
         if (R->n_flows > 0) {
             P->cap = R->cap = n->pair.both_GBps[f->ptr];
-            cs__fl_seed(n, f->prev_link);
-        } else {
-            P->cap = n->pair.one_GBps[f->ptr];
+            return 1;
         }
+        P->cap = n->pair.one_GBps[f->ptr];
     } else if (!on && P->n_flows == 0 && R->n_flows > 0) {
         R->cap = n->pair.one_GBps[f->ptr];
-        cs__fl_seed(n, f->prev_link);
+        return 1;
     }
+    return 0;
 }

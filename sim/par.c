@@ -63,6 +63,7 @@ const char *cs_par_describe(char *buf, size_t n)
 }
 
 void cs_par_set_progress(cs_par_progress_fn fn) { g_progress = fn; }
+cs_par_progress_fn cs_par_get_progress(void) { return g_progress; }
 
 void cs_par_get_stats(cs_par_stats *st)
 {

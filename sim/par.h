@@ -77,5 +77,8 @@ void cs_par_get_stats(cs_par_stats *st);
 typedef void (*cs_par_progress_fn)(const char *label, int done, int total, double elapsed_s,
                                    double left_s);
 void cs_par_set_progress(cs_par_progress_fn fn);
+/* The function set (NULL when progress is off): a command with steps of its own reports
+ * them the same way. */
+cs_par_progress_fn cs_par_get_progress(void);
 
 #endif

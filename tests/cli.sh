@@ -160,6 +160,14 @@ check plan-calibrate-roundtrip $? "plan calibrate, then validate with its GPU fi
 "$collsim" plan calibrate "$mlog" --gpu a100-80gb --output "$mlog" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ]; check plan-calibrate-not-over-input $? "exit $rc writing over the log"
 rm -rf "$cal"
+# plan search estimates its memory first (issue 30): GPT-3 on 1,024 GPUs, its largest
+# collective a DP allreduce over 512 ranks, every group at once: 1,024 ranks x 2 x 511
+# messages x 64 B = 64 MiB, over a 32 MiB budget: refused before anything is simulated
+out=$("$collsim" plan search "$tests/data/ok/plan-gpt3-1024.json" --gpus 1024 \
+      --max-memory 32M 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q -- '--gpus: a search over 1024 GPUs needs about 64 MiB (its largest collective, a DP allreduce over 512 ranks' &&
+    echo "$out" | grep -q 'memory budget of 32 MiB'
+check plan-search-memory $? "exit $rc: $out"
 # usage errors exit 2, runtime errors 1, in every command
 for c in run validate calibrate explain topo plot list plan; do
     "$collsim" $c --no-such-option >/dev/null 2>&1; rc=$?

@@ -45,6 +45,7 @@ typedef struct run_out {
     snap s[STEPS];
     double pts[3 * MAXR];     /* step 7: three points at once */
     int n_rows;
+    int n_distinct;           /* distinct rows step 6 (cs_lset_simulate) simulated */
     cs_simcache_stats st;     /* the cache's counters at the end (zero without) */
     cs_lpar_work w;           /* the threads' counters (zero for the serial code) */
 } run_out;
@@ -167,6 +168,7 @@ static void run_seq(const run_how *h, run_out *out)
     take(&ls, &out->s[k++]);
     /* 6. NCCL's full selection (cs_lset_simulate: its rows on the threads) */
     CU_ASSERT_EQUAL_FATAL(cs_lset_simulate(&ls, t, &np, NULL, &err), 0);
+    out->n_distinct = ls.n_distinct;
     take(&ls, &out->s[k++]);
     /* 7. pinned at three points at once (the Jacobian's columns) */
     {
@@ -188,15 +190,15 @@ static void run_seq(const run_how *h, run_out *out)
 }
 
 /* Candidates asked for by the sequence without a cache: step 1 every candidate (cand per
- * row), steps 2 and 5 the viable ones of step 1, steps 3, 4 and 6 one task per row, step 7
- * three. */
+ * row), steps 2 and 5 the viable ones of step 1, steps 3 and 4 one task per row, step 6
+ * one per distinct row, step 7 three per row. */
 static long asked(const run_out *o, int cand)
 {
     long n = 0;
     int i;
     for (i = 0; i < o->n_rows; i++)
-        n += cand + 2 * o->s[0].n_viable[i] + 6;
-    return n;
+        n += cand + 2 * o->s[0].n_viable[i] + 5;
+    return n + o->n_distinct;     /* step 6: each distinct row once */
 }
 
 static long work_sum(const cs_lpar_work *w)
@@ -229,10 +231,10 @@ static void same_as_serial(run_how h, int cand)
             CU_ASSERT_EQUAL(got.w.per_thread[k], 0);
         if (!h.cache)
             CU_ASSERT_EQUAL(got.w.tasks + got.w.shared, asked(&ref, cand));
-        if (h.cache == 1)       /* the cache's misses, and step 6's rows */
-            CU_ASSERT_EQUAL(got.w.tasks + got.w.shared, got.st.simulated + got.n_rows);
+        if (h.cache == 1)       /* the cache's misses, and step 6's distinct rows */
+            CU_ASSERT_EQUAL(got.w.tasks + got.w.shared, got.st.simulated + got.n_distinct);
         if (h.cache == 2)       /* verify: the answers from the cache are simulated too */
-            CU_ASSERT_EQUAL(got.w.tasks + got.w.shared, got.st.lookups + got.n_rows);
+            CU_ASSERT_EQUAL(got.w.tasks + got.w.shared, got.st.lookups + got.n_distinct);
     }
     if (h.cache)
         CU_ASSERT_EQUAL(ref.st.lookups, ref.st.simulated + ref.st.hits + ref.st.hits_launch);
@@ -327,6 +329,67 @@ static void t_a3_long_trees(void)
         ls.par = NULL;
         cs_lpar_free(par);
         cs_lset_fini(&ls);
+        cs_topo_free(t);
+    }
+}
+
+/* validate's rows (issue 30): the A3 Mega log three times over, 15 rows, simulates its 5
+ * distinct (collective, ranks, size) rows once each, serially and on 2 threads; every copy
+ * gets the time of the log alone, and the progress is told once, 5 of 5 (64 rows a part). */
+static int g_calls, g_done, g_total;
+static void count_progress(void *ctx, int done, int total)
+{
+    (void)ctx;
+    g_calls++;
+    g_done = done;
+    g_total = total;
+}
+
+static void t_distinct_rows(void)
+{
+    int threads;
+    for (threads = 1; threads <= 2; threads++) {
+        cs_topo *t = NULL;
+        cs_nccl_params np;
+        cs_lset one, ls;
+        cs_lset_opts lo;
+        cs_lpar *par = NULL;
+        cs_err err;
+        char *paths[3] = {(char *)(uintptr_t)A3LOG, (char *)(uintptr_t)A3LOG,
+                          (char *)(uintptr_t)A3LOG};
+        int on, i;
+        memset(&lo, 0, sizeof lo);
+        memset(&one, 0, sizeof one);
+        memset(&ls, 0, sizeof ls);
+        lo.default_coll = CS_LOG_COLL_UNKNOWN;
+        lo.min_bytes = 512u << 20;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(A3MEGA, &t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(A3MEGA, NULL, 1, &np, &on, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_lset_load(&one, paths, 1, &lo, t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_lset_simulate(&one, t, &np, NULL, &err), 0);
+        CU_ASSERT_EQUAL(one.n_distinct, 5);
+        CU_ASSERT_EQUAL_FATAL(cs_lset_load(&ls, paths, 3, &lo, t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(ls.n_rows, 15);
+        if (threads > 1) {
+            CU_ASSERT_EQUAL_FATAL(cs_lpar_new(threads, &par, &err), 0);
+            ls.par = par;
+        }
+        g_calls = g_done = g_total = 0;
+        ls.progress = count_progress;
+        CU_ASSERT_EQUAL_FATAL(cs_lset_simulate(&ls, t, &np, NULL, &err), 0);
+        CU_ASSERT_EQUAL(ls.n_distinct, 5);
+        CU_ASSERT_EQUAL(g_calls, 1);
+        CU_ASSERT_EQUAL(g_done, 5);
+        CU_ASSERT_EQUAL(g_total, 5);
+        for (i = 0; i < ls.n_rows; i++) {
+            CU_ASSERT(ls.rows[i].simulated_us == one.rows[i % 5].simulated_us);
+            CU_ASSERT(ls.rows[i].algo_ops == one.rows[i % 5].algo_ops);
+            CU_ASSERT(ls.rows[i].proto == one.rows[i % 5].proto);
+        }
+        ls.par = NULL;
+        cs_lpar_free(par);
+        cs_lset_fini(&ls);
+        cs_lset_fini(&one);
         cs_topo_free(t);
     }
 }
@@ -481,6 +544,8 @@ int cs_test_register(void)
         {"threads: repeated rows, a cache that empties mid-batch", t_a3_repeats},
         {"threads: long trees extend one pair of runs per evaluation (A3 Mega 512 MiB-8 GiB)",
          t_a3_long_trees},
+        {"validate: each distinct row simulated once, serially and on threads",
+         t_distinct_rows},
         {"threads: p5 on dgx-h100-x2 (route_fn, NVLS, twin channels)", t_p5},
         {"threads: a calibration on 1 and 3 threads fits the same bits", t_calibrate},
         {"pool: every item once, per-thread counts add up", t_pool},

@@ -17,14 +17,6 @@ static int note(cs_topo_problems *probs, cs_err *err)
     return 0;
 }
 
-int cs__topo_note(cs_topo_problems *col, int rc, cs_err *err)
-{
-    if (!col || rc >= 0 || rc == CS_ENOMEM)
-        return rc;
-    return cs_topo_problems_add(col, err) < 0 ? cs_err_set(err, CS_ENOMEM, NULL, "out of memory")
-                                              : 0;
-}
-
 /* Check a parsed root: common keys, the kind's own check (or build), the sections of higher
  * layers (the NCCL table). */
 static int check_root(json_t *root, const char *name, const cs_topo_section *const *sections,
@@ -254,27 +246,4 @@ int cs_topo_bisection_GBps(const cs_topo *t, double *out, cs_err *err)
     mf_free(&g);
     *out = total;
     return 0;
-}
-
-/* The problem list of `topo check` (topology.h): kinds append to it while checking. */
-int cs_topo_problems_add(cs_topo_problems *p, const cs_err *e)
-{
-    if (p->n == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 8;
-        cs_err *items = realloc(p->items, (size_t)cap * sizeof *items);
-        if (!items)
-            return CS_ENOMEM;
-        p->items = items;
-        p->cap = cap;
-    }
-    p->items[p->n++] = *e;
-    return 0;
-}
-
-void cs_topo_problems_fini(cs_topo_problems *p)
-{
-    if (!p)
-        return;
-    free(p->items);
-    memset(p, 0, sizeof *p);
 }

@@ -1,13 +1,18 @@
-/* series_csv.c: collsim CSV results as chart series (plots layer): RFC 4180 records of any
- * length, the DESIGN §7 columns by header name, one series per sweep (a sweep over ranks
- * or algorithms gives several), closed forms beside the simulated points. */
+/* series_load.c: chart series read from files (plots layer): collsim JSON and CSV results
+ * (DESIGN §7 keys; CSV as RFC 4180 records of any length, columns by header name, one series
+ * per sweep) and nccl-tests/rccl-tests logs (calibration/logparse.h). jansson stays at this
+ * load edge; the series set itself is series.c. */
 #include "plots/series-private.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <jansson.h>
 #include <string.h>
+#include <strings.h>
+
+#include "calibration/logparse.h"
 
 /* Split a CSV line in place at commas (fields may be double-quoted). Returns the count. */
 static int csv_split(char *line, char **fields, int max)
@@ -268,3 +273,161 @@ int cs__series_load_csv(cs_series_set *set, const char *path, const char *label,
     return rc;
 }
 
+/* A number of a results row: absent or null is NAN; anything else must be a number. */
+static int json_num(json_t *row, const char *key, int idx, double *out, cs_err *err)
+{
+    json_t *v = json_object_get(row, key);
+    char where[96];
+    *out = NAN;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_number(v)) {
+        snprintf(where, sizeof where, "results[%d].%s", idx, key);
+        return cs_err_set(err, CS_EINVAL, where, "expected a number");
+    }
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* One sweep object of a results JSON. */
+static int load_json_sweep(cs_series_set *set, json_t *o, const char *ctx, const char *path,
+                           const char *label, int is_measured, cs_err *err)
+{
+    json_t *res = json_object_get(o, "results"), *rk = json_object_get(o, "ranks");
+    char lab[256], where[96];
+    cs_series *s;
+    size_t i;
+    int rc, si, n0 = set->n;
+    double *closed;
+    if (!json_is_object(o))
+        return cs_err_set(err, CS_EINVAL, ctx[0] ? ctx : "(root)", "expected a results object");
+    if (!json_is_array(res))
+        return cs_err_set(err, CS_EINVAL, ctx[0] ? ctx : "(root)", "results: missing, expected an array of rows");
+    if (json_array_size(res) == 0) {
+        snprintf(where, sizeof where, "%s%sresults", ctx, ctx[0] ? "." : "");
+        return cs_err_set(err, CS_EINVAL, where, "empty, expected at least one size");
+    }
+    cs__series_default_label(lab, sizeof lab, json_string_value(json_object_get(o, "algorithm")),
+                  json_string_value(json_object_get(o, "topology")), path);
+    if ((rc = cs__series_begin(set, label ? label : lab, is_measured, json_array_size(res), path,
+                           &closed, &si, err)))
+        return rc;
+    s = &set->items[si];
+    for (i = 0; i < json_array_size(res); i++) {
+        json_t *row = json_array_get(res, i);
+        cs_point p;
+        p.ranks = json_is_integer(rk) ? (double)json_integer_value(rk) : 0;
+        snprintf(where, sizeof where, "%s%sresults[%d]", ctx, ctx[0] ? "." : "", (int)i);
+        if (!json_is_object(row))
+            rc = cs_err_set(err, CS_EINVAL, where, "expected an object");
+        else if (!(rc = json_num(row, "size_bytes", (int)i, &p.size_bytes, err)) &&
+                 !(rc = json_num(row, "time_us", (int)i, &p.time_us, err)) &&
+                 !(rc = json_num(row, "algbw_GBps", (int)i, &p.algbw_GBps, err)) &&
+                 !(rc = json_num(row, "busbw_GBps", (int)i, &p.busbw_GBps, err)) &&
+                 !(rc = json_num(row, "closed_form_us", (int)i, &closed[s->n_pts], err)) &&
+                 !(rc = cs__series_check_point(&p, where, err)) && (rc = cs_series_push(s, &p, NAN)))
+            cs_err_set(err, rc, path, "out of memory");
+        if (rc)
+            break;
+    }
+    return cs__series_end(set, si, n0, is_measured, closed, rc, err);
+}
+
+static int load_json(cs_series_set *set, const char *path, const char *label, int is_measured,
+                     cs_err *err)
+{
+    json_error_t je;
+    json_t *root;
+    FILE *f = fopen(path, "r");
+    int rc = 0, n0 = set->n;
+    if (!f)
+        return cs_err_set(err, CS_EIO, path, "cannot read: %s", strerror(errno));
+    root = json_loadf(f, 0, &je);
+    fclose(f);
+    if (!root) {
+        char where[512];
+        snprintf(where, sizeof where, "%s:%d:%d", path, je.line, je.column);
+        return cs_err_set(err, CS_EPARSE, where, "%s", je.text);
+    }
+    if (json_is_array(root)) {
+        size_t i;
+        if (json_array_size(root) == 0)
+            rc = cs_err_set(err, CS_EINVAL, "(root)", "empty array, expected results objects");
+        for (i = 0; !rc && i < json_array_size(root); i++) {
+            char ctx[32];
+            snprintf(ctx, sizeof ctx, "[%d]", (int)i);
+            rc = load_json_sweep(set, json_array_get(root, i), ctx, path, label, is_measured, err);
+        }
+    } else {
+        rc = load_json_sweep(set, root, "", path, label, is_measured, err);
+    }
+    json_decref(root);
+    if (rc) {
+        while (set->n > n0)
+            cs__series_pop(set);
+        if (rc != CS_ENOMEM)
+            cs_err_prefix(err, path);
+    }
+    return rc;
+}
+
+static int load_log(cs_series_set *set, const char *path, const char *label, int is_measured,
+                    cs_err *err)
+{
+    cs_log *log = NULL;
+    int rc = cs_log_parse_file(path, NULL, &log, err), t, n0 = set->n;
+    char base[200], lab[300];
+    if (rc)
+        return rc;
+    cs__series_default_label(base, sizeof base, NULL, NULL, path);
+    for (t = 0; t < log->n_tables && !rc; t++) {
+        const cs_log_table *tb = &log->tables[t];
+        cs_series *s;
+        int i;
+        if (label && log->n_tables > 1)
+            snprintf(lab, sizeof lab, "%s [%d]", label, t + 1);
+        else if (label)
+            snprintf(lab, sizeof lab, "%s", label);
+        else if (log->n_tables > 1)
+            snprintf(lab, sizeof lab, "%s [%s, %d ranks]", base,
+                     tb->coll == CS_LOG_COLL_UNKNOWN ? "?" : cs_coll_name(tb->coll), tb->ranks);
+        else
+            snprintf(lab, sizeof lab, "%s", base);
+        if (!(s = cs_series_add(set, lab, is_measured))) {
+            rc = cs_err_set(err, CS_ENOMEM, path, "out of memory");
+            break;
+        }
+        for (i = 0; i < tb->n_rows && !rc; i++) {
+            const cs_log_row *r = &tb->rows[i];
+            cs_point p;
+            p.size_bytes = (double)r->size_bytes;
+            p.time_us = r->time_us;
+            p.algbw_GBps = isnan(r->oop_algbw_GBps) ? r->ip_algbw_GBps : r->oop_algbw_GBps;
+            p.busbw_GBps = isnan(r->oop_busbw_GBps) ? r->ip_busbw_GBps : r->oop_busbw_GBps;
+            p.ranks = tb->ranks > 0 ? tb->ranks : 0;
+            if (p.size_bytes > 0 && (rc = cs_series_push(s, &p, NAN)))
+                cs_err_set(err, rc, path, "out of memory");
+        }
+    }
+    cs_log_free(log);
+    if (rc)
+        while (set->n > n0)
+            cs__series_pop(set);
+    return rc;
+}
+
+int cs_series_load(cs_series_set *set, const char *path, const char *label, int is_measured,
+                   cs_err *err)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (dot && slash && dot < slash)
+        dot = NULL;
+    if (dot && !strcasecmp(dot, ".json"))
+        return load_json(set, path, label, is_measured, err);
+    if (dot && !strcasecmp(dot, ".csv"))
+        return cs__series_load_csv(set, path, label, is_measured, err);
+    if (dot && (!strcasecmp(dot, ".log") || !strcasecmp(dot, ".txt") || !strcasecmp(dot, ".out")))
+        return load_log(set, path, label, 1, err);
+    return cs_err_set(err, CS_EINVAL, path, "unknown file type '%s' (expected .json or .csv "
+                      "results, or an nccl-tests log .log, .txt or .out)", dot ? dot : "");
+}
