@@ -22,6 +22,12 @@
 #define KERNEL_US_DEFAULT 4.0   /* us per kernel: launch gap and ramp of a CUDA kernel in
                                    an eager PyTorch step (2-5 us, PyTorch profiler traces) */
 
+static const char *const dtype_names[] = {"bf16", "fp16", "fp32", "fp8", NULL};
+
+const char *cs_pdtype_name(cs_pdtype d) { return dtype_names[d]; }
+int cs_pdtype_bytes(cs_pdtype d) { return d == CS_DT_FP32 ? 4 : d == CS_DT_FP8 ? 1 : 2; }
+const char *const *cs__dtype_names(void) { return dtype_names; }
+
 double cs_gpu_matmul_tflops(const cs_gpu *g, cs_pdtype d, int *measured)
 {
     if (measured)

@@ -276,3 +276,35 @@ int cs_plan_kernels(const cs_plan *p, cs_kpart part, cs_kernel *out)
         cs_kernel_time(p, &out[i]);
     return l.n;
 }
+
+void cs_plan_part_times(const cs_plan *p, cs_kpart part, cs_layer_times *t)
+{
+    cs_kernel ks[CS_LAYER_KERNELS];
+    int n = cs_plan_kernels(p, part, ks), i;
+    t->fwd = t->bwd = t->core_fwd = t->tp_gemm_fwd = 0;
+    for (i = 0; i < n; i++) {
+        double c = ks[i].count;
+        t->fwd += c * ks[i].fwd_s;
+        t->bwd += c * ks[i].bwd_s;
+        if (ks[i].kind == CS_K_ATTN || !strcmp(ks[i].name, "scores") ||
+            !strcmp(ks[i].name, "softmax") || !strcmp(ks[i].name, "values"))
+            t->core_fwd += c * ks[i].fwd_s;
+        if (ks[i].tp_overlap)
+            t->tp_gemm_fwd += c * ks[i].fwd_s;
+    }
+}
+
+void cs_plan_layer_times(const cs_plan *p, cs_layer_times *t)
+{
+    const cs_llm *M = &p->model;
+    double k = M->experts > 0 ? fmin(M->dense_layers, M->layers) : 0, L = M->layers;
+    cs_layer_times d;
+    cs_plan_part_times(p, M->experts > 0 ? CS_KP_MOE : CS_KP_DENSE, t);
+    if (k > 0) {
+        cs_plan_part_times(p, CS_KP_DENSE, &d);
+        t->fwd = (k * d.fwd + (L - k) * t->fwd) / L;
+        t->bwd = (k * d.bwd + (L - k) * t->bwd) / L;
+        t->core_fwd = (k * d.core_fwd + (L - k) * t->core_fwd) / L;
+        t->tp_gemm_fwd = (k * d.tp_gemm_fwd + (L - k) * t->tp_gemm_fwd) / L;
+    }
+}

@@ -14,11 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const dtype_names[] = {"bf16", "fp16", "fp32", "fp8", NULL};
-
-const char *cs_pdtype_name(cs_pdtype d) { return dtype_names[d]; }
-int cs_pdtype_bytes(cs_pdtype d) { return d == CS_DT_FP32 ? 4 : d == CS_DT_FP8 ? 1 : 2; }
-const char *const *cs__dtype_names(void) { return dtype_names; }
 
 /* Names of an embedded table, in its (sorted) order. */
 static const char *const *names_of(const cs_preset *all, int n, const char **buf, int *out)

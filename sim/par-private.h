@@ -26,6 +26,11 @@ const char *cs__par_engine(char *buf, size_t n);
 int cs__par_map_group(const cs_par_job *job, const int *order, void *results,
                       cs__par_prog *pg, cs_err *err);
 
+/* par_item.c: this process's rank and whether items are timed (COLLSIM_STATS=1), set
+ * by cs_par_init; items running now (> 0 inside an item); wall clock, s. */
+void cs__par_item_setup(int rank, int timing);
+int cs__par_depth(void);
+double cs__par_now_s(void);
 /* Run item i into out (zeroed first). */
 int cs__par_run_item(const cs_par_job *job, int i, void *out, cs_err *err);
 /* One more item done (rank 0): calls the progress function. */

@@ -75,14 +75,11 @@ done
 # (nm). Every pair that goes both ways and every longer circle (tsort) is a breach, but for
 # the allow-list: circles in files other work is changing now, each with where that happens
 # (an entry whose files no longer call in a circle is reported).
-#   scenarios/compute.c scenarios/kernels.c: compute model being reworked (kernels, SM share)
-#   scenarios/gpu.c scenarios/model.c: GPU and model presets being reworked (dtype names)
 #   topologies/kind_basic.c, kind_cluster.c and registry.c: a composite kind looks its parts
 #     up by name in the registry that lists it (recursion by design, as an algorithm's does)
 #   topologies/compose.c and load.c: a "calibration=FILE" overlay is a topology loaded in
 #     turn (cs_topo_load_root) while the loader applies overlays (recursion by design)
-circle_ok="scenarios/compute.c:scenarios/kernels.c scenarios/gpu.c:scenarios/model.c
- topologies/kind_basic.c:topologies/registry.c topologies/kind_cluster.c:topologies/registry.c
+circle_ok="topologies/kind_basic.c:topologies/registry.c topologies/kind_cluster.c:topologies/registry.c
  topologies/compose.c:topologies/load.c"
 circle_ok=$(echo $circle_ok)
 syms=$(mktemp -d)
