@@ -20,6 +20,7 @@ static const char usage[] =
     "                    --flash-attention on|off --dtype bf16|fp16|fp8 --explain\n"
     "                    --etp N --moe-dispatcher alltoall|allgather|flex --capacity-factor F\n"
     "                    --moe-imbalance F --moe-overlap --memory-margin F\n"
+    "                    --recompute-fraction F (with --recompute full: the share of the layers)\n"
     "                    --megatron \"ARGS\" --deepspeed ds_config.json] [--format text|json]\n"
     "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"

@@ -167,6 +167,17 @@ int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_e
                 return cs_err_set(err, CS_EUSAGE, NULL, "--recompute: unknown value '%s' "
                                   "(known: none, selective, full)", v);
             break;
+        case O_RCFRAC: {
+            /* the share of the layers full recomputation replays (train.recompute_fraction);
+             * checked against --recompute when the plan is checked */
+            char *end;
+            double f = strtod(v, &end);
+            if (!*v || *end || !(f > 0 && f <= 1))
+                return cs_err_set(err, CS_EUSAGE, NULL, "--recompute-fraction: expected a "
+                                  "share of the layers in (0, 1], got '%s'", v);
+            p->recompute_frac = f;
+            break;
+        }
         case O_SP: p->sp = 1; break;
         case O_FLASH:
             if (strcmp(v, "on") && strcmp(v, "off"))

@@ -440,6 +440,10 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->global_batch < 1)
         return cs_err_set(err, CS_EINVAL, "train.global_batch", "missing or not >= 1 (give "
                           "it in the plan or --gbs)");
+    if (p->recompute_frac > 0 && p->recompute != CS_RC_FULL)
+        return cs_err_set(err, CS_EINVAL, "train.recompute_fraction", "needs recompute full "
+                          "(the share of the layers fully recomputed), got recompute %s",
+                          p->recompute == CS_RC_SELECTIVE ? "selective" : "none");
     if (p->attn_kernel[0] && !cs_gpu_attn_kernel(&p->gpu, p->attn_kernel)) {
         char known[256] = "";
         int i;

@@ -11,13 +11,16 @@ def plan_of(p):
     dtype = "fp8" if p["precision"].startswith("FP8") else "bf16"
     mb = p["micro_batch"]
     gb = p["global_batch"] if isinstance(p["global_batch"], int) else mb * p["dp"]
-    rc = "full" if p["recompute"].startswith("full") else "selective"
+    # torchtitan's selective AC (op: every other matmul's output saved, the rest
+    # recomputed) read as full recompute of half the layers, as plan_accuracy.py does
+    rc, frac = ("full", []) if p["recompute"].startswith("full") else \
+        ("full", ["--recompute-fraction", "0.5"])
     nodes = ["--topo", "dgx-h100"] if p["gpu_count"] <= 8 else \
         ["--topo", "dgx-h100-x16", "--nodes", str(p["gpu_count"] // 8)]
     return ["--model", model, "--gpu", "h100-sxm"] + nodes + ["--tp", str(p["tp"]),
             "--pp", "1", "--cp", str(p["cp"]), "--dp", str(p["dp"]), "--zero", "3",
             "--mbs", str(mb), "--gbs", str(gb), "--recompute", rc, "--dtype", dtype,
-            "--seq-length", str(seq)] + (["--sp"] if p["tp"] > 1 else [])
+            "--seq-length", str(seq)] + frac + (["--sp"] if p["tp"] > 1 else [])
 
 def main():
     exe, points = sys.argv[1], sys.argv[2]
