@@ -380,7 +380,7 @@ static int read_lines(treader *r, char *text, const char *name, cs_trainlog *t, 
             gbs_plan = atol(arg_val(r, "global_batch_size"));
         if (n_iter++ == 0 || iter <= CS_TLOG_WARMUP_ITERS)
             continue;                                   /* warm-up */
-        if (gbs > 0 && gbs_plan > 0 && (long)gbs != gbs_plan)
+        if (gbs > 0 && gbs_plan > 0 && gbs != (double)gbs_plan)
             continue;                                   /* batch size ramp-up */
         if (r->n_times == CS_TLOG_MAX_ITERS)
             continue;
@@ -397,7 +397,7 @@ static int read_lines(treader *r, char *text, const char *name, cs_trainlog *t, 
                 return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         }
         if (!r->n_times)
-            t->first_used = (int)iter;
+            t->first_used = iter > 2147483647L ? 2147483647 : iter < 0 ? 0 : (int)iter;
         r->times[r->n_times++] = ts;
         if (tf > 0)
             r->tflops[r->n_tflops++] = tf;
