@@ -65,8 +65,6 @@ static void gemm(klist *l, const char *name, double m, double k, double n, doubl
         if ((c = add(l, nm, CS_K_ELEM, count))) {
             c->fwd_bytes = cast_in ? (3 + cur) * m * k : 0;
             c->bwd_bytes = (4 + cur) * m * n;
-            if (!cast_in)
-                c->fwd_bytes = 0;
         }
     }
 }
@@ -173,7 +171,7 @@ static void moe(klist *l, double T)
 {
     const cs_plan *p = l->p;
     const cs_llm *M = &p->model;
-    double t = p->tp, h = M->hidden, q = abytes(p), E = M->experts, k = M->top_k;
+    double h = M->hidden, q = abytes(p), E = M->experts, k = M->top_k;
     double g = M->gated_mlp ? 2 : 1, rows;
     cs_moe_shape ms;
     cs_plan_moe_shape(p, &ms);
@@ -193,7 +191,6 @@ static void moe(klist *l, double T)
     elem(l, "unpermute", 2 * q * T * k * h, 2 * q * T * k * h);
     if (M->shared_ffn > 0)
         mlp(l, "shared.", M->shared_ffn, T, 1);
-    (void)t;
 }
 
 static void layer(klist *l, int is_moe)

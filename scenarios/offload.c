@@ -6,6 +6,7 @@
 #include "scenarios/comm-private.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The nearest CPU node of node g (fewest hops, then lowest index), -1 if none. */
 static int nearest_cpu(const cs_topo *t, int g, const int32_t **route, int *n_route)
@@ -30,34 +31,44 @@ static int nearest_cpu(const cs_topo *t, int g, const int32_t **route, int *n_ro
 int cs__offload_host_link(const cs_topo *t, int rank, double *bw_GBps, int *share)
 {
     const int32_t *d = NULL, *d2 = NULL;
-    int n = 0, n2, cpu, r, i, j, k, best_k = -1;
-    double best = 0;
+    int32_t *own;
+    int n = 0, n2, cpu, r, i, j, *k;
+    double best = -1;
     *bw_GBps = 0;
     *share = 1;
     if (!t || rank < 0 || rank >= t->n_ranks ||
-        (cpu = nearest_cpu(t, t->ranks[rank], &d, &n)) < 0)
+        (cpu = nearest_cpu(t, t->ranks[rank], &d, &n)) < 0 || n <= 0)
         return 0;
-    /* the link of the route whose bandwidth over the GPUs crossing it in the same direction
-     * (only GPUs with the same nearest CPU can) is least: that share bounds the GPU */
-    for (i = 0; i < n; i++) {
-        k = 0;
-        for (r = 0; r < t->n_ranks; r++) {
-            if (nearest_cpu(t, t->ranks[r], &d2, &n2) != cpu)
-                continue;
+    /* the route is copied: the route lookups below may reuse the cache it points into */
+    if (!(own = malloc((size_t)n * sizeof *own)) || !(k = calloc((size_t)n, sizeof *k))) {
+        free(own);
+        return 0;
+    }
+    memcpy(own, d, (size_t)n * sizeof *own);
+    /* one pass over the GPUs with the same nearest CPU (only they can cross these links in
+     * the same direction): how many cross each link of this GPU's route */
+    for (r = 0; r < t->n_ranks; r++) {
+        if (nearest_cpu(t, t->ranks[r], &d2, &n2) != cpu)
+            continue;
+        for (i = 0; i < n; i++)
             for (j = 0; j < n2; j++)
-                if (d2[j] == d[i]) {
-                    k++;
+                if (d2[j] == own[i]) {
+                    k[i]++;
                     break;
                 }
-        }
-        k = k < 1 ? 1 : k;
-        if (best_k < 0 || t->links[d[i] / 2].bw_GBps / k < best) {
-            best = t->links[d[i] / 2].bw_GBps / k;
-            best_k = k;
-            *bw_GBps = t->links[d[i] / 2].bw_GBps;
-            *share = k;
+    }
+    /* the link whose bandwidth over the GPUs crossing it is least bounds the GPU */
+    for (i = 0; i < n; i++) {
+        int c = k[i] < 1 ? 1 : k[i];
+        double bw = t->links[own[i] / 2].bw_GBps;
+        if (best < 0 || bw / c < best) {
+            best = bw / c;
+            *bw_GBps = bw;
+            *share = c;
         }
     }
+    free(own);
+    free(k);
     return 1;
 }
 

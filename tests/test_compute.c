@@ -242,6 +242,32 @@ static void t_gpu_refusals(void)
     CS_ASSERT_REL(cs_gpu_attn_tflops(&g, NULL, 1, NULL), 36, 1e-12);
 }
 
+/* The plan keys of this round, refused at their path: an unknown kernels mode or FP8
+ * recipe, a recompute share without full recompute or outside (0, 1]. */
+static void t_train_refusals(void)
+{
+    static const struct { const char *train, *where; } bad[] = {
+        {"\"kernels\": \"xla\"", "train.kernels"},
+        {"\"fp8_recipe\": \"e5m2\"", "train.fp8_recipe"},
+        {"\"recompute_fraction\": 0.5", "train.recompute_fraction"},
+        {"\"recompute\": \"full\", \"recompute_fraction\": 1.5", "train.recompute_fraction"},
+        {"\"attention_kernel\": 3", "train.attention_kernel"}};
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[512];
+        cs_plan p;
+        cs_err err;
+        snprintf(json, sizeof json, "{\"model\": \"gpt-1.7b\", \"train\": {\"global_batch\": 8, "
+                 "%s}, \"system\": {\"gpu\": \"h100-sxm\", \"topo\": \"dgx-h100\"}}",
+                 bad[i].train);
+        cs_plan_init(&p);
+        cs_err_clear(&err);
+        CU_ASSERT(cs_plan_parse(json, "test", &p, &err) < 0);
+        CU_ASSERT_STRING_EQUAL(err.where, bad[i].where);
+        cs_plan_fini(&p);
+    }
+}
+
 /* The sums: the layer's forward is the sum of its kernels' (count x time); the mean layer
  * of a model whose first of 2 layers is dense and second MoE is their average. */
 static void t_layer_sums(void)
@@ -303,6 +329,7 @@ int cs_test_register(void)
         {"gemm_roofline", t_gemm_roofline}, {"attention_kernel", t_attention_kernel},
         {"fp8_layer", t_fp8_layer}, {"eager_kernels", t_eager_kernels},
         {"gpu_refusals", t_gpu_refusals}, {"layer_sums", t_layer_sums},
-        {"recompute_share", t_recompute_share}, {NULL, NULL}};
+        {"recompute_share", t_recompute_share}, {"train_refusals", t_train_refusals},
+        {NULL, NULL}};
     return cs_test_add_suite("compute", cases);
 }
