@@ -40,6 +40,8 @@ struct cs_plan_ctx {
     cs__memo_ent *memo;          /* open-addressing table, cap a power of two */
     long n_memo, cap_memo;       /* used and allocated slots */
     long sims;                   /* simulations run (cs_sim runs: algorithms x protocols) */
+    long bounded;                /* candidates not simulated: their link-load bound was
+                                    above the best time found (comm.c) */
     long simulated;              /* collectives simulated (memo misses computed here) */
     int collecting;              /* 1: note misses as pending instead of simulating them */
     cs__pending *pend;           /* the pending collectives, in the order first noted */

@@ -132,6 +132,7 @@ void cs_plan_ctx_collect(cs_plan_ctx *c, int on) { c->collecting = on != 0; }
 int cs_plan_ctx_collecting(const cs_plan_ctx *c) { return c->collecting; }
 long cs_plan_pending_count(const cs_plan_ctx *c) { return c->n_pend; }
 long cs_plan_ctx_simulated(const cs_plan_ctx *c) { return c->simulated; }
+long cs_plan_ctx_bounded(const cs_plan_ctx *c) { return c->bounded; }
 
 /* The plan a pending collective was noted from, as far as simulating it reads: the
  * degrees, their order and the DP mode. */
@@ -168,7 +169,7 @@ double cs_plan_pending_cost(const cs_plan_ctx *c, long i)
 int cs_plan_pending_run(cs_plan_ctx *c, long i, cs_plan_pending_out *out, cs_err *err)
 {
     cs_plan p;
-    long sims = c->sims;
+    long sims = c->sims, bounded = c->bounded;
     int rc;
     memset(out, 0, sizeof *out);
     if (i < 0 || i >= c->n_pend)
@@ -178,6 +179,7 @@ int cs_plan_pending_run(cs_plan_ctx *c, long i, cs_plan_pending_out *out, cs_err
     rc = cs__plan_simulate(c, &p, c->pend[i].g, c->pend[i].coll, c->pend[i].bytes, &out->t_s,
                            &out->err);
     out->sims = (int)(c->sims - sims);
+    out->bounded = (int)(c->bounded - bounded);
     c->simulated++;
     if (rc == CS_ENOMEM) {
         *err = out->err;

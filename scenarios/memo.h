@@ -28,6 +28,7 @@ typedef struct cs_plan_pending_out {
     double t_s;              /* its time, s (rc == 0) */
     int rc;                  /* 0 or the simulation's negative code */
     int sims;                /* cs_sim runs it took */
+    int bounded;             /* candidates its link-load bound spared (comm.c) */
     cs_err err;              /* the simulation's error (rc < 0) */
 } cs_plan_pending_out;
 
@@ -41,5 +42,9 @@ int cs_plan_pending_settle(cs_plan_ctx *c, const cs_plan_pending_out *out, cs_er
 /* Collectives simulated by this process (memo misses computed here, or pending ones run
  * here); cs_plan_ctx_sims counts the cs_sim runs they took. */
 long cs_plan_ctx_simulated(const cs_plan_ctx *c);
+
+/* Candidates (algorithm x protocol) not simulated because their link-load bound was above
+ * the best time found (comm.c, sim/bound.h): with cs_plan_ctx_sims, every candidate. */
+long cs_plan_ctx_bounded(const cs_plan_ctx *c);
 
 #endif

@@ -149,7 +149,8 @@ static void t_cost_runs(void)
     CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 0), 28.0);
     CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 1), 112.0);
     CU_ASSERT_EQUAL(cs_plan_pending_run(ctx, 0, &out, &err), 0);
-    CU_ASSERT(out.rc == 0 && out.sims == 7 && out.t_s > 0);
+    /* every candidate either simulated or spared by its link-load bound (comm.c) */
+    CU_ASSERT(out.rc == 0 && out.sims + out.bounded == 7 && out.sims >= 1 && out.t_s > 0);
     cs_plan_ctx_free(ctx);
     cs_plan_fini(&p);
 }
