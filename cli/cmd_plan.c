@@ -183,7 +183,7 @@ int cs_cmd_plan_io(cs_cli_io *io, int argc, char **argv)
     if ((rc = cs_plan_check(&p, 0, &err)) < 0 ||
         (!ctx && (rc = cs_plan_ctx_new(&ctx, &p, &err)) < 0) ||
         (rc = cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &err)) < 0 ||
-        (rc = cs_plan_eval(ctx, &p, plot || trace, &r, &err)) < 0)
+        (rc = cs_plan_eval(ctx, &p, (plot || trace) ? CS_PLAN_KEEP_TASKS : 0, &r, &err)) < 0)
         goto fail;
     if (plot && (rc = cs_plot_plan_pipeline(&p, &r, plot, 0, 0, &err)) < 0)
         goto fail;

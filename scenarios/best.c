@@ -19,7 +19,7 @@ static int fits(const cs_plan *base, int ranks, const cs_plan_cand *c)
     if (cs_plan_check(&p, ranks, &e) < 0)
         return 0;
     cs_plan_memory_of(&p, &m);
-    return m.total <= p.gpu.hbm_GB * 1e9;
+    return m.total <= p.gpu.hbm_GB * 1e9 * (1 - p.memory_margin);
 }
 
 /* A candidate with its lower bound. */

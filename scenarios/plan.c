@@ -59,7 +59,7 @@ static int comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, doub
     return cs_plan_comm(c, p, g, coll, b, t, err);
 }
 
-static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *r,
+static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r,
                 cs_err *err)
 {
     const cs_llm *M = &p->model;
@@ -277,7 +277,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     /* collecting the collectives of a search (memo.h): the step is not simulated */
     if (cs_plan_ctx_collecting(ctx))
         return 0;
-    if ((rc = cs_plan_step(sc, keep_tasks, &r->step, err)) < 0)
+    if ((rc = cs_plan_step(sc, (flags & CS_PLAN_KEEP_TASKS) != 0, &r->step, err)) < 0)
         return rc;
     /* results */
     r->step_time_s = r->step.step_s;
@@ -316,6 +316,8 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
                 r->bottleneck = cs_plan_breakdown_names[i];
             }
     }
+    if (flags & CS_PLAN_STEP_ONLY)
+        return 0;
     cs_plan_memory_of(p, &r->mem);
     r->capacity_bytes = p->gpu.hbm_GB * 1e9;
     r->fits = r->mem.total <= r->capacity_bytes * (1 - p->memory_margin);
@@ -330,10 +332,10 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_resu
     return 0;
 }
 
-int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *r,
+int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r,
                  cs_err *err)
 {
-    int rc = eval(ctx, p, keep_tasks, r, err);
+    int rc = eval(ctx, p, flags, r, err);
     if (rc < 0)
         cs_plan_result_fini(r);         /* a call that fails holds nothing */
     return rc;

@@ -372,9 +372,14 @@ typedef struct cs_plan_result {
 } cs_plan_result;
 extern const char *const cs_plan_breakdown_names[10];
 
-/* Evaluate a checked plan on ctx's system. keep_tasks keeps the step's tasks (pictures,
- * traces). Returns 0 or a negative code. */
-int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int keep_tasks, cs_plan_result *out,
+/* cs_plan_eval's flags: CS_PLAN_KEEP_TASKS keeps the step's tasks (pictures, traces);
+ * CS_PLAN_STEP_ONLY leaves out what only a report reads (memory, fits, the groups'
+ * NVLink-domain spans): a search ranks by step time and has its own memory figure. */
+#define CS_PLAN_KEEP_TASKS 1
+#define CS_PLAN_STEP_ONLY 2
+/* Evaluate a checked plan on ctx's system (flags: CS_PLAN_*, 0 = the whole result).
+ * Returns 0 or a negative code. */
+int cs_plan_eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *out,
                  cs_err *err);
 /* Memory only (no topology needed). */
 void cs_plan_memory_of(const cs_plan *p, cs_plan_memory *m);

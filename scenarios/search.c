@@ -138,12 +138,12 @@ int cs_plan_search_eval(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_can
             cs_plan_memory_of(&p, &mem);
             res->mem_bytes = mem.total;
             res->ok = 1;
-            res->fits = mem.total <= p.gpu.hbm_GB * 1e9;
+            res->fits = mem.total <= p.gpu.hbm_GB * 1e9 * (1 - p.memory_margin);
             if (!res->fits) {
                 snprintf(res->why, sizeof res->why, "needs %.1f GB", mem.total / 1e9);
             } else {
                 cs_plan_result r;
-                if ((rc = cs_plan_eval(ctx, &p, 0, &r, &e2)) < 0) {
+                if ((rc = cs_plan_eval(ctx, &p, CS_PLAN_STEP_ONLY, &r, &e2)) < 0) {
                     if (rc == CS_ENOMEM)
                         return cs_err_set(err, rc, NULL, "out of memory");
                     /* a layout the plan cannot run (a limit): dropped, with why */
@@ -211,10 +211,10 @@ static int collect(cs_plan_ctx *ctx, const cs_plan *base, const cs_plan_cand *ca
         if (cs_plan_check(&p, cs_plan_ctx_ranks(ctx), &e2) < 0)
             continue;
         cs_plan_memory_of(&p, &mem);
-        if (mem.total > p.gpu.hbm_GB * 1e9)
+        if (mem.total > p.gpu.hbm_GB * 1e9 * (1 - p.memory_margin))
             continue;
         /* a layout the plan cannot run fails again, with its message, in step 3 */
-        if (cs_plan_eval(ctx, &p, 0, &r, &e2) == CS_ENOMEM)
+        if (cs_plan_eval(ctx, &p, CS_PLAN_STEP_ONLY, &r, &e2) == CS_ENOMEM)
             rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
         cs_plan_result_fini(&r);
     }

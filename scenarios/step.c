@@ -122,30 +122,16 @@ static void program(const cs_step_costs *c, int s, int *is_b, int *chunk, int *m
 
 int cs__step_peak(cs_sched_kind schedule, int pp, int vp, int m, int stage)
 {
-    cs_step_costs c;
-    int n = 2 * m * vp, *is_b, *ch, *mb, k, cur = 0, peak = 0;
+    long warm, total = (long)m * vp;
     if (pp < 1 || vp < 1 || m < 1 || stage < 0 || stage >= pp)
         return 0;
-    memset(&c, 0, sizeof c);
-    c.pp = pp;
-    c.vp = vp;
-    c.m = m;
-    c.schedule = schedule;
-    is_b = malloc(sizeof *is_b * (size_t)n);
-    ch = malloc(sizeof *ch * (size_t)n);
-    mb = malloc(sizeof *mb * (size_t)n);
-    if (is_b && ch && mb) {
-        program(&c, stage, is_b, ch, mb);
-        for (k = 0; k < n; k++) {
-            cur += is_b[k] ? -1 : 1;
-            if (!is_b[k] && cur > peak)
-                peak = cur;
-        }
-    }
-    free(is_b);
-    free(ch);
-    free(mb);
-    return peak;
+    /* GPipe: every forward before the first backward */
+    if (schedule == CS_PS_GPIPE)
+        return m;
+    /* program(): the warm-up forwards, then one forward more before the first backward,
+     * and from there a backward after every forward (the cool-down only frees) */
+    warm = vp > 1 ? (long)(pp - stage - 1) * 2 + (long)(vp - 1) * pp : pp - stage - 1;
+    return warm >= total ? (int)total : (int)(warm + 1);
 }
 
 const char *cs_task_kind_name(cs_task_kind k)

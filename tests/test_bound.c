@@ -9,7 +9,8 @@
 #include "algorithms/coll.h"
 
 #define RING4 "{\"kind\":\"ring\",\"ranks\":4,\"link\":{\"bandwidth_GBps\":10,\"latency_us\":1}}"
-#define AB4 "{\"kind\":\"alpha_beta\",\"ranks\":4,\"link\":{\"bandwidth_GBps\":10,\"latency_us\":1}}"
+#define AB4                                                                                 \
+    "{\"kind\":\"alpha_beta\",\"ranks\":4,\"link\":{\"bandwidth_GBps\":10,\"latency_us\":1}}"
 
 static void ring_allreduce(cs_sched *s, uint64_t bytes)
 {

@@ -10,6 +10,7 @@
 
 #include "tests/testutil.h"
 #include "scenarios/plan.h"
+#include "scenarios/step-private.h"
 
 /* The fastest fabric a topology may declare, no latency (as test_plan.c). */
 #define FREE_TOPO "{\"kind\": \"alpha_beta\", \"ranks\": 64, " \
@@ -127,6 +128,44 @@ static void t_uneven_step(void)
         CS_ASSERT_REL(r.bubble_s, 9.0 * m + 9 - 6.0 * m, 1e-12);
         cs_step_result_fini(&r);
     }
+}
+
+/* The microbatch-chunks in flight that memory counts (cs__step_peak, a closed form: GPipe
+ * m; 1F1B and interleaved the warm-up forwards plus one, at most m v) are the ones the step
+ * simulation's program keeps in flight, stage 0 the most: over pp 1-6, vp 1-3, m 1-12
+ * (interleaved: m a multiple of pp). */
+static void t_peak_closed_form(void)
+{
+    int pp, vp, m, sk;
+    for (sk = 0; sk < 2; sk++)
+        for (pp = 1; pp <= 6; pp++)
+            for (vp = 1; vp <= (sk ? 1 : 3); vp++)
+                for (m = 1; m <= 12; m++) {
+                    cs_step_costs c;
+                    cs_step_result r;
+                    cs_err err;
+                    int st, best = 0;
+                    if (vp > 1 && (pp < 2 || m % pp))
+                        continue;           /* interleaving: m a multiple of pp (Megatron) */
+                    memset(&c, 0, sizeof c);
+                    c.pp = pp, c.vp = vp, c.m = m, c.t_fwd = 1, c.t_bwd = 2;
+                    c.schedule = sk ? CS_PS_GPIPE : vp > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
+                    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+                    for (st = 0; st < pp; st++) {
+                        int k = cs__step_peak(c.schedule, pp, vp, m, st);
+                        if (k > best)
+                            best = k;
+                    }
+                    CU_ASSERT_EQUAL(best, r.peak_inflight);
+                    CU_ASSERT_EQUAL(cs__step_peak(c.schedule, pp, vp, m, 0), r.peak_inflight);
+                    cs_step_result_fini(&r);
+                }
+    /* by hand: 1F1B on 4 stages, 8 microbatches: 4 on stage 0, 1 on stage 3; interleaved
+     * v 2: (4 - 0 - 1) 2 + (2 - 1) 4 + 1 = 11 on stage 0; GPipe: all 8 */
+    CU_ASSERT_EQUAL(cs__step_peak(CS_PS_1F1B, 4, 1, 8, 0), 4);
+    CU_ASSERT_EQUAL(cs__step_peak(CS_PS_1F1B, 4, 1, 8, 3), 1);
+    CU_ASSERT_EQUAL(cs__step_peak(CS_PS_INTERLEAVED, 4, 2, 8, 0), 11);
+    CU_ASSERT_EQUAL(cs__step_peak(CS_PS_GPIPE, 4, 1, 8, 2), 8);
 }
 
 /* The same through a whole plan: 7 layers on pp 3 split 2, 3, 2 (the list, or the balanced
@@ -276,7 +315,8 @@ static void t_json(void)
 int cs_test_register(void)
 {
     static const cs_test_case split[] = {
-        {"splits", t_splits}, {"uneven_step", t_uneven_step}, {"uneven_plan", t_uneven_plan},
+        {"splits", t_splits}, {"uneven_step", t_uneven_step},
+        {"peak in flight", t_peak_closed_form}, {"uneven_plan", t_uneven_plan},
         {"seq_len", t_seq_len}, {"megatron_flags", t_megatron_flags}, {"json", t_json},
         {NULL, NULL}};
     return cs_test_add_suite("pipeline", split);

@@ -538,6 +538,15 @@ static void t_search(void)
     cs_plan_search_rank(a, n);
     CU_ASSERT(a[0].ok && a[0].fits && a[0].step_time_s > 0);
     CU_ASSERT(a[1].step_time_s >= a[0].step_time_s);
+    /* --memory-margin 0.9: a candidate fits when it needs at most a tenth of the 80 GB,
+     * and some that fit the whole GPU no longer do */
+    p.memory_margin = 0.9;
+    CU_ASSERT_EQUAL(cs_plan_search_eval(ctx, &p, c, 0, n, b, NULL, NULL, &err), 0);
+    for (h = 0, n2 = 0; h < n; h++) {
+        CU_ASSERT(!b[h].ok || b[h].fits == (b[h].mem_bytes <= 8e9));
+        n2 += b[h].ok && !b[h].fits && b[h].mem_bytes <= 80e9;
+    }
+    CU_ASSERT(n2 > 0);
     cs_plan_ctx_free(ctx);
     free(a);
     free(b);
