@@ -42,6 +42,8 @@ struct cs_plan_ctx {
     long sims;                   /* simulations run (cs_sim runs: algorithms x protocols) */
     long bounded;                /* candidates not simulated: their link-load bound was
                                     above the best time found (comm.c) */
+    double *bound_load;          /* 2 x topo->n_links zeros for sim/bound.h (comm.c makes
+                                    it, memo.c frees it), NULL until then */
     long simulated;              /* collectives simulated (memo misses computed here) */
     int collecting;              /* 1: note misses as pending instead of simulating them */
     cs__pending *pend;           /* the pending collectives, in the order first noted */

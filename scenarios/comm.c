@@ -349,12 +349,21 @@ int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll
                 continue;
             }
             n_runs++;
-            if (rc < 0 || (rc = cs_sched_link_bound(c->topo, x->per ? &x->per[0] : &x->s,
-                                                    members, x->costs.bw_eff > 0 ?
-                                                    1 / x->costs.bw_eff : 1, &x->lb_s,
-                                                    err)) < 0)
+            if (rc < 0)
                 goto done;
         }
+    for (a = 0; a < n_runs && n_runs > 1; a++) {
+        cand_run *x = &runs[a];
+        if (!c->bound_load && c->topo->n_links > 0 &&
+            !(c->bound_load = calloc(2 * (size_t)c->topo->n_links, sizeof *c->bound_load))) {
+            rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            goto done;
+        }
+        if ((rc = cs_sched_link_bound(c->topo, x->per ? &x->per[0] : &x->s, members,
+                                      x->costs.bw_eff > 0 ? 1 / x->costs.bw_eff : 1,
+                                      c->bound_load, &x->lb_s, err)) < 0)
+            goto done;
+    }
     for (a = 0; a < n_runs; a++)
         order[a] = a;
     sort_by_bound(order, runs, n_runs);

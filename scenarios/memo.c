@@ -233,6 +233,8 @@ void cs__plan_memo_fini(cs_plan_ctx *c)
     free(c->memo);
     free(c->pend);
     free(c->fails);
+    free(c->bound_load);
+    c->bound_load = NULL;
     c->memo = NULL;
     c->pend = NULL;
     c->fails = NULL;

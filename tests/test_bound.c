@@ -34,9 +34,9 @@ static void test_ring_bound(void)
     cs_err err;
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     ring_allreduce(&s, 4000000);
-    CU_ASSERT_EQUAL(cs_sched_link_bound(t, &s, NULL, 1, &lb, &err), 0);
+    CU_ASSERT_EQUAL(cs_sched_link_bound(t, &s, NULL, 1, NULL, &lb, &err), 0);
     CS_ASSERT_REL(lb, 0.6e-3, 1e-12);
-    CU_ASSERT_EQUAL(cs_sched_link_bound(t, &s, NULL, 2, &lb, &err), 0);
+    CU_ASSERT_EQUAL(cs_sched_link_bound(t, &s, NULL, 2, NULL, &lb, &err), 0);
     CS_ASSERT_REL(lb, 1.2e-3, 1e-12);
     CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, &t_ps, NULL, &err), 0);
     CS_ASSERT_REL(cs_time_to_s(t_ps), 0.6e-3 + 6e-6, 1e-9);
@@ -46,8 +46,8 @@ static void test_ring_bound(void)
 }
 
 /* A rank map moves the load, not its size: ranks 0..3 on topology ranks 3, 2, 1, 0 send
- * r -> r-1 on the ring, each of the 4 backward links 6e6 B: 0.6 ms again. alpha_beta has
- * no links: no bound (0). */
+ * r -> r-1 on the ring, each of the 4 backward links 6e6 B: 0.6 ms again, also through a
+ * caller's scratch, which it leaves zero. alpha_beta has no links: no bound (0). */
 static void test_map_and_ab(void)
 {
     cs_topo *t = cs_test_topo(RING4), *ab = cs_test_topo(AB4);
@@ -58,9 +58,19 @@ static void test_map_and_ab(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ab);
     ring_allreduce(&s, 4000000);
-    CU_ASSERT_EQUAL(cs_sched_link_bound(t, &s, rev, 1, &lb, &err), 0);
+    CU_ASSERT_EQUAL(cs_sched_link_bound(t, &s, rev, 1, NULL, &lb, &err), 0);
     CS_ASSERT_REL(lb, 0.6e-3, 1e-12);
-    CU_ASSERT_EQUAL(cs_sched_link_bound(ab, &s, NULL, 1, &lb, &err), 0);
+    /* with a caller's scratch (8 directed links): the same bound, the scratch left zero */
+    {
+        double scratch[8] = {0};
+        int i;
+        CU_ASSERT_EQUAL_FATAL(t->n_links, 4);
+        CU_ASSERT_EQUAL(cs_sched_link_bound(t, &s, rev, 1, scratch, &lb, &err), 0);
+        CS_ASSERT_REL(lb, 0.6e-3, 1e-12);
+        for (i = 0; i < 8; i++)
+            CU_ASSERT_EQUAL(scratch[i], 0);
+    }
+    CU_ASSERT_EQUAL(cs_sched_link_bound(ab, &s, NULL, 1, NULL, &lb, &err), 0);
     CU_ASSERT_EQUAL(lb, 0);
     cs_sched_fini(&s);
     cs_topo_free(t);
