@@ -4,6 +4,7 @@
  * OPT, BLOOM, DeepSeek (MoE, MLA, multi-token prediction), GPT-OSS and Gemma 3 (sliding
  * windows and their per-layer pattern). */
 #include "scenarios/plan.h"
+#include "scenarios/model-private.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -21,8 +22,8 @@ static const char *const irrelevant[] = {
     "dropout", "attn_pdrop", "embd_pdrop", "resid_pdrop", "attention_probs_dropout_prob",
     "hidden_dropout_prob", "activation_dropout", "layerdrop", "pretraining_tp",
     "tokenizer_class", "router_aux_loss_coef", "output_router_logits", "router_jitter_noise",
-    "norm_topk_prob", "routed_scaling_factor", "scoring_func", "topk_method", "n_group",
-    "topk_group", "aux_loss_alpha", "seq_aux", "ep_size", "n_ctx", "scale_attn_weights", "reorder_and_upcast_attn",
+    "norm_topk_prob", "routed_scaling_factor", "scoring_func", "topk_method",
+    "aux_loss_alpha", "seq_aux", "ep_size", "n_ctx", "scale_attn_weights", "reorder_and_upcast_attn",
     "scale_attn_by_inverse_layer_idx", "summary_activation", "summary_first_dropout",
     "summary_proj_to_labels", "summary_type", "summary_use_proj", "task_specific_params",
     "do_layer_norm_before", "apply_residual_connection_post_layernorm", "slow_but_exact",
@@ -45,7 +46,7 @@ static const char *const used[] = {
     "head_dim", "tie_word_embeddings", "hidden_act", "q_lora_rank", "kv_lora_rank",
     "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "num_nextn_predict_layers",
     "sliding_window", "use_sliding_window", "layer_types", "sliding_window_pattern",
-    "max_window_layers", NULL};
+    "max_window_layers", "n_group", "topk_group", NULL};
 
 static int in(const char *const *set, const char *k)
 {
@@ -242,7 +243,14 @@ static int read_keys(json_t *root, cs_llm *m, cs_err *err)
     if (m->top_k > m->experts)
         return cs_err_set(err, CS_EINVAL, "num_experts_per_tok", "must be <= the experts (%d), "
                           "got %d", m->experts, m->top_k);
-    return 0;
+    /* group-limited routing (DeepSeek-V3: 8 groups, a token's experts within 4): it bounds
+     * the nodes a token's copies go to (DeepEP) */
+    if ((rc = hf_int(root, K("n_group"), 1, 0, &m->router_groups, err)) < 0 ||
+        (rc = hf_int(root, K("topk_group"), 1, 0, &m->router_group_topk, err)) < 0)
+        return rc;
+    if (m->router_groups == 1 && m->router_group_topk == 1)
+        m->router_groups = m->router_group_topk = 0;     /* one group: no limit */
+    return cs__model_check_groups(m, NULL, "n_group", "topk_group", err);
 }
 
 int cs_model_load_hf(const char *path, cs_llm *m, cs_err *err)

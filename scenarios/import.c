@@ -2,6 +2,7 @@
  * command-line arguments and DeepSpeed's ds_config.json, read the way those tools read them
  * and refused where they refuse them, each error naming the flag or the key. */
 #include "scenarios/plan.h"
+#include "scenarios/model-private.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -73,7 +74,8 @@ static int megatron_model_check(const cs_llm *m, cs_err *err)
     if (m->experts && m->top_k > m->experts)
         return cs_err_set(err, CS_EINVAL, "--moe-router-topk", "must be <= --num-experts (%d), "
                           "got %d", m->experts, m->top_k);
-    return 0;
+    return cs__model_check_groups(m, NULL, "--moe-router-num-groups", "--moe-router-group-topk",
+                                  err);
 }
 
 int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignored, cs_err *err)
@@ -104,6 +106,8 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         {"--v-head-dim", &p->model.v_head_dim, 1},
         {"--mtp-num-layers", &p->model.mtp_layers, 1},
         {"--moe-shared-expert-intermediate-size", &p->model.shared_ffn, 1},
+        {"--moe-router-num-groups", &p->model.router_groups, 1},
+        {"--moe-router-group-topk", &p->model.router_group_topk, 1},
     };
     const size_t n_ints = sizeof ints / sizeof ints[0];
     char *buf = strdup(args), **tok = NULL;

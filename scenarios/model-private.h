@@ -10,6 +10,12 @@
 int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *m,
                         cs_err *err);
 int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g, cs_err *err);
+/* Group-limited routing of m (router_groups, router_group_topk) consistent with its experts:
+ * both or neither, groups dividing the experts, group_topk <= groups and room for top_k.
+ * Errors name the keys k_groups / k_topk under where (model JSON, HF config, Megatron
+ * flags). Returns 0 or CS_EINVAL. */
+int cs__model_check_groups(const cs_llm *m, const char *where, const char *k_groups,
+                           const char *k_topk, cs_err *err);
 /* The JSON object of cs_plan_print_json (report.c; owned by the caller), and its dump to f
  * as the plan prints it (steals root). */
 json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r);

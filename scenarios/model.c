@@ -169,7 +169,8 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
         "gated_mlp", "seq_len", "vocab", "experts", "top_k", "moe_ffn_hidden", "description",
         "sources", "head_dim", "tied_embeddings", "shared_experts", "dense_layers", "attention",
         "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
-        "window", "window_pattern", "window_layers", "mtp_layers", NULL};
+        "window", "window_pattern", "window_layers", "mtp_layers", "router_groups",
+        "router_group_topk", NULL};
     static const char *const attns[] = {"mha", "gqa", "mla", NULL};
     static const char *const need[] = {"layers", "hidden", "heads", "seq_len", "vocab", NULL};
     /* bounds keep every count a product of these in range (4 h, s h, ...) */
@@ -251,6 +252,46 @@ int cs__model_from_json(json_t *o, const char *where, const char *name, cs_llm *
     if (m->top_k > m->experts) {
         cs_jpath_key(w, sizeof w, where, "top_k");
         return cs_err_set(err, CS_EINVAL, w, "must be <= experts (%d), got %d", m->experts,
+                          m->top_k);
+    }
+    if ((rc = cs_json_opt_intv(o, where, "router_groups", 1, L_MAX, &m->router_groups,
+                               err)) < 0 ||
+        (rc = cs_json_opt_intv(o, where, "router_group_topk", 1, L_MAX, &m->router_group_topk,
+                               err)) < 0)
+        return rc;
+    return cs__model_check_groups(m, where, "router_groups", "router_group_topk", err);
+}
+
+int cs__model_check_groups(const cs_llm *m, const char *where, const char *k_groups,
+                           const char *k_topk, cs_err *err)
+{
+    char w[256];
+    if (!m->router_groups && !m->router_group_topk)
+        return 0;
+    cs_jpath_key(w, sizeof w, where, m->router_groups ? k_topk : k_groups);
+    if (!m->router_groups || !m->router_group_topk)
+        return cs_err_set(err, CS_EINVAL, w, "group-limited routing needs both %s and %s",
+                          k_groups, k_topk);
+    if (!m->experts) {
+        cs_jpath_key(w, sizeof w, where, k_groups);
+        return cs_err_set(err, CS_EINVAL, w, "needs a mixture of experts (experts > 0)");
+    }
+    if (m->experts % m->router_groups) {
+        cs_jpath_key(w, sizeof w, where, k_groups);
+        return cs_err_set(err, CS_EINVAL, w, "must divide the experts (%d), got %d",
+                          m->experts, m->router_groups);
+    }
+    if (m->router_group_topk > m->router_groups) {
+        cs_jpath_key(w, sizeof w, where, k_topk);
+        return cs_err_set(err, CS_EINVAL, w, "must be <= %s (%d), got %d", k_groups,
+                          m->router_groups, m->router_group_topk);
+    }
+    /* every group chosen holds at least one of the token's experts (DeepSeek-V3: the top
+     * k of the chosen groups' experts), so k experts need k / groups-sized room */
+    if ((long)m->router_group_topk * (m->experts / m->router_groups) < m->top_k) {
+        cs_jpath_key(w, sizeof w, where, k_topk);
+        return cs_err_set(err, CS_EINVAL, w, "%d groups of %d experts hold fewer than top_k "
+                          "(%d)", m->router_group_topk, m->experts / m->router_groups,
                           m->top_k);
     }
     return 0;

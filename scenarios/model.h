@@ -51,6 +51,11 @@ typedef struct cs_llm {
     int window;              /* sliding-window attention: keys one query attends to (0 = all) */
     int window_layers;       /* layers that use the window (the others attend to every key;
                                 Gemma 3: 5 of every 6, GPT-OSS every other one) */
+    int router_groups;       /* group-limited routing (DeepSeek-V3's n_group, Megatron's
+                                --moe-router-num-groups): the experts in this many equal
+                                groups, 0 = no groups */
+    int router_group_topk;   /* ... and a token's top_k experts within this many of them
+                                (topk_group, --moe-router-group-topk) */
     int mtp_layers;          /* multi-token prediction modules (DeepSeek-V3's
                                 num_nextn_predict_layers): each one more layer of the model's
                                 last kind, a 2h x h projection, 3 norms and the logits */

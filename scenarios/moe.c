@@ -72,8 +72,23 @@ void cs_plan_moe_comm(const cs_plan *p, int nodes, cs_moe_comm *o)
     }
     o->dispatch = o->combine = CS_COLL_ALLTOALL;
     o->bytes = tok * M->top_k * M->hidden * q * o->rank_load;
-    if (p->dispatcher == CS_MOE_FLEX && nodes > 1 && nodes < M->top_k)
-        o->bytes *= (double)nodes / M->top_k;    /* DeepEP: once per destination node */
+    o->nodes_reached = cs_plan_moe_nodes_reached(M, nodes);
+    if (p->dispatcher == CS_MOE_FLEX && nodes > 1 && o->nodes_reached < M->top_k)
+        o->bytes *= (double)o->nodes_reached / M->top_k;  /* DeepEP: once per node */
+}
+
+int cs_plan_moe_nodes_reached(const cs_llm *M, int nodes)
+{
+    int reached = nodes < M->top_k ? nodes : M->top_k;
+    /* group-limited routing: a token's experts in router_group_topk groups, a group on
+     * ceil(nodes / groups) nodes of the EP group (one when groups >= nodes) */
+    if (M->router_groups > 0 && nodes > 1) {
+        long per = (nodes + M->router_groups - 1) / M->router_groups, lim;
+        lim = (long)M->router_group_topk * (per > 1 ? per : 1);
+        if (lim < reached)
+            reached = (int)lim;
+    }
+    return reached > 0 ? reached : 1;
 }
 
 int cs_plan_moe_check(const cs_plan *p, cs_err *err)

@@ -278,8 +278,9 @@ int cs_plan_edp(const cs_plan *p);
  * of each (DESIGN §3) and how many run (dispatch and combine: 2). alltoall and flex: each
  * rank sends its T k h q bytes of routed tokens (/ tp with sequence parallelism, x etp / tp
  * when tp / etp ranks share the tokens), x the most loaded rank's share (imbalance, below);
- * flex (DeepEP) sends a token once to each node it goes to: x min(k, nodes) / k when the
- * group spans nodes (nodes: NVLink domains of the EP group, cs_plan_group_span). allgather:
+ * flex (DeepEP) sends a token once to each node it goes to: x reached / k when the group
+ * spans nodes (nodes: NVLink domains of the EP group, cs_plan_group_span; reached:
+ * cs_plan_moe_nodes_reached, min(k, nodes) or fewer with group-limited routing). allgather:
  * every rank's T h q tokens gathered over the EP group (S = ep T h q) and reduce-scattered
  * back. The most loaded rank holds the most loaded expert and E/ep - 1 at the mean:
  * (load_max + E/ep - 1) / (E/ep) of the mean. */
@@ -288,8 +289,14 @@ typedef struct cs_moe_comm {
     cs_coll combine;         /* CS_COLL_ALLTOALL or CS_COLL_REDUCESCATTER */
     double bytes;            /* S of each, bytes */
     double rank_load;        /* the most loaded rank's volume over the mean (>= 1) */
+    int nodes_reached;       /* the most nodes a token's copies go to (all-to-all) */
 } cs_moe_comm;
 void cs_plan_moe_comm(const cs_plan *p, int nodes, cs_moe_comm *out);
+/* The most distinct nodes a token's top_k experts are on, for an EP group over `nodes`
+ * nodes: min(nodes, top_k), and with group-limited routing at most router_group_topk groups
+ * of ceil(nodes / router_groups) nodes each. DeepEP (the flex dispatcher) sends a token once
+ * per node it reaches. */
+int cs_plan_moe_nodes_reached(const cs_llm *M, int nodes);
 /* The MoE keys of p checked (capacity factor > 0 or dropless, imbalance >= 1, etp divides
  * tp, edp as derived, experts only where the model has them). CS_EINVAL naming the key. */
 int cs_plan_moe_check(const cs_plan *p, cs_err *err);

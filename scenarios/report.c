@@ -121,6 +121,29 @@ static const char *span_warning(const cs_plan_result *r, int k, char *buf, size_
     return buf;
 }
 
+/* The MoE settings the step rests on (moe.c): routing, dispatcher, load, overlap. */
+static void moe_line(FILE *f, const cs_plan *p, const cs_plan_result *r)
+{
+    const cs_llm *M = &p->model;
+    int nodes = r->spans[2] > 1 ? r->spans[2] : 1;
+    fprintf(f, "# moe: %d experts, top-%d", M->experts, M->top_k);
+    if (M->router_groups > 0)
+        fprintf(f, " within %d of %d groups", M->router_group_topk, M->router_groups);
+    fprintf(f, "; dispatcher %s", cs_moe_dispatch_names()[p->dispatcher]);
+    if (p->dispatcher == CS_MOE_FLEX)
+        fprintf(f, " (DeepEP: a token once per node, at most %d of the EP group's %d)",
+                cs_plan_moe_nodes_reached(M, nodes), nodes);
+    fprintf(f, "; load %s", p->moe_imbalance > 1 ? "" : "balanced");
+    if (p->moe_imbalance > 1)
+        fprintf(f, "hottest expert %.3g x the mean", p->moe_imbalance);
+    if (p->capacity_factor > 0)
+        fprintf(f, ", capacity %.3g", p->capacity_factor);
+    else
+        fprintf(f, ", dropless");
+    fprintf(f, "; all-to-all %s compute; etp %d, edp %d\n", p->moe_overlap ? "overlapped with"
+            : "after", cs_plan_etp(p), cs_plan_edp(p));
+}
+
 void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
 {
     const cs_plan_memory *m = &r->mem;
@@ -149,6 +172,8 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
     if (!p->flash_given)
         fprintf(f, "# attention: flash attention (the default, as Megatron-LM and NeMo; "
                 "--flash-attention off or train.flash_attention false for unfused attention)\n");
+    if (p->model.experts > 0)
+        moe_line(f, p, r);
     if (p->model.ignored[0])
         fprintf(f, "# ignored from config.json: %s\n", p->model.ignored);
     if (p->megatron_ignored[0])
@@ -237,6 +262,11 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
         json_object_set_new(par, "moe_imbalance", json_real(p->moe_imbalance >= 1
                                                             ? p->moe_imbalance : 1));
         json_object_set_new(par, "moe_overlap", json_boolean(p->moe_overlap));
+        if (p->model.router_groups > 0) {
+            json_object_set_new(par, "router_groups", json_integer(p->model.router_groups));
+            json_object_set_new(par, "router_group_topk",
+                                json_integer(p->model.router_group_topk));
+        }
         if (p->capacity_factor > 0)
             json_object_set_new(par, "capacity_factor", json_real(p->capacity_factor));
     }

@@ -193,7 +193,12 @@ static void t_bad_inputs(void)
         {", \"top_k\": 9", "", "", "model.top_k"},
         {"", "", ", \"moe_imbalance\": 0.5", "parallel.moe_imbalance"},
         {"", "", ", \"etp\": 3", "parallel.etp"},
-        {"", "", ", \"ep\": 4, \"edp\": 1", "parallel.edp"}};
+        {"", "", ", \"ep\": 4, \"edp\": 1", "parallel.edp"},
+        {", \"router_groups\": 3, \"router_group_topk\": 1", "", "", "model.router_groups"},
+        {", \"router_groups\": 4, \"router_group_topk\": 5", "", "", "model.router_group_topk"},
+        {", \"router_groups\": 4", "", "", "model.router_group_topk"},
+        /* 1 group of 8 / 8 = 1 expert cannot hold top-2 */
+        {", \"router_groups\": 8, \"router_group_topk\": 1", "", "", "model.router_group_topk"}};
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         /* top_k is a model key: its extra replaces the model's "top_k": 2 by appearing
@@ -221,6 +226,65 @@ static void t_bad_inputs(void)
                                              "flex)"));
         free(out);
     }
+}
+
+/* Group-limited routing (DeepSeek-V3's n_group / topk_group, Megatron's
+ * --moe-router-num-groups / --moe-router-group-topk): M's 8 experts in 4 groups of 2, a
+ * token's top-2 within 1 group. Nodes a token reaches, min(nodes, k, topk_group x
+ * ceil(nodes / groups)): EP over 4 nodes 1 (its group is on one node), over 8 nodes 2 (a
+ * group on 2 nodes), over 2 nodes 1; without groups min(4, 2) = 2. DeepEP (flex) sends a
+ * token once per node: on 4 nodes the all-to-all's 1048576 bytes x 1 / 2 = 524288.
+ * DeepSeek-V3 (256 experts, top-8, 4 of 8 groups): EP over 8 nodes 4 (the paper's "at most
+ * 4 nodes"), over 16 nodes min(16, 8, 4 x 2) = 8, over 4 nodes 4. Read alike from a plan's
+ * model, a config.json and Megatron's flags. */
+static void t_group_routing(void)
+{
+    cs_plan p;
+    cs_llm v3;
+    cs_moe_comm c;
+    cs_err err;
+    char tmp[256], hf[300], ign[256] = "";
+    CU_ASSERT_EQUAL_FATAL(parse(", \"router_groups\": 4, \"router_group_topk\": 1", "",
+                                ", \"ep\": 4, \"moe_dispatcher\": \"flex\"", &p, &err), 0);
+    CU_ASSERT(p.model.router_groups == 4 && p.model.router_group_topk == 1);
+    CU_ASSERT_EQUAL(cs_plan_moe_nodes_reached(&p.model, 4), 1);
+    CU_ASSERT_EQUAL(cs_plan_moe_nodes_reached(&p.model, 8), 2);
+    CU_ASSERT_EQUAL(cs_plan_moe_nodes_reached(&p.model, 2), 1);
+    cs_plan_moe_comm(&p, 4, &c);
+    CU_ASSERT_DOUBLE_EQUAL(c.bytes, 524288.0, 0);
+    p.model.router_groups = p.model.router_group_topk = 0;
+    CU_ASSERT_EQUAL(cs_plan_moe_nodes_reached(&p.model, 4), 2);
+    cs_plan_moe_comm(&p, 4, &c);
+    CU_ASSERT_DOUBLE_EQUAL(c.bytes, 1048576.0, 0);
+    cs_plan_fini(&p);
+    CU_ASSERT_EQUAL_FATAL(cs_model_preset("deepseek-v3", &v3, &err), 0);
+    CU_ASSERT(v3.router_groups == 8 && v3.router_group_topk == 4);
+    CU_ASSERT_EQUAL(cs_plan_moe_nodes_reached(&v3, 8), 4);
+    CU_ASSERT_EQUAL(cs_plan_moe_nodes_reached(&v3, 16), 8);
+    CU_ASSERT_EQUAL(cs_plan_moe_nodes_reached(&v3, 4), 4);
+    cs_test_json_file("{\"num_hidden_layers\": 2, \"hidden_size\": 1024, "
+        "\"num_attention_heads\": 8, \"intermediate_size\": 2048, \"vocab_size\": 1000, "
+        "\"n_routed_experts\": 8, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 512, "
+        "\"n_group\": 4, \"topk_group\": 1}", tmp, sizeof tmp);
+    snprintf(hf, sizeof hf, "%s.json", tmp);
+    CU_ASSERT_EQUAL_FATAL(rename(tmp, hf), 0);
+    CU_ASSERT_EQUAL(cs_model_load_hf(hf, &v3, &err), 0);
+    CU_ASSERT(v3.router_groups == 4 && v3.router_group_topk == 1 && !v3.ignored[0]);
+    unlink(hf);
+    cs_plan_init(&p);
+    CU_ASSERT_EQUAL(cs_plan_megatron("--num-layers 2 --hidden-size 1024 --num-attention-heads 8 "
+                                     "--seq-length 256 --padded-vocab-size 1000 --num-experts 8 "
+                                     "--moe-router-topk 2 --moe-router-num-groups 4 "
+                                     "--moe-router-group-topk 1", &p, ign, sizeof ign, &err), 0);
+    CU_ASSERT(p.model.router_groups == 4 && p.model.router_group_topk == 1 && !ign[0]);
+    cs_plan_fini(&p);
+    cs_plan_init(&p);
+    CU_ASSERT(cs_plan_megatron("--num-layers 2 --hidden-size 1024 --num-attention-heads 8 "
+                               "--seq-length 256 --padded-vocab-size 1000 --num-experts 8 "
+                               "--moe-router-topk 2 --moe-router-num-groups 4 "
+                               "--moe-router-group-topk 5", &p, ign, sizeof ign, &err) < 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "--moe-router-group-topk");
+    cs_plan_fini(&p);
 }
 
 /* step_time_s and memory_bytes.total of `collsim plan ARGS --format json` into t, mem. */
@@ -300,6 +364,7 @@ int cs_test_register(void)
         {"moe_layer_counts", t_moe_layer_counts}, {"moe_a2a_and_shapes", t_moe_a2a_and_shapes},
         {"expert_tp", t_expert_tp}, {"mla_params", t_mla_params},
         {"window_flops", t_window_flops}, {"bad_inputs", t_bad_inputs},
+        {"group-limited routing", t_group_routing},
         {"four_routes", t_four_routes}, {NULL, NULL}};
     return cs_test_add_suite("moe", cases);
 }
