@@ -75,15 +75,16 @@ rows2='1.7B 16 2048 24 1 1 48 192 408.8
 177B 96 12288 96 8 6 2304 1152 432.8
 314B 128 16384 96 8 8 3072 1536 474.4
 462B 144 18432 112 8 16 6144 3072 459.9'
-topo2=$here/../tests/data/ok/plan-h100-2048n.json
+topo2=dgx-h100-x2048
 plan=$(mktemp)
 errs2=$(mktemp)
 trap 'rm -f "$errs" "$errs2" "$plan"' EXIT
 echo
 echo "### Megatron-Core on H100 (reference/plans.md §1.4; a check, not calibrated)"
 echo
-echo "Topology tests/data/ok/plan-h100-2048n.json (DGX H100 nodes, rail-optimised NDR 50 GB/s),"
-echo "GPU h100-sxm with the same efficiency curve. Assumed (the README gives only the flags"
+echo "Topology dgx-h100-x2048 (the preset: DGX H100 nodes with their own NCCL settings, 16 channels,"
+echo "on InfiniBand NDR rails; until 2026-11-28 a hand-written cluster file that ran one channel), GPU"
+echo "h100-sxm with its kernel figures (docs/plans.md \"Compute\"). Assumed (the README gives only the flags"
 echo "--overlap-grad-reduce --overlap-param-gather --tp-comm-overlap): GPT with MLP 4h, vocab"
 echo "131072, sequence 4096, micro batch 1, no interleaving, no recomputation, flash attention,"
 echo "sequence parallelism, distributed optimizer (ZeRO-1), TP communication overlap, DP 48."
