@@ -47,27 +47,9 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
     return n;
 }
 
-/* NCCL_ALGO (np->algo_mask): keep the candidates of the algorithms it names, in order; for
- * the point-to-point collectives (no NCCL algorithm) and where it names none of a
- * collective's algorithms (NCCL then falls back to its default set), all of them. */
-static int algo_allowed(cs_coll coll, unsigned mask, const cs_algo **cand, int n)
-{
-    int i, k = 0;
-    if (!mask || cs_nccl_rule(coll)->pattern == CS_NCCL_PAT_P2P)
-        return n;
-    for (i = 0; i < n; i++) {
-        unsigned bit = is_nvls(cand[i]) ? CS_NCCL_ALGO_NVLS
-                       : cand[i] == &cs_algo_double_binary_tree ? CS_NCCL_ALGO_TREE
-                                                                : CS_NCCL_ALGO_RING;
-        if (mask & bit)
-            cand[k++] = cand[i];
-    }
-    return k ? k : n;
-}
-
 int cs_nccl_params_algos(cs_coll coll, const cs_nccl_params *np, const cs_algo **out, int max)
 {
-    return algo_allowed(coll, np->algo_mask, out, cs_nccl_algos(coll, np->nvls, out, max));
+    return cs_nccl_algo_filter(coll, np->algo_mask, out, cs_nccl_algos(coll, np->nvls, out, max));
 }
 
 /* Most transfers of a schedule built whole by cs_nccl_build (pictures, link reports). */

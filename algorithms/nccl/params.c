@@ -107,36 +107,6 @@ int cs_nccl_params_version(const char *version, cs_nccl_params *p, cs_err *err)
                       "(known: %s)", version, known);
 }
 
-int cs_nccl_algo_parse(const char *list, const char *where, unsigned *mask, cs_err *err)
-{
-    static const struct {
-        const char *name;
-        unsigned bit;
-    } names[] = {{"Ring", CS_NCCL_ALGO_RING}, {"Tree", CS_NCCL_ALGO_TREE},
-                 {"NVLS", CS_NCCL_ALGO_NVLS}, {"NVLSTree", CS_NCCL_ALGO_NVLS},
-                 {"CollNetDirect", 0}, {"CollNetChain", 0}, {"PAT", 0}};
-    const char *p = list;
-    *mask = 0;
-    for (;;) {
-        size_t len = strcspn(p, ","), i, n = sizeof names / sizeof names[0];
-        for (i = 0; i < n; i++)
-            if (strlen(names[i].name) == len && !strncasecmp(p, names[i].name, len))
-                break;
-        if (i == n)
-            return cs_err_set(err, CS_EINVAL, where, "unknown NCCL algorithm '%.*s' in '%s' "
-                              "(known: Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, "
-                              "PAT)", (int)len, p, list);
-        *mask |= names[i].bit;
-        if (!p[len])
-            break;
-        p += len + 1;
-    }
-    if (!*mask)
-        return cs_err_set(err, CS_EINVAL, where, "'%s' names none of the algorithms collsim "
-                          "runs (Ring, Tree, NVLS, NVLSTree)", list);
-    return 0;
-}
-
 const char *cs_proto_name(cs_proto p)
 {
     return (unsigned)p < CS_PROTO_COUNT ? proto_names[p] : "?";
