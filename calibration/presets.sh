@@ -40,6 +40,7 @@ nccl-h100-2n16-allreduce-ib-256M-8G.log|dgx-h100-x2|-
 nccl-h100-oci-2n16-allreduce-roce.log|oci-h100-x2|-
 nccl-h100-p5-2n16-allreduce-efa.log|p5-h100-x2|--coll allreduce
 nccl-h100-p5-2n16-allreduce-efa-eks.log|p5-h100-x2|--coll allreduce
+nccl-h100-p5-2n16-allreduce-efa-eks.log|calibration/p5-h100-x2-nccl2185.json|--coll allreduce
 nccl-h100-2n16-allreduce-gcp-a3mega.log|a3mega-h100-x2|-
 nccl-h100-128n1024-allreduce-ring-ll128-ib.log|dgx-h100-x128|--algo ring --proto LL128
 nccl-b200-gcp-a4-2n16-allgather-roce.log|a4-b200-x2|-
@@ -75,4 +76,5 @@ MAP
 # fitted to them); the GB300 log also on its racks as placed, 64 GPUs each
 # (calibration/gb300-nvl72-2x64.json). The A3 High TCPX log (nccl-h100-gcp-a3high-*) on
 # a3high-h100-x2 (4 x 200 Gb/s GPUDirect-TCPX), the p4d log on p4d-a100-x2 (its job's
-# NCCL_ALGO=RING).
+# NCCL_ALGO=RING); the p5 EKS log also on its software's flush (NCCL 2.18.5 with aws-ofi-nccl
+# 1.7.3: calibration/p5-h100-x2-nccl2185.json).
