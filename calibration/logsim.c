@@ -385,7 +385,7 @@ int cs_lset_simulate_viable(cs_lset *ls, const cs_topo *t, const cs_nccl_params 
                 return rc;
             n_cand = 1;
         } else {
-            n_cand = cs_nccl_algos(r->coll, np->nvls, cand, 8);
+            n_cand = cs_nccl_params_algos(r->coll, np, cand, 8);
         }
         for (a = 0; a < n_cand; a++)
             for (p = 0; p < CS_PROTO_COUNT && n < CS_LROW_MAX_CAND; p++) {

@@ -71,7 +71,7 @@ int cs__lset_viable_par(cs_lset *ls, const cs_topo *t, const cs_nccl_params *np,
                 stop_rc = cs_algo_lookup(algo, r->coll, &cand[0], &stop_err);
                 n_cand = 1;
             } else {
-                n_cand = cs_nccl_algos(r->coll, np->nvls, cand, 8);
+                n_cand = cs_nccl_params_algos(r->coll, np, cand, 8);
             }
             for (a = 0; a < n_cand && stop_rc == 0; a++)
                 for (q = 0; q < CS_PROTO_COUNT && stop_rc == 0; q++)

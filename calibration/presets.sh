@@ -40,6 +40,7 @@ nccl-h100-2n16-allreduce-ib-256M-8G.log|dgx-h100-x2|-
 nccl-h100-oci-2n16-allreduce-roce.log|oci-h100-x2|-
 nccl-h100-p5-2n16-allreduce-efa.log|p5-h100-x2|--coll allreduce
 nccl-h100-p5-2n16-allreduce-efa-eks.log|p5-h100-x2|--coll allreduce
+nccl-h100-p5-2n16-allreduce-efa-eks.log|calibration/p5-h100-x2-nccl2185.json|--coll allreduce
 nccl-h100-2n16-allreduce-gcp-a3mega.log|a3mega-h100-x2|-
 nccl-h100-128n1024-allreduce-ring-ll128-ib.log|dgx-h100-x128|--algo ring --proto LL128
 nccl-b200-gcp-a4-2n16-allgather-roce.log|a4-b200-x2|-
@@ -52,7 +53,7 @@ rccl-mi300xvf-1n8-allreduce-azure.log|mi300x|--coll allreduce
 rccl-mi325x-1-8node-allreduce-ring-large.log|mi325x|--coll allreduce --algo ring --keep-ranks 8
 rccl-mi350x-1n8-allreduce-amddoc.log|mi350x|--coll allreduce
 nccl-a100-1n8-sendrecv-nvlink-g8.log|dgx-a100|-
-nccl-a100-p4d-2n16-allreduce-efa-eks-nccl299.log|p4de-a100-x2|--coll allreduce
+nccl-a100-p4d-2n16-allreduce-efa-eks-nccl299.log|p4d-a100-x2|--coll allreduce
 nccl-b200-lambda1cc-2n16-allreduce-ib-dstack.log|dgx-b200-x2|-
 nccl-b300-oci-1-2node-allreduce-roce.log|hgx-b300-x2|-
 nccl-b300-oci-1-2node-alltoall-roce.log|hgx-b300-x2|-
@@ -61,6 +62,7 @@ nccl-gb300-oci-1-32node-allreduce-mnnvl-roce.log|calibration/gb300-nvl72-2x64.js
 rccl-mi355x-oci-1n8-allreduce-xgmi.log|mi355x|-
 rccl-mi355x-oci-1n8-alltoall-xgmi.log|mi355x|-
 rccl-mi355x-oci-pollara-1-4node-allreduce-roce.log|mi355x-x4|--coll allreduce
+nccl-h100-gcp-a3high-2n16-allreduce-tcpx.log|a3high-h100-x2|--coll allreduce
 MAP
 # No matching preset (yet): nccl-rtx2080ti-1n2-*, nccl-rtx5090-1n8-allreduce-pcie5-p2p-patched,
 # nccl-rtx6000d-2n16-*, rccl-mi250x-4n32-allreduce-ss11, rccl-mi325x 2-8 nodes. Degraded paths,
@@ -72,5 +74,7 @@ MAP
 # calibration start (calibration/rtx4090-host.json), judged in ACCURACY.md section 1, row 8.
 # Batch 3 (MANIFEST-batch3.md): every log on the preset a user would compose for it (none
 # fitted to them); the GB300 log also on its racks as placed, 64 GPUs each
-# (calibration/gb300-nvl72-2x64.json). No preset: nccl-h100-gcp-a3high-2n16-allreduce-tcpx
-# (A3 High: 4 x 200 Gb/s GPUDirect-TCPX; a3mega-h100-x2 is 8 x 200 Gb/s TCPXO).
+# (calibration/gb300-nvl72-2x64.json). The A3 High TCPX log (nccl-h100-gcp-a3high-*) on
+# a3high-h100-x2 (4 x 200 Gb/s GPUDirect-TCPX), the p4d log on p4d-a100-x2 (its job's
+# NCCL_ALGO=RING); the p5 EKS log also on its software's flush (NCCL 2.18.5 with aws-ofi-nccl
+# 1.7.3: calibration/p5-h100-x2-nccl2185.json).

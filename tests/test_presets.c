@@ -76,7 +76,7 @@ static void t_presets_run(void)
 {
     static const char *const names[] = {"oci-a100-x2", "p4de-a100-x2", "p5-h100-x2",
                                         "oci-h100-x2", "a3mega-h100-x2", "a4-b200-x2",
-                                        "gh200-x2"};
+                                        "gh200-x2", "a3high-h100-x2", "p4d-a100-x2"};
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
         int wrong = -1;

@@ -132,9 +132,9 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps", "sm",
                                        "channel_plan",
                                        "tree_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
-                                       "proto", "protocols", "transports",
+                                       "proto", "protocols", "transports", "algo",
                                        "calibration", NULL};
-    const char *version = NULL, *proto = NULL;
+    const char *version = NULL, *proto = NULL, *algo = NULL;
     json_t *protos = NULL, *cal = NULL, *trs = NULL;
     long channels, max_chunks, sm = 0;
     int rc, i;
@@ -158,12 +158,15 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
         (rc = cs_json_nonneg(nccl, "nccl", "nvls_lat_us", 0, &out->nvls_lat_us, err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "max_chunks", 0, 1, 4096, &max_chunks, err)) < 0 ||
         (rc = cs_json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
+        (rc = cs_json_string(nccl, "nccl", "algo", 0, &algo, err)) < 0 ||
         (rc = cs_json_object(nccl, "nccl", "protocols", 0, &protos, err)) < 0 ||
         (rc = cs_json_object(nccl, "nccl", "transports", 0, &trs, err)) < 0 ||
         (rc = cs_json_object(nccl, "nccl", "calibration", 0, &cal, err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "sm", 0, 10, 200, &sm, err)) < 0)
         return rc;
     out->sm = (int)sm;
+    if (algo && (rc = cs_nccl_algo_parse(algo, "nccl.algo", &out->algo_mask, err)) < 0)
+        return rc;
     out->tree_given = json_object_get(nccl, "tree_channel_GBps") != NULL;
     out->channels_given = json_object_get(nccl, "channels") != NULL ||
                           json_object_get(nccl, "channel_GBps") != NULL ||

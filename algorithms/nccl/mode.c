@@ -47,6 +47,11 @@ int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max)
     return n;
 }
 
+int cs_nccl_params_algos(cs_coll coll, const cs_nccl_params *np, const cs_algo **out, int max)
+{
+    return cs_nccl_algo_filter(coll, np->algo_mask, out, cs_nccl_algos(coll, np->nvls, out, max));
+}
+
 /* Most transfers of a schedule built whole by cs_nccl_build (pictures, link reports). */
 #define BUILD_MAX_XFERS 4e6
 
@@ -501,7 +506,7 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
     if (algo) {
         cand[0] = algo;
         n_cand = 1;
-    } else if ((n_cand = cs_nccl_algos(req->coll, np->nvls, cand, 8)) == 0) {
+    } else if ((n_cand = cs_nccl_params_algos(req->coll, np, cand, 8)) == 0) {
         /* A collective NCCL has no algorithm for here: every registered one competes. */
         int i, n;
         const cs_algo *const *all = cs_algo_all(&n);

@@ -44,6 +44,9 @@ typedef struct cs_nccl_pick {
  * scatter: linear), those registered, in preference order. Returns how many were written
  * (<= max); 0 if none is registered. */
 int cs_nccl_algos(cs_coll coll, int nvls, const cs_algo **out, int max);
+/* The same for np: with np->nvls, and only the algorithms np->algo_mask (NCCL_ALGO) names
+ * where it names any of the collective's (point-to-point collectives: all). */
+int cs_nccl_params_algos(cs_coll coll, const cs_nccl_params *np, const cs_algo **out, int max);
 
 /* Simulate req (ranks 0..n-1 of topo; req->chunks and req->channels are set here) with
  * algorithm algo (NULL = NCCL's algorithms for the collective) under the NCCL parameters

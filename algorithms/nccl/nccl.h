@@ -37,6 +37,16 @@ typedef struct cs_nccl_proto {
                                 channels for small messages (threads x threadThreshold) */
 } cs_nccl_proto;
 
+/* NCCL's algorithms as NCCL_ALGO names them, for cs_nccl_params.algo_mask: Ring (collsim's
+ * ring and chain), Tree (double_binary_tree), NVLS and NVLSTree (nvls). */
+#define CS_NCCL_ALGO_RING 1u
+#define CS_NCCL_ALGO_TREE 2u
+#define CS_NCCL_ALGO_NVLS 4u
+/* Parse an NCCL_ALGO list ("Ring,Tree", names case-insensitive; CollNetDirect, CollNetChain
+ * and PAT are known and run nothing here) into CS_NCCL_ALGO_* bits; CS_EINVAL at where
+ * naming the known ones otherwise. */
+int cs_nccl_algo_parse(const char *list, const char *where, unsigned *mask, cs_err *err);
+
 /* The NCCL-mode parameter table. */
 typedef struct cs_nccl_params {
     char version[32];        /* which default table it started from, e.g. "2.30.7" */
@@ -60,6 +70,9 @@ typedef struct cs_nccl_params {
     double nvls_lat_us;      /* NVLS latency per collective, in place of a protocol's base
                                 and per-transfer latencies, us (NCCL: 25 on NVLink) */
     int force_proto;         /* a cs_proto to always use, or -1 to select by time */
+    unsigned algo_mask;      /* NCCL_ALGO: the NCCL algorithms a collective may use,
+                                CS_NCCL_ALGO_* bits; 0 = all ("algo" in JSON, e.g.
+                                "Ring,Tree"; point-to-point collectives are not affected) */
     int all_channels;        /* 1: simulate every ring and tree channel; 0 (default):
                                 where the channels load the links alike, two of them stand
                                 for all (mode.c; equal times, C/2 times cheaper), and the

@@ -46,6 +46,12 @@ typedef struct cs_nccl_coll_rule {
  * CS_NCCL_PAT_NONE and no algorithms). */
 const cs_nccl_coll_rule *cs_nccl_rule(cs_coll coll);
 
+/* NCCL_ALGO (algo.c): keep the first n candidates of coll (cand, in order) that mask
+ * (CS_NCCL_ALGO_* bits, 0 = all) names; the point-to-point collectives (no NCCL algorithm)
+ * and a mask naming none of the candidates (NCCL falls back to its default set) keep all.
+ * Returns how many remain. */
+int cs_nccl_algo_filter(cs_coll coll, unsigned mask, const cs_algo **cand, int n);
+
 /* Whether NCCL's NVLS (the switch reduces: multimem ld_reduce) runs a reduction of this
  * data type and op (nccl-tests names): sum, min, max on int32, uint32, int64, uint64, half,
  * bfloat16; sum alone on float and double; nothing on int8, uint8 and fp8, and never prod
