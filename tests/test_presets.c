@@ -71,12 +71,14 @@ static void t_a100_tree_bounds(void)
     CU_ASSERT(bw == (ring > tree ? ring : tree));
 }
 
-/* Every multi-node preset of issue 11 runs NCCL mode with its data check passing. */
+/* Every multi-node preset of issue 11 (and of the logs added since) runs NCCL mode with its
+ * data check passing. */
 static void t_presets_run(void)
 {
     static const char *const names[] = {"oci-a100-x2", "p4de-a100-x2", "p5-h100-x2",
                                         "oci-h100-x2", "a3mega-h100-x2", "a4-b200-x2",
-                                        "gh200-x2", "a3high-h100-x2", "p4d-a100-x2"};
+                                        "gh200-x2", "a3high-h100-x2", "p4d-a100-x2",
+                                        "mi250x-x4", "rtx6000d-x2", "rtx6000d-x2-netonly"};
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
         int wrong = -1;

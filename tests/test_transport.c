@@ -385,6 +385,59 @@ static void t_fold_keeps_transports(void)
     unlink(spec);
 }
 
+/* P2P and SHM stated off ("enabled": false, NCCL_P2P_DISABLE / NCCL_SHM_DISABLE): read
+ * into the table, refused on net, and checked against the routes that pick the transport.
+ * A pcie host of 2 GPUs under one switch: with "p2p": true ranks 0 and 1 are joined
+ * g0 -> switch -> g1, no CPU on the way, so P2P off is refused naming that pair; with
+ * "p2p": false the copy is staged g0 -> switch -> CPU -> switch -> g1, SHM, so P2P off
+ * passes and SHM off is refused. 16 one-GPU hosts (rtx6000d-x2-netonly) have no pair
+ * within a host: both off pass; the same GPUs as 2 hosts of 8 (rtx6000d-x2) are refused. */
+static void t_off(void)
+{
+    static const char *const host = "{\"kind\": \"pcie\", \"sockets\": 1, "
+        "\"switches_per_socket\": 1, \"gpus_per_switch\": 2, \"p2p\": %s, \"link\": "
+        "{\"class\": \"pcie3\"}, \"nccl\": {\"transports\": {\"%s\": "
+        "{\"enabled\": false}}}}";
+    static const struct { const char *p2p, *off, *where; } cases[] = {
+        {"true", "p2p", "nccl.transports.p2p.enabled"}, {"false", "p2p", ""},
+        {"false", "shm", "nccl.transports.shm.enabled"}, {"true", "shm", ""}};
+    json_t *o = json_loads("{\"transports\": {\"p2p\": {\"enabled\": false}, "
+                           "\"shm\": {\"enabled\": true}}}", 0, NULL);
+    json_t *bad = json_loads("{\"transports\": {\"net\": {\"enabled\": false}}}", 0, NULL);
+    cs_nccl_params p;
+    cs_err err;
+    char spec[512], file[64];
+    size_t i;
+    int on;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_params_from_json(o, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.tr_off[CS_TR_P2P], 1);
+    CU_ASSERT_EQUAL(p.tr_off[CS_TR_SHM], 0);
+    CU_ASSERT_EQUAL(p.tr_off[CS_TR_NET], 0);
+    CU_ASSERT(cs_nccl_params_from_json(bad, &p, &err) < 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.net.enabled");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(spec, sizeof spec, host, cases[i].p2p, cases[i].off);
+        cs_test_json_file(spec, file, sizeof file);
+        cs_err_clear(&err);
+        CU_ASSERT_EQUAL(cs_nccl_setup(file, NULL, 0, &p, &on, &err) < 0, cases[i].where[0] != 0);
+        CU_ASSERT_STRING_EQUAL(err.where, cases[i].where);
+        if (cases[i].where[0])
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "ranks 0 and 1 of one host"));
+        unlink(file);
+    }
+    CU_ASSERT_EQUAL(cs_nccl_setup("rtx6000d-x2-netonly", NULL, 0, &p, &on, &err), 0);
+    CU_ASSERT(p.tr_off[CS_TR_P2P] && p.tr_off[CS_TR_SHM]);
+    cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"node\": \"rtx6000d\", "
+                      "\"fabric\": \"spectrum-x-switch\", \"nccl\": {\"transports\": "
+                      "{\"p2p\": {\"enabled\": false}, \"shm\": {\"enabled\": false}}}}",
+                      file, sizeof file);
+    CU_ASSERT(cs_nccl_setup(file, NULL, 0, &p, &on, &err) < 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.p2p.enabled");
+    unlink(file);
+    json_decref(o);
+    json_decref(bad);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case tr[] = {
@@ -394,6 +447,7 @@ int cs_test_register(void)
         {"net_gdr_vs_staged", t_net_gdr_staged}, {"net_proxy", t_net_proxy},
         {"net_step_latency", t_net_step_latency},
         {"net_small_message", t_net_small_message}, {"json", t_json},
-        {"fold_keeps_transports", t_fold_keeps_transports}, {NULL, NULL}};
+        {"fold_keeps_transports", t_fold_keeps_transports}, {"p2p_shm_off", t_off},
+        {NULL, NULL}};
     return cs_test_add_suite("transport", tr);
 }

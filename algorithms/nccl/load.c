@@ -8,7 +8,7 @@
  *            "protocols": {"Simple": {"enabled": true, "base_us": 8.4, "hop_us": 2.8,
  *                                     "bw_eff": 1.0, "chunk_bytes": 2097152,
  *                                     "channel_bytes": 32768}, ...},
- *            "transports": {"p2p": {...}, "shm": {...},
+ *            "transports": {"p2p": {"enabled": true, ...}, "shm": {...},
  *                           "net": {"lat_us": 0, "flush_us": 0, "bw_eff": 1, "msg_us": 0,
  *                                   "msg_bytes": 524288}},
  *            "calibration": {...}}
@@ -54,18 +54,19 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
     return 0;
 }
 
-/* One transport's object: {"lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes",
- * "bw_one_GBps", "bw_both_GBps"}, all optional; the last two on p2p and shm only (a rank
- * pair's limits within a host; net's are its NICs'). */
+/* One transport's object: {"enabled", "lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes",
+ * "bw_one_GBps", "bw_both_GBps"}, all optional; "enabled" and the last two on p2p and shm
+ * only (NCCL_P2P_DISABLE / NCCL_SHM_DISABLE; a rank pair's limits within a host; net is the
+ * only transport between hosts and its limits are its NICs'). */
 static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
-                          double *flush_us, int pair_ok, cs_err *err)
+                          double *flush_us, unsigned char *off, int pair_ok, cs_err *err)
 {
-    static const char *const keys[] = {"lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes",
-                                       "bw_one_GBps", "bw_both_GBps", NULL};
-    static const char *const pair_keys[] = {"bw_one_GBps", "bw_both_GBps"};
+    static const char *const keys[] = {"enabled", "lat_us", "flush_us", "bw_eff", "msg_us",
+                                       "msg_bytes", "bw_one_GBps", "bw_both_GBps", NULL};
+    static const char *const pair_keys[] = {"enabled", "bw_one_GBps", "bw_both_GBps"};
     char path[CS_JPATH_MAX];
     long mb = (long)q->msg_bytes;
-    int rc;
+    int rc, on = !*off;
     if (!json_is_object(obj))
         return cs_err_set(err, CS_EINVAL, where, "expected an object, got %s",
                           cs_json_type_name(obj));
@@ -76,13 +77,16 @@ static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
         (rc = cs_json_nonneg(obj, where, "msg_us", 0, &q->msg_us, err)) < 0 ||
         (rc = cs_json_int(obj, where, "msg_bytes", 0, 0, 1L << 40, &mb, err)) < 0 ||
         (rc = cs_json_nonneg(obj, where, "bw_one_GBps", 0, &q->bw_one_GBps, err)) < 0 ||
-        (rc = cs_json_nonneg(obj, where, "bw_both_GBps", 0, &q->bw_both_GBps, err)) < 0)
+        (rc = cs_json_nonneg(obj, where, "bw_both_GBps", 0, &q->bw_both_GBps, err)) < 0 ||
+        (rc = cs_json_bool(obj, where, "enabled", 0, &on, err)) < 0)
         return rc;
-    for (rc = 0; rc < 2 && !pair_ok; rc++)
+    *off = !on;
+    for (rc = 0; rc < 3 && !pair_ok; rc++)
         if (json_object_get(obj, pair_keys[rc])) {
             cs_jpath_key(path, sizeof path, where, pair_keys[rc]);
-            return cs_err_set(err, CS_EINVAL, path, "a rank pair's limit within a host: p2p "
-                              "and shm only (net's is its NICs' bandwidth)");
+            return cs_err_set(err, CS_EINVAL, path, rc ? "a rank pair's limit within a host: "
+                              "p2p and shm only (net's is its NICs' bandwidth)" : "p2p and "
+                              "shm only (net, the transport between hosts, cannot be off)");
         }
     q->msg_bytes = (uint64_t)mb;
     if (q->bw_eff > 1) {
@@ -205,6 +209,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
             char path[CS_JPATH_MAX];
             cs_jpath_key(path, sizeof path, "nccl.transports", names[i]);
             if (q && (rc = read_transport(q, path, &out->tr[i], &out->flush_us[i],
+                                          &out->tr_off[i],
                                           i != CS_TR_NET, err)) < 0)
                 return rc;
         }
@@ -414,6 +419,38 @@ double cs_nccl_tree_cap_GBps(int sm, int nodes)
     return g < 0 ? 0 : 0.5 * bw[g][col];
 }
 
+/* A transport stated off ("enabled": false: NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1) against
+ * the routes, which pick the transport (sim/exec.h): within a host, a route through a CPU
+ * is SHM, any other P2P. Checks each pair of ranks of one host (a run of consecutive ranks
+ * of one group, as every kind numbers them); the first pair that would take an off
+ * transport is an error saying how to write the host instead. */
+static int check_off(const cs_topo *t, const cs_nccl_params *np, const char *name, cs_err *err)
+{
+    int a, b, k, n, cpu;
+    const int32_t *dl;
+    if (!np->tr_off[CS_TR_P2P] && !np->tr_off[CS_TR_SHM])
+        return 0;
+    for (a = 0; a < t->n_ranks; a++)
+        for (b = a + 1; b < t->n_ranks && t->nodes[t->ranks[b]].group ==
+                                          t->nodes[t->ranks[a]].group; b++) {
+            if ((n = cs_topo_route(t, t->ranks[a], t->ranks[b], &dl, NULL)) < 0)
+                continue;
+            for (cpu = 0, k = 0; k + 1 < n; k++)
+                cpu |= t->nodes[cs_dlink_to(t, dl[k])].type == CS_NODE_CPU;
+            if (np->tr_off[cpu ? CS_TR_SHM : CS_TR_P2P])
+                return cs_err_set(err, CS_EINVAL, cpu ? "nccl.transports.shm.enabled" :
+                                  "nccl.transports.p2p.enabled", "%s: false, but ranks %d and "
+                                  "%d of one host are joined %s, which collsim runs as %s (it "
+                                  "picks a transport by route): write the host as NCCL then "
+                                  "runs it (without P2P: \"p2p\": false in a pcie host stages "
+                                  "copies through the CPU; without P2P and SHM: one-GPU hosts, "
+                                  "each on its NIC, as preset rtx6000d-x2-netonly)", name, a, b,
+                                  cpu ? "through a CPU" : "without a CPU on the way",
+                                  cpu ? "SHM" : "P2P");
+        }
+    return 0;
+}
+
 /* Servers of a multi-node topology (the copies of a cluster's node), 1 otherwise. */
 static int servers_of(const cs_topo *t)
 {
@@ -467,7 +504,10 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
             snprintf(np->origin + len, sizeof np->origin - len, "%stree cap: NCCL's for sm %d "
                      "at %d nodes", len ? "; " : "", np->sm, nodes);
     }
+    rc = check_off(t, np, name, err);
     cs_topo_free(t);
+    if (rc < 0)
+        return rc;
     /* LL128 where NCCL enables it by default (above); --proto LL128 or the file's own
      * setting runs it anyway, as NCCL_PROTO=LL128 does. */
     if (hw && !fabric && !(proto && !strcmp(proto, "LL128")) && !asked)

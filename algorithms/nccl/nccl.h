@@ -91,6 +91,11 @@ typedef struct cs_nccl_params {
                                  step latency, copy efficiency, proxy time per message and
                                  message size; zeros (the default) = none, the links and the
                                  protocol decide ("transports" in JSON) */
+    unsigned char tr_off[CS_TR_COUNT];  /* 1: the transport is off, as NCCL_P2P_DISABLE=1 /
+                                 NCCL_SHM_DISABLE=1 ("enabled": false in JSON, p2p and shm
+                                 only). collsim picks a transport by route (sim/exec.h), so
+                                 cs_nccl_setup refuses a topology where a rank pair's route
+                                 would take an off transport; 0 (default): on */
     double flush_us[CS_TR_COUNT];  /* added to a transport's step latency with Simple only,
                                  us: NCCL's tuner counts a net plugin's latency twice for
                                  Simple (the receiver's flush of GPUDirect writes, tuning.cc);
