@@ -199,7 +199,7 @@ int cs__plan_sim_runs(const cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_col
     else if (gsize > CS_RING_FULL_MAX && coll == CS_COLL_ALLREDUCE)
         n_alg = 1;              /* the ring stands for NCCL on long groups */
     else
-        n_alg = cs_nccl_algos(coll, c->np.nvls, cand, 8);
+        n_alg = cs_nccl_params_algos(coll, &c->np, cand, 8);
     if (!c->nccl_on)
         return n_alg;
     for (pr = 0; pr < CS_PROTO_COUNT; pr++)
@@ -278,7 +278,7 @@ int cs__plan_simulate(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll
             goto done;
         n_cand = 1;
     } else if (c->nccl_on) {
-        n_cand = cs_nccl_algos(coll, c->np.nvls, cand, 8);
+        n_cand = cs_nccl_params_algos(coll, &c->np, cand, 8);
     } else {
         const char *nm = coll == CS_COLL_ALLTOALL ? "direct" : "ring";
         if ((rc = cs_algo_lookup(nm, coll, &cand[0], err)) < 0)

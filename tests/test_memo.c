@@ -127,7 +127,8 @@ static void t_failure_memoised(void)
 /* In NCCL mode (a DGX H100: NVSwitch node) the cost counts the runs: NCCL's allreduce
  * candidates are ring and tree, each in 3 protocols (LL, LL128, Simple), and NVLS (the
  * NVSwitch reduces), Simple only: 7 runs, each a cs_sim; groups of 2 (TP) and 4 (DP):
- * 2^2 x 7 = 28 and 4^2 x 7 = 112. */
+ * 2^2 x 7 = 28 and 4^2 x 7 = 112. The plan's groups follow the nccl object's algo
+ * (NCCL_ALGO) as collsim run does. */
 static void t_cost_runs(void)
 {
     cs_plan p;
@@ -151,6 +152,23 @@ static void t_cost_runs(void)
     CU_ASSERT_EQUAL(cs_plan_pending_run(ctx, 0, &out, &err), 0);
     /* every candidate either simulated or spared by its link-load bound (comm.c) */
     CU_ASSERT(out.rc == 0 && out.sims + out.bounded == 7 && out.sims >= 1 && out.t_s > 0);
+    cs_plan_ctx_free(ctx);
+    cs_plan_fini(&p);
+    /* NCCL_ALGO=Ring (the nccl object's algo) leaves the ring's 3 protocols: 12 and 48 */
+    plan8(&p, 1);
+    free(p.topo_json);
+    p.topo_json = strdup("{\"kind\": \"cluster\", \"nodes\": 1, \"node\": \"dgx-h100\", "
+                         "\"fabric\": \"ib-ndr-rail\", \"nccl\": {\"algo\": \"Ring\"}}");
+    CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+    cs_plan_ctx_collect(ctx, 1);
+    CU_ASSERT_EQUAL(cs_plan_eval(ctx, &p, 0, &r, &err), 0);
+    cs_plan_result_fini(&r);
+    cs_plan_ctx_collect(ctx, 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_pending_count(ctx), 2);
+    CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 0), 12.0);
+    CU_ASSERT_EQUAL(cs_plan_pending_cost(ctx, 1), 48.0);
+    CU_ASSERT_EQUAL(cs_plan_pending_run(ctx, 1, &out, &err), 0);
+    CU_ASSERT(out.rc == 0 && out.sims + out.bounded == 3 && out.t_s > 0);
     cs_plan_ctx_free(ctx);
     cs_plan_fini(&p);
 }
