@@ -137,12 +137,129 @@ static void test_topo_hops(void)
     }
 }
 
+/* The search over every node it replaces (routing.c before issue 30): distances from a full
+ * BFS from dst over the links mask allows, then at each node the equal next hops in
+ * adjacency order, key % count. Returns the hops, or -1 where dst is out of reach. */
+static int full_bfs_path(const cs_topo *t, const uint8_t *mask, int src, int dst, uint64_t key,
+                         int32_t *out)
+{
+    int *d = malloc((size_t)t->n_nodes * sizeof *d), *q = malloc((size_t)t->n_nodes * sizeof *q);
+    int head = 0, tail = 0, v, k, n = 0;
+    for (v = 0; v < t->n_nodes; v++)
+        d[v] = -1;
+    d[dst] = 0;
+    q[tail++] = dst;
+    while (head < tail) {
+        v = q[head++];
+        for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++) {
+            int w = cs_dlink_to(t, t->adj[k]);
+            if (d[w] < 0 && (!mask || mask[cs_dlink_link(t->adj[k])])) {
+                d[w] = d[v] + 1;
+                q[tail++] = w;
+            }
+        }
+    }
+    for (v = src; d[src] >= 0 && v != dst;) {
+        int c = 0, pick;
+        for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++)
+            if ((!mask || mask[cs_dlink_link(t->adj[k])]) &&
+                d[cs_dlink_to(t, t->adj[k])] == d[v] - 1)
+                c++;
+        pick = (int)(key % (uint64_t)c);
+        key /= (uint64_t)c;
+        for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++)
+            if ((!mask || mask[cs_dlink_link(t->adj[k])]) &&
+                d[cs_dlink_to(t, t->adj[k])] == d[v] - 1 && pick-- == 0)
+                break;
+        out[n++] = t->adj[k];
+        v = cs_dlink_to(t, t->adj[k]);
+    }
+    n = d[src] < 0 ? -1 : n;
+    free(d);
+    free(q);
+    return n;
+}
+
+/* Every pair of nodes of several fabrics (meshes with doubled links, PCIe trees, a cluster on
+ * rails, a k-ary fat tree, a torus, a rack of NVSwitch trays), over all links and over the
+ * links that avoid the CPUs: the grown, sparse search gives the same reach and the same path,
+ * link for link, as the full one, whatever the key. */
+#define GLINK(a, b) "{\"from\": \"" a "\", \"to\": \"" b "\", \"bandwidth_GBps\": 10, " \
+                    "\"latency_us\": 1}"
+/* A hub v with many ports whose two ways down to T (through a, through b twice) are listed
+ * in the opposite order of the search's: v's equal next hops are read from level 1's side
+ * (5 links against v's 9) and must come out in v's link order (v-b, v-a, v-b again). */
+static const char *const hub_json =
+    "{\"kind\": \"graph\", \"nodes\": [{\"name\": \"T\", \"type\": \"gpu\"}, {\"name\": \"a\", \"type\": \"switch\"},"
+    " {\"name\": \"b\", \"type\": \"switch\"}, {\"name\": \"v\", \"type\": \"switch\"},"
+    " {\"name\": \"g0\", \"type\": \"gpu\"}, {\"name\": \"g1\", \"type\": \"gpu\"},"
+    " {\"name\": \"g2\", \"type\": \"gpu\"}, {\"name\": \"g3\", \"type\": \"gpu\"},"
+    " {\"name\": \"g4\", \"type\": \"gpu\"}, {\"name\": \"g5\", \"type\": \"gpu\"}],"
+    " \"links\": [" GLINK("T", "a") ", " GLINK("T", "b") ", " GLINK("v", "b") ", " GLINK("v", "a")
+    ", " GLINK("v", "g0") ", " GLINK("v", "g1") ", " GLINK("v", "g2") ", " GLINK("v", "g3") ", "
+    GLINK("v", "g4") ", " GLINK("v", "g5") ", " GLINK("v", "b") "],"
+    " \"ranks\": [\"T\", \"g0\", \"g1\", \"g2\", \"g3\", \"g4\", \"g5\"]}";
+
+static void test_same_paths(void)
+{
+    static const char *const specs[] = {"dgx1-v100", "pcie-rtx4090x8", "pcie-rtx4090x2-2s",
+                                        "mi300x", "dgx-h100-x2", "gb200-nvl72"};
+    int i, m;
+    long pairs = 0;
+    for (i = 0; i < 9; i++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        uint8_t *nocpu;
+        int s, d, l;
+        if (i < 6) {
+            CU_ASSERT_EQUAL(cs_topo_open(specs[i], &t, &err), 0);
+        } else {
+            t = cs_test_topo(i == 8 ? hub_json : i == 6 ? "{\"kind\": \"fat_tree\", \"arity\": 2, \"levels\": 3, "
+                                      "\"oversubscription\": 2, \"link\": {\"bandwidth_GBps\": "
+                                      "100, \"latency_us\": 1.0}}"
+                                    : "{\"kind\": \"torus\", \"dims\": [4, 3], \"link\": "
+                                      "{\"bandwidth_GBps\": 100, \"latency_us\": 1.0}}");
+        }
+        CU_ASSERT(t != NULL);
+        if (!t)
+            continue;
+        nocpu = malloc((size_t)t->n_links + 1);
+        for (l = 0; l < t->n_links; l++)
+            nocpu[l] = t->nodes[t->links[l].a].type != CS_NODE_CPU &&
+                       t->nodes[t->links[l].b].type != CS_NODE_CPU;
+        for (m = 0; m < 2; m++) {
+            const uint8_t *mask = m ? nocpu : NULL;
+            cs__ecmp *e = NULL;
+            CU_ASSERT_EQUAL_FATAL(cs__ecmp_new(&e, t->n_nodes, mask, t->n_links, &err), 0);
+            for (d = 0; d < t->n_nodes; d++)
+                for (s = 0; s < t->n_nodes; s++) {
+                    int32_t want[64], got[64];
+                    uint64_t key = (uint64_t)s * 7919u + (uint64_t)d * 104729u;
+                    int nw = full_bfs_path(t, mask, s, d, key, want), ng = 0, r;
+                    r = cs__ecmp_reaches(t, e, s, d, &err);
+                    CU_ASSERT_EQUAL(r, nw >= 0);
+                    if (nw < 0)
+                        continue;
+                    CU_ASSERT_EQUAL(cs__ecmp_path(t, e, s, d, key, got, &ng, 64, &err), 0);
+                    CU_ASSERT_EQUAL(ng, nw);
+                    CU_ASSERT(ng == nw && !memcmp(got, want, (size_t)nw * sizeof *got));
+                    pairs++;
+                }
+            cs__ecmp_free(e);
+        }
+        free(nocpu);
+        cs_topo_free(t);
+    }
+    CU_ASSERT(pairs > 10000);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
         {"nic_to_nic", test_nic_to_nic},
         {"gpu_to_gpu", test_gpu_to_gpu},
         {"topo_hops", test_topo_hops},
+        {"same_paths", test_same_paths},
         {NULL, NULL},
     };
     return cs_test_add_suite("routing_cost", cases);
