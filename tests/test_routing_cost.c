@@ -190,7 +190,8 @@ static int full_bfs_path(const cs_topo *t, const uint8_t *mask, int src, int dst
  * in the opposite order of the search's: v's equal next hops are read from level 1's side
  * (5 links against v's 9) and must come out in v's link order (v-b, v-a, v-b again). */
 static const char *const hub_json =
-    "{\"kind\": \"graph\", \"nodes\": [{\"name\": \"T\", \"type\": \"gpu\"}, {\"name\": \"a\", \"type\": \"switch\"},"
+    "{\"kind\": \"graph\", \"nodes\": [{\"name\": \"T\", \"type\": \"gpu\"},"
+    " {\"name\": \"a\", \"type\": \"switch\"},"
     " {\"name\": \"b\", \"type\": \"switch\"}, {\"name\": \"v\", \"type\": \"switch\"},"
     " {\"name\": \"g0\", \"type\": \"gpu\"}, {\"name\": \"g1\", \"type\": \"gpu\"},"
     " {\"name\": \"g2\", \"type\": \"gpu\"}, {\"name\": \"g3\", \"type\": \"gpu\"},"
@@ -199,6 +200,13 @@ static const char *const hub_json =
     ", " GLINK("v", "g0") ", " GLINK("v", "g1") ", " GLINK("v", "g2") ", " GLINK("v", "g3") ", "
     GLINK("v", "g4") ", " GLINK("v", "g5") ", " GLINK("v", "b") "],"
     " \"ranks\": [\"T\", \"g0\", \"g1\", \"g2\", \"g3\", \"g4\", \"g5\"]}";
+
+static const char *const inline_json[] = {
+    "{\"kind\": \"fat_tree\", \"arity\": 2, \"levels\": 3, \"oversubscription\": 2,"
+    " \"link\": {\"bandwidth_GBps\": 100, \"latency_us\": 1.0}}",
+    "{\"kind\": \"torus\", \"dims\": [4, 3], \"link\": {\"bandwidth_GBps\": 100,"
+    " \"latency_us\": 1.0}}",
+};
 
 static void test_same_paths(void)
 {
@@ -214,11 +222,7 @@ static void test_same_paths(void)
         if (i < 6) {
             CU_ASSERT_EQUAL(cs_topo_open(specs[i], &t, &err), 0);
         } else {
-            t = cs_test_topo(i == 8 ? hub_json : i == 6 ? "{\"kind\": \"fat_tree\", \"arity\": 2, \"levels\": 3, "
-                                      "\"oversubscription\": 2, \"link\": {\"bandwidth_GBps\": "
-                                      "100, \"latency_us\": 1.0}}"
-                                    : "{\"kind\": \"torus\", \"dims\": [4, 3], \"link\": "
-                                      "{\"bandwidth_GBps\": 100, \"latency_us\": 1.0}}");
+            t = cs_test_topo(i == 8 ? hub_json : inline_json[i - 6]);
         }
         CU_ASSERT(t != NULL);
         if (!t)
