@@ -184,7 +184,8 @@ int cs__hops_dist(const cs_topo *t, cs__hops *h, int v, int *out, cs_err *err)
          * frontier (its own neighbours need not be listed), else complete one more */
         for (k = t->adj_off[v]; k < t->adj_off[v + 1] && l < 0; k++) {
             h->work++;
-            if (usable(h, t->adj[k]) && level_of(h, cs_dlink_to(t, t->adj[k])) == h->top)
+            if (usable(h, t->adj[k]) && level_of(h, cs_dlink_to(t, t->adj[k])) == h->top &&
+                h->top < INT16_MAX)
                 l = h->top + 1;
         }
         if (l < 0 && expand(t, h) < 0)
