@@ -2,6 +2,7 @@
  * ops table, alpha-beta parameters of a topology, integer logarithms. */
 #include "algorithms/coll.h"
 #include "sim/limits.h"
+#include "topologies/topology.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -183,49 +184,38 @@ static int ham_greedy(int p, unsigned char *adj, unsigned char *used, int step, 
  * Returns 1 with the order in cyc[0..p), 0 when t is no such host, or CS_ENOMEM. */
 static int pcie_ring(const cs_topo *t, int p, int *cyc)
 {
-    int *dist = NULL, *queue = NULL, *on = NULL, i, q, has_cpu = 0, rc = CS_ENOMEM;
-    for (i = 0; i < t->n_nodes; i++)
+    int *dist = NULL, *to = NULL, *on = NULL, i, q, has_cpu = 0, rc = CS_ENOMEM;
+    for (i = 0; i < t->n_nodes && !has_cpu; i++)
         has_cpu |= t->nodes[i].type == CS_NODE_CPU;
     for (i = 1; i < p; i++)          /* one server: nodes of a cluster keep their rotations */
         if (t->nodes[t->ranks[i]].group != t->nodes[t->ranks[0]].group)
             return 0;
     if (!has_cpu || !t->adj_off)
         return 0;
-    dist = malloc((size_t)p * (size_t)t->n_nodes * sizeof *dist);
-    queue = malloc((size_t)t->n_nodes * sizeof *queue);
+    dist = malloc((size_t)p * (size_t)p * sizeof *dist);
+    to = malloc((size_t)p * sizeof *to);
     on = calloc((size_t)p, sizeof *on);
-    if (!dist || !queue || !on)
+    if (!dist || !to || !on)
         goto out;
-    /* Hops from every rank to every node (breadth-first over all links). */
-    for (i = 0; i < p; i++) {
-        int *d = dist + (size_t)i * t->n_nodes, head = 0, tail = 0, v, k;
-        for (v = 0; v < t->n_nodes; v++)
-            d[v] = -1;
-        d[t->ranks[i]] = 0;
-        queue[tail++] = t->ranks[i];
-        while (head < tail) {
-            v = queue[head++];
-            for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++) {
-                int w = cs_dlink_to(t, t->adj[k]);
-                if (d[w] < 0) {
-                    d[w] = d[v] + 1;
-                    queue[tail++] = w;
-                }
-            }
-        }
-    }
+    /* Hops from every rank to every rank (breadth-first over all links, as far as the
+     * farthest rank: the server, not the whole of a cluster). */
+    for (i = 0; i < p; i++)
+        to[i] = t->ranks[i];
+    for (i = 0; i < p; i++)
+        if (cs_topo_hops(t, t->ranks[i], to, p, dist + (size_t)i * p, NULL) < 0)
+            goto out;
     rc = 1;
     for (i = 0; i < p && rc == 1; i++)           /* direct links: the mesh search's case */
         for (q = 0; q < p; q++)
-            if (q != i && dist[(size_t)i * t->n_nodes + t->ranks[q]] == 1)
+            if (q != i && dist[(size_t)i * p + q] == 1)
                 rc = 0;
     cyc[0] = 0;
     on[0] = 1;
     for (q = 1; q < p && rc == 1; q++) {
-        const int *d = dist + (size_t)cyc[q - 1] * t->n_nodes;
+        const int *d = dist + (size_t)cyc[q - 1] * p;
         int best = -1;
         for (i = 0; i < p; i++)
-            if (!on[i] && d[t->ranks[i]] >= 0 && (best < 0 || d[t->ranks[i]] < d[t->ranks[best]]))
+            if (!on[i] && d[i] >= 0 && (best < 0 || d[i] < d[best]))
                 best = i;
         if (best < 0)
             rc = 0;                              /* a rank out of reach: keep rank order */
@@ -234,7 +224,7 @@ static int pcie_ring(const cs_topo *t, int p, int *cyc)
     }
 out:
     free(dist);
-    free(queue);
+    free(to);
     free(on);
     return rc;
 }
@@ -280,10 +270,68 @@ static int mesh_node_paths(int p, int g, int *cyc)
     return g / 2;
 }
 
+/* Rank lookup for the mesh search: keys node * 128 + rank of ranks 0..p-1 (p <= 64),
+ * sorted; the rank of a node is the highest one on it, -1 for none. */
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int rank_at(const long *key, int p, int node)
+{
+    int lo = 0, hi = p;                 /* first key above node's last possible one */
+    while (lo < hi) {
+        int m = (lo + hi) / 2;
+        if (key[m] <= (long)node * 128 + 127)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo > 0 && key[lo - 1] / 128 == node ? (int)(key[lo - 1] % 128) : -1;
+}
+
+/* The links joining two ranks' nodes, in link order: read from the ranks' adjacency (a
+ * server's links, not the whole of a cluster's), every link at its end a. *out (malloc'd),
+ * *n of them. Returns 0 or CS_ENOMEM. */
+static int rank_links(const cs_topo *t, const long *key, int p, int **out, int *n)
+{
+    int i, k, cap = 0, *l;
+    *n = 0;
+    if (!t->adj_off) {                  /* an unfinished topology: every link */
+        if (!(*out = malloc(((size_t)t->n_links + 1) * sizeof **out)))
+            return CS_ENOMEM;
+        for (i = 0; i < t->n_links; i++)
+            (*out)[(*n)++] = i;
+        return 0;
+    }
+    for (i = 0; i < p; i++)
+        cap += t->adj_off[t->ranks[i] + 1] - t->adj_off[t->ranks[i]];
+    if (!(*out = l = malloc(((size_t)cap + 1) * sizeof *l)))
+        return CS_ENOMEM;
+    for (i = 0; i < p; i++) {
+        int v = t->ranks[i];
+        if (rank_at(key, p, v) != i)    /* a node several ranks share: once */
+            continue;
+        for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++)
+            if (!(t->adj[k] & 1) && rank_at(key, p, t->links[t->adj[k] >> 1].b) >= 0)
+                l[(*n)++] = t->adj[k] >> 1;
+    }
+    qsort(l, (size_t)*n, sizeof *l, cmp_int);
+    return 0;
+}
+
 void cs_ring_plan_init(cs_ring_plan *pl, const cs_coll_req *req)
 {
     const cs_topo *t = req->topo;
-    int p = req->n_ranks, i, k, *rank_of = NULL;
+    int p = req->n_ranks, i, k, *lk = NULL, n_lk = 0;
+    long *key = NULL;
     double min_bw = 0;
     unsigned char *adj = NULL, *used = NULL, *adj2 = NULL;
     int *tmp = NULL;
@@ -304,26 +352,29 @@ void cs_ring_plan_init(cs_ring_plan *pl, const cs_coll_req *req)
         return;
     adj = calloc((size_t)p * (size_t)p, 1);
     used = calloc((size_t)p, 1);
-    rank_of = malloc((size_t)t->n_nodes * sizeof *rank_of);
+    key = malloc((size_t)p * sizeof *key);
     pl->cyc = malloc((size_t)p * CS_RING_MAX_CYCLES * sizeof *pl->cyc);
-    if (!adj || !used || !rank_of || !pl->cyc)
+    if (!adj || !used || !key || !pl->cyc)
         goto out;
-    for (i = 0; i < t->n_nodes; i++)
-        rank_of[i] = -1;
     for (i = 0; i < p; i++)
-        rank_of[t->ranks[i]] = i;
+        key[i] = (long)t->ranks[i] * 128 + i;
+    qsort(key, (size_t)p, sizeof *key, cmp_long);
+    if (rank_links(t, key, p, &lk, &n_lk) < 0)
+        goto out;
     /* A pair's direct bandwidth in units of the slowest direct link (a doubled NVLink pair
      * of the DGX-1 counts 2): how many rings may cross it. */
-    for (i = 0; i < t->n_links; i++) {
-        int a = rank_of[t->links[i].a], b = rank_of[t->links[i].b];
-        if (a >= 0 && b >= 0 && a != b && (min_bw == 0 || t->links[i].bw_GBps < min_bw))
-            min_bw = t->links[i].bw_GBps;
+    for (k = 0; k < n_lk; k++) {
+        const cs_link *L = &t->links[lk[k]];
+        int a = rank_at(key, p, L->a), b = rank_at(key, p, L->b);
+        if (a >= 0 && b >= 0 && a != b && (min_bw == 0 || L->bw_GBps < min_bw))
+            min_bw = L->bw_GBps;
     }
-    for (i = 0; i < t->n_links; i++) {
-        int a = rank_of[t->links[i].a], b = rank_of[t->links[i].b], u;
+    for (k = 0; k < n_lk; k++) {
+        const cs_link *L = &t->links[lk[k]];
+        int a = rank_at(key, p, L->a), b = rank_at(key, p, L->b), u;
         if (a < 0 || b < 0 || a == b)
             continue;
-        u = adj[a * p + b] + (int)floor(t->links[i].bw_GBps / min_bw + 1e-9);
+        u = adj[a * p + b] + (int)floor(L->bw_GBps / min_bw + 1e-9);
         adj[a * p + b] = adj[b * p + a] = (unsigned char)(u > 255 ? 255 : u);
     }
     /* NCCL's search tries candidates in several orders and keeps the best: here the orders
@@ -360,7 +411,8 @@ out:
     free(adj2);
     free(tmp);
     free(used);
-    free(rank_of);
+    free(key);
+    free(lk);
 }
 
 void cs_ring_plan_fini(cs_ring_plan *pl)

@@ -95,6 +95,26 @@ int cs__topo_leaf_spine(cs_topo *t, const int *hosts, int n_hosts, int per_leaf,
                         const cs__linkspec *ls, const cs__linkspec *up, const char *prefix,
                         cs_err *err);
 
+/* Hop distances to one target (hops.c), by a breadth-first search from it that completes
+ * only the levels the sources asked need and keeps its labels sparse. mask (borrowed, NULL =
+ * every link) says which links count. Needs t->adj (after cs_topo_finish). */
+typedef struct cs__hops cs__hops;
+int cs__hops_new(cs__hops **out, const cs_topo *t, int target, const uint8_t *mask,
+                 cs_err *err);
+void cs__hops_free(cs__hops *h);
+/* *out = hops from v to the target, -1 if it cannot reach it. Returns 0 or CS_ENOMEM. */
+int cs__hops_dist(const cs_topo *t, cs__hops *h, int v, int *out, cs_err *err);
+/* The dlinks out of v (at distance l >= 1, from cs__hops_dist) to nodes at distance l - 1,
+ * in v's adjacency order, into *buf (grown, *buf_cap entries), *n_out of them. Returns 0 or
+ * CS_ENOMEM. */
+int cs__hops_next(const cs_topo *t, cs__hops *h, int v, int l, int32_t **buf, int *buf_cap,
+                  int *n_out, cs_err *err);
+/* Work counters: nodes labelled plus adjacency entries read; nodes labelled. */
+long cs__hops_work(const cs__hops *h);
+int cs__hops_labelled(const cs__hops *h);
+/* Grow an int32 buffer (double it, 16 first). Returns 0 or CS_ENOMEM with err filled. */
+int cs__grow_i32(int32_t **buf, int *cap, cs_err *err);
+
 /* Deterministic ECMP routing (routing.c). A cs__ecmp caches hop distances per target over
  * the links its mask allows (mask[link] != 0; NULL = all, copied). */
 typedef struct cs__ecmp cs__ecmp;
@@ -108,6 +128,8 @@ int cs__ecmp_reaches(const cs_topo *t, cs__ecmp *e, int src, int dst, cs_err *er
  * t->adj (call after cs_topo_finish). Returns 0 or a negative code with err filled. */
 int cs__ecmp_path(const cs_topo *t, cs__ecmp *e, int src, int dst, uint64_t key,
                   int32_t *out, int *n, int max, cs_err *err);
+/* Work done so far (cs__hops_work summed over the targets asked). */
+long cs__ecmp_work(const cs__ecmp *e);
 
 /* Routing tiers, tried in order; the first in which dst is reachable gives the route:
  * 0 the GPU fabric (links between accelerators and switches joining only accelerators),

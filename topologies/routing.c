@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hop distances to a target node over the links a mask allows, computed once per target. */
+/* Hop distances to each target asked, over the links a mask allows (hops.c: grown as far as
+ * the sources asked need, kept sparse). */
 struct cs__ecmp {
     int n_nodes;             /* nodes of the topology it was made for */
     uint8_t *mask;           /* mask[link] != 0: the link may be used; NULL = every link */
-    int16_t **dist;          /* dist[target][v]: hops from v to target, -1 unreachable */
-    int32_t *queue;          /* BFS work array, n_nodes entries */
+    cs__hops **hops;         /* hops[target]: distances to target, NULL until asked */
+    int32_t *next;           /* the equal next hops of a route's node (cs__hops_next) */
+    int next_cap;            /* allocated entries of next */
 };
 
 int cs__ecmp_new(cs__ecmp **out, int n_nodes, const uint8_t *mask, int n_links, cs_err *err)
@@ -24,12 +26,11 @@ int cs__ecmp_new(cs__ecmp **out, int n_nodes, const uint8_t *mask, int n_links, 
     cs__ecmp *e = calloc(1, sizeof *e);
     if (e) {
         e->n_nodes = n_nodes;
-        e->dist = calloc((size_t)n_nodes + 1, sizeof *e->dist);
-        e->queue = malloc(((size_t)n_nodes + 1) * sizeof *e->queue);
+        e->hops = calloc((size_t)n_nodes + 1, sizeof *e->hops);
         if (mask && (e->mask = malloc((size_t)n_links + 1)))
             memcpy(e->mask, mask, (size_t)n_links);
     }
-    if (!e || !e->dist || !e->queue || (mask && !e->mask)) {
+    if (!e || !e->hops || (mask && !e->mask)) {
         cs__ecmp_free(e);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory for the route tables");
     }
@@ -42,86 +43,69 @@ void cs__ecmp_free(cs__ecmp *e)
     int i;
     if (!e)
         return;
-    if (e->dist)
+    if (e->hops)
         for (i = 0; i < e->n_nodes; i++)
-            free(e->dist[i]);
-    free(e->dist);
-    free(e->queue);
+            cs__hops_free(e->hops[i]);
+    free(e->hops);
+    free(e->next);
     free(e->mask);
     free(e);
 }
 
-static int usable(const cs__ecmp *e, int32_t dl)
+long cs__ecmp_work(const cs__ecmp *e)
 {
-    return !e->mask || e->mask[cs_dlink_link(dl)];
+    long w = 0;
+    int i;
+    for (i = 0; i < e->n_nodes; i++)
+        if (e->hops[i])
+            w += cs__hops_work(e->hops[i]);
+    return w;
 }
 
-/* Hop distances from every node to target (links are full duplex: BFS from target). */
-static const int16_t *dist_to(const cs_topo *t, cs__ecmp *e, int target, cs_err *err)
+/* The distances to target (made on first use), or NULL with err filled. */
+static cs__hops *hops_to(const cs_topo *t, cs__ecmp *e, int target, cs_err *err)
 {
-    int16_t *d;
-    int head = 0, tail = 0, v, k;
-    if (e->dist[target])
-        return e->dist[target];
-    if (!(d = malloc((size_t)t->n_nodes * sizeof *d))) {
-        cs_err_set(err, CS_ENOMEM, NULL, "out of memory for the route tables");
+    if (!e->hops[target] && cs__hops_new(&e->hops[target], t, target, e->mask, err) < 0)
         return NULL;
-    }
-    for (v = 0; v < t->n_nodes; v++)
-        d[v] = -1;
-    d[target] = 0;
-    e->queue[tail++] = target;
-    while (head < tail) {
-        v = e->queue[head++];
-        for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++) {
-            int w = cs_dlink_to(t, t->adj[k]);
-            if (d[w] < 0 && d[v] < INT16_MAX && usable(e, t->adj[k])) {
-                d[w] = (int16_t)(d[v] + 1);
-                e->queue[tail++] = w;
-            }
-        }
-    }
-    e->dist[target] = d;
-    return d;
+    return e->hops[target];
 }
 
 int cs__ecmp_reaches(const cs_topo *t, cs__ecmp *e, int src, int dst, cs_err *err)
 {
-    const int16_t *d = dist_to(t, e, dst, err);
-    if (!d)
+    cs__hops *h = hops_to(t, e, dst, err);
+    int l;
+    if (!h || cs__hops_dist(t, h, src, &l, err) < 0)
         return CS_ENOMEM;
-    return d[src] >= 0;
+    return l >= 0;
 }
 
 int cs__ecmp_path(const cs_topo *t, cs__ecmp *e, int src, int dst, uint64_t key,
                   int32_t *out, int *n, int max, cs_err *err)
 {
-    const int16_t *d = dist_to(t, e, dst, err);
-    int v = src;
-    if (!d)
+    cs__hops *h = hops_to(t, e, dst, err);
+    int v = src, l;
+    if (!h || cs__hops_dist(t, h, src, &l, err) < 0)
         return CS_ENOMEM;
-    if (d[src] < 0)
+    if (l < 0)
         return cs_err_set(err, CS_EINVAL, "route", "no path from '%s' to '%s'",
                           t->nodes[src].name, t->nodes[dst].name);
     while (v != dst) {
-        int k, c = 0, pick;
-        int32_t chosen = -1;
-        for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++)
-            if (usable(e, t->adj[k]) && d[cs_dlink_to(t, t->adj[k])] == d[v] - 1)
-                c++;
+        int c, pick;
+        int32_t chosen;
+        if (cs__hops_next(t, h, v, l, &e->next, &e->next_cap, &c, err) < 0)
+            return CS_ENOMEM;
+        if (c == 0)
+            return cs_err_set(err, CS_ESTATE, "route", "no next hop at '%s' towards '%s'",
+                              t->nodes[v].name, t->nodes[dst].name);
         pick = (int)(key % (uint64_t)c);
         key /= (uint64_t)c;
-        for (k = t->adj_off[v]; k < t->adj_off[v + 1]; k++)
-            if (usable(e, t->adj[k]) && d[cs_dlink_to(t, t->adj[k])] == d[v] - 1 &&
-                pick-- == 0) {
-                chosen = t->adj[k];
-                break;
-            }
+        chosen = e->next[pick];
         if (*n >= max)
             return cs_err_set(err, CS_ESTATE, "route", "route from '%s' to '%s' longer than "
                               "%d links", t->nodes[src].name, t->nodes[dst].name, max);
         out[(*n)++] = chosen;
         v = cs_dlink_to(t, chosen);
+        l--;
     }
     return 0;
 }

@@ -62,6 +62,13 @@ int cs_topo_check(const char *spec, const cs_topo_section *const *sections,
  * Returns 0 or CS_ENOMEM with err filled. */
 int cs_topo_bisection_GBps(const cs_topo *t, double *out, cs_err *err);
 
+/* Hop distances over every link from node src to the nodes to[0..n): out[i], -1 where
+ * unreachable. The search from src stops at the level of the farthest node asked, so its cost
+ * follows the part of the fabric within that distance of src, not the topology's size (a
+ * server's GPUs in a 100,000-GPU cluster). Needs a finished topology. Returns 0 or a negative
+ * code with err filled. */
+int cs_topo_hops(const cs_topo *t, int src, const int *to, int n, int *out, cs_err *err);
+
 /* Every registered kind in display order. */
 const cs_topo_kind *const *cs_topo_kind_all(int *n);
 int cs_topo_kind_lookup(const char *name, const cs_topo_kind **out, cs_err *err);
