@@ -73,11 +73,26 @@ typedef struct fl_link {
     cs_time busy_since;       /* when n_flows last went 0 -> 1 */
 } fl_link;
 
+/* A page of links and their statistics (stats meaningful for dlinks only). */
+#define FL_PAGE_BITS 9
+#define FL_PAGE (1 << FL_PAGE_BITS)
+typedef struct fl_page {
+    fl_link l[FL_PAGE];
+    cs_link_stats s[FL_PAGE];
+} fl_page;
+
 struct cs_net {
     cs_engine *eng;
     const cs_topo *t;
     cs_net_cb cb;
-    fl_link *links;           /* per dlink, then the channels' virtual links */
+    fl_page **pages;          /* the links in pages of FL_PAGE, each made when a flow first
+                                 crosses one of its links (cs__fl_page_in): per dlink, then
+                                 the channels' virtual links, then the pairs' */
+    int32_t n_pages;          /* pages (NULL until made) */
+    double bw_scale;          /* every dlink's capacity x this (fl_create) */
+    double vcap;              /* a channel's virtual link's capacity, bytes per ps */
+    cs_link_stats **stats_out;/* the stats gathered from the pages for fl_stats (a cell of
+                                 its own: fl_stats sees a const net) */
     int n_dlinks;             /* 2 * topology links: links[0..n_dlinks) are real */
     int n_vlinks;             /* virtual links: CS_NET_MAX_CHANNELS per rank, or 0 */
     int n_plinks;             /* rank pairs' virtual links after them: ranks x pair_g, or 0 */
@@ -85,11 +100,11 @@ struct cs_net {
     int32_t *rank_of_node;    /* per node: its rank, -1 (with pair links) */
     int32_t *pair_loc;        /* per rank: its index among its group's ranks */
     cs_net_pair pair;         /* the pairs' capacities, bytes per ps */
-    cs_link_stats *stats;     /* per dlink */
     uint32_t epoch;           /* recompute visit epoch */
     fl_flow **comp_flows;     /* scratch: flows of the component */
     int32_t *comp_links;      /* scratch: dlinks of the component */
-    int cap_comp_flows, cap_comp_links;
+    int cap_comp_flows;
+    int32_t cap_comp_links;   /* scratch positions allocated (cs__fl_grow_scratch) */
     int32_t *uf;              /* scratch per component position: union-find parent */
     int32_t *comp_start;      /* scratch per position: component sizes, then ends */
     int32_t *comp_order;      /* scratch: positions grouped by component */
@@ -112,6 +127,22 @@ struct cs_net {
     uint32_t n_conns;         /* connections in the table */
     fl_conn *free_conns;      /* unused connections */
 };
+
+/* Link d (its page made: cs__fl_page_in) and its statistics. */
+static inline fl_link *fl_lk(const cs_net *n, int32_t d)
+{
+    return &n->pages[d >> FL_PAGE_BITS]->l[d & (FL_PAGE - 1)];
+}
+static inline cs_link_stats *fl_st(const cs_net *n, int32_t d)
+{
+    return &n->pages[d >> FL_PAGE_BITS]->s[d & (FL_PAGE - 1)];
+}
+/* Make link d's page if it is not there yet: 0 or CS_ENOMEM (net_fluid.c). */
+int cs__fl_page_in(cs_net *n, int32_t d);
+
+/* Grow the scratch arrays (comp_links, seeds and the per-position ones) to hold at least
+ * need positions: 0 or CS_ENOMEM (net_fluid.c). */
+int cs__fl_grow_scratch(cs_net *n, int32_t need);
 
 /* The links flow f crosses: its route, then its channel's virtual link and its rank
  * pair's, if any. */
@@ -149,7 +180,7 @@ void cs__fl_groups_free(cs_net *n);
 /* Rank pairs' limits (net_fluid_pair.c). How many pair links t needs under pair (0 when
  * it sets none). */
 int cs__fl_pair_count(const cs_topo *t, const cs_net_pair *pair, int *g_out);
-/* Fill the pair maps and capacities (after n->links is allocated with the pair links).
+/* Fill the pair maps and capacities (the pair links' pages are made as flows cross them).
  * Returns 0 or CS_ENOMEM. */
 int cs__fl_pair_init(cs_net *n, const cs_net_pair *pair, double bw_scale);
 /* Set f's plink, prev_link and ptr for a message src -> dst (nodes) under transport tr's

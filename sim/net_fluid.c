@@ -25,38 +25,28 @@ static void fl_destroy(cs_net *n);
 static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_net_cb *cb,
                      double cap_GBps, double bw_scale, const cs_net_pair *pair, cs_err *err)
 {
-    int i, nd = 2 * t->n_links, nv = cap_GBps > 0 ? CS_NET_MAX_CHANNELS * t->n_ranks : 0, g;
+    int nd = 2 * t->n_links, nv = cap_GBps > 0 ? CS_NET_MAX_CHANNELS * t->n_ranks : 0, g;
     int np = cs__fl_pair_count(t, pair, &g);
     cs_net *n = calloc(1, sizeof *n);
     if (!n)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     nv += np;      /* the pair links follow the channels' (n_vlinks counts only those) */
-    n->links = calloc((size_t)nd + (size_t)nv + 1, sizeof *n->links);
-    n->stats = calloc((size_t)nd + 1, sizeof *n->stats);
-    n->comp_links = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->comp_links);
-    n->seeds = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->seeds);
-    n->uf = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->uf);
-    n->comp_start = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->comp_start);
-    n->comp_order = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->comp_order);
-    n->heap = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->heap);
-    n->h_idx = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->h_idx);
-    n->h_key = malloc(((size_t)nd + (size_t)nv + 1) * sizeof *n->h_key);
-    if (!n->links || !n->stats || !n->comp_links || !n->seeds || !n->uf || !n->comp_start ||
-        !n->comp_order || !n->heap || !n->h_idx || !n->h_key) {
+    n->n_pages = (int32_t)(((size_t)nd + (size_t)nv + FL_PAGE) / FL_PAGE);
+    n->pages = calloc((size_t)n->n_pages, sizeof *n->pages);
+    n->stats_out = calloc(1, sizeof *n->stats_out);
+    /* the scratch arrays grow with the links a recompute meets (a plan's groups touch a
+     * few thousand links of a 100,000-GPU fabric's million) */
+    if (!n->pages || !n->stats_out ||
+        cs__fl_grow_scratch(n, nd + nv < 1024 ? nd + nv + 1 : 1024) < 0) {
         fl_destroy(n);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     }
-    n->cap_comp_links = nd + nv;
     n->n_dlinks = nd;
     n->n_vlinks = nv - np;
     n->n_plinks = np;
     n->pair_g = g;
-    for (i = 0; i < nd; i++)
-        /* GB/s -> bytes/ps; (bw x scale) x 1e-3, the doubles of a topology whose figures
-         * were scaled before (bw x 1 = bw exactly) */
-        n->links[i].cap = t->links[i >> 1].bw_GBps * bw_scale * 1e-3;
-    for (i = nd; i < nd + nv - np; i++)
-        n->links[i].cap = cap_GBps * 1e-3;
+    n->bw_scale = bw_scale;
+    n->vcap = cap_GBps * 1e-3;
     n->eng = eng;
     n->t = t;
     n->cb = *cb;
@@ -68,13 +58,47 @@ static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_ne
     return 0;
 }
 
+/* realloc *p to cap elements of elt bytes; 0 or CS_ENOMEM (*p kept). */
+static int grow1(void **p, size_t elt, int32_t cap)
+{
+    void *x = realloc(*p, (size_t)cap * elt);
+    if (!x)
+        return CS_ENOMEM;
+    *p = x;
+    return 0;
+}
+
+int cs__fl_grow_scratch(cs_net *n, int32_t need)
+{
+    int32_t cap = n->cap_comp_links > 0 ? 2 * n->cap_comp_links : need;
+    if (need <= n->cap_comp_links)
+        return 0;
+    if (cap < need)
+        cap = need;
+    if (grow1((void **)&n->comp_links, sizeof *n->comp_links, cap) < 0 ||
+        grow1((void **)&n->seeds, sizeof *n->seeds, cap) < 0 ||
+        grow1((void **)&n->uf, sizeof *n->uf, cap) < 0 ||
+        grow1((void **)&n->comp_start, sizeof *n->comp_start, cap) < 0 ||
+        grow1((void **)&n->comp_order, sizeof *n->comp_order, cap) < 0 ||
+        grow1((void **)&n->heap, sizeof *n->heap, cap) < 0 ||
+        grow1((void **)&n->h_idx, sizeof *n->h_idx, cap) < 0 ||
+        grow1((void **)&n->h_key, sizeof *n->h_key, cap) < 0)
+        return CS_ENOMEM;
+    n->cap_comp_links = cap;
+    return 0;
+}
+
 static void fl_destroy(cs_net *n)
 {
     int i;
     if (!n)
         return;
-    for (i = 0; n->links && i < n->n_dlinks + n->n_vlinks + n->n_plinks; i++)
-        free(n->links[i].flows);
+    for (i = 0; n->pages && i < n->n_pages; i++) {
+        int j;
+        for (j = 0; n->pages[i] && j < FL_PAGE; j++)
+            free(n->pages[i]->l[j].flows);
+        free(n->pages[i]);
+    }
     free(n->rank_of_node);
     free(n->pair_loc);
     while (n->all_flows) {
@@ -84,8 +108,10 @@ static void fl_destroy(cs_net *n)
     }
     cs__fl_groups_free(n);
     cs__fl_conns_free(n);
-    free(n->links);
-    free(n->stats);
+    free(n->pages);
+    if (n->stats_out)
+        free(*n->stats_out);
+    free(n->stats_out);
     free(n->comp_flows);
     free(n->comp_links);
     free(n->seeds);
@@ -98,7 +124,39 @@ static void fl_destroy(cs_net *n)
     free(n);
 }
 
-static const cs_link_stats *fl_stats(const cs_net *n) { return n->stats; }
+int cs__fl_page_in(cs_net *n, int32_t d)
+{
+    fl_page *pg;
+    int32_t j, base = d & ~(FL_PAGE - 1);
+    if (n->pages[d >> FL_PAGE_BITS])
+        return 0;
+    if (!(pg = calloc(1, sizeof *pg)))
+        return CS_ENOMEM;
+    for (j = 0; j < FL_PAGE; j++) {
+        int32_t i = base + j;
+        if (i < n->n_dlinks)
+            /* GB/s -> bytes/ps; (bw x scale) x 1e-3, the doubles of a topology whose
+             * figures were scaled before (bw x 1 = bw exactly) */
+            pg->l[j].cap = n->t->links[i >> 1].bw_GBps * n->bw_scale * 1e-3;
+        else if (i < n->n_dlinks + n->n_vlinks)
+            pg->l[j].cap = n->vcap;
+    }
+    n->pages[d >> FL_PAGE_BITS] = pg;
+    return 0;
+}
+
+/* Every dlink's statistics, gathered from the pages (zeros where no flow went). */
+static const cs_link_stats *fl_stats(const cs_net *n)
+{
+    cs_link_stats *a = *n->stats_out;
+    int32_t d;
+    if (!a && !(a = *n->stats_out = calloc((size_t)n->n_dlinks + 1, sizeof *a)))
+        return NULL;
+    for (d = 0; d < n->n_dlinks; d++)
+        if (n->pages[d >> FL_PAGE_BITS])
+            a[d] = *fl_st(n, d);
+    return a;
+}
 
 static void fl_counters(const cs_net *n, cs_sim_counters *out)
 {
@@ -138,10 +196,10 @@ static int recompute(cs_net *n)
     ep = ++n->epoch;
     n->counters.recomputes++;
     for (i = 0; i < n->n_seeds; i++) {
-        n->links[n->seeds[i]].seeded = 0;
-        if (n->links[n->seeds[i]].mark != ep) {
-            n->links[n->seeds[i]].mark = ep;
-            n->links[n->seeds[i]].pos = nl;
+        fl_lk(n, n->seeds[i])->seeded = 0;
+        if (fl_lk(n, n->seeds[i])->mark != ep) {
+            fl_lk(n, n->seeds[i])->mark = ep;
+            fl_lk(n, n->seeds[i])->pos = nl;
             n->comp_links[nl++] = n->seeds[i];
         }
     }
@@ -151,7 +209,7 @@ static int recompute(cs_net *n)
     for (i = 0; i < nl; i++)
         n->uf[i] = i;
     for (i = 0; i < nl; i++) {
-        fl_link *L = &n->links[n->comp_links[i]];
+        fl_link *L = fl_lk(n, n->comp_links[i]);
         n->counters.link_visits++;
         for (j = 0; j < L->n_flows; j++) {
             fl_flow *f = L->flows[j];
@@ -172,10 +230,12 @@ static int recompute(cs_net *n)
             f->grp->mark = ep;
             f->grp->fixed = 0;
             for (k = 0; k < flow_nlinks(f); k++) {
-                fl_link *M = &n->links[flow_link(f, k)];
+                fl_link *M = fl_lk(n, flow_link(f, k));
                 int32_t a, b;
                 n->counters.link_visits++;
                 if (M->mark != ep) {
+                    if (nl == n->cap_comp_links && cs__fl_grow_scratch(n, nl + 1) < 0)
+                        return CS_ENOMEM;
                     M->mark = ep;
                     M->pos = nl;
                     n->uf[nl] = nl;
@@ -265,8 +325,12 @@ static void recompute_now(cs_engine *eng, void *arg, uint64_t data)
 
 void cs__fl_seed(cs_net *n, int32_t d)
 {
-    fl_link *L = &n->links[d];
+    fl_link *L = fl_lk(n, d);
     if (!L->seeded) {
+        if (n->n_seeds == n->cap_comp_links && cs__fl_grow_scratch(n, n->n_seeds + 1) < 0) {
+            cs_engine_fail(n->eng, CS_ENOMEM, NULL, "out of memory");
+            return;
+        }
         L->seeded = 1;
         n->seeds[n->n_seeds++] = d;
     }
@@ -285,8 +349,13 @@ static void touch(cs_net *n, const fl_flow *f)
 {
     int k;
     for (k = 0; k < flow_nlinks(f); k++) {
-        fl_link *L = &n->links[flow_link(f, k)];
+        fl_link *L = fl_lk(n, flow_link(f, k));
         if (!L->seeded && L->n_flows > 0) {
+            if (n->n_seeds == n->cap_comp_links &&
+                cs__fl_grow_scratch(n, n->n_seeds + 1) < 0) {
+                cs_engine_fail(n->eng, CS_ENOMEM, NULL, "out of memory");
+                return;
+            }
             L->seeded = 1;
             n->seeds[n->n_seeds++] = flow_link(f, k);
         }
@@ -300,7 +369,7 @@ static void touch(cs_net *n, const fl_flow *f)
 
 static void link_add(cs_net *n, int32_t d, fl_flow *f, cs_time now)
 {
-    fl_link *L = &n->links[d];
+    fl_link *L = fl_lk(n, d);
     if (L->n_flows == L->cap_flows) {
         int cap = L->cap_flows ? L->cap_flows * 2 : 4;
         fl_flow **nf = realloc(L->flows, (size_t)cap * sizeof *nf);
@@ -314,13 +383,13 @@ static void link_add(cs_net *n, int32_t d, fl_flow *f, cs_time now)
     if (L->n_flows == 0)
         L->busy_since = now;
     L->flows[L->n_flows++] = f;
-    if (d < n->n_dlinks && L->n_flows > n->stats[d].peak_flows)
-        n->stats[d].peak_flows = L->n_flows;
+    if (d < n->n_dlinks && L->n_flows > fl_st(n, d)->peak_flows)
+        fl_st(n, d)->peak_flows = L->n_flows;
 }
 
 static void link_remove(cs_net *n, int32_t d, fl_flow *f, cs_time now)
 {
-    fl_link *L = &n->links[d];
+    fl_link *L = fl_lk(n, d);
     int j;
     for (j = 0; j < L->n_flows; j++)
         if (L->flows[j] == f) {
@@ -330,9 +399,9 @@ static void link_remove(cs_net *n, int32_t d, fl_flow *f, cs_time now)
         }
     if (d >= n->n_dlinks)
         return;
-    n->stats[d].bytes += (double)f->bytes;
+    fl_st(n, d)->bytes += (double)f->bytes;
     if (L->n_flows == 0)
-        n->stats[d].busy_ps += now - L->busy_since;
+        fl_st(n, d)->busy_ps += now - L->busy_since;
 }
 
 static void release(cs_net *n, fl_flow *f)
@@ -423,6 +492,14 @@ static int fl_send(cs_net *n, int src, int dst, uint64_t bytes, uint64_t token, 
     f->n_route = nr;
     f->vlink = chan_key >= 0 && chan_key < n->n_vlinks ? n->n_dlinks + chan_key : -1;
     cs__fl_pair_of(n, f, src, dst, pair);
+    {
+        int k;
+        for (k = 0; k < flow_nlinks(f); k++)
+            if (cs__fl_page_in(n, flow_link(f, k)) < 0)
+                return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        if (f->prev_link >= 0 && cs__fl_page_in(n, f->prev_link) < 0)
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+    }
     f->remaining = (double)bytes;
     f->rate = 0;
     f->ev = 0;

@@ -75,7 +75,7 @@ void cs__fl_fill_component(cs_net *n, const int32_t *comp, int32_t nc)
         /* One link (a ring step's flows, each alone on its link): every flow on it crosses
          * only it, so all get rem/unfixed = cap/n at once - the heap's one step, the same
          * double and the same visits. */
-        fl_link *L = &n->links[n->comp_links[comp[0]]];
+        fl_link *L = fl_lk(n, n->comp_links[comp[0]]);
         double share;
         int j;
         n->counters.link_visits++;
@@ -97,7 +97,7 @@ void cs__fl_fill_component(cs_net *n, const int32_t *comp, int32_t nc)
     }
     n->n_heap = 0;
     for (i = 0; i < nc; i++) {
-        fl_link *L = &n->links[n->comp_links[comp[i]]];
+        fl_link *L = fl_lk(n, n->comp_links[comp[i]]);
         L->rem = L->cap;
         L->unfixed = L->n_flows;
         n->h_idx[comp[i]] = -1;
@@ -111,7 +111,7 @@ void cs__fl_fill_component(cs_net *n, const int32_t *comp, int32_t nc)
     n->counters.link_visits += (uint64_t)nc;
     while (n->n_heap > 0) {
         int32_t top = n->heap[0];
-        fl_link *best = &n->links[n->comp_links[top]];
+        fl_link *best = fl_lk(n, n->comp_links[top]);
         double best_share = n->h_key[top];
         int j, k;
         heap_remove(n, top);
@@ -128,7 +128,7 @@ void cs__fl_fill_component(cs_net *n, const int32_t *comp, int32_t nc)
             g->fixed = 1;
             g->share = best_share;
             for (k = 0; k < flow_nlinks(f); k++) {
-                fl_link *L = &n->links[flow_link(f, k)];
+                fl_link *L = fl_lk(n, flow_link(f, k));
                 for (q = 0; q < m; q++)
                     L->rem -= best_share;
                 L->unfixed -= m;

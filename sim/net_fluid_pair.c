@@ -89,8 +89,8 @@ int cs__fl_pair_turn(cs_net *n, const fl_flow *f, int on)
     fl_link *P, *R;
     if (f->plink < 0)
         return 0;
-    P = &n->links[f->plink];
-    R = &n->links[f->prev_link];
+    P = fl_lk(n, f->plink);
+    R = fl_lk(n, f->prev_link);
     if (on && P->n_flows == 1) {
         /* This direction turns on: both run at the both-directions figure, or it alone at
          * the one-direction one. */
