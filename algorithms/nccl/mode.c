@@ -394,11 +394,19 @@ static int tree_sim_pieces(const cs_coll_req *req, const cs_nccl_params *np)
     return (int)k;
 }
 
-/* np as req sees it: a PCIe host's channel plan for its rank count (search.c), for ranks
- * 0..n-1 of the host only (a plan's strided group has no topo). */
+/* np as req sees it: net_channels where its ranks are two or more nodes, else a PCIe
+ * host's channel plan for its rank count (search.c), for ranks 0..n-1 of the host only (a
+ * plan's strided group has no topo). */
 static const cs_nccl_params *planned(const cs_nccl_params *np, const cs_coll_req *req,
                                      cs_nccl_params *local)
 {
+    if (req->topo && np->net_channels > 0 && np->net_channels != np->channels &&
+        cs_node_size(req) > 0) {
+        /* Ranks over several nodes: the rings the search finds across them (nccl.h). */
+        *local = *np;
+        local->channels = np->net_channels;
+        return local;
+    }
     return req->topo ? cs_nccl_with_plan(np, req->n_ranks, local) : np;
 }
 

@@ -43,6 +43,11 @@ typedef struct cs_nccl_params {
     double launch_us;        /* fixed cost of every collective (kernel launch, the test's
                                 loop), on top of the protocol's base_us, us */
     int channels;            /* parallel rings/trees requested of the algorithms (>= 1) */
+    int net_channels;        /* channels where the ranks span two or more nodes, in place of
+                                channels; 0 = channels everywhere. RCCL's ring search across
+                                nodes starts a ring at each NIC (rccl src/graph/search.cc,
+                                localNets), where one node's rings follow its XGMI model
+                                ("net_channels" in JSON) */
     double channel_GBps;     /* a channel's bandwidth cap: no transfer of a channel moves
                                 data faster, GB/s; 0 = none (the links decide) */
     double tree_GBps;        /* the cap of one direction of one tree channel across nodes
