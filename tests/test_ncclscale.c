@@ -10,6 +10,7 @@
 #include "algorithms/coll.h"
 #include "algorithms/nccl/mode.h"
 #include "algorithms/nccl/nccl.h"
+#include "algorithms/nccl/nvlstree.h"
 #include "topologies/topology.h"
 
 /* One NCCL-mode allreduce of S bytes on ranks 0..p-1 of a preset (algo NULL = NCCL's
@@ -82,11 +83,78 @@ static void t_mi355x_channels(void)
     CU_ASSERT(bw <= 400.0 + 1e-6 && bw > 0.97 * 400.0);
 }
 
+/* NCCL's NVLSTree loops per channel and head (nvlstree.h): dgx-b200-x2 has g = 8 heads and
+ * sm 100, so C = 32 channels and C g = 256 concurrent ops. 1 MiB < 256 x 64 KiB: 32 KiB
+ * chunks, ceil(1 MiB / 8 MiB) = 1; 64 MiB in [16, 128) MiB: 64 KiB chunks, 64 MiB / 16
+ * MiB = 4; 2 GiB: 128 KiB chunks, 2 GiB / 32 MiB = 64; 8 GiB: 256, capped at 64.
+ * dgx-h100-x2 (sm 90, C = 16, C g = 128): 1 GiB / (128 x 128 KiB) = 64; 16 MiB < 4 x 128 x
+ * 128 KiB: 64 KiB chunks, 16 MiB / 8 MiB = 2. One node: 1 (nvls.c's own pieces). */
+static void t_nvls_tree_pieces(void)
+{
+    static const struct { const char *topo; int p; uint64_t S; int k; } c[] = {
+        {"dgx-b200-x2", 16, 1u << 20, 1}, {"dgx-b200-x2", 16, 64u << 20, 4},
+        {"dgx-b200-x2", 16, 2ull << 30, 64}, {"dgx-b200-x2", 16, 8ull << 30, 64},
+        {"dgx-h100-x2", 16, 1u << 30, 64}, {"dgx-h100-x2", 16, 16u << 20, 2},
+        {"dgx-b200-x2", 8, 1u << 30, 1},
+    };
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        cs_nccl_params np;
+        cs_coll_req req;
+        int on;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open(c[i].topo, &t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup(c[i].topo, NULL, 0, &np, &on, &err), 0);
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, c[i].p, c[i].S);
+        req.topo = t;
+        CU_ASSERT_EQUAL(cs_nccl_nvls_tree_pieces(&req, &np), c[i].k);
+        cs_topo_free(t);
+    }
+}
+
+/* NVLSTree on 2 x DGX B200 at 2 GiB: nvls_eff 0.74 on the NVLink legs only. Each NIC (8 a
+ * node, 50 GB/s) carries S/8 each way: algbw <= 400 GB/s, busbw <= 400 x 2 x 15/16 = 750.
+ * Each GPU's NVLink carries S (1 + 1/8) up at 18 x 40.1 x 0.74 = 534.1 GB/s: algbw <= 474.8,
+ * not the bound. 64 pieces of 3 stages and 78 us of latency cost < 5%: busbw in [712.5,
+ * 750]. (With 0.74 on every leg, as before, the NICs bound at 0.74 x 750 = 555.) The tree's
+ * latency: 2 floor(log2 2) x 20.9 = 41.8 us more than with nvls_net_lat_us 0. */
+static void t_nvls_b200_x2(void)
+{
+    double bw;
+    cs_nccl_pick pk = allreduce("dgx-b200-x2", "nvls", 16, 2ull << 30, &bw);
+    CU_ASSERT_EQUAL(pk.chunks, 64);
+    CU_ASSERT(bw <= 750.0 + 1e-6 && bw >= 0.95 * 750.0);
+    {
+        cs_topo *t = NULL;
+        cs_err err;
+        cs_nccl_params np;
+        cs_coll_req req;
+        cs_nccl_pick a, b;
+        const cs_algo *ops;
+        int on;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-b200-x2", &t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-b200-x2", NULL, 0, &np, &on, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("nvls", CS_COLL_ALLREDUCE, &ops, NULL), 0);
+        CS_ASSERT_REL(np.nvls_net_lat_us, 20.9, 1e-12);
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 16, 1024);
+        req.topo = t;
+        CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ops, &np, 0, &a, &err), 0);
+        np.nvls_net_lat_us = 0;
+        CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ops, &np, 0, &b, &err), 0);
+        CS_ASSERT_REL(a.time_us - b.time_us, 41.8, 1e-6);
+        cs_topo_free(t);
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case tc[] = {
         {"net_channels read and refused by name", t_net_channels_json},
         {"mi355x: 6 rings on one node, 8 (one per NIC) across nodes", t_mi355x_channels},
+        {"NVLSTree loops per channel and head as NCCL 2.26 cuts them", t_nvls_tree_pieces},
+        {"dgx-b200-x2 NVLSTree: the NICs bind at 750 GB/s busbw; 41.8 us of tree latency",
+         t_nvls_b200_x2},
         {NULL, NULL}};
     return cs_test_add_suite("ncclscale", tc) ? -1 : 0;
 }

@@ -5,6 +5,7 @@
  *            "channel_plan": [{"ranks": 2, "channels": 2, "channel_GBps": 6}, ...],
  *            "tree_channel_GBps": 0,
  *            "max_chunks": 8, "nvls": false, "nvls_eff": 0.85, "nvls_lat_us": 25,
+ *            "nvls_net_lat_us": 20.9,
  *            "proto": "auto" | "LL" | "LL128" | "Simple",
  *            "protocols": {"Simple": {"enabled": true, "base_us": 8.4, "hop_us": 2.8,
  *                                     "bw_eff": 1.0, "chunk_bytes": 2097152,
@@ -133,6 +134,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps", "sm",
                                        "channel_plan", "net_channels",
                                        "tree_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
+                                       "nvls_net_lat_us",
                                        "proto", "protocols", "transports",
                                        "calibration", NULL};
     const char *version = NULL, *proto = NULL;
@@ -158,6 +160,8 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
         (rc = cs_json_bool(nccl, "nccl", "nvls", 0, &out->nvls, err)) < 0 ||
         (rc = cs_json_positive(nccl, "nccl", "nvls_eff", 0, &out->nvls_eff, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "nvls_lat_us", 0, &out->nvls_lat_us, err)) < 0 ||
+        (rc = cs_json_nonneg(nccl, "nccl", "nvls_net_lat_us", 0, &out->nvls_net_lat_us,
+                             err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "max_chunks", 0, 1, 4096, &max_chunks, err)) < 0 ||
         (rc = cs_json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
         (rc = cs_json_object(nccl, "nccl", "protocols", 0, &protos, err)) < 0 ||

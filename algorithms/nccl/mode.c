@@ -5,6 +5,7 @@
 #include "algorithms/nccl/mode.h"
 #include "algorithms/nccl/fold.h"
 #include "algorithms/nccl/rules.h"
+#include "algorithms/nccl/nvlstree.h"
 #include "sim/exec.h"
 
 #include <math.h>
@@ -209,7 +210,7 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
                 : rule->pattern == CS_NCCL_PAT_PIPELINE ? req.bytes / (uint64_t)req.channels
                 : req.bytes / (uint64_t)req.n_ranks;
         if (nvls) {
-            req.chunks = 1;
+            req.chunks = cs_nccl_nvls_tree_pieces(&req, np);
         } else {
             uint64_t c = cs_nccl_coll_chunk(np, rule, pr), k = (block + c - 1) / c;
             if (k < 1)
@@ -241,6 +242,8 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
             req.chunks = np->max_chunks / req.channels > 1 ? np->max_chunks / req.channels : 1;
     }
     cs_nccl_costs(np, pr, nvls, &costs);
+    if (nvls)
+        cs_nccl_nvls_tree_costs(&req, np, &costs);
     /* Simple's tree allreduce splits a channel's threads between the reduce going up and
      * the broadcast coming down (all_reduce.h runTreeSplit): each direction its own cap. */
     if (ring && ops != &cs_algo_ring) {
@@ -363,6 +366,8 @@ static int run_req(cs_coll_req req, const cs_topo *topo, const cs_algo *ops,
     } else {
         if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
             return rc;
+        if (is_nvls(ops))
+            cs_nccl_nvls_legs(&s, np);
         /* Trees and NVLS across nodes: one channel (NVLS: shard) of each rotation class
          * (fold_tree.c). */
         rc = 0;
@@ -579,5 +584,9 @@ int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_ncc
                           pick->time_us);
     if (built)
         *built = r;
-    return cs_algo_build(pick->algo, &r, s, err);
+    if ((rc = cs_algo_build(pick->algo, &r, s, err)) < 0)
+        return rc;
+    if (is_nvls(pick->algo))
+        cs_nccl_nvls_legs(s, np);
+    return 0;
 }

@@ -64,6 +64,8 @@ typedef struct cs_nccl_params {
                                 tuner: 0.85 Hopper, 0.74 Blackwell) */
     double nvls_lat_us;      /* NVLS latency per collective, in place of a protocol's base
                                 and per-transfer latencies, us (NCCL: 25 on NVLink) */
+    double nvls_net_lat_us;  /* NVLSTree across N nodes adds 2 floor(log2 N) times this, us
+                                (NCCL 2.30.7 hwLat[NET][NVLSTree][Simple] 20.9, tuning.cc) */
     int force_proto;         /* a cs_proto to always use, or -1 to select by time */
     int all_channels;        /* 1: simulate every ring and tree channel; 0 (default):
                                 where the channels load the links alike, two of them stand
