@@ -147,6 +147,27 @@ static void t_nvls_b200_x2(void)
     }
 }
 
+/* gb300-nvl72-x2 is two racks of 16 trays in the job (64 GPUs each, the OCI 32-tray run's
+ * placement): 128 ranks, 64 a rack, so a 128-rank allreduce runs NVLSTree over both racks
+ * (on full racks it would be 72 + 56, and NVLS cannot span unequal racks). 64 MiB: C g =
+ * 32 x 64 = 2048 ops, 64 MiB < 2048 x 64 KiB, 32 KiB chunks, 1 piece. NVLink bound: S (1 +
+ * 1/64) up each GPU at 18 x 40.1 x 0.74 = 534.1 GB/s, busbw <= 2 x 127/128 x 534.1 / (65/64)
+ * = 1043.6 GB/s. */
+static void t_gb300_racks(void)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    double bw;
+    cs_nccl_pick pk;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("gb300-nvl72-x2", &t, &err), 0);
+    CU_ASSERT_EQUAL(t->n_ranks, 128);
+    cs_topo_free(t);
+    pk = allreduce("gb300-nvl72-x2", NULL, 128, 64u << 20, &bw);
+    CU_ASSERT_STRING_EQUAL(pk.algo->name, "nvls");
+    CU_ASSERT_EQUAL(pk.chunks, 1);
+    CU_ASSERT(bw > 0 && bw <= 1043.6);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case tc[] = {
@@ -155,6 +176,7 @@ int cs_test_register(void)
         {"NVLSTree loops per channel and head as NCCL 2.26 cuts them", t_nvls_tree_pieces},
         {"dgx-b200-x2 NVLSTree: the NICs bind at 750 GB/s busbw; 41.8 us of tree latency",
          t_nvls_b200_x2},
+        {"gb300-nvl72-x2: racks of 64, NVLSTree over both at 128 ranks", t_gb300_racks},
         {NULL, NULL}};
     return cs_test_add_suite("ncclscale", tc) ? -1 : 0;
 }
