@@ -168,6 +168,33 @@ static void t_gb300_racks(void)
     CU_ASSERT(bw > 0 && bw <= 1043.6);
 }
 
+/* LL rings across nodes: NCCL's llMaxBw (Intel hosts, 2 nodes: 39 GB/s of bus bandwidth)
+ * shared by the channels, each capped at 39 / C. A ring's busbw is C times one channel's
+ * rate on its links: <= 39 GB/s, where the links alone (8 NICs of 50 GB/s at LL's 0.5)
+ * would allow 200. 1 GiB: the pipeline's fill under 3%. */
+static void t_ll_max(void)
+{
+    double bw;
+    cs_topo *t = NULL;
+    cs_err err;
+    cs_nccl_params np;
+    cs_coll_req req;
+    cs_nccl_pick pk;
+    const cs_algo *ring;
+    int on;
+    CS_ASSERT_REL(cs_nccl_ll_max_GBps(2), 39.0, 1e-12);
+    CS_ASSERT_REL(cs_nccl_ll_max_GBps(4), 20.4, 1e-12);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-b200-x2", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-b200-x2", "LL", 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+    cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 16, 1u << 30);
+    req.topo = t;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, ring, &np, 0, &pk, &err), 0);
+    bw = (double)(1u << 30) / (pk.time_us * 1e3) * 2.0 * 15 / 16;
+    CU_ASSERT(bw <= 39.0 + 1e-6 && bw >= 0.97 * 39.0);
+    cs_topo_free(t);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case tc[] = {
@@ -177,6 +204,7 @@ int cs_test_register(void)
         {"dgx-b200-x2 NVLSTree: the NICs bind at 750 GB/s busbw; 41.8 us of tree latency",
          t_nvls_b200_x2},
         {"gb300-nvl72-x2: racks of 64, NVLSTree over both at 128 ranks", t_gb300_racks},
+        {"LL rings across nodes under NCCL's llMaxBw", t_ll_max},
         {NULL, NULL}};
     return cs_test_add_suite("ncclscale", tc) ? -1 : 0;
 }

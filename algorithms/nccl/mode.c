@@ -251,6 +251,12 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
         if (np->tree_GBps > 0)
             costs.chan_GBps = np->tree_GBps;
     }
+    /* LL rings across nodes: NCCL's llMaxBw shared by the channels (nccl.h). */
+    if (pr == CS_PROTO_LL && ops == &cs_algo_ring && cs_node_size(&req) > 0) {
+        double cap = cs_nccl_ll_max_GBps(req.n_ranks / cs_node_size(&req)) / req.channels;
+        if (!(costs.chan_GBps > 0) || cap < costs.chan_GBps)
+            costs.chan_GBps = cap;
+    }
     /* channel_GBps is what one direction of a ring channel moves: the ring's one thread
      * group receives and sends with the same threads. A p2p channel gives its send and
      * its receive their own warps, and a 2-rank chain's ends work one direction each: they

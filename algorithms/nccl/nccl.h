@@ -171,6 +171,11 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
  * nvls_eff. Reductions always run inside the receive loop (reduce_in_loop). */
 void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs *out);
 
+/* LL's bus bandwidth across nodes, GB/s (NCCL's llMaxBws, Intel hosts: 39 on 2 nodes, 20.4
+ * on more, src/graph/tuning.cc): LL's network buffers are in host memory on both sides
+ * (src/transport/net.cc), so the GPUs write and poll its lines over PCIe. */
+double cs_nccl_ll_max_GBps(int nodes);
+
 /* Channels a collective of bytes bytes uses with protocol pr (NCCL's trimming, models.md
  * §2.3): the most c <= p->channels with bytes >= c * channel_bytes (times ring_ranks for
  * a ring with LL; pass 1 otherwise), at least 1. */

@@ -227,3 +227,8 @@ int cs_nccl_chunks(const cs_nccl_params *p, cs_proto pr, uint64_t block_bytes)
         k = (uint64_t)p->max_chunks;
     return (int)k;
 }
+
+double cs_nccl_ll_max_GBps(int nodes)
+{
+    return nodes <= 2 ? 39.0 : 20.4;
+}
