@@ -15,7 +15,8 @@
  * in_network is the textbook switch reduction (S up, S down); this is how NVLS moves data
  * (multimem ld_reduce of a shard, then multimem st of it). Needs a link-level fabric whose
  * ranks form one node or equal nodes, each node's ranks linked directly to a switch. Pieces: --chunks k, or with --chunks 1 NVLS-sized ones (128 KiB of a shard,
- * NCCL_NVLS_CHUNKSIZE, at most 64), as in_network. */
+ * NCCL_NVLS_CHUNKSIZE, at most 64), as in_network, on one node; across nodes --chunks k
+ * (NCCL mode passes NCCL's NVLSTree loops, algorithms/nccl/mode.c). */
 #include "algorithms/coll.h"
 
 #include <math.h>
@@ -27,7 +28,7 @@
 static int pieces_of(const cs_coll_req *req, int g)
 {
     uint64_t k, shard = req->bytes / (uint64_t)g;
-    if (req->chunks > 1)
+    if (req->chunks > 1 || req->n_ranks > g)
         return req->chunks;
     k = (shard + NVLS_CHUNK_BYTES - 1) / NVLS_CHUNK_BYTES;
     return k < 1 ? 1 : k > MAX_PIECES ? MAX_PIECES : (int)k;

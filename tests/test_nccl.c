@@ -96,11 +96,12 @@ static void t_params(void)
     cs_nccl_costs(&p, CS_PROTO_SIMPLE, 0, &c);
     CS_ASSERT_REL(c.launch_us, 11.4, 1e-12);     /* 3 + 8.4 */
     CS_ASSERT_REL(c.xfer_lat_us, 2.8, 1e-12);
-    /* NVLS: 3 + 25 us once, no per-transfer latency, 1.0 x 0.85 of the bandwidth */
+    /* NVLS: 3 + 25 us once, no per-transfer latency, Simple's 1.0 of the bandwidth (the
+     * 0.85 goes on its NVLink legs only: test_ncclscale) */
     cs_nccl_costs(&p, CS_PROTO_SIMPLE, 1, &c);
     CS_ASSERT_REL(c.launch_us, 28.0, 1e-12);
     CS_ASSERT_REL(c.xfer_lat_us, 0.0, 1e-12);
-    CS_ASSERT_REL(c.bw_eff, 0.85, 1e-12);
+    CS_ASSERT_REL(c.bw_eff, 1.0, 1e-12);
     /* chunks: ceil(5 MiB / 2 MiB) = 3; 1 GiB / 2 MiB = 512 capped at max_chunks 8 */
     CU_ASSERT_EQUAL(cs_nccl_chunks(&p, CS_PROTO_SIMPLE, 5u << 20), 3);
     CU_ASSERT_EQUAL(cs_nccl_chunks(&p, CS_PROTO_SIMPLE, 1u << 30), 8);

@@ -394,6 +394,7 @@ static int quotient_sched(const tf_map *m, cs_sched *q, cs_err *err)
         }
         q->xfers[j].pipe = x->pipe;
         q->xfers[j].channel = x->channel;
+        q->xfers[j].bytes = x->bytes;   /* as built: NVLS's legs carry nvls_eff (mode.c) */
         id[i] = (uint32_t)j;
     }
     rc = 0;

@@ -1,9 +1,11 @@
 /* load.c: a topology's "nccl" object to NCCL-mode parameters (algorithms/nccl). The
  * topology loader carries the object through (cs_topo_section_get); it is read here.
  *   "nccl": {"version": "2.30.7", "launch_us": 3.5, "channels": 1, "channel_GBps": 0, "sm": 0,
+ *            "net_channels": 0,
  *            "channel_plan": [{"ranks": 2, "channels": 2, "channel_GBps": 6}, ...],
  *            "tree_channel_GBps": 0,
  *            "max_chunks": 8, "nvls": false, "nvls_eff": 0.85, "nvls_lat_us": 25,
+ *            "nvls_net_lat_us": 20.9,
  *            "proto": "auto" | "LL" | "LL128" | "Simple",
  *            "protocols": {"Simple": {"enabled": true, "base_us": 8.4, "hop_us": 2.8,
  *                                     "bw_eff": 1.0, "chunk_bytes": 2097152,
@@ -134,13 +136,14 @@ static int read_plan(json_t *arr, cs_nccl_params *out, cs_err *err)
 int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *err)
 {
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps", "sm",
-                                       "channel_plan",
+                                       "channel_plan", "net_channels",
                                        "tree_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
+                                       "nvls_net_lat_us",
                                        "proto", "protocols", "transports", "algo",
                                        "calibration", NULL};
     const char *version = NULL, *proto = NULL, *algo = NULL;
     json_t *protos = NULL, *cal = NULL, *trs = NULL;
-    long channels, max_chunks, sm = 0;
+    long channels, max_chunks, sm = 0, net_channels = 0;
     int rc, i;
     cs_nccl_params_default(out);
     if (!json_is_object(nccl))
@@ -155,11 +158,14 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     max_chunks = out->max_chunks;
     if ((rc = cs_json_nonneg(nccl, "nccl", "launch_us", 0, &out->launch_us, err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "channels", 0, 1, 64, &channels, err)) < 0 ||
+        (rc = cs_json_int(nccl, "nccl", "net_channels", 0, 0, 64, &net_channels, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "channel_GBps", 0, &out->channel_GBps, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "tree_channel_GBps", 0, &out->tree_GBps, err)) < 0 ||
         (rc = cs_json_bool(nccl, "nccl", "nvls", 0, &out->nvls, err)) < 0 ||
         (rc = cs_json_positive(nccl, "nccl", "nvls_eff", 0, &out->nvls_eff, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "nvls_lat_us", 0, &out->nvls_lat_us, err)) < 0 ||
+        (rc = cs_json_nonneg(nccl, "nccl", "nvls_net_lat_us", 0, &out->nvls_net_lat_us,
+                             err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "max_chunks", 0, 1, 4096, &max_chunks, err)) < 0 ||
         (rc = cs_json_string(nccl, "nccl", "proto", 0, &proto, err)) < 0 ||
         (rc = cs_json_string(nccl, "nccl", "algo", 0, &algo, err)) < 0 ||
@@ -171,6 +177,8 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     out->sm = (int)sm;
     if (algo && (rc = cs_nccl_algo_parse(algo, "nccl.algo", &out->algo_mask, err)) < 0)
         return rc;
+    if (json_object_get(nccl, "net_channels"))
+        out->net_channels = (int)net_channels;
     out->tree_given = json_object_get(nccl, "tree_channel_GBps") != NULL;
     out->channels_given = json_object_get(nccl, "channels") != NULL ||
                           json_object_get(nccl, "channel_GBps") != NULL ||

@@ -5,6 +5,7 @@
 #include "algorithms/nccl/mode.h"
 #include "algorithms/nccl/fold.h"
 #include "algorithms/nccl/rules.h"
+#include "algorithms/nccl/nvlstree.h"
 #include "sim/exec.h"
 
 #include <math.h>
@@ -214,7 +215,7 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
                 : rule->pattern == CS_NCCL_PAT_PIPELINE ? req.bytes / (uint64_t)req.channels
                 : req.bytes / (uint64_t)req.n_ranks;
         if (nvls) {
-            req.chunks = 1;
+            req.chunks = cs_nccl_nvls_tree_pieces(&req, np);
         } else {
             uint64_t c = cs_nccl_coll_chunk(np, rule, pr), k = (block + c - 1) / c;
             if (k < 1)
@@ -246,12 +247,20 @@ static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_pa
             req.chunks = np->max_chunks / req.channels > 1 ? np->max_chunks / req.channels : 1;
     }
     cs_nccl_costs(np, pr, nvls, &costs);
+    if (nvls)
+        cs_nccl_nvls_tree_costs(&req, np, &costs);
     /* Simple's tree allreduce splits a channel's threads between the reduce going up and
      * the broadcast coming down (all_reduce.h runTreeSplit): each direction its own cap. */
     if (ring && ops != &cs_algo_ring) {
         costs.split_dirs = pr == CS_PROTO_SIMPLE;
         if (np->tree_GBps > 0)
             costs.chan_GBps = np->tree_GBps;
+    }
+    /* LL rings across nodes: NCCL's llMaxBw shared by the channels (nccl.h). */
+    if (pr == CS_PROTO_LL && ops == &cs_algo_ring && cs_node_size(&req) > 0) {
+        double cap = cs_nccl_ll_max_GBps(req.n_ranks / cs_node_size(&req)) / req.channels;
+        if (!(costs.chan_GBps > 0) || cap < costs.chan_GBps)
+            costs.chan_GBps = cap;
     }
     /* channel_GBps is what one direction of a ring channel moves: the ring's one thread
      * group receives and sends with the same threads. A p2p channel gives its send and
@@ -368,6 +377,8 @@ static int run_req(cs_coll_req req, const cs_topo *topo, const cs_algo *ops,
     } else {
         if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
             return rc;
+        if (is_nvls(ops))
+            cs_nccl_nvls_legs(&s, np);
         /* Trees and NVLS across nodes: one channel (NVLS: shard) of each rotation class
          * (fold_tree.c). */
         rc = 0;
@@ -399,11 +410,19 @@ static int tree_sim_pieces(const cs_coll_req *req, const cs_nccl_params *np)
     return (int)k;
 }
 
-/* np as req sees it: a PCIe host's channel plan for its rank count (search.c), for ranks
- * 0..n-1 of the host only (a plan's strided group has no topo). */
+/* np as req sees it: net_channels where its ranks are two or more nodes, else a PCIe
+ * host's channel plan for its rank count (search.c), for ranks 0..n-1 of the host only (a
+ * plan's strided group has no topo). */
 static const cs_nccl_params *planned(const cs_nccl_params *np, const cs_coll_req *req,
                                      cs_nccl_params *local)
 {
+    if (req->topo && np->net_channels > 0 && np->net_channels != np->channels &&
+        cs_node_size(req) > 0) {
+        /* Ranks over several nodes: the rings the search finds across them (nccl.h). */
+        *local = *np;
+        local->channels = np->net_channels;
+        return local;
+    }
     return req->topo ? cs_nccl_with_plan(np, req->n_ranks, local) : np;
 }
 
@@ -576,5 +595,9 @@ int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_ncc
                           pick->time_us);
     if (built)
         *built = r;
-    return cs_algo_build(pick->algo, &r, s, err);
+    if ((rc = cs_algo_build(pick->algo, &r, s, err)) < 0)
+        return rc;
+    if (is_nvls(pick->algo))
+        cs_nccl_nvls_legs(s, np);
+    return 0;
 }

@@ -53,6 +53,11 @@ typedef struct cs_nccl_params {
     double launch_us;        /* fixed cost of every collective (kernel launch, the test's
                                 loop), on top of the protocol's base_us, us */
     int channels;            /* parallel rings/trees requested of the algorithms (>= 1) */
+    int net_channels;        /* channels where the ranks span two or more nodes, in place of
+                                channels; 0 = channels everywhere. RCCL's ring search across
+                                nodes starts a ring at each NIC (rccl src/graph/search.cc,
+                                localNets), where one node's rings follow its XGMI model
+                                ("net_channels" in JSON) */
     double channel_GBps;     /* a channel's bandwidth cap: no transfer of a channel moves
                                 data faster, GB/s; 0 = none (the links decide) */
     double tree_GBps;        /* the cap of one direction of one tree channel across nodes
@@ -69,6 +74,8 @@ typedef struct cs_nccl_params {
                                 tuner: 0.85 Hopper, 0.74 Blackwell) */
     double nvls_lat_us;      /* NVLS latency per collective, in place of a protocol's base
                                 and per-transfer latencies, us (NCCL: 25 on NVLink) */
+    double nvls_net_lat_us;  /* NVLSTree across N nodes adds 2 floor(log2 N) times this, us
+                                (NCCL 2.30.7 hwLat[NET][NVLSTree][Simple] 20.9, tuning.cc) */
     int force_proto;         /* a cs_proto to always use, or -1 to select by time */
     unsigned algo_mask;      /* NCCL_ALGO: the NCCL algorithms a collective may use,
                                 CS_NCCL_ALGO_* bits; 0 = all ("algo" in JSON, e.g.
@@ -181,6 +188,11 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
  * runs Simple only): launch + nvls_lat_us, no per-transfer latency, Simple's bw_eff x
  * nvls_eff. Reductions always run inside the receive loop (reduce_in_loop). */
 void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs *out);
+
+/* LL's bus bandwidth across nodes, GB/s (NCCL's llMaxBws, Intel hosts: 39 on 2 nodes, 20.4
+ * on more, src/graph/tuning.cc): LL's network buffers are in host memory on both sides
+ * (src/transport/net.cc), so the GPUs write and poll its lines over PCIe. */
+double cs_nccl_ll_max_GBps(int nodes);
 
 /* Channels a collective of bytes bytes uses with protocol pr (NCCL's trimming, models.md
  * §2.3): the most c <= p->channels with bytes >= c * channel_bytes (times ring_ranks for

@@ -83,6 +83,7 @@ static void fill(cs_nccl_params *p, size_t k)
     p->nvls = -1;
     p->nvls_eff = 0.85;
     p->nvls_lat_us = 25.0;
+    p->nvls_net_lat_us = 20.9;
     memcpy(p->proto, tables[k].proto, sizeof p->proto);
 }
 
@@ -150,6 +151,7 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
                           "got %d", p->nvls);
     if ((rc = fig(p->nvls_eff, where, "nvls_eff", E, 1, "", NULL, err)) < 0 ||
         (rc = fig(p->nvls_lat_us, where, "nvls_lat_us", 0, L, "us", NULL, err)) < 0 ||
+        (rc = fig(p->nvls_net_lat_us, where, "nvls_net_lat_us", 0, L, "us", NULL, err)) < 0 ||
         (rc = fig(p->channel_GBps, where, "channel_GBps", B0, B1, "GB/s", "no cap", err)) < 0 ||
         (rc = fig(p->tree_GBps, where, "tree_channel_GBps", B0, B1, "GB/s", "channel_GBps",
                   err)) < 0)
@@ -199,7 +201,7 @@ void cs_nccl_costs(const cs_nccl_params *p, cs_proto pr, int nvls, cs_sim_costs 
         out->tr[i].lat_us += p->flush_us[i];
     out->launch_us = p->launch_us + (nvls ? p->nvls_lat_us : p->proto[pr].base_us);
     out->xfer_lat_us = nvls ? 0.0 : p->proto[pr].hop_us;
-    out->bw_eff = p->proto[pr].bw_eff * (nvls ? p->nvls_eff : 1.0);
+    out->bw_eff = p->proto[pr].bw_eff;   /* NVLS: nvls_eff on its NVLink legs (mode.c) */
     out->chan_GBps = p->channel_GBps;
     out->reduce_in_loop = 1;     /* NCCL reduces inside its receive/copy loop */
     out->fifo = 1;               /* and sends a connection's steps in order (one FIFO) */
@@ -224,4 +226,9 @@ int cs_nccl_chunks(const cs_nccl_params *p, cs_proto pr, uint64_t block_bytes)
     if (k > (uint64_t)p->max_chunks)
         k = (uint64_t)p->max_chunks;
     return (int)k;
+}
+
+double cs_nccl_ll_max_GBps(int nodes)
+{
+    return nodes <= 2 ? 39.0 : 20.4;
 }
