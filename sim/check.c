@@ -47,6 +47,25 @@ int cs__check_new(cs_check **out, const cs_sched *s)
     c->n_chunks = s->n_chunks;
     c->turns = s->one_rank && s->turns;
     c->per_block = s->n_chunks / (uint32_t)s->n_ranks;
+    if (c->turns) {
+        int l, ok = 1, prod = 1;
+        c->n_lv = s->turn_levels > 0 ? s->turn_levels : 1;
+        ok = c->n_lv <= CS_SCHED_MAX_LEVELS;
+        for (l = 0; ok && l < c->n_lv; l++) {
+            c->dim[l] = s->turn_levels > 0 ? s->turn_dims[l] : s->n_ranks;
+            ok = ok && c->dim[l] >= 1;
+            c->rstride[l] = prod;
+            prod *= ok ? c->dim[l] : 1;
+        }
+        for (l = c->n_lv - 1, prod = 1; ok && l >= 0; l--) {
+            c->bstride[l] = (uint32_t)prod;
+            prod *= c->dim[l];
+        }
+        if (!ok || prod != s->n_ranks) {
+            cs__check_free(c);
+            return CS_EINVAL;          /* a builder's bug: no grid of n_ranks */
+        }
+    }
     c->n_holders = s->n_ranks + s->n_aux;
     c->chunks = calloc((size_t)c->n_chunks + 1, sizeof *c->chunks);
     c->bad = calloc((size_t)c->n_holders, 1);
@@ -194,23 +213,39 @@ static ivs snap_set(const cs_check_snap *snap, uint32_t k)
     return s;
 }
 
-/* Turned: transfer x goes from holder 0 to holder 1, whose copy of block b is holder 0's
- * copy of block b-1 turned by one rank. Unturn the result into holder 0's block b-1. */
+/* Translate S by dir along level l into out (one ring: the turn by one rank). */
+static int shift(const cs_check *c, int l, int dir, const ivs *S, ivs *out)
+{
+    if (c->n_lv == 1)
+        return cs__ivs_turn(S, dir, c->p, out);
+    return cs__ivs_shift(S, c->rstride[l], c->dim[l], dir, out);
+}
+
+/* Turned: transfer x goes from holder 0 to holder e_l (its +1 neighbour on level l), whose
+ * copy of block b is holder 0's copy of block b - e_l translated by e_l. Translate the
+ * result back into holder 0's block b - e_l. */
 static int apply_turned(cs_check *c, const cs_xfer *x, const uint32_t *ids,
                         const cs_check_snap *snap)
 {
     uint32_t k;
-    int rc = 0;
-    if (x->src != 0 || x->dst != 1)
+    int rc = 0, l;
+    for (l = 0; l < c->n_lv; l++)
+        if (c->dim[l] > 1 && x->dst == c->rstride[l])
+            break;
+    if (x->src != 0 || l == c->n_lv)
         return CS_EINVAL;                  /* not one rank's transfers: no check possible */
     for (k = 0; k < x->n_chunks && rc == 0; k++) {
-        uint32_t id = (ids[k] + c->n_chunks - c->per_block) % c->n_chunks;
+        uint32_t b = ids[k] / c->per_block, piece = ids[k] % c->per_block;
+        uint32_t digit = b / c->bstride[l] % (uint32_t)c->dim[l];
+        uint32_t id = (digit ? b - c->bstride[l]
+                             : b + (uint32_t)(c->dim[l] - 1) * c->bstride[l]) * c->per_block +
+                      piece;
         ivs from = snap_set(snap, k);
         if (x->op == CS_OP_REDUCE && ((rc = cs__ck_get(c, id, 0, &c->to)) < 0 ||
-                                      (rc = cs__ivs_turn(&c->to, +1, c->p, &c->turn)) < 0))
+                                      (rc = shift(c, l, +1, &c->to, &c->turn)) < 0))
             break;
         if ((rc = arrive(c, x->op, &from, &c->turn, &c->bad[0])) < 0 ||
-            (rc = cs__ivs_turn(&c->out, -1, c->p, &c->turn)) < 0)
+            (rc = shift(c, l, -1, &c->out, &c->turn)) < 0)
             break;
         rc = cs__ck_set_holder(c, id, 0, &c->turn);
     }

@@ -142,6 +142,64 @@ int cs__ivs_turn(const ivs *in, int d, int p, ivs *out)
     return 0;
 }
 
+static int iv_cmp(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Append [u, v) + off to out (unsorted pieces). */
+static void piece(ivs *out, int64_t u, int64_t v, int64_t off)
+{
+    if (u >= v)
+        return;
+    out->iv[2 * out->n] = (int32_t)(u + off);
+    out->iv[2 * out->n + 1] = (int32_t)(v + off);
+    out->n++;
+}
+
+/* out = in translated by dir along the level of rank step `stride` and size d. A block of
+ * stride*d ranks maps onto itself: an interval covering whole blocks stays; in a partial
+ * one, ranks of the level's last (dir +1) or first (dir -1) slice wrap to the other end,
+ * the rest move by one slice. At most five pieces per interval, sorted and joined. */
+int cs__ivs_shift(const ivs *in, int stride, int d, int dir, ivs *out)
+{
+    int64_t sup = (int64_t)stride * d;
+    int32_t i, n;
+    if (cs__ivs_reserve(out, in->n * 5 + 1) < 0)
+        return CS_ENOMEM;
+    out->n = 0;
+    for (i = 0; i < in->n; i++) {
+        int64_t u = in->iv[2 * i], b = in->iv[2 * i + 1];
+        while (u < b) {
+            int64_t B = u - u % sup, v;
+            if (u == B && b >= B + sup) {              /* whole blocks: fixed */
+                v = B + (b - B) / sup * sup;
+                piece(out, u, v, 0);
+            } else {
+                int64_t cut = dir > 0 ? B + sup - stride : B + stride;
+                v = b < B + sup ? b : B + sup;
+                piece(out, u, v < cut ? v : cut, dir > 0 ? stride : sup - stride);
+                piece(out, u > cut ? u : cut, v, dir > 0 ? stride - sup : -(int64_t)stride);
+            }
+            u = v;
+        }
+    }
+    qsort(out->iv, (size_t)out->n, 2 * sizeof *out->iv, iv_cmp);
+    for (i = 0, n = 0; i < out->n; i++) {
+        if (n > 0 && out->iv[2 * i] <= out->iv[2 * n - 1]) {
+            if (out->iv[2 * i + 1] > out->iv[2 * n - 1])
+                out->iv[2 * n - 1] = out->iv[2 * i + 1];
+            continue;
+        }
+        out->iv[2 * n] = out->iv[2 * i];
+        out->iv[2 * n + 1] = out->iv[2 * i + 1];
+        n++;
+    }
+    out->n = n;
+    return 0;
+}
+
 void cs__ck_run_drop(cs_check *c, ck_run *r)
 {
     if (r->kind == SET_LIST) {

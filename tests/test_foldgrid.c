@@ -1,0 +1,242 @@
+/* test_foldgrid.c: symmetric rounds on rank grids (issue 32). Where every rank of a torus or
+ * hypercube does the same thing at the same times on links of its own, the dimension-by-
+ * dimension schedule (algorithms/levels.c) keeps rank 0's transfers alone and the data
+ * check follows rank 0, translated by grid vectors (sim/check.c). Asserted: the folded run
+ * finishes at the same picosecond as every rank's, #wrong 0 both ways, and simulates
+ * exactly one rank's transfers (the sum over levels of each ring's steps), so the test
+ * fails if the fold stops applying; refused where it would not be exact; a translated
+ * check that catches a wrong schedule; the grid translation of rank sets against a
+ * rank-by-rank one. */
+#include "tests/testutil.h"
+#include "sim/exec.h"
+#include "sim/checkset-private.h"
+#include "algorithms/coll.h"
+#include "topologies/topology.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A run of `algo` for coll on topology json: finish time, #wrong, transfers simulated,
+ * whether the schedule was folded. time_only as cs_coll_req's. */
+static void grid_run(const char *json, const char *algo, cs_coll coll, uint64_t S,
+                     int time_only, cs_time *t_ps, int *wrong, uint64_t *xfers, int *one)
+{
+    cs_topo *t = NULL;
+    const cs_algo *ops;
+    cs_coll_req req;
+    cs_sim_counters c;
+    cs_sched s;
+    cs_sim *sim;
+    cs_job *job;
+    cs_err err;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_load_string(json, "grid", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup(algo, coll, &ops, &err), 0);
+    cs_coll_req_init(&req, coll, t->n_ranks, S);
+    req.time_only = time_only;
+    req.topo = t;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, &err), 0);
+    *one = s.one_rank;
+    CU_ASSERT_EQUAL_FATAL(cs_sim_new(&sim, t, NULL, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_add(sim, &s, NULL, 0, &job, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_run(sim, &err), 0);
+    *t_ps = cs_job_end(job);
+    *wrong = cs_job_wrong(job);
+    cs_sim_get_counters(sim, &c);
+    *xfers = c.transfers;
+    cs_sim_free(sim);
+    cs_sched_fini(&s);
+    cs_topo_free(t);
+}
+
+/* Steps of one rank on the grid dims[0..n): a level of size d is a ring of d-1 steps, twice
+ * for every level of an allreduce (reduce-scatter down, all-gather back up, or the last
+ * level's ring allreduce). */
+static uint64_t grid_steps(const int *dims, int n, cs_coll coll)
+{
+    uint64_t steps = 0;
+    int l;
+    for (l = 0; l < n; l++)
+        steps += (uint64_t)(dims[l] - 1) * (coll == CS_COLL_ALLREDUCE ? 2 : 1);
+    return steps;
+}
+
+/* Tori of 1, 2 and 3 dimensions (sizes 2 to 8, odd and even) and hypercubes, allreduce,
+ * allgather and reducescatter: folded = every rank to the picosecond, #wrong 0 both ways
+ * (the check follows rank 0, translated), transfers p * steps -> steps. */
+static void t_torus_fold(void)
+{
+    /* levels, then their sizes */
+    static const int dims[][4] = {{1, 4}, {2, 2, 2}, {2, 3, 5}, {2, 4, 4}, {2, 8, 3},
+                                  {3, 2, 3, 4}, {3, 3, 3, 3}};
+    static const cs_coll colls[] = {CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER,
+                                    CS_COLL_REDUCESCATTER};
+    int i, b, l, n_cases = (int)(sizeof dims / sizeof dims[0]);
+    for (i = 0; i < n_cases + 2; i++) {
+        char json[200], *at = json;
+        int cube = i >= n_cases, n = cube ? 3 + 2 * (i - n_cases) : dims[i][0], p = 1;
+        int d[8] = {0};
+        for (l = 0; l < n; l++)
+            p *= d[l] = cube ? 2 : dims[i][1 + l];
+        if (cube) {
+            snprintf(json, sizeof json, "{\"kind\":\"hypercube\",\"ranks\":%d,\"link\":"
+                     "{\"bandwidth_GBps\":50,\"latency_us\":0.5}}", p);
+        } else {
+            at += snprintf(at, sizeof json, "{\"kind\":\"torus\",\"dims\":[");
+            for (l = 0; l < n; l++)
+                at += snprintf(at, (size_t)(json + sizeof json - at), "%s%d", l ? "," : "",
+                               d[l]);
+            snprintf(at, (size_t)(json + sizeof json - at), "],\"link\":{\"bandwidth_GBps\":"
+                     "50,\"latency_us\":0.5}}");
+        }
+        for (b = 0; b < 3; b++) {
+            uint64_t S = (uint64_t)p * 3000, x0, x1, steps = grid_steps(d, n, colls[b]);
+            cs_time t0, t1;
+            int w0, w1, one0, one1;
+            grid_run(json, "torus", colls[b], S, 0, &t0, &w0, &x0, &one0);
+            grid_run(json, "torus", colls[b], S, CS_REQ_TIME_WRONG, &t1, &w1, &x1, &one1);
+            if (t0 != t1 || w1 != 0 || x1 != steps)
+                fprintf(stderr, "\n  %s %s: all ranks %lld ps, one rank %lld ps, #wrong %d, "
+                        "transfers %llu\n", json, cs_coll_name(colls[b]), (long long)t0,
+                        (long long)t1, w1, (unsigned long long)x1);
+            CU_ASSERT_EQUAL(one0, 0);
+            CU_ASSERT_EQUAL(one1, 1);
+            CU_ASSERT_EQUAL(t0, t1);
+            CU_ASSERT(t0 > 0);
+            CU_ASSERT_EQUAL(w0, 0);
+            CU_ASSERT_EQUAL(w1, 0);
+            CU_ASSERT_EQUAL(x0, (uint64_t)p * steps);
+            CU_ASSERT_EQUAL(x1, steps);
+        }
+    }
+}
+
+/* Where the fold would not be exact it is refused and every rank runs: a mesh (the last
+ * rank's neighbour is across the whole row, routes differ), a buffer not divisible by the
+ * ranks (unequal blocks), a caller that reads the operations (time_only 0, above). */
+static void t_torus_refused(void)
+{
+    static const char *const mesh = "{\"kind\":\"mesh\",\"dims\":[4,4],\"link\":"
+                                    "{\"bandwidth_GBps\":50,\"latency_us\":0.5}}";
+    static const char *const torus = "{\"kind\":\"torus\",\"dims\":[4,4],\"link\":"
+                                     "{\"bandwidth_GBps\":50,\"latency_us\":0.5}}";
+    cs_time t_ps;
+    uint64_t x;
+    int w, one;
+    grid_run(mesh, "torus", CS_COLL_ALLREDUCE, 16 * 3000, CS_REQ_TIME_WRONG, &t_ps, &w, &x,
+             &one);
+    CU_ASSERT_EQUAL(one, 0);
+    CU_ASSERT_EQUAL(x, 16 * 12);
+    CU_ASSERT_EQUAL(w, 0);
+    grid_run(torus, "torus", CS_COLL_ALLREDUCE, 16 * 3000 + 1, CS_REQ_TIME_WRONG, &t_ps, &w,
+             &x, &one);
+    CU_ASSERT_EQUAL(one, 0);
+    CU_ASSERT_EQUAL(x, 16 * 12);
+    CU_ASSERT_EQUAL(w, 0);
+}
+
+/* A translated allreduce by hand on a 3 x 2 grid: rank 0 reduce-scatters along level 0 to
+ * rank 1 (blocks 2-t-1 .. of 2 ranks' worth: blocks are digit-0-major, chunk 2j + y), then
+ * runs a ring allreduce along level 1 to rank 3, then all-gathers back to rank 1. Right:
+ * #wrong 0; the level-1 ring cut short: every rank (6); the first level-0 block sent twice
+ * (double counting): 6. */
+static void t_torus_check(void)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    int v, wrong;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_load_string("{\"kind\":\"torus\",\"dims\":[3,2],\"link\":"
+                                              "{\"bandwidth_GBps\":1,\"latency_us\":1}}",
+                                              "torus", &t, &err), 0);
+    for (v = 0; v < 3; v++) {
+        /* (destination, first chunk, chunks, op) of rank 0's steps */
+        static const int steps[][4] = {
+            {1, 4, 2, CS_OP_REDUCE}, {1, 2, 2, CS_OP_REDUCE},      /* level 0: blocks -1, -2 */
+            {3, 0, 1, CS_OP_REDUCE}, {3, 1, 1, CS_OP_COPY},        /* level 1 in x = 0 */
+            {1, 0, 2, CS_OP_COPY}, {1, 4, 2, CS_OP_COPY},          /* level 0 back */
+        };
+        cs_sched s;
+        int64_t prev = -1;
+        int k, n = 0;
+        CU_ASSERT_EQUAL_FATAL(cs_sched_init(&s, CS_COLL_ALLREDUCE, 6, 0, 600), 0);
+        for (k = 0; k < 6; k++)      /* block j of digits (x, y) = 2x + y belongs to x + 3y */
+            CU_ASSERT(cs_sched_chunk(&s, 100, k / 2 + 3 * (k % 2), -1) >= 0);
+        s.one_rank = s.turns = 1;
+        s.turn_levels = 2;
+        s.turn_dims[0] = 3;
+        s.turn_dims[1] = 2;
+        for (k = 0; k < 6; k++) {
+            uint32_t dep = (uint32_t)prev;
+            int first = v == 2 && k == 1 ? 4 : steps[k][1];
+            if (v == 1 && k == 3)
+                continue;
+            prev = cs_sched_xfer_range(&s, 0, steps[k][0], (cs_op)steps[k][3], (uint32_t)first,
+                                       (uint32_t)steps[k][2], &dep, prev >= 0, n++);
+            CU_ASSERT_FATAL(prev >= 0);
+        }
+        CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, NULL, &wrong, &err), 0);
+        CU_ASSERT_EQUAL(wrong, v ? 6 : 0);
+        cs_sched_fini(&s);
+    }
+    cs_topo_free(t);
+}
+
+/* cs__ivs_shift against moving every rank by hand, on grids 4 x 3 x 5 and 7 x 2, along
+ * every level both ways, for every interval [a, b) and for pairs of intervals. */
+static void t_shift_sets(void)
+{
+    static const int grids[][4] = {{3, 4, 3, 5}, {2, 7, 2}};
+    int gi;
+    ivs in = {0}, out = {0};
+    for (gi = 0; gi < 2; gi++) {
+        int n = grids[gi][0], p = 1, l, dir, a, b, c;
+        for (l = 0; l < n; l++)
+            p *= grids[gi][1 + l];
+        for (l = 0; l < n; l++)
+            for (dir = -1; dir <= 1; dir += 2)
+                for (a = 0; a < p; a++)
+                    for (b = a + 1; b <= p; b++)
+                        for (c = 0; c < 2; c++) {
+                            int stride = 1, d = grids[gi][1 + l], r, i, ok = 1;
+                            unsigned char want[64] = {0}, got[64] = {0};
+                            if (c && b + 1 >= p)
+                                continue;
+                            for (i = 0; i < l; i++)
+                                stride *= grids[gi][1 + i];
+                            CU_ASSERT_EQUAL_FATAL(cs__ivs_reserve(&in, 2), 0);
+                            in.iv[0] = a;                  /* [a, b), and [b+1, p) with c */
+                            in.iv[1] = b;
+                            in.iv[2] = b + 1;
+                            in.iv[3] = p;
+                            in.n = 1 + c;
+                            for (i = 0; i < in.n; i++)
+                                for (r = in.iv[2 * i]; r < in.iv[2 * i + 1]; r++) {
+                                    int dg = r / stride % d;
+                                    want[r + (((dg + dir) % d + d) % d - dg) * stride] = 1;
+                                }
+                            CU_ASSERT_EQUAL_FATAL(cs__ivs_shift(&in, stride, d, dir, &out), 0);
+                            for (i = 0; i < out.n; i++) {
+                                ok = ok && out.iv[2 * i] < out.iv[2 * i + 1] &&
+                                     (i == 0 || out.iv[2 * i] > out.iv[2 * i - 1]);
+                                for (r = out.iv[2 * i]; r < out.iv[2 * i + 1]; r++)
+                                    got[r] = 1;
+                            }
+                            CU_ASSERT(ok);             /* sorted, disjoint, not touching */
+                            CU_ASSERT(!memcmp(want, got, sizeof want));
+                        }
+    }
+    free(in.iv);
+    free(out.iv);
+}
+
+int cs_test_register(void)
+{
+    static const cs_test_case cases[] = {
+        {"grid fold: one rank's transfers, same finish time and #wrong", t_torus_fold},
+        {"grid fold refused: mesh, unequal blocks", t_torus_refused},
+        {"grid fold: the data check follows rank 0 translated", t_torus_check},
+        {"grid translation of rank sets, rank by rank", t_shift_sets},
+        {NULL, NULL},
+    };
+    return cs_test_add_suite("foldgrid", cases);
+}
