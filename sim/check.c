@@ -46,7 +46,7 @@ int cs__check_new(cs_check **out, const cs_sched *s)
     c->p = s->n_ranks;
     c->n_chunks = s->n_chunks;
     c->turns = s->one_rank && s->turns;
-    c->per_block = s->n_chunks / (uint32_t)s->n_ranks;
+    c->per_block = s->turn_per_block ? s->turn_per_block : s->n_chunks / (uint32_t)s->n_ranks;
     if (c->turns) {
         int l, ok = 1, prod = 1;
         c->n_lv = s->turn_levels > 0 ? s->turn_levels : 1;
@@ -221,31 +221,37 @@ static int shift(const cs_check *c, int l, int dir, const ivs *S, ivs *out)
     return cs__ivs_shift(S, c->rstride[l], c->dim[l], dir, out);
 }
 
-/* Turned: transfer x goes from holder 0 to holder e_l (its +1 neighbour on level l), whose
- * copy of block b is holder 0's copy of block b - e_l translated by e_l. Translate the
- * result back into holder 0's block b - e_l. */
+/* Turned: transfer x goes from holder 0 to holder dir e_l (its +1 or -1 neighbour on level
+ * l), whose copy of block b is holder 0's copy of block b - dir e_l translated by dir e_l.
+ * Translate the result back into holder 0's block b - dir e_l. */
 static int apply_turned(cs_check *c, const cs_xfer *x, const uint32_t *ids,
                         const cs_check_snap *snap)
 {
-    uint32_t k;
-    int rc = 0, l;
-    for (l = 0; l < c->n_lv; l++)
-        if (c->dim[l] > 1 && x->dst == c->rstride[l])
-            break;
-    if (x->src != 0 || l == c->n_lv)
+    uint32_t k, d;
+    int rc = 0, l, dir = 0;
+    for (l = 0; l < c->n_lv && !dir; l++)
+        if (c->dim[l] > 1)
+            dir = x->dst == c->rstride[l] ? 1
+                : x->dst == c->rstride[l] * (c->dim[l] - 1) ? -1 : 0;
+    if (x->src != 0 || !dir)
         return CS_EINVAL;                  /* not one rank's transfers: no check possible */
+    l--;
+    d = (uint32_t)c->dim[l];
     for (k = 0; k < x->n_chunks && rc == 0; k++) {
         uint32_t b = ids[k] / c->per_block, piece = ids[k] % c->per_block;
-        uint32_t digit = b / c->bstride[l] % (uint32_t)c->dim[l];
-        uint32_t id = (digit ? b - c->bstride[l]
-                             : b + (uint32_t)(c->dim[l] - 1) * c->bstride[l]) * c->per_block +
-                      piece;
+        uint32_t digit = b / c->bstride[l] % d, id;
+        /* the digit moved by -dir (mod d) */
+        if (dir > 0)
+            b = digit ? b - c->bstride[l] : b + (d - 1) * c->bstride[l];
+        else
+            b = digit + 1 < d ? b + c->bstride[l] : b - (d - 1) * c->bstride[l];
+        id = b * c->per_block + piece;
         ivs from = snap_set(snap, k);
         if (x->op == CS_OP_REDUCE && ((rc = cs__ck_get(c, id, 0, &c->to)) < 0 ||
-                                      (rc = shift(c, l, +1, &c->to, &c->turn)) < 0))
+                                      (rc = shift(c, l, dir, &c->to, &c->turn)) < 0))
             break;
         if ((rc = arrive(c, x->op, &from, &c->turn, &c->bad[0])) < 0 ||
-            (rc = shift(c, l, -1, &c->out, &c->turn)) < 0)
+            (rc = shift(c, l, -dir, &c->out, &c->turn)) < 0)
             break;
         rc = cs__ck_set_holder(c, id, 0, &c->turn);
     }

@@ -149,6 +149,11 @@ struct cs_sched {
                               a grid vector: rank 0 sends only to its +1 neighbour of some
                               level; 0 = one level of n_ranks (a ring) */
     int turn_dims[CS_SCHED_MAX_LEVELS];
+    uint32_t turn_per_block;  /* turns: chunks per block (pieces); blocks past n_ranks
+                                 (several channels) are further copies of the grid's:
+                                 block b's digits are those of b mod n_ranks. 0 =
+                                 n_chunks / n_ranks. Rank 0 may send to its -1 neighbour
+                                 too (a ring run backwards) */
 };
 
 /* Start an empty schedule. Returns 0 or CS_EINVAL (n_ranks < 1, root out of range). */

@@ -17,6 +17,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Run s on t, data check on: finish time, #wrong, transfers simulated. */
+static void sim_run(const cs_topo *t, const cs_sched *s, cs_time *t_ps, int *wrong,
+                    uint64_t *xfers)
+{
+    cs_sim_counters c;
+    cs_sim *sim;
+    cs_job *job;
+    cs_err err;
+    CU_ASSERT_EQUAL_FATAL(cs_sim_new(&sim, t, NULL, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_add(sim, s, NULL, 0, &job, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_run(sim, &err), 0);
+    *t_ps = cs_job_end(job);
+    *wrong = cs_job_wrong(job);
+    cs_sim_get_counters(sim, &c);
+    *xfers = c.transfers;
+    cs_sim_free(sim);
+}
+
 /* A run of `algo` for coll on topology json: finish time, #wrong, transfers simulated,
  * whether the schedule was folded. time_only as cs_coll_req's. */
 static void grid_run(const char *json, const char *algo, cs_coll coll, uint64_t S,
@@ -25,10 +43,7 @@ static void grid_run(const char *json, const char *algo, cs_coll coll, uint64_t 
     cs_topo *t = NULL;
     const cs_algo *ops;
     cs_coll_req req;
-    cs_sim_counters c;
     cs_sched s;
-    cs_sim *sim;
-    cs_job *job;
     cs_err err;
     CU_ASSERT_EQUAL_FATAL(cs_topo_load_string(json, "grid", &t, &err), 0);
     CU_ASSERT_EQUAL_FATAL(cs_algo_lookup(algo, coll, &ops, &err), 0);
@@ -37,14 +52,31 @@ static void grid_run(const char *json, const char *algo, cs_coll coll, uint64_t 
     req.topo = t;
     CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, &err), 0);
     *one = s.one_rank;
-    CU_ASSERT_EQUAL_FATAL(cs_sim_new(&sim, t, NULL, &err), 0);
-    CU_ASSERT_EQUAL(cs_sim_add(sim, &s, NULL, 0, &job, &err), 0);
-    CU_ASSERT_EQUAL(cs_sim_run(sim, &err), 0);
-    *t_ps = cs_job_end(job);
-    *wrong = cs_job_wrong(job);
-    cs_sim_get_counters(sim, &c);
-    *xfers = c.transfers;
-    cs_sim_free(sim);
+    sim_run(t, &s, t_ps, wrong, xfers);
+    cs_sched_fini(&s);
+    cs_topo_free(t);
+}
+
+/* A ring run of coll with C channels and k pieces, as grid_run. */
+static void ring_c_run(const char *json, cs_coll coll, uint64_t S, int C, int k,
+                       int time_only, cs_time *t_ps, int *wrong, uint64_t *xfers, int *one)
+{
+    cs_topo *t = NULL;
+    const cs_algo *ops;
+    cs_coll_req req;
+    cs_sched s;
+    cs_err err;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_load_string(json, "ring", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", coll, &ops, &err), 0);
+    cs_coll_req_init(&req, coll, t->n_ranks, S);
+    req.time_only = time_only;
+    req.topo = t;
+    req.channels = C;
+    req.chunks = k;
+    req.stream = 1;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, &err), 0);
+    *one = s.one_rank;
+    sim_run(t, &s, t_ps, wrong, xfers);
     cs_sched_fini(&s);
     cs_topo_free(t);
 }
@@ -229,6 +261,77 @@ static void t_shift_sets(void)
     free(out.iv);
 }
 
+/* Ring allreduce, allgather and reducescatter with C channels (even ones forwards, odd ones
+ * backwards) on the ring kind: each directed link carries the channels of one rank, so
+ * rank 0's transfers on all channels stand for all (one level of p, turned both ways).
+ * Folded = every rank to the picosecond, #wrong 0 both ways, transfers C k steps p ->
+ * C k steps, p = 2..64, C = 2..4, k = 1 and 3. */
+static void t_channels_fold(void)
+{
+    static const cs_coll colls[] = {CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER,
+                                    CS_COLL_REDUCESCATTER};
+    static const int ps[] = {2, 3, 8, 64};
+    int b, i, C, k;
+    for (b = 0; b < 3; b++)
+        for (i = 0; i < 4; i++)
+            for (C = 2; C <= 4; C++)
+                for (k = 1; k <= 3; k += 2) {
+                    uint64_t p = (uint64_t)ps[i], S = p * (uint64_t)C * 12000, x0, x1;
+                    uint64_t steps = colls[b] == CS_COLL_ALLREDUCE ? 2 * (p - 1) : p - 1;
+                    char json[160];
+                    cs_time t0, t1;
+                    int w0, w1, one0, one1;
+                    snprintf(json, sizeof json, "{\"kind\":\"ring\",\"ranks\":%d,\"link\":"
+                             "{\"bandwidth_GBps\":100,\"latency_us\":1}}", ps[i]);
+                    ring_c_run(json, colls[b], S, C, k, 0, &t0, &w0, &x0, &one0);
+                    ring_c_run(json, colls[b], S, C, k, CS_REQ_TIME_WRONG, &t1, &w1, &x1,
+                               &one1);
+                    if (t0 != t1 || w1 != 0)
+                        fprintf(stderr, "\n  ring %s p=%d C=%d k=%d: all ranks %lld ps, one "
+                                "rank %lld ps #wrong %d\n", cs_coll_name(colls[b]), ps[i], C,
+                                k, (long long)t0, (long long)t1, w1);
+                    CU_ASSERT_EQUAL(one0, 0);
+                    CU_ASSERT_EQUAL(one1, 1);
+                    CU_ASSERT_EQUAL(t0, t1);
+                    CU_ASSERT_EQUAL(w0, 0);
+                    CU_ASSERT_EQUAL(w1, 0);
+                    CU_ASSERT_EQUAL(x0, (uint64_t)C * (uint64_t)k * steps * p);
+                    CU_ASSERT_EQUAL(x1, (uint64_t)C * (uint64_t)k * steps);
+                }
+}
+
+/* Several channels refused where rank 0's transfers would not load resources as every
+ * rank's do: alpha_beta (rank 1's receive port takes channel 0 from rank 0 and channel 1
+ * from rank 2), a switch (its downlink to rank 1 carries rank 0's channel 0 and rank 2's
+ * channel 1), a reducer per rank (reduce_GBps), unequal channel slices; one channel on the
+ * switch folds. */
+static void t_channels_refused(void)
+{
+    static const char *const js[] = {
+        "{\"kind\":\"alpha_beta\",\"ranks\":8,\"link\":{\"bandwidth_GBps\":100,"
+        "\"latency_us\":1}}",
+        "{\"kind\":\"switch\",\"ranks\":8,\"link\":{\"bandwidth_GBps\":100,"
+        "\"latency_us\":1}}",
+        "{\"kind\":\"ring\",\"ranks\":8,\"reduce_GBps\":500,\"link\":"
+        "{\"bandwidth_GBps\":100,\"latency_us\":1}}",
+        "{\"kind\":\"ring\",\"ranks\":8,\"link\":{\"bandwidth_GBps\":100,"
+        "\"latency_us\":1}}",
+    };
+    int i, w, one;
+    uint64_t x;
+    cs_time t_ps;
+    for (i = 0; i < 4; i++) {
+        ring_c_run(js[i], CS_COLL_ALLREDUCE, i == 3 ? 8 * 2 * 1000 + 8 : 8 * 2 * 1000, 2, 1,
+                   CS_REQ_TIME_WRONG, &t_ps, &w, &x, &one);
+        CU_ASSERT_EQUAL(one, 0);
+        CU_ASSERT_EQUAL(x, 2 * 14 * 8);
+        CU_ASSERT_EQUAL(w, 0);
+    }
+    ring_c_run(js[1], CS_COLL_ALLREDUCE, 8 * 1000, 1, 1, CS_REQ_TIME_WRONG, &t_ps, &w, &x, &one);
+    CU_ASSERT_EQUAL(one, 1);
+    CU_ASSERT_EQUAL(x, 14);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -236,6 +339,8 @@ int cs_test_register(void)
         {"grid fold refused: mesh, unequal blocks", t_torus_refused},
         {"grid fold: the data check follows rank 0 translated", t_torus_check},
         {"grid translation of rank sets, rank by rank", t_shift_sets},
+        {"ring fold with several channels: same finish time and #wrong", t_channels_fold},
+        {"ring fold with several channels refused where inexact", t_channels_refused},
         {NULL, NULL},
     };
     return cs_test_add_suite("foldgrid", cases);
