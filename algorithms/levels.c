@@ -169,8 +169,11 @@ int cs__levels_build(const cs_coll_req *req, cs_sched *s, const int *dims, int n
     if (symmetric(req, &g)) {
         one = s->one_rank = s->turns = 1;
         s->turn_levels = n_dims;
-        for (l = 0; l < n_dims; l++)
+        for (l = 0; l < n_dims; l++) {
             s->turn_dims[l] = dims[l];
+            if (dims[l] > 1)
+                s->turn_dirs |= 1u << (2 * l);     /* rank 0 sends to its +1 neighbours */
+        }
     }
     switch (req->coll) {
     case CS_COLL_ALLREDUCE:

@@ -272,10 +272,12 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
             rg->at[(size_t)c * p + t] = cs_ring_plan_rank(&rg->pl, c, t);
     if (symmetric(req, rg->at)) {
         int turns = in_rank_order(rg->at, p, C);
-        if (turns || req->time_only != CS_REQ_TIME_WRONG)
+        if (turns || req->time_only == CS_REQ_TIME)
             rg->one_rank = s->one_rank = 1;
         s->turns = rg->one_rank && turns;
         s->turn_per_block = (uint32_t)k;
+        for (c = 0; c < C && s->turns; c++)      /* forwards: to rank 1, backwards: p-1 */
+            s->turn_dirs |= ring_dir(rg->at + (size_t)c * p, p) > 0 ? 1u : 2u;
     }
     if (req->stream)
         return cs_sched_set_gen(s, &ring_gen_ops, rg, n_steps_of(req));

@@ -154,6 +154,9 @@ struct cs_sched {
                                  block b's digits are those of b mod n_ranks. 0 =
                                  n_chunks / n_ranks. Rank 0 may send to its -1 neighbour
                                  too (a ring run backwards) */
+    uint32_t turn_dirs;    /* turns: where rank 0 sends, bit 2l: to +e_l (its +1 neighbour
+                              on level l), bit 2l+1: to -e_l (for unfolding link
+                              statistics, exec.h cs_sim_link_stats_unfold); 0 = unknown */
 };
 
 /* Start an empty schedule. Returns 0 or CS_EINVAL (n_ranks < 1, root out of range). */

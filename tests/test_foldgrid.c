@@ -332,6 +332,110 @@ static void t_channels_refused(void)
     CU_ASSERT_EQUAL(x, 14);
 }
 
+/* Link statistics of a run of ring (C channels, k pieces) or torus on json: every rank
+ * (time_only 0) or folded and unfolded (CS_REQ_LINKS) into *out (2 * n_links entries,
+ * malloc'd); transfers simulated. Returns whether it was folded. */
+static int links_run(const char *json, const char *algo, cs_coll coll, uint64_t S, int C,
+                     int k, int time_only, cs_link_stats **out, int *n_dlinks, uint64_t *xfers)
+{
+    cs_topo *t = NULL;
+    const cs_algo *ops;
+    cs_coll_req req;
+    cs_sim_counters c;
+    cs_sched s;
+    cs_sim *sim;
+    cs_err err;
+    int one;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_load_string(json, "links", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup(algo, coll, &ops, &err), 0);
+    cs_coll_req_init(&req, coll, t->n_ranks, S);
+    req.time_only = time_only;
+    req.topo = t;
+    req.channels = C;
+    req.chunks = k;
+    CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, &err), 0);
+    one = s.one_rank;
+    *n_dlinks = 2 * t->n_links;
+    *out = malloc((size_t)*n_dlinks * sizeof **out);
+    CU_ASSERT_FATAL(*out != NULL);
+    CU_ASSERT_EQUAL_FATAL(cs_sim_new(&sim, t, NULL, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_add(sim, &s, NULL, 0, NULL, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_run(sim, &err), 0);
+    if (one) {
+        CU_ASSERT_EQUAL(cs_sim_link_stats_unfold(t, &s, cs_sim_link_stats(sim), *out), 1);
+    } else {
+        memcpy(*out, cs_sim_link_stats(sim), (size_t)*n_dlinks * sizeof **out);
+    }
+    cs_sim_get_counters(sim, &c);
+    *xfers = c.transfers;
+    cs_sim_free(sim);
+    cs_sched_fini(&s);
+    cs_topo_free(t);
+    return one;
+}
+
+/* --links from a fold: every directed link's bytes, busy time and peak flows unfolded from
+ * rank 0's run equal every rank's run exactly (ring kind p = 5 and 16 with 1, 2 and 4
+ * channels and 1 or 3 pieces; tori 4 x 4 and 3 x 5 x 2; a hypercube), with one rank's
+ * transfers simulated; a switch with rank 0 sending both ways is not unfoldable (its
+ * downlink to rank 1 would carry rank 0's and rank 2's flows): 0, run unfolded. */
+static void t_links_unfold(void)
+{
+    static const char *const js[] = {
+        "{\"kind\":\"ring\",\"ranks\":5,\"link\":{\"bandwidth_GBps\":100,\"latency_us\":1}}",
+        "{\"kind\":\"ring\",\"ranks\":16,\"link\":{\"bandwidth_GBps\":100,\"latency_us\":1}}",
+        "{\"kind\":\"torus\",\"dims\":[4,4],\"link\":{\"bandwidth_GBps\":50,"
+        "\"latency_us\":0.5}}",
+        "{\"kind\":\"torus\",\"dims\":[3,5,2],\"link\":{\"bandwidth_GBps\":50,"
+        "\"latency_us\":0.5}}",
+        "{\"kind\":\"hypercube\",\"ranks\":16,\"link\":{\"bandwidth_GBps\":50,"
+        "\"latency_us\":0.5}}",
+    };
+    int i, C, k, n = 0;
+    for (i = 0; i < 5; i++)
+        for (C = 1; C <= (i < 2 ? 4 : 1); C *= 2)
+            for (k = 1; k <= (i < 2 ? 3 : 1); k += 2) {
+                cs_link_stats *a, *b;
+                uint64_t xa, xb, p = i == 2 || i == 4 ? 16 : i == 3 ? 30 : i ? 16 : 5;
+                uint64_t S = p * (uint64_t)C * 6000;
+                const char *algo = i < 2 ? "ring" : "torus";
+                int na, nb, d, same = 1;
+                CU_ASSERT_EQUAL(links_run(js[i], algo, CS_COLL_ALLREDUCE, S, C, k, 0, &a, &na,
+                                          &xa), 0);
+                CU_ASSERT_EQUAL(links_run(js[i], algo, CS_COLL_ALLREDUCE, S, C, k, CS_REQ_LINKS,
+                                          &b, &nb, &xb), 1);
+                CU_ASSERT_EQUAL(xa, xb * p);
+                for (d = 0; d < na; d++) {
+                    same = same && a[d].bytes == b[d].bytes && a[d].busy_ps == b[d].busy_ps &&
+                           a[d].peak_flows == b[d].peak_flows;
+                    n += a[d].bytes > 0;
+                }
+                CU_ASSERT(same);
+                free(a);
+                free(b);
+            }
+    CU_ASSERT(n > 0);
+    {
+        cs_topo *t = NULL;
+        cs_sched s;
+        cs_link_stats st[64], full[64];
+        cs_err err;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_load_string("{\"kind\":\"switch\",\"ranks\":8,\"link\":"
+                                                  "{\"bandwidth_GBps\":1,\"latency_us\":1}}",
+                                                  "sw", &t, &err), 0);
+        CU_ASSERT_FATAL(2 * t->n_links <= 64);
+        memset(st, 0, sizeof st);
+        CU_ASSERT_EQUAL_FATAL(cs_sched_init(&s, CS_COLL_ALLREDUCE, 8, 0, 800), 0);
+        s.one_rank = s.turns = 1;
+        s.turn_dirs = 1;                  /* rank 0 to rank 1 only: each link one rank's */
+        CU_ASSERT_EQUAL(cs_sim_link_stats_unfold(t, &s, st, full), 1);
+        s.turn_dirs = 3;                  /* and to rank 7 */
+        CU_ASSERT_EQUAL(cs_sim_link_stats_unfold(t, &s, st, full), 0);
+        cs_sched_fini(&s);
+        cs_topo_free(t);
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -341,6 +445,7 @@ int cs_test_register(void)
         {"grid translation of rank sets, rank by rank", t_shift_sets},
         {"ring fold with several channels: same finish time and #wrong", t_channels_fold},
         {"ring fold with several channels refused where inexact", t_channels_refused},
+        {"link statistics unfolded from a fold = every rank's", t_links_unfold},
         {NULL, NULL},
     };
     return cs_test_add_suite("foldgrid", cases);
