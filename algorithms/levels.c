@@ -166,14 +166,15 @@ int cs__levels_build(const cs_coll_req *req, cs_sched *s, const int *dims, int n
     }
     for (r = 0; r < g.p; r++)
         last[r] = NONE;
+    /* The grid, for the data check's runs (cyclic inside rows) and a fold's turns */
+    s->turn_levels = n_dims;
+    for (l = 0; l < n_dims; l++)
+        s->turn_dims[l] = dims[l];
     if (symmetric(req, &g)) {
         one = s->one_rank = s->turns = 1;
-        s->turn_levels = n_dims;
-        for (l = 0; l < n_dims; l++) {
-            s->turn_dims[l] = dims[l];
+        for (l = 0; l < n_dims; l++)
             if (dims[l] > 1)
                 s->turn_dirs |= 1u << (2 * l);     /* rank 0 sends to its +1 neighbours */
-        }
     }
     switch (req->coll) {
     case CS_COLL_ALLREDUCE:

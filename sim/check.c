@@ -66,6 +66,14 @@ int cs__check_new(cs_check **out, const cs_sched *s)
             return CS_EINVAL;          /* a builder's bug: no grid of n_ranks */
         }
     }
+    if (!c->turns && s->turn_levels > 1 && s->turn_levels <= CS_SCHED_MAX_LEVELS) {
+        int l, prod = 1;
+        for (l = 0; l + 1 < s->turn_levels; l++) {
+            prod *= s->turn_dims[l] > 0 ? s->turn_dims[l] : 1;
+            if (prod > 1 && prod < s->n_ranks && s->n_ranks % prod == 0)
+                c->mods[c->n_mods++] = prod;
+        }
+    }
     c->n_holders = s->n_ranks + s->n_aux;
     c->chunks = calloc((size_t)c->n_chunks + 1, sizeof *c->chunks);
     c->bad = calloc((size_t)c->n_holders, 1);
@@ -84,13 +92,13 @@ int cs__check_new(cs_check **out, const cs_sched *s)
         memset(&ch->runs[0], 0, sizeof ch->runs[0]);
         if (kind == INIT_ALL_OWN) {
             /* Holder h holds {h}; the auxiliary endpoints hold nothing. */
-            ch->runs[0] = (ck_run){0, SET_CYC, 1, 1, 0, 0, 0, NULL};
+            ch->runs[0] = (ck_run){0, SET_CYC, 1, 1, 0, 0, 0, NULL, 0};
             if (c->n_holders > c->p) {
                 if (cs__ck_runs_insert(c, ch, 1, 1) < 0) {
                     cs__check_free(c);
                     return CS_ENOMEM;
                 }
-                ch->runs[1] = (ck_run){c->p, SET_EMPTY, 0, 0, 0, 0, 0, NULL};
+                ch->runs[1] = (ck_run){c->p, SET_EMPTY, 0, 0, 0, 0, 0, NULL, 0};
             }
         } else if (owner >= 0) {
             ivs one = {(int32_t[2]){owner, owner + 1}, 1, 1};
@@ -369,7 +377,7 @@ int cs__check_wrong(cs_check *c)
         for (i = 0; i < ch->n; i++) {
             const ck_run *R = &ch->runs[i];
             int end = cs__ck_run_end(c, ch, i), h;
-            int uniform = R->kind != SET_CYC || (!R->lo_rel && !R->hi_rel);
+            int uniform = R->kind != SET_CYC || (!R->lo_rel && !R->hi_rel && !R->m);
             if (R->h0 >= c->p)
                 break;
             if (end > c->p)

@@ -22,6 +22,10 @@ typedef struct ck_run {
     int32_t lo, hi;          /* SET_CYC: first and last rank (cyclic, inclusive) or offsets */
     int32_t n_iv;            /* SET_LIST: intervals in iv */
     int32_t *iv;             /* SET_LIST: [a0, b0), [a1, b1) ... sorted, disjoint (owned) */
+    int32_t m;               /* SET_CYC: 0 = cyclic over all p ranks; m > 0 = cyclic inside
+                                the holder's row of m ranks (base = h - h mod m): an end is
+                                base + (h mod m + lo) mod m when relative, base + lo when
+                                not (a grid's ring phase wraps inside a row, not at p) */
 } ck_run;
 
 /* A chunk's runs, sorted by h0, the first at holder 0. */
@@ -53,6 +57,9 @@ struct cs_check {
     uint8_t *bad;            /* per holder: received garbage or double counted */
     uint64_t bytes;          /* memory held by runs and lists, bytes */
     ivs from, to, out, turn; /* scratch sets */
+    int n_mods;              /* row sizes a SET_CYC run may wrap in (the schedule's grid:
+                                d0, d0*d1, ...; none when turned) */
+    int32_t mods[CS_SCHED_MAX_LEVELS];
     int turns;               /* the schedule is one rank's, turned (sched.h one_rank and
                                 turns): only holder 0's sets are kept; holder e_l's (rank
                                 0's +1 neighbour on level l) are holder 0's of the block

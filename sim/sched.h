@@ -147,7 +147,9 @@ struct cs_sched {
                               with digit 0 most significant (chunk id = block * chunks per
                               block + piece), and every operation is rank 0's translated by
                               a grid vector: rank 0 sends only to its +1 neighbour of some
-                              level; 0 = one level of n_ranks (a ring) */
+                              level; 0 = one level of n_ranks (a ring). Also set
+                              without turns by a grid schedule: the data check's sets
+                              may then wrap inside the grid's rows */
     int turn_dims[CS_SCHED_MAX_LEVELS];
     uint32_t turn_per_block;  /* turns: chunks per block (pieces); blocks past n_ranks
                                  (several channels) are further copies of the grid's:

@@ -436,6 +436,58 @@ static void t_links_unfold(void)
     }
 }
 
+/* The data check off the fold (a mesh runs every rank) keeps sets that wrap inside a grid
+ * row as one formula per run (checkset.c, rows of the schedule's grid): #wrong is the same
+ * as without the grid, right schedules and schedules with one transfer's reduce turned
+ * into a copy or back (every 7th transfer in turn), on meshes 4 x 4, 3 x 5 and 2 x 3 x 4,
+ * allreduce, reducescatter and allgather. */
+static void t_row_runs(void)
+{
+    static const char *const js[] = {
+        "{\"kind\":\"mesh\",\"dims\":[4,4],\"link\":{\"bandwidth_GBps\":1,\"latency_us\":1}}",
+        "{\"kind\":\"mesh\",\"dims\":[3,5],\"link\":{\"bandwidth_GBps\":1,\"latency_us\":1}}",
+        "{\"kind\":\"mesh\",\"dims\":[2,3,4],\"link\":{\"bandwidth_GBps\":1,"
+        "\"latency_us\":1}}",
+    };
+    static const cs_coll colls[] = {CS_COLL_ALLREDUCE, CS_COLL_REDUCESCATTER,
+                                    CS_COLL_ALLGATHER};
+    int i, b, n_wrong = 0;
+    for (i = 0; i < 3; i++)
+        for (b = 0; b < 3; b++) {
+            cs_topo *t = NULL;
+            const cs_algo *ops;
+            cs_coll_req req;
+            cs_sched s;
+            cs_err err;
+            uint32_t x;
+            CU_ASSERT_EQUAL_FATAL(cs_topo_load_string(js[i], "mesh", &t, &err), 0);
+            CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("torus", colls[b], &ops, &err), 0);
+            cs_coll_req_init(&req, colls[b], t->n_ranks, (uint64_t)t->n_ranks * 100);
+            req.topo = t;
+            CU_ASSERT_EQUAL_FATAL(cs_algo_build(ops, &req, &s, &err), 0);
+            CU_ASSERT_FATAL(s.turn_levels == (i == 2 ? 3 : 2) && !s.one_rank);
+            for (x = 0; x <= s.n_xfers; x += 7) {
+                int w[2], k, levels = s.turn_levels;
+                cs_xfer *op = x < s.n_xfers ? &s.xfers[x] : NULL;
+                if (op)
+                    op->op = op->op == CS_OP_REDUCE ? CS_OP_COPY : CS_OP_REDUCE;
+                for (k = 0; k < 2; k++) {
+                    s.turn_levels = k ? 0 : levels;       /* with and without the grid */
+                    CU_ASSERT_EQUAL(cs_sim_once(t, &s, NULL, NULL, NULL, &w[k], &err), 0);
+                }
+                s.turn_levels = levels;
+                CU_ASSERT_EQUAL(w[0], w[1]);
+                CU_ASSERT(op || w[0] == 0);
+                n_wrong += w[0] > 0;
+                if (op)
+                    op->op = op->op == CS_OP_REDUCE ? CS_OP_COPY : CS_OP_REDUCE;
+            }
+            cs_sched_fini(&s);
+            cs_topo_free(t);
+        }
+    CU_ASSERT(n_wrong > 20);                  /* the changes were seen */
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -446,6 +498,7 @@ int cs_test_register(void)
         {"ring fold with several channels: same finish time and #wrong", t_channels_fold},
         {"ring fold with several channels refused where inexact", t_channels_refused},
         {"link statistics unfolded from a fold = every rank's", t_links_unfold},
+        {"data check off the fold: rows of the grid, same #wrong", t_row_runs},
         {NULL, NULL},
     };
     return cs_test_add_suite("foldgrid", cases);
