@@ -44,6 +44,10 @@ typedef struct cs_coll_req {
 
 #define CS_REQ_TIME 1
 #define CS_REQ_TIME_WRONG 2
+/* The time, #wrong and every link's statistics: a builder may fold only where the data
+ * check follows the rank (turns); the caller unfolds the link statistics (exec.h
+ * cs_sim_link_stats_unfold) or, where that is not exact, builds and runs again unfolded. */
+#define CS_REQ_LINKS 3
 
 /* Fill a request with defaults: elt 4, chunks 1, servers 1, channels 1, root 0, no topo
  * (nor p2p_topo). */

@@ -134,52 +134,113 @@ static int gen_step(void *ctx, int t)
 
 static const cs_sched_gen_ops ring_gen_ops = {gen_step, gen_free};
 
-/* Symmetric rounds: does every rank do the same thing at the same times, without
- * touching what another rank uses? Then ring position 0's transfers alone finish when all
- * of them would, and one rank is simulated for all (a 16k-rank allreduce is 32k
- * transfers instead of 537M). It holds for one channel (two would share ports and
- * reducers between directions) whose blocks are all the same size (every rank sends the
- * same bytes every step) on a fabric where each ring position's transfers to the next
- * hold only resources of their own: alpha_beta (the sender's send port, the receiver's
- * receive port and reducer), or routes from each position to the next (the ring plan's
- * order) that are pairwise link-disjoint and alike hop by hop (bandwidth, latency). With
- * the ring in rank order the data check follows rank 0 too (check.c, turned sets). */
-static int symmetric(const cs_coll_req *req, const cs_ring_plan *pl)
+/* Most channels a symmetric ring folds. */
+#define FOLD_MAX_CHANNELS 64
+
+/* Channel c's ring direction in rank order: +1 (position q is rank q), -1 (rank -q), 0
+ * neither. */
+static int ring_dir(const int32_t *at, int p)
 {
-    const cs_topo *t = req->topo;
-    const int32_t *r0, *route;
-    int p = req->n_ranks, n0, n, q, i, ok = 1;
-    uint8_t *used;
-    if (!req->time_only || !t || req->channels != 1 || p < 2 || req->bytes % (uint64_t)p)
+    int q, fwd = 1, bwd = 1;
+    for (q = 0; q < p; q++) {
+        fwd = fwd && at[q] == q;
+        bwd = bwd && at[q] == (p - q) % p;
+    }
+    return fwd ? 1 : bwd ? -1 : 0;
+}
+
+/* Routes of every ring position to the next, on every channel, checked against ring
+ * position 0's: hop by hop alike (bandwidth, latency), and position q's links are the
+ * images of position 0's under one map per q -- the same link of position 0 always
+ * becomes the same link of q, and no link is the image of two positions or of two links.
+ * Then each link carries one position's flows, which are position 0's on its preimage:
+ * position 0's transfers alone load their links as every rank's load theirs. */
+static int routes_alike(const cs_topo *t, const int32_t *at, int p, int C)
+{
+    const int32_t *r0[FOLD_MAX_CHANNELS], *route;
+    int n0[FOLD_MAX_CHANNELS], q, c, i, ok = 1, n_l0 = 0;
+    int32_t *owner, l0[64], img[64];      /* position 0's distinct links, their images */
+    if (C > FOLD_MAX_CHANNELS || !(owner = calloc((size_t)t->n_links * 2 + 1, sizeof *owner)))
         return 0;
-    if (t->model == CS_MODEL_ALPHA_BETA)
-        return 1;
-    if ((n0 = cs_topo_route(t, t->ranks[cs_ring_plan_rank(pl, 0, 0)],
-                            t->ranks[cs_ring_plan_rank(pl, 0, 1)], &r0, NULL)) < 1 ||
-        !(used = calloc((size_t)t->n_links * 2 + 1, 1)))
-        return 0;
-    for (q = 0; q < p && ok; q++) {
-        n = cs_topo_route(t, t->ranks[cs_ring_plan_rank(pl, 0, q)],
-                          t->ranks[cs_ring_plan_rank(pl, 0, q + 1)], &route, NULL);
-        ok = n == n0;
-        for (i = 0; i < n && ok; i++) {
-            const cs_link *a = &t->links[cs_dlink_link(route[i])];
-            const cs_link *b = &t->links[cs_dlink_link(r0[i])];
-            ok = !used[route[i]] && a->bw_GBps == b->bw_GBps && a->lat_us == b->lat_us;
-            used[route[i]] = 1;
+    for (c = 0; c < C && ok; c++) {
+        const int32_t *a = at + (size_t)c * p;
+        n0[c] = cs_topo_route(t, t->ranks[a[0]], t->ranks[a[1]], &r0[c], NULL);
+        ok = n0[c] >= 1;
+        for (i = 0; i < n0[c] && ok; i++) {      /* position 0's distinct links */
+            int j = 0;
+            while (j < n_l0 && l0[j] != r0[c][i])
+                j++;
+            if (j == n_l0 && (ok = n_l0 < 64))
+                l0[n_l0++] = r0[c][i];
         }
     }
-    free(used);
+    for (q = 0; q < p && ok; q++) {
+        for (i = 0; i < n_l0; i++)
+            img[i] = -1;
+        for (c = 0; c < C && ok; c++) {
+            const int32_t *a = at + (size_t)c * p;
+            int n = cs_topo_route(t, t->ranks[a[q]], t->ranks[a[q + 1 == p ? 0 : q + 1]],
+                                  &route, NULL);
+            ok = n == n0[c];
+            for (i = 0; i < n && ok; i++) {
+                const cs_link *x = &t->links[cs_dlink_link(route[i])];
+                const cs_link *y = &t->links[cs_dlink_link(r0[c][i])];
+                int j = 0;
+                while (l0[j] != r0[c][i])
+                    j++;
+                ok = x->bw_GBps == y->bw_GBps && x->lat_us == y->lat_us;
+                if (ok && img[j] < 0) {
+                    ok = !owner[route[i]];
+                    owner[route[i]] = q + 1;
+                    img[j] = route[i];
+                } else if (ok) {
+                    ok = img[j] == route[i];
+                }
+            }
+        }
+    }
+    free(owner);
     return ok;
 }
 
-/* Is ring position q rank q (channel 0)? Then rank 0's transfers turned by q are rank q's,
- * and the data check can follow rank 0 alone (sched.h turns). */
-static int in_rank_order(const cs_ring_plan *pl, int p)
+/* Symmetric rounds: does every rank do the same thing at the same times, without
+ * touching what another rank uses? Then ring position 0's transfers alone finish when all
+ * of them would, and one rank is simulated for all (a 16k-rank allreduce is 32k
+ * transfers instead of 537M). It holds where every block is the same size (every rank
+ * sends the same bytes every step) and, with one channel, on alpha_beta (the sender's send
+ * port, the receiver's receive port and reducer are its own); on a link-level fabric
+ * where the routes of every position to the next are alike and use links of their own
+ * (routes_alike). Several channels share ports and reducers between directions (rank 1
+ * receives from 0 on channel 0 and from 2 on channel 1), so they need a link-level fabric
+ * without reducer (reduce_GBps 0) and every channel's ring in rank order, forwards or
+ * backwards: rank 0's transfers on all channels then load its links as each rank's do.
+ * With the rings in rank order the data check follows rank 0 too (check.c, turned sets). */
+static int symmetric(const cs_coll_req *req, const int32_t *at)
 {
-    int q;
-    for (q = 0; q < p; q++)
-        if (cs_ring_plan_rank(pl, 0, q) != q)
+    const cs_topo *t = req->topo;
+    int p = req->n_ranks, C = req->channels, c;
+    if (!req->time_only || !t || C < 1 || p < 2 || req->bytes % ((uint64_t)p * (uint64_t)C))
+        return 0;
+    if (C > 1) {
+        if (t->model == CS_MODEL_ALPHA_BETA || t->reduce_GBps > 0)
+            return 0;
+        for (c = 0; c < C; c++)
+            if (!ring_dir(at + (size_t)c * p, p))
+                return 0;
+    }
+    if (t->model == CS_MODEL_ALPHA_BETA)
+        return 1;
+    return routes_alike(t, at, p, C);
+}
+
+/* Is every channel's ring in rank order (forwards or backwards)? Then rank 0's transfers
+ * translated by q are rank q's, and the data check can follow rank 0 alone (sched.h
+ * turns). */
+static int in_rank_order(const int32_t *at, int p, int C)
+{
+    int c;
+    for (c = 0; c < C; c++)
+        if (!ring_dir(at + (size_t)c * p, p))
             return 0;
     return 1;
 }
@@ -209,11 +270,14 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
     for (c = 0; c < C; c++)
         for (t = 0; t < p; t++)
             rg->at[(size_t)c * p + t] = cs_ring_plan_rank(&rg->pl, c, t);
-    if (symmetric(req, &rg->pl)) {
-        int turns = in_rank_order(&rg->pl, p);
-        if (turns || req->time_only != CS_REQ_TIME_WRONG)
+    if (symmetric(req, rg->at)) {
+        int turns = in_rank_order(rg->at, p, C);
+        if (turns || req->time_only == CS_REQ_TIME)
             rg->one_rank = s->one_rank = 1;
         s->turns = rg->one_rank && turns;
+        s->turn_per_block = (uint32_t)k;
+        for (c = 0; c < C && s->turns; c++)      /* forwards: to rank 1, backwards: p-1 */
+            s->turn_dirs |= ring_dir(rg->at + (size_t)c * p, p) > 0 ? 1u : 2u;
     }
     if (req->stream)
         return cs_sched_set_gen(s, &ring_gen_ops, rg, n_steps_of(req));

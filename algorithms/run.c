@@ -37,11 +37,11 @@ static double util_of(const cs_topo *t, int32_t d, const cs_link_stats *st, cs_t
     return cap_bytes > 0 ? st->bytes / cap_bytes : 0;
 }
 
-/* Keep the busiest directed links of a finished simulation: by utilisation, then bytes. */
-static void take_links(const cs_sim *sim, const cs_topo *t, cs_time span_ps, uint64_t S,
+/* Keep the busiest directed links of a finished simulation (st, NULL = none): by
+ * utilisation, then bytes. */
+static void take_links(const cs_link_stats *st, const cs_topo *t, cs_time span_ps, uint64_t S,
                        cs_run_links *out)
 {
-    const cs_link_stats *st = cs_sim_link_stats(sim);
     int d, k;
     out->n = 0;
     out->span_ps = span_ps;
@@ -83,21 +83,37 @@ static void row_set(cs_row *row, uint64_t S, uint64_t count, double time_us, int
 }
 
 /* Simulate s alone on t with link statistics into links (S bytes per rank moved): its end
- * (*t_ps) and wrong ranks (*wrong) when asked (may be NULL). Returns 0 or a negative code. */
+ * (*t_ps) and wrong ranks (*wrong) when asked (may be NULL). A folded schedule (one rank
+ * for all, turned) has its statistics unfolded to every link. Returns 0, 1 when the fold's
+ * statistics cannot be unfolded exactly (build s unfolded and run again) or a negative
+ * code. */
 static int run_links(const cs_topo *t, const cs_sim_opts *so, cs_sched *s, uint64_t S,
                      cs_run_links *links, cs_time *t_ps, int *wrong, cs_err *err)
 {
     cs_sim *sim;
     cs_job *job;
+    cs_link_stats *full = NULL;
     int rc = cs_sim_new(&sim, t, so, err);
     if (rc == 0 && (rc = cs_sim_add(sim, s, NULL, 0, &job, err)) == 0 &&
         (rc = cs_sim_run(sim, err)) == 0) {
+        const cs_link_stats *st = cs_sim_link_stats(sim);
         if (t_ps)
             *t_ps = cs_job_end(job);
         if (wrong)
             *wrong = cs_job_wrong(job);
-        take_links(sim, t, cs_job_end(job), S, links);
+        if (st && s->one_rank && s->turns) {
+            if (!(full = malloc((size_t)t->n_links * 2 * sizeof *full)))
+                rc = cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+            else if ((rc = cs_sim_link_stats_unfold(t, s, st, full)) < 0)
+                cs_err_set(err, rc, NULL, "out of memory");
+            else
+                rc = !rc;
+            st = full;
+        }
+        if (rc == 0)
+            take_links(st, t, cs_job_end(job), S, links);
     }
+    free(full);
     cs_sim_free(sim);
     return rc;
 }
@@ -209,7 +225,7 @@ static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, i
         return run_size_nccl(o, t, coll, p, elt, size, row, links, err);
     make_req(o, t, coll, p, elt, size, &req, &count, &S);
     req.stream = 1;     /* run once for its time, #wrong and link statistics */
-    req.time_only = links ? 0 : o->check ? CS_REQ_TIME_WRONG : CS_REQ_TIME;
+    req.time_only = links ? CS_REQ_LINKS : o->check ? CS_REQ_TIME_WRONG : CS_REQ_TIME;
     if (!strcmp(o->algo, "auto"))
         rc = cs_algo_auto(&req, t, &ops, NULL, err);
     else
@@ -219,9 +235,13 @@ static int run_size_links(const cs_run_cfg *o, const cs_topo *t, cs_coll coll, i
     rc = cs_algo_build(ops, &req, &s, err);
     if (rc < 0)
         return rc;
-    if (links)
+    if (links && (rc = run_links(t, &so, &s, S, links, &t_ps, &wrong, err)) == 1) {
+        cs_sched_fini(&s);              /* the fold's links not exact: every rank runs */
+        req.time_only = 0;
+        if ((rc = cs_algo_build(ops, &req, &s, err)) < 0)
+            return rc;
         rc = run_links(t, &so, &s, S, links, &t_ps, &wrong, err);
-    else
+    } else if (!links)
         rc = cs_sim_once(t, &s, NULL, &so, &t_ps, &wrong, err);
     cs_sched_fini(&s);
     if (rc < 0)

@@ -46,7 +46,34 @@ int cs__check_new(cs_check **out, const cs_sched *s)
     c->p = s->n_ranks;
     c->n_chunks = s->n_chunks;
     c->turns = s->one_rank && s->turns;
-    c->per_block = s->n_chunks / (uint32_t)s->n_ranks;
+    c->per_block = s->turn_per_block ? s->turn_per_block : s->n_chunks / (uint32_t)s->n_ranks;
+    if (c->turns) {
+        int l, ok = 1, prod = 1;
+        c->n_lv = s->turn_levels > 0 ? s->turn_levels : 1;
+        ok = c->n_lv <= CS_SCHED_MAX_LEVELS;
+        for (l = 0; ok && l < c->n_lv; l++) {
+            c->dim[l] = s->turn_levels > 0 ? s->turn_dims[l] : s->n_ranks;
+            ok = ok && c->dim[l] >= 1;
+            c->rstride[l] = prod;
+            prod *= ok ? c->dim[l] : 1;
+        }
+        for (l = c->n_lv - 1, prod = 1; ok && l >= 0; l--) {
+            c->bstride[l] = (uint32_t)prod;
+            prod *= c->dim[l];
+        }
+        if (!ok || prod != s->n_ranks) {
+            cs__check_free(c);
+            return CS_EINVAL;          /* a builder's bug: no grid of n_ranks */
+        }
+    }
+    if (!c->turns && s->turn_levels > 1 && s->turn_levels <= CS_SCHED_MAX_LEVELS) {
+        int l, prod = 1;
+        for (l = 0; l + 1 < s->turn_levels; l++) {
+            prod *= s->turn_dims[l] > 0 ? s->turn_dims[l] : 1;
+            if (prod > 1 && prod < s->n_ranks && s->n_ranks % prod == 0)
+                c->mods[c->n_mods++] = prod;
+        }
+    }
     c->n_holders = s->n_ranks + s->n_aux;
     c->chunks = calloc((size_t)c->n_chunks + 1, sizeof *c->chunks);
     c->bad = calloc((size_t)c->n_holders, 1);
@@ -65,13 +92,13 @@ int cs__check_new(cs_check **out, const cs_sched *s)
         memset(&ch->runs[0], 0, sizeof ch->runs[0]);
         if (kind == INIT_ALL_OWN) {
             /* Holder h holds {h}; the auxiliary endpoints hold nothing. */
-            ch->runs[0] = (ck_run){0, SET_CYC, 1, 1, 0, 0, 0, NULL};
+            ch->runs[0] = (ck_run){0, SET_CYC, 1, 1, 0, 0, 0, NULL, 0};
             if (c->n_holders > c->p) {
                 if (cs__ck_runs_insert(c, ch, 1, 1) < 0) {
                     cs__check_free(c);
                     return CS_ENOMEM;
                 }
-                ch->runs[1] = (ck_run){c->p, SET_EMPTY, 0, 0, 0, 0, 0, NULL};
+                ch->runs[1] = (ck_run){c->p, SET_EMPTY, 0, 0, 0, 0, 0, NULL, 0};
             }
         } else if (owner >= 0) {
             ivs one = {(int32_t[2]){owner, owner + 1}, 1, 1};
@@ -194,23 +221,45 @@ static ivs snap_set(const cs_check_snap *snap, uint32_t k)
     return s;
 }
 
-/* Turned: transfer x goes from holder 0 to holder 1, whose copy of block b is holder 0's
- * copy of block b-1 turned by one rank. Unturn the result into holder 0's block b-1. */
+/* Translate S by dir along level l into out (one ring: the turn by one rank). */
+static int shift(const cs_check *c, int l, int dir, const ivs *S, ivs *out)
+{
+    if (c->n_lv == 1)
+        return cs__ivs_turn(S, dir, c->p, out);
+    return cs__ivs_shift(S, c->rstride[l], c->dim[l], dir, out);
+}
+
+/* Turned: transfer x goes from holder 0 to holder dir e_l (its +1 or -1 neighbour on level
+ * l), whose copy of block b is holder 0's copy of block b - dir e_l translated by dir e_l.
+ * Translate the result back into holder 0's block b - dir e_l. */
 static int apply_turned(cs_check *c, const cs_xfer *x, const uint32_t *ids,
                         const cs_check_snap *snap)
 {
-    uint32_t k;
-    int rc = 0;
-    if (x->src != 0 || x->dst != 1)
+    uint32_t k, d;
+    int rc = 0, l, dir = 0;
+    for (l = 0; l < c->n_lv && !dir; l++)
+        if (c->dim[l] > 1)
+            dir = x->dst == c->rstride[l] ? 1
+                : x->dst == c->rstride[l] * (c->dim[l] - 1) ? -1 : 0;
+    if (x->src != 0 || !dir)
         return CS_EINVAL;                  /* not one rank's transfers: no check possible */
+    l--;
+    d = (uint32_t)c->dim[l];
     for (k = 0; k < x->n_chunks && rc == 0; k++) {
-        uint32_t id = (ids[k] + c->n_chunks - c->per_block) % c->n_chunks;
+        uint32_t b = ids[k] / c->per_block, piece = ids[k] % c->per_block;
+        uint32_t digit = b / c->bstride[l] % d, id;
+        /* the digit moved by -dir (mod d) */
+        if (dir > 0)
+            b = digit ? b - c->bstride[l] : b + (d - 1) * c->bstride[l];
+        else
+            b = digit + 1 < d ? b + c->bstride[l] : b - (d - 1) * c->bstride[l];
+        id = b * c->per_block + piece;
         ivs from = snap_set(snap, k);
         if (x->op == CS_OP_REDUCE && ((rc = cs__ck_get(c, id, 0, &c->to)) < 0 ||
-                                      (rc = cs__ivs_turn(&c->to, +1, c->p, &c->turn)) < 0))
+                                      (rc = shift(c, l, dir, &c->to, &c->turn)) < 0))
             break;
         if ((rc = arrive(c, x->op, &from, &c->turn, &c->bad[0])) < 0 ||
-            (rc = cs__ivs_turn(&c->out, -1, c->p, &c->turn)) < 0)
+            (rc = shift(c, l, -dir, &c->out, &c->turn)) < 0)
             break;
         rc = cs__ck_set_holder(c, id, 0, &c->turn);
     }
@@ -328,7 +377,7 @@ int cs__check_wrong(cs_check *c)
         for (i = 0; i < ch->n; i++) {
             const ck_run *R = &ch->runs[i];
             int end = cs__ck_run_end(c, ch, i), h;
-            int uniform = R->kind != SET_CYC || (!R->lo_rel && !R->hi_rel);
+            int uniform = R->kind != SET_CYC || (!R->lo_rel && !R->hi_rel && !R->m);
             if (R->h0 >= c->p)
                 break;
             if (end > c->p)

@@ -22,6 +22,10 @@ typedef struct ck_run {
     int32_t lo, hi;          /* SET_CYC: first and last rank (cyclic, inclusive) or offsets */
     int32_t n_iv;            /* SET_LIST: intervals in iv */
     int32_t *iv;             /* SET_LIST: [a0, b0), [a1, b1) ... sorted, disjoint (owned) */
+    int32_t m;               /* SET_CYC: 0 = cyclic over all p ranks; m > 0 = cyclic inside
+                                the holder's row of m ranks (base = h - h mod m): an end is
+                                base + (h mod m + lo) mod m when relative, base + lo when
+                                not (a grid's ring phase wraps inside a row, not at p) */
 } ck_run;
 
 /* A chunk's runs, sorted by h0, the first at holder 0. */
@@ -53,10 +57,19 @@ struct cs_check {
     uint8_t *bad;            /* per holder: received garbage or double counted */
     uint64_t bytes;          /* memory held by runs and lists, bytes */
     ivs from, to, out, turn; /* scratch sets */
+    int n_mods;              /* row sizes a SET_CYC run may wrap in (the schedule's grid:
+                                d0, d0*d1, ...; none when turned) */
+    int32_t mods[CS_SCHED_MAX_LEVELS];
     int turns;               /* the schedule is one rank's, turned (sched.h one_rank and
-                                turns): only holder 0's sets are kept, holder 1's are holder
-                                0's of the block before, turned by one rank */
+                                turns): only holder 0's sets are kept; holder e_l's (rank
+                                0's +1 neighbour on level l) are holder 0's of the block
+                                before on level l, translated by e_l */
     uint32_t per_block;      /* turns: chunks per block (pieces) */
+    int n_lv;                /* turns: levels of the rank grid (sched.h turn_levels) */
+    int dim[CS_SCHED_MAX_LEVELS];      /* turns: level sizes */
+    int rstride[CS_SCHED_MAX_LEVELS];  /* turns: rank e_l (product of the sizes below l) */
+    uint32_t bstride[CS_SCHED_MAX_LEVELS];  /* turns: block step of level l's digit
+                                               (product of the sizes above l) */
     cs_check_snap *spare;    /* applied snapshots kept for reuse (a run takes one per
                                 transfer in flight, not one per transfer) */
 };
@@ -67,6 +80,9 @@ int cs__ivs_reserve(ivs *s, int32_t n);
 int cs__ivs_union(const ivs *a, const ivs *b, ivs *out, int *overlap);
 /* out = in turned by d = +1 or -1 ranks (mod p): rank r becomes r + d. */
 int cs__ivs_turn(const ivs *in, int d, int p, ivs *out);
+/* out = in translated by dir = +1 or -1 along one level of a rank grid: the level's digit
+ * (rank / stride) mod d moves by dir (mod d), the others stay. Returns 0 or CS_ENOMEM. */
+int cs__ivs_shift(const ivs *in, int stride, int d, int dir, ivs *out);
 
 /* The set of run r at holder h into out. Returns 0 or CS_ENOMEM. */
 int cs__ck_eval(const cs_check *c, const ck_run *r, int h, ivs *out);

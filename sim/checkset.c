@@ -45,6 +45,26 @@ int cs__ck_eval(const cs_check *c, const ck_run *r, int h, ivs *out)
     default:
         break;
     }
+    if (r->m > 0) {                                    /* inside the holder's row */
+        int32_t hm = h % r->m, base = h - hm;
+        lo = r->lo_rel ? (hm + r->lo) % r->m : r->lo;
+        hi = r->hi_rel ? (hm + r->hi) % r->m : r->hi;
+        out->n = 1;
+        if ((hi + 1) % r->m == lo) {
+            out->iv[0] = base;
+            out->iv[1] = base + r->m;
+        } else if (lo <= hi) {
+            out->iv[0] = base + lo;
+            out->iv[1] = base + hi + 1;
+        } else {
+            out->iv[0] = base;
+            out->iv[1] = base + hi + 1;
+            out->iv[2] = base + lo;
+            out->iv[3] = base + r->m;
+            out->n = 2;
+        }
+        return 0;
+    }
     lo = r->lo_rel ? mod_p((int64_t)h + r->lo, c->p) : r->lo;
     hi = r->hi_rel ? mod_p((int64_t)h + r->hi, c->p) : r->hi;
     if (mod_p((int64_t)hi + 1, c->p) == lo) {          /* all p ranks */
@@ -142,6 +162,64 @@ int cs__ivs_turn(const ivs *in, int d, int p, ivs *out)
     return 0;
 }
 
+static int iv_cmp(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Append [u, v) + off to out (unsorted pieces). */
+static void piece(ivs *out, int64_t u, int64_t v, int64_t off)
+{
+    if (u >= v)
+        return;
+    out->iv[2 * out->n] = (int32_t)(u + off);
+    out->iv[2 * out->n + 1] = (int32_t)(v + off);
+    out->n++;
+}
+
+/* out = in translated by dir along the level of rank step `stride` and size d. A block of
+ * stride*d ranks maps onto itself: an interval covering whole blocks stays; in a partial
+ * one, ranks of the level's last (dir +1) or first (dir -1) slice wrap to the other end,
+ * the rest move by one slice. At most five pieces per interval, sorted and joined. */
+int cs__ivs_shift(const ivs *in, int stride, int d, int dir, ivs *out)
+{
+    int64_t sup = (int64_t)stride * d;
+    int32_t i, n;
+    if (cs__ivs_reserve(out, in->n * 5 + 1) < 0)
+        return CS_ENOMEM;
+    out->n = 0;
+    for (i = 0; i < in->n; i++) {
+        int64_t u = in->iv[2 * i], b = in->iv[2 * i + 1];
+        while (u < b) {
+            int64_t B = u - u % sup, v;
+            if (u == B && b >= B + sup) {              /* whole blocks: fixed */
+                v = B + (b - B) / sup * sup;
+                piece(out, u, v, 0);
+            } else {
+                int64_t cut = dir > 0 ? B + sup - stride : B + stride;
+                v = b < B + sup ? b : B + sup;
+                piece(out, u, v < cut ? v : cut, dir > 0 ? stride : sup - stride);
+                piece(out, u > cut ? u : cut, v, dir > 0 ? stride - sup : -(int64_t)stride);
+            }
+            u = v;
+        }
+    }
+    qsort(out->iv, (size_t)out->n, 2 * sizeof *out->iv, iv_cmp);
+    for (i = 0, n = 0; i < out->n; i++) {
+        if (n > 0 && out->iv[2 * i] <= out->iv[2 * n - 1]) {
+            if (out->iv[2 * i + 1] > out->iv[2 * n - 1])
+                out->iv[2 * n - 1] = out->iv[2 * i + 1];
+            continue;
+        }
+        out->iv[2 * n] = out->iv[2 * i];
+        out->iv[2 * n + 1] = out->iv[2 * i + 1];
+        n++;
+    }
+    out->n = n;
+    return 0;
+}
+
 void cs__ck_run_drop(cs_check *c, ck_run *r)
 {
     if (r->kind == SET_LIST) {
@@ -187,6 +265,31 @@ static int run_make(cs_check *c, const ivs *S, int h, int rel, ck_run *r)
     r->lo = r->lo_rel ? mod_p((int64_t)lo - h, c->p) : lo;
     r->hi = r->hi_rel ? mod_p((int64_t)hi - h, c->p) : hi;
     return 0;
+}
+
+/* A formula for set S at holder h cyclic inside h's row of m ranks, ends relative to the
+ * holder as rel says. Returns 1 when S is such a set (r filled), else 0. */
+static int run_make_row(const ivs *S, int h, int rel, int32_t m, ck_run *r)
+{
+    int32_t hm = h % m, base = h - hm, lo, hi;
+    if (S->n == 1 && S->iv[0] >= base && S->iv[1] <= base + m) {
+        lo = S->iv[0] - base;
+        hi = S->iv[1] - 1 - base;
+    } else if (S->n == 2 && S->iv[0] == base && S->iv[3] == base + m) {
+        lo = S->iv[2] - base;                          /* lo .. m-1, 0 .. hi in the row */
+        hi = S->iv[1] - 1 - base;
+    } else {
+        return 0;
+    }
+    memset(r, 0, sizeof *r);
+    r->h0 = h;
+    r->kind = SET_CYC;
+    r->m = m;
+    r->lo_rel = (uint8_t)(rel & 1);
+    r->hi_rel = (uint8_t)((rel >> 1) & 1);
+    r->lo = r->lo_rel ? (lo - hm + m) % m : lo;
+    r->hi = r->hi_rel ? (hi - hm + m) % m : hi;
+    return 1;
 }
 
 /* Index of the run holding holder h. */
@@ -240,7 +343,7 @@ static int same_formula(const ck_run *a, const ck_run *b)
     if (a->kind != b->kind || a->kind == SET_LIST)
         return 0;
     return a->kind != SET_CYC || (a->lo_rel == b->lo_rel && a->hi_rel == b->hi_rel &&
-                                  a->lo == b->lo && a->hi == b->hi);
+                                  a->lo == b->lo && a->hi == b->hi && a->m == b->m);
 }
 
 /* Can holder h, next to run r, holding S, join run r? Yes if r's formula gives S at h;
@@ -249,21 +352,22 @@ static int same_formula(const ck_run *a, const ck_run *b)
 static int joins(cs_check *c, ck_chunk *ch, int32_t r, int h, const ivs *S)
 {
     ck_run *R = &ch->runs[r], f;
-    int rel, rh = R->h0;
+    int rel, rh = R->h0, i;
     if (cs__ck_eval(c, R, h, &c->to) < 0)
         return 0;
     if (ivs_eq(&c->to, S))
         return 1;
-    if (cs__ck_run_end(c, ch, r) - rh != 1 || R->kind != SET_CYC)
+    if (cs__ck_run_end(c, ch, r) - rh != 1 || (R->kind != SET_CYC && R->kind != SET_LIST) ||
+        (R->kind == SET_LIST && !c->n_mods))
         return 0;
     if (cs__ck_eval(c, R, rh, &c->from) < 0)
         return 0;
-    for (rel = 0; rel < 4; rel++) {
+    for (rel = 0; rel < 4 && R->kind == SET_CYC; rel++) {
         if (run_make(c, S, h, rel, &f) < 0)
             return 0;
         if (f.kind != SET_CYC) {
             cs__ck_run_drop(c, &f);
-            return 0;
+            break;
         }
         if (cs__ck_eval(c, &f, rh, &c->to) == 0 && ivs_eq(&c->to, &c->from)) {
             f.h0 = rh;
@@ -271,6 +375,17 @@ static int joins(cs_check *c, ck_chunk *ch, int32_t r, int h, const ivs *S)
             return 1;
         }
     }
+    /* Cyclic inside a row of the grid (rows of the same holders only) */
+    for (i = 0; i < c->n_mods; i++)
+        for (rel = 0; rel < 4; rel++)
+            if (rh / c->mods[i] == h / c->mods[i] &&
+                run_make_row(S, h, rel, c->mods[i], &f) &&
+                cs__ck_eval(c, &f, rh, &c->to) == 0 && ivs_eq(&c->to, &c->from)) {
+                cs__ck_run_drop(c, R);
+                f.h0 = rh;
+                *R = f;
+                return 1;
+            }
     return 0;
 }
 

@@ -184,6 +184,14 @@ cs_engine *cs_sim_engine(cs_sim *sim);
  * 2 * topo->n_links entries indexed by dlink id. Valid until the sim is freed. */
 const cs_link_stats *cs_sim_link_stats(const cs_sim *sim);
 
+/* Every rank's link statistics from a folded run's (st, of a turned schedule s: sched.h
+ * one_rank, turns and turn_dirs) into full (2 * t->n_links entries): each link's are those
+ * of the rank-0 link it is the translate of. Returns 1 when exact (every link the image of
+ * at most one rank-0 link under one translation, alike in bandwidth), 0 when not (full is
+ * then unspecified: run the schedule unfolded), or CS_ENOMEM. */
+int cs_sim_link_stats_unfold(const cs_topo *t, const cs_sched *s, const cs_link_stats *st,
+                             cs_link_stats *full);
+
 /* The run's work counters so far (all zero before cs_sim_run). */
 void cs_sim_get_counters(const cs_sim *sim, cs_sim_counters *out);
 

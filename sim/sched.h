@@ -82,6 +82,8 @@ typedef struct cs_xfer {
 
 /* Most auxiliary endpoints of a schedule. */
 #define CS_SCHED_MAX_AUX 128
+/* Most levels of a turned schedule's rank grid (turn_levels). */
+#define CS_SCHED_MAX_LEVELS 8
 
 typedef struct cs_sched cs_sched;
 typedef struct cs_sched_stream cs_sched_stream;
@@ -140,6 +142,23 @@ struct cs_sched {
                               chunk ids + q * n_chunks/n_ranks): rank 0 sends only to rank
                               1, and the data check follows rank 0 alone (#wrong 0 or
                               n_ranks) */
+    int turn_levels;       /* turns: the ranks are a grid of turn_levels levels of sizes
+                              turn_dims (rank = i0 + d0*(i1 + d1*(...))), blocks indexed
+                              with digit 0 most significant (chunk id = block * chunks per
+                              block + piece), and every operation is rank 0's translated by
+                              a grid vector: rank 0 sends only to its +1 neighbour of some
+                              level; 0 = one level of n_ranks (a ring). Also set
+                              without turns by a grid schedule: the data check's sets
+                              may then wrap inside the grid's rows */
+    int turn_dims[CS_SCHED_MAX_LEVELS];
+    uint32_t turn_per_block;  /* turns: chunks per block (pieces); blocks past n_ranks
+                                 (several channels) are further copies of the grid's:
+                                 block b's digits are those of b mod n_ranks. 0 =
+                                 n_chunks / n_ranks. Rank 0 may send to its -1 neighbour
+                                 too (a ring run backwards) */
+    uint32_t turn_dirs;    /* turns: where rank 0 sends, bit 2l: to +e_l (its +1 neighbour
+                              on level l), bit 2l+1: to -e_l (for unfolding link
+                              statistics, exec.h cs_sim_link_stats_unfold); 0 = unknown */
 };
 
 /* Start an empty schedule. Returns 0 or CS_EINVAL (n_ranks < 1, root out of range). */
