@@ -562,6 +562,38 @@ static void t_nvls_types(void)
     CU_ASSERT_EQUAL(cs_nccl_nvls_supported(NULL, "prod"), 1);
 }
 
+/* The link-load bound (pick.c): on 2 DGX H100 nodes (16 ranks) at 1 MiB-1 GiB the choice,
+ * its time and #wrong are those of simulating every candidate (no_bound), and at 1 GiB a
+ * candidate is spared: LL moves 2 bytes a byte, so its ring's link loads alone exceed the
+ * Simple ring's whole time. */
+static void t_select_bound(void)
+{
+    cs_topo *t = NULL;
+    cs_nccl_params p;
+    cs_err err;
+    uint64_t b;
+    int on;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x2", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x2", NULL, 0, &p, &on, &err), 0);
+    for (b = 1u << 20; b <= 1u << 30; b <<= 5) {
+        cs_coll_req req;
+        cs_nccl_pick with, without;
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, 16, b);
+        req.topo = t;
+        p.no_bound = 0;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &with, &err), 0);
+        p.no_bound = 1;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &without, &err), 0);
+        CU_ASSERT(with.algo == without.algo && with.proto == without.proto);
+        CU_ASSERT_EQUAL(with.time_us, without.time_us);
+        CU_ASSERT_EQUAL(with.wrong, without.wrong);
+        CU_ASSERT_EQUAL(without.bounded, 0);
+        if (b == 1u << 30)
+            CU_ASSERT(with.bounded >= 1);
+    }
+    cs_topo_free(t);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case costs[] = {
@@ -569,7 +601,7 @@ int cs_test_register(void)
         {"reduce_in_loop", t_reduce_in_loop}, {NULL, NULL}};
     static const cs_test_case params[] = {
         {"defaults", t_params}, {"json", t_json}, {"topology", t_topo_nccl},
-        {"select", t_select}, {"channel_cap", t_channel_cap},
+        {"select", t_select}, {"select_bound", t_select_bound}, {"channel_cap", t_channel_cap},
         {"channel_cap_shared", t_channel_cap_shared},
         {"channel_trim", t_channel_trim}, {"channel_rails", t_channel_rails},
         {"reduce_as_broadcast", t_reduce_as_broadcast},

@@ -1,8 +1,9 @@
-/* mode.c: NCCL-mode simulation (algorithms layer). For each candidate algorithm and
- * protocol: chunk the step blocks by the protocol's chunk size, run with the protocol's
- * launch, per-transfer latency and bandwidth efficiency, keep the fastest (ties go to the
- * earlier algorithm and protocol, so the choice is deterministic). */
+/* mode.c: NCCL-mode simulation of one candidate (algorithms layer): chunk the step blocks
+ * by the protocol's chunk size, run with the protocol's launch, per-transfer latency and
+ * bandwidth efficiency, folded where nodes or channels repeat each other; the schedule of a
+ * pick for pictures. pick.c runs the candidates and keeps the fastest. */
 #include "algorithms/nccl/mode.h"
+#include "algorithms/nccl/mode-private.h"
 #include "algorithms/nccl/fold.h"
 #include "algorithms/nccl/rules.h"
 #include "algorithms/nccl/nvlstree.h"
@@ -177,9 +178,9 @@ static uint64_t tree_piece(const cs_nccl_params *np, cs_proto pr)
 /* The request and costs of running ops with protocol pr; *chans (may be NULL) gets the
  * channels it uses (reported as the pick's). CS_EUNSUPP (err filled when given) if the
  * candidate cannot run. */
-static int prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_params *np,
-                   cs_proto pr, cs_coll_req *reqp, cs_sim_costs *costsp, int *chans,
-                   cs_err *err)
+int cs__nccl_prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_params *np,
+                     cs_proto pr, cs_coll_req *reqp, cs_sim_costs *costsp, int *chans,
+                     cs_err *err)
 {
     cs_coll_req req = *base;
     cs_sim_costs costs;
@@ -413,8 +414,8 @@ static int tree_sim_pieces(const cs_coll_req *req, const cs_nccl_params *np)
 /* np as req sees it: net_channels where its ranks are two or more nodes, else a PCIe
  * host's channel plan for its rank count (search.c), for ranks 0..n-1 of the host only (a
  * plan's strided group has no topo). */
-static const cs_nccl_params *planned(const cs_nccl_params *np, const cs_coll_req *req,
-                                     cs_nccl_params *local)
+const cs_nccl_params *cs__nccl_planned(const cs_nccl_params *np, const cs_coll_req *req,
+                                      cs_nccl_params *local)
 {
     if (req->topo && np->net_channels > 0 && np->net_channels != np->channels &&
         cs_node_size(req) > 0) {
@@ -464,8 +465,8 @@ int cs_nccl_extrap_plan(const cs_coll_req *req, const cs_algo *algo, const cs_nc
     cs_nccl_params local;
     int rc;
     memset(out, 0, sizeof *out);
-    np = planned(np, req, &local);
-    if ((rc = prepare(req, algo, np, pr, &r, &costs, NULL, NULL)) < 0)
+    np = cs__nccl_planned(np, req, &local);
+    if ((rc = cs__nccl_prepare(req, algo, np, pr, &r, &costs, NULL, NULL)) < 0)
         return rc;
     plan_extrap(&r, algo, np, pr, out);
     return 0;
@@ -476,16 +477,16 @@ int cs_nccl_extrap_plan(const cs_coll_req *req, const cs_algo *algo, const cs_nc
  * further piece adds the same time (the pipeline's period). It runs twice, with
  * tree_sim_pieces and half as many pieces of the true size, and the time is extended
  * along that line to the true size (its data unchecked, as a fold leaves it). */
-static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
-                   const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
-                   cs_err *err)
+int cs__nccl_try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *ops,
+                     const cs_nccl_params *np, cs_proto pr, int check, cs_nccl_pick *out,
+                     cs_err *err)
 {
     cs_coll_req req;
     cs_sim_costs costs;
     cs_nccl_extrap ex;
     cs_time t_ps;
     int wrong = -1, rc, used = 1;
-    if ((rc = prepare(base, ops, np, pr, &req, &costs, &used, NULL)) < 0)
+    if ((rc = cs__nccl_prepare(base, ops, np, pr, &req, &costs, &used, NULL)) < 0)
         return rc;
     plan_extrap(&req, ops, np, pr, &ex);
     if (ex.on) {
@@ -513,58 +514,6 @@ static int try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo *
     return 0;
 }
 
-int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo *algo,
-                     const cs_nccl_params *np, int check_data, cs_nccl_pick *out,
-                     cs_err *err)
-{
-    const cs_algo *cand[8];
-    int n_cand, a, p, rc, found = 0;
-    cs_nccl_pick best;
-    cs_nccl_params local;
-    np = planned(np, req, &local);
-    if (algo) {
-        cand[0] = algo;
-        n_cand = 1;
-    } else if ((n_cand = cs_nccl_params_algos(req->coll, np, cand, 8)) == 0) {
-        /* A collective NCCL has no algorithm for here: every registered one competes. */
-        int i, n;
-        const cs_algo *const *all = cs_algo_all(&n);
-        for (i = 0; i < n && n_cand < 8; i++)
-            if (cs_algo_has(all[i], req->coll))
-                cand[n_cand++] = all[i];
-    }
-    for (a = 0; a < n_cand; a++)
-        for (p = 0; p < CS_PROTO_COUNT; p++) {
-            cs_nccl_pick pick;
-            if (np->force_proto >= 0 ? p != np->force_proto : !np->proto[p].enabled)
-                continue;
-            rc = try_one(req, topo, cand[a], np, (cs_proto)p, 0, &pick, err);
-            if (rc == CS_EUNSUPP)
-                continue;
-            if (rc < 0)
-                return rc;
-            if (!found || pick.time_us < best.time_us) {
-                best = pick;
-                found = 1;
-            }
-        }
-    if (!found && algo) {
-        /* The one algorithm asked for cannot run: say why, in its own words. */
-        cs_coll_req r2;
-        cs_sim_costs c2;
-        int pr = np->force_proto >= 0 ? np->force_proto : CS_PROTO_SIMPLE;
-        if ((rc = prepare(req, algo, np, (cs_proto)pr, &r2, &c2, NULL, err)) < 0)
-            return rc;
-    }
-    if (!found)
-        return cs_err_set(err, CS_EUNSUPP, "--algo", "no algorithm can run %s on %d ranks in "
-                          "NCCL mode", cs_coll_name(req->coll), req->n_ranks);
-    if (check_data && (rc = try_one(req, topo, best.algo, np, best.proto, 1, &best, err)) < 0)
-        return rc;
-    *out = best;
-    return 0;
-}
-
 int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_nccl_pick *pick,
                   cs_sched *s, cs_sim_costs *costs, cs_coll_req *built, cs_err *err)
 {
@@ -572,8 +521,8 @@ int cs_nccl_build(const cs_coll_req *req, const cs_nccl_params *np, const cs_ncc
     cs_nccl_params local;
     int rc;
     double n;
-    np = planned(np, req, &local);
-    if ((rc = prepare(req, pick->algo, np, pick->proto, &r, costs, NULL, err)) < 0)
+    np = cs__nccl_planned(np, req, &local);
+    if ((rc = cs__nccl_prepare(req, pick->algo, np, pick->proto, &r, costs, NULL, err)) < 0)
         return rc;
     /* A tree's pieces as many as TREE_BUILD_XFERS transfers allow (a picture needs no
      * more; the time came from the true pieces). */

@@ -32,6 +32,8 @@ typedef struct cs_nccl_pick {
     int wrong;               /* #wrong of the winner, -1 if unchecked, CS_WRONG_FOLDED if
                                 unchecked because one node stood for all (fold.c) */
     cs_nccl_extrap ex;       /* the winner's two runs, when its time was extended */
+    int bounded;             /* candidates not simulated: their link-load bound was above the
+                                best time found (pick.c) */
 } cs_nccl_pick;
 
 /* pick.wrong (and a run row's wrong) when the data check was asked for but the winner was

@@ -86,6 +86,9 @@ typedef struct cs_nccl_params {
                                 tree fold below - not in JSON */
     int tree_sim_pieces;     /* pieces a tree across nodes is simulated with before the time
                                 is extrapolated (mode.c try_one); 0 = TREE_SIM_PIECES (64) */
+    int no_bound;            /* 1: simulate every candidate; 0 (default): one whose link-load
+                                bound is above the best time found is left out (pick.c; the
+                                same choice and time) - not in JSON */
     int no_fold;             /* 1: simulate every node of a multi-node ring and every
                                 rotation of multi-node trees; 0 (default): where every node
                                 does the same, one node stands for all (fold.c; equal times,
