@@ -73,6 +73,9 @@ typedef struct fl_link {
     cs_time busy_since;       /* when n_flows last went 0 -> 1 */
 } fl_link;
 
+/* Most links (directed and virtual) a net keeps in one flat array (24 MB); larger nets (a
+ * 100,000-GPU fabric has a million) keep theirs in pages made as flows touch them. */
+#define FL_FLAT_MAX (1 << 18)
 /* A page of links and their statistics (stats meaningful for dlinks only). */
 #define FL_PAGE_BITS 9
 #define FL_PAGE (1 << FL_PAGE_BITS)
@@ -85,9 +88,12 @@ struct cs_net {
     cs_engine *eng;
     const cs_topo *t;
     cs_net_cb cb;
-    fl_page **pages;          /* the links in pages of FL_PAGE, each made when a flow first
-                                 crosses one of its links (cs__fl_page_in): per dlink, then
-                                 the channels' virtual links, then the pairs' */
+    fl_link *flat;            /* every link at once (nets of at most FL_FLAT_MAX links), or
+                                 NULL: in pages */
+    cs_link_stats *flat_st;   /* with flat: per dlink */
+    fl_page **pages;          /* without flat: the links in pages of FL_PAGE, each made when a
+                                 flow first crosses one of its links (cs__fl_page_in): per
+                                 dlink, then the channels' virtual links, then the pairs' */
     int32_t n_pages;          /* pages (NULL until made) */
     double bw_scale;          /* every dlink's capacity x this (fl_create) */
     double vcap;              /* a channel's virtual link's capacity, bytes per ps */
@@ -131,11 +137,11 @@ struct cs_net {
 /* Link d (its page made: cs__fl_page_in) and its statistics. */
 static inline fl_link *fl_lk(const cs_net *n, int32_t d)
 {
-    return &n->pages[d >> FL_PAGE_BITS]->l[d & (FL_PAGE - 1)];
+    return n->flat ? &n->flat[d] : &n->pages[d >> FL_PAGE_BITS]->l[d & (FL_PAGE - 1)];
 }
 static inline cs_link_stats *fl_st(const cs_net *n, int32_t d)
 {
-    return &n->pages[d >> FL_PAGE_BITS]->s[d & (FL_PAGE - 1)];
+    return n->flat ? &n->flat_st[d] : &n->pages[d >> FL_PAGE_BITS]->s[d & (FL_PAGE - 1)];
 }
 /* Make link d's page if it is not there yet: 0 or CS_ENOMEM (net_fluid.c). */
 int cs__fl_page_in(cs_net *n, int32_t d);

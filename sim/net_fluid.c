@@ -31,12 +31,21 @@ static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_ne
     if (!n)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     nv += np;      /* the pair links follow the channels' (n_vlinks counts only those) */
-    n->n_pages = (int32_t)(((size_t)nd + (size_t)nv + FL_PAGE) / FL_PAGE);
-    n->pages = calloc((size_t)n->n_pages, sizeof *n->pages);
+    if ((size_t)nd + (size_t)nv + 1 <= FL_FLAT_MAX) {
+        n->flat = calloc((size_t)nd + (size_t)nv + 1, sizeof *n->flat);
+        n->flat_st = calloc((size_t)nd + 1, sizeof *n->flat_st);
+        if (!n->flat || !n->flat_st) {
+            fl_destroy(n);
+            return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
+        }
+    } else {
+        n->n_pages = (int32_t)(((size_t)nd + (size_t)nv + FL_PAGE) / FL_PAGE);
+        n->pages = calloc((size_t)n->n_pages, sizeof *n->pages);
+    }
     n->stats_out = calloc(1, sizeof *n->stats_out);
     /* the scratch arrays grow with the links a recompute meets (a plan's groups touch a
      * few thousand links of a 100,000-GPU fabric's million) */
-    if (!n->pages || !n->stats_out ||
+    if ((!n->flat && !n->pages) || !n->stats_out ||
         cs__fl_grow_scratch(n, nd + nv < 1024 ? nd + nv + 1 : 1024) < 0) {
         fl_destroy(n);
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
@@ -47,6 +56,15 @@ static int fl_create(cs_net **out, cs_engine *eng, const cs_topo *t, const cs_ne
     n->pair_g = g;
     n->bw_scale = bw_scale;
     n->vcap = cap_GBps * 1e-3;
+    if (n->flat) {
+        int32_t i;
+        for (i = 0; i < nd; i++)
+            /* GB/s -> bytes/ps; (bw x scale) x 1e-3, the doubles of a topology whose
+             * figures were scaled before (bw x 1 = bw exactly) */
+            n->flat[i].cap = t->links[i >> 1].bw_GBps * bw_scale * 1e-3;
+        for (i = nd; i < nd + nv - np; i++)
+            n->flat[i].cap = n->vcap;
+    }
     n->eng = eng;
     n->t = t;
     n->cb = *cb;
@@ -93,6 +111,10 @@ static void fl_destroy(cs_net *n)
     int i;
     if (!n)
         return;
+    for (i = 0; n->flat && i < n->n_dlinks + n->n_vlinks + n->n_plinks; i++)
+        free(n->flat[i].flows);
+    free(n->flat);
+    free(n->flat_st);
     for (i = 0; n->pages && i < n->n_pages; i++) {
         int j;
         for (j = 0; n->pages[i] && j < FL_PAGE; j++)
@@ -128,7 +150,7 @@ int cs__fl_page_in(cs_net *n, int32_t d)
 {
     fl_page *pg;
     int32_t j, base = d & ~(FL_PAGE - 1);
-    if (n->pages[d >> FL_PAGE_BITS])
+    if (n->flat || n->pages[d >> FL_PAGE_BITS])
         return 0;
     if (!(pg = calloc(1, sizeof *pg)))
         return CS_ENOMEM;
@@ -150,6 +172,8 @@ static const cs_link_stats *fl_stats(const cs_net *n)
 {
     cs_link_stats *a = *n->stats_out;
     int32_t d;
+    if (n->flat)
+        return n->flat_st;
     if (!a && !(a = *n->stats_out = calloc((size_t)n->n_dlinks + 1, sizeof *a)))
         return NULL;
     for (d = 0; d < n->n_dlinks; d++)

@@ -152,6 +152,56 @@ static void test_contention_sendrecv(void)
     cs_topo_free(t);
 }
 
+/* A net of more links than one flat array takes (sim/fluid-private.h FL_FLAT_MAX, 2^18)
+ * keeps them in pages made as flows touch them: a 140,000-rank ring (280,000 directed
+ * links), copies 0 -> 1 and 70,000 -> 70,001 of 1e6 B at once on links of their own: 1 us +
+ * 1e6 B / 100 GB/s = 11 us each; the statistics of the two links used are theirs (1e6 B,
+ * one flow), an untouched link's are zero. */
+static void test_paged_links(void)
+{
+    cs_topo *t = cs_test_topo("{\"kind\":\"ring\",\"ranks\":140000,\"link\":"
+                              "{\"bandwidth_GBps\":100,\"latency_us\":1}}");
+    static const int pairs[][2] = {{0, 1}, {70000, 70001}};
+    const int32_t *dl;
+    const cs_link_stats *st;
+    cs_sched s;
+    cs_sim *sim;
+    cs_job *job;
+    cs_err err;
+    int k;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_FATAL(2L * t->n_links > (1L << 18));
+    copies(&s, 140000, pairs, 2, 1000000);
+    CU_ASSERT_EQUAL_FATAL(cs_sim_new(&sim, t, NULL, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_add(sim, &s, NULL, 0, &job, &err), 0);
+    CU_ASSERT_EQUAL(cs_sim_run(sim, &err), 0);
+    CS_ASSERT_REL(cs_time_to_us(cs_job_end(job)), 11.0, 1e-9);
+    st = cs_sim_link_stats(sim);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    for (k = 0; k < 2; k++) {
+        CU_ASSERT_EQUAL_FATAL(cs_topo_route(t, t->ranks[pairs[k][0]], t->ranks[pairs[k][1]],
+                                            &dl, &err), 1);
+        CS_ASSERT_REL(st[dl[0]].bytes, 1e6, 1e-12);
+        CU_ASSERT_EQUAL(st[dl[0]].peak_flows, 1);
+    }
+    CU_ASSERT_EQUAL_FATAL(cs_topo_route(t, t->ranks[5], t->ranks[6], &dl, &err), 1);
+    CU_ASSERT_EQUAL(st[dl[0]].bytes, 0);
+    cs_sim_free(sim);
+    /* a rank map naming a topology rank twice is refused (a bit per rank, not a scan) */
+    {
+        static int twice[140000];
+        for (k = 0; k < 140000; k++)
+            twice[k] = k;
+        twice[139999] = 70001;
+        CU_ASSERT_EQUAL_FATAL(cs_sim_new(&sim, t, NULL, &err), 0);
+        CU_ASSERT_EQUAL(cs_sim_add(sim, &s, twice, 0, &job, &err), CS_EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rank 70001 appears twice"));
+        cs_sim_free(sim);
+    }
+    cs_sched_fini(&s);
+    cs_topo_free(t);
+}
+
 /* Two allreduces at once on disjoint groups {g0, g2} and {g1, g3} that share sw0-sw1.
  * Ring allreduce on 2 ranks: 2 steps, each rank sends S/2 per step, one flow per direction
  * per group. Alone, a step takes 2 us + 5e8 B / 10 GB/s = 2 us + 0.05 s; together the two
@@ -279,6 +329,7 @@ int cs_test_register(void)
         {"fluid fair share on a bottleneck", test_fluid_share},
         {"fluid share released when a flow ends", test_fluid_release},
         {"sendrecv contention across a 10 GB/s link", test_contention_sendrecv},
+        {"links in pages past 2^18", test_paged_links},
         {"two allreduces on disjoint groups share a link", test_two_jobs_share},
         {"compute tasks hold their rank", test_compute},
         {"reduction cost gamma", test_gamma},
