@@ -113,6 +113,52 @@ static void t_nvls_tree_pieces(void)
     }
 }
 
+/* NVLSTree's network messages (nvlstree.h cs_nccl_nvls_tree_msg_bytes), on p5-h100-x2: sm
+ * 90, C = 16 channels, g = 8 heads, C g = 128. A GPU's network leg of a piece is S / (g k)
+ * bytes, C channels' chunks, one message each (NCCL's net proxy posts one isend per
+ * channel and step). 1 GiB: 128 KiB chunks, k = 1 GiB / 16 MiB = 64, a leg 2 MiB, 16
+ * messages of 128 KiB. 8 GiB: k capped at 64, a leg 16 MiB = 8 loops of 16 channels: 128
+ * messages of the 128 KiB chunk. 16 MiB: 64 KiB chunks, k = 2, a leg 1 MiB, 16 of 64 KiB.
+ * 1 MiB: 32 KiB chunks, k = 1, a leg 128 KiB, 16 of 8 KiB (less than the chunk). One
+ * node: 0 (no network). cs_nccl_nvls_tree_costs lowers the proxied NET transport's 1 MiB
+ * to that message and leaves a transport without a proxy cost alone. */
+static void t_nvls_tree_msgs(void)
+{
+    static const struct { int p; uint64_t S; int k; uint64_t mb; } c[] = {
+        {16, 1u << 30, 64, 131072}, {16, 8ull << 30, 64, 131072}, {16, 16u << 20, 2, 65536},
+        {16, 1u << 20, 1, 8192}, {8, 1u << 30, 1, 0},
+    };
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        cs_topo *t = NULL;
+        cs_err err;
+        cs_nccl_params np;
+        cs_coll_req req;
+        cs_sim_costs costs;
+        uint64_t leg;
+        int on;
+        CU_ASSERT_EQUAL_FATAL(cs_topo_open("p5-h100-x2", &t, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("p5-h100-x2", NULL, 0, &np, &on, &err), 0);
+        cs_coll_req_init(&req, CS_COLL_ALLREDUCE, c[i].p, c[i].S);
+        req.topo = t;
+        req.chunks = cs_nccl_nvls_tree_pieces(&req, &np);
+        CU_ASSERT_EQUAL(req.chunks, c[i].k);
+        CU_ASSERT_EQUAL(cs_nccl_nvls_tree_msg_bytes(&req, &np), c[i].mb);
+        if (c[i].mb > 0) {
+            leg = c[i].S / 8 / (uint64_t)c[i].k;
+            CU_ASSERT_EQUAL(leg / c[i].mb, c[i].S == (8ull << 30) ? 128u : 16u);
+            memset(&costs, 0, sizeof costs);
+            costs.tr[CS_TR_NET].msg_us = 4;
+            costs.tr[CS_TR_NET].msg_bytes = 1048576;
+            costs.tr[CS_TR_P2P].msg_bytes = 1048576;
+            cs_nccl_nvls_tree_costs(&req, &np, &costs);
+            CU_ASSERT_EQUAL(costs.tr[CS_TR_NET].msg_bytes, c[i].mb);
+            CU_ASSERT_EQUAL(costs.tr[CS_TR_P2P].msg_bytes, 1048576u);
+        }
+        cs_topo_free(t);
+    }
+}
+
 /* NVLSTree on 2 x DGX B200 at 2 GiB: nvls_eff 0.74 on the NVLink legs only. Each NIC (8 a
  * node, 50 GB/s) carries S/8 each way: algbw <= 400 GB/s, busbw <= 400 x 2 x 15/16 = 750.
  * Each GPU's NVLink carries S (1 + 1/8) up at 18 x 40.1 x 0.74 = 534.1 GB/s: algbw <= 474.8,
@@ -201,6 +247,7 @@ int cs_test_register(void)
         {"net_channels read and refused by name", t_net_channels_json},
         {"mi355x: 6 rings on one node, 8 (one per NIC) across nodes", t_mi355x_channels},
         {"NVLSTree loops per channel and head as NCCL 2.26 cuts them", t_nvls_tree_pieces},
+        {"NVLSTree's network messages, one per channel and loop", t_nvls_tree_msgs},
         {"dgx-b200-x2 NVLSTree: the NICs bind at 750 GB/s busbw; 41.8 us of tree latency",
          t_nvls_b200_x2},
         {"gb300-nvl72-x2: racks of 64, NVLSTree over both at 128 ranks", t_gb300_racks},

@@ -170,7 +170,7 @@ static void t_plugin_presets(void)
         double msg_us, lat_us;
         unsigned msg_bytes;
     } want[] = {{"a3mega-h100-x2", 40, 0, 2097152}, {"a4-b200-x2", 32, 0, 1048576},
-                {"p4d-a100-x2", 40, 20, 1048576}, {"p5-h100-x2", 20, 20, 1048576}};
+                {"p4d-a100-x2", 30, 20, 1048576}, {"p5-h100-x2", 4, 20, 1048576}};
     size_t i;
     const char *name = NULL;
     for (i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -13,30 +13,68 @@
  * KiB (64 KiB from 4 nodes), halved to 64 KiB below 4 C g 128 KiB and to 32 KiB below C g
  * 64 KiB. Between 1 and NVLS_TREE_MAX_PIECES (nvls.c's own bound on NVLS-sized pieces). */
 #define NVLS_TREE_MAX_PIECES 64
-int cs_nccl_nvls_tree_pieces(const cs_coll_req *req, const cs_nccl_params *np)
+/* NCCL's NVLS channels: 16 before Blackwell, 32 on it. */
+static uint64_t nvls_channels(const cs_nccl_params *np)
 {
-    int g = cs_node_size(req);
-    uint64_t ops, chunk, k;
-    if (g <= 0 || req->n_ranks / g < 2)
-        return 1;
-    ops = (uint64_t)(np->sm >= 100 ? 32 : 16) * (uint64_t)g;
-    chunk = req->n_ranks / g >= 4 ? 65536 : 131072;
+    return np->sm >= 100 ? 32 : 16;
+}
+
+/* NCCL 2.26's NVLSTree chunk for req (above), bytes. */
+static uint64_t nvls_tree_chunk(const cs_coll_req *req, const cs_nccl_params *np, int g)
+{
+    uint64_t ops = nvls_channels(np) * (uint64_t)g;
+    uint64_t chunk = req->n_ranks / g >= 4 ? 65536 : 131072;
     if (req->bytes < 4 * ops * chunk && chunk > 65536)
         chunk = 65536;
     if (req->bytes < ops * chunk && chunk > 32768)
         chunk = 32768;
-    k = (req->bytes + ops * chunk - 1) / (ops * chunk);
+    return chunk;
+}
+
+int cs_nccl_nvls_tree_pieces(const cs_coll_req *req, const cs_nccl_params *np)
+{
+    int g = cs_node_size(req);
+    uint64_t ops, k;
+    if (g <= 0 || req->n_ranks / g < 2)
+        return 1;
+    ops = nvls_channels(np) * (uint64_t)g * nvls_tree_chunk(req, np, g);
+    k = (req->bytes + ops - 1) / ops;
     return k < 1 ? 1 : k > NVLS_TREE_MAX_PIECES ? NVLS_TREE_MAX_PIECES : (int)k;
 }
 
+/* A GPU's network leg of one piece (S / g / k bytes) is C channels' chunks: each channel's
+ * proxy connection posts its own (NCCL src/transport/net.cc sendProxyProgress: one isend
+ * per channel's sub and step, of that step's size), so a message is at most one channel's
+ * share of the piece, ceil(S / (g k C)), and at most the chunk (a piece of more than C
+ * chunks, past the 64 pieces, is several loops). */
+uint64_t cs_nccl_nvls_tree_msg_bytes(const cs_coll_req *req, const cs_nccl_params *np)
+{
+    int g = cs_node_size(req);
+    uint64_t k, piece, share, chunk;
+    if (g <= 0 || req->n_ranks / g < 2)
+        return 0;
+    k = req->chunks > 1 ? (uint64_t)req->chunks : 1;
+    piece = (req->bytes / (uint64_t)g + k - 1) / k;
+    share = (piece + nvls_channels(np) - 1) / nvls_channels(np);
+    chunk = nvls_tree_chunk(req, np, g);
+    return share < 1 ? 1 : share < chunk ? share : chunk;
+}
+
 /* NVLSTree across N >= 2 nodes (NCCL's tuner, tuning.cc): its latency grows by 2 floor(log2
- * N) network hops of nvls_net_lat_us, the tree up and down over the nodes. */
+ * N) network hops of nvls_net_lat_us, the tree up and down over the nodes; a proxied
+ * transport's messages are the channels' (cs_nccl_nvls_tree_msg_bytes). */
 void cs_nccl_nvls_tree_costs(const cs_coll_req *req, const cs_nccl_params *np,
                              cs_sim_costs *costs)
 {
-    int g = cs_node_size(req);
+    int g = cs_node_size(req), k;
+    uint64_t mb = cs_nccl_nvls_tree_msg_bytes(req, np);
     if (g > 0 && req->n_ranks / g >= 2)
         costs->launch_us += 2.0 * cs_floor_log2(req->n_ranks / g) * np->nvls_net_lat_us;
+    for (k = 0; mb > 0 && k < CS_TR_COUNT; k++) {
+        cs_transport_costs *q = &costs->tr[k];
+        if (q->msg_us > 0 && (q->msg_bytes == 0 || q->msg_bytes > mb))
+            q->msg_bytes = mb;
+    }
 }
 
 /* NVLS's efficiency on the legs it applies to: the transfers to and from the switch (its

@@ -14,7 +14,14 @@
  * (nvls.c sizes its own pieces there). */
 int cs_nccl_nvls_tree_pieces(const cs_coll_req *req, const cs_nccl_params *np);
 
-/* Across N >= 2 nodes: costs->launch_us += 2 floor(log2 N) np->nvls_net_lat_us. */
+/* Across N >= 2 nodes, the bytes of one NET message of the schedule's network legs as
+ * NCCL posts them, one per channel and loop: min(ceil(S / (g k C)), chunk) with k =
+ * req->chunks (the pieces); 0 on one node. */
+uint64_t cs_nccl_nvls_tree_msg_bytes(const cs_coll_req *req, const cs_nccl_params *np);
+
+/* Across N >= 2 nodes: costs->launch_us += 2 floor(log2 N) np->nvls_net_lat_us, and every
+ * transport with a proxy cost (msg_us > 0) gets msg_bytes at most the channels' message
+ * (cs_nccl_nvls_tree_msg_bytes). */
 void cs_nccl_nvls_tree_costs(const cs_coll_req *req, const cs_nccl_params *np,
                              cs_sim_costs *costs);
 
