@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """doccheck.py: the outputs shown in the docs are the program's.
 
-For every fenced block of a Markdown file that holds one `$ build/collsim ...` command
-followed by output lines, run the command (from the repository root, pictures written to a
+For every fenced block of a Markdown file that holds one `$ build/collsim ...` command (on
+one line, or over lines ending with a backslash) followed by output lines, run the command (from the repository root, pictures written to a
 scratch directory) and check that the shown lines are the program's, in order (a block may
 show a part of the output: the lines it shows must all be there; trailing blanks do not
 count). With --fix, a shown line that differs is replaced by the program's line with the
@@ -60,13 +60,20 @@ def check_file(path, collsim, fix):
         for s, e in blocks(lines):
             body = lines[s + 1:e]
             cmds = [i for i, l in enumerate(body) if l.startswith("$ build/collsim ")]
-            if len(cmds) != 1 or cmds[0] != 0 or len(body) < 2 or body[0].endswith("\\"):
+            if len(cmds) != 1 or cmds[0] != 0:
                 continue
-            cmd = body[0][2:].split("  #")[0]
+            # a command may go on over lines ending with a backslash
+            nc = 1
+            while nc < len(body) and body[nc - 1].rstrip().endswith("\\"):
+                nc += 1
+            if len(body) < nc + 1:
+                continue
+            cmd = " ".join(l.rstrip().rstrip("\\").strip() for l in body[:nc])[2:]
+            cmd = cmd.split("  #")[0]
             got = run(cmd, collsim, scratch)
             j = 0
             whole = False
-            for k, want in enumerate(body[1:]):
+            for k, want in enumerate(body[nc:]):
                 want = want.rstrip()
                 if want.strip() in ("...", "[...]"):
                     continue
@@ -77,7 +84,7 @@ def check_file(path, collsim, fix):
                 lab = label(want)
                 at = next((x for x in range(j, len(got)) if lab and label(got[x]) == lab), None)
                 if fix and at is not None:
-                    lines[s + 2 + k] = got[at]
+                    lines[s + 1 + nc + k] = got[at]
                     changed = True
                     j = at + 1
                     continue
@@ -85,10 +92,10 @@ def check_file(path, collsim, fix):
                     whole = True        # a table: the block takes the whole output
                     break
                 ok = False
-                print("%s:%d: `%s` prints no line '%s'" % (path, s + 3 + k, cmd, want))
+                print("%s:%d: `%s` prints no line '%s'" % (path, s + 2 + nc + k, cmd, want))
                 break
             if whole:
-                lines[s + 2:e] = got
+                lines[s + 1 + nc:e] = got
                 changed = True
                 return check_file_again(path, lines, collsim)
     if changed:
