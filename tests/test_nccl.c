@@ -113,23 +113,11 @@ static void t_params(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "known: 2.30.7"));
 }
 
-static int nccl_from(const char *text, cs_nccl_params *p, cs_err *err)
-{
-    json_error_t je;
-    json_t *v = json_loads(text, 0, &je);
-    int rc;
-    if (!v)
-        return -100;
-    rc = cs_nccl_params_from_json(v, p, err);
-    json_decref(v);
-    return rc;
-}
-
 static void t_json(void)
 {
     cs_nccl_params p;
     cs_err err;
-    CU_ASSERT_EQUAL(nccl_from("{\"launch_us\": 2.5, \"proto\": \"LL128\", \"channels\": 4, "
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"launch_us\": 2.5, \"proto\": \"LL128\", \"channels\": 4, "
                               "\"protocols\": {\"LL\": {\"enabled\": false}, \"Simple\": "
                               "{\"bw_eff\": 0.9, \"chunk_bytes\": 1048576}}}", &p, &err), 0);
     CS_ASSERT_REL(p.launch_us, 2.5, 1e-12);
@@ -140,44 +128,44 @@ static void t_json(void)
     CU_ASSERT_EQUAL(p.proto[CS_PROTO_SIMPLE].chunk_bytes, 1048576);
     CS_ASSERT_REL(p.proto[CS_PROTO_SIMPLE].base_us, 8.4, 1e-12);   /* untouched default */
 
-    CU_ASSERT_EQUAL(nccl_from("{\"protocols\": {\"LL\": {\"bw_eff\": 2}}}", &p, &err), CS_EINVAL);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"protocols\": {\"LL\": {\"bw_eff\": 2}}}", &p, &err), CS_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.protocols.LL.bw_eff");
     CU_ASSERT_STRING_EQUAL(err.msg, "must be in (0, 1], got 2");
     /* the limits of docs/limits.md: the edges pass, one step beyond them is refused */
-    CU_ASSERT_EQUAL(nccl_from("{\"launch_us\": 1e6, \"channel_GBps\": 1e-6, "
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"launch_us\": 1e6, \"channel_GBps\": 1e-6, "
                               "\"tree_channel_GBps\": 0, \"transports\": {\"net\": "
                               "{\"bw_eff\": 0.001, \"msg_us\": 1e6}}}", &p, &err), 0);
-    CU_ASSERT_EQUAL(nccl_from("{\"launch_us\": 1.5e6}", &p, &err), CS_EINVAL);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"launch_us\": 1.5e6}", &p, &err), CS_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.launch_us");
     CU_ASSERT_STRING_EQUAL(err.msg, "must be between 0 and 1e+06 us, got 1.5e+06");
-    CU_ASSERT_EQUAL(nccl_from("{\"channel_GBps\": 1e-7}", &p, &err), CS_EINVAL);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"channel_GBps\": 1e-7}", &p, &err), CS_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.msg, "must be 0 (no cap) or between 1e-06 and 1e+06 GB/s, got "
                            "1e-07");
-    CU_ASSERT_EQUAL(nccl_from("{\"protocols\": {\"Simple\": {\"hop_us\": 2e6}}}", &p, &err),
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"protocols\": {\"Simple\": {\"hop_us\": 2e6}}}", &p, &err),
                     CS_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.protocols.Simple.hop_us");
-    CU_ASSERT_EQUAL(nccl_from("{\"transports\": {\"shm\": {\"flush_us\": 1e7}}}", &p, &err),
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"transports\": {\"shm\": {\"flush_us\": 1e7}}}", &p, &err),
                     CS_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.shm.flush_us");
-    CU_ASSERT_EQUAL(nccl_from("{\"nvls_lat_us\": 1e300}", &p, &err), CS_EINVAL);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"nvls_lat_us\": 1e300}", &p, &err), CS_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.nvls_lat_us");
-    CU_ASSERT(nccl_from("{\"lunch_us\": 1}", &p, &err) < 0);
+    CU_ASSERT(cs_test_nccl_json("{\"lunch_us\": 1}", &p, &err) < 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.where, "lunch_us"));
-    CU_ASSERT(nccl_from("{\"protocols\": {\"LL256\": {}}}", &p, &err) < 0);
-    CU_ASSERT(nccl_from("{\"proto\": \"LL\", \"protocols\": {\"LL\": {\"enabled\": false}}}",
+    CU_ASSERT(cs_test_nccl_json("{\"protocols\": {\"LL256\": {}}}", &p, &err) < 0);
+    CU_ASSERT(cs_test_nccl_json("{\"proto\": \"LL\", \"protocols\": {\"LL\": {\"enabled\": false}}}",
                         &p, &err) < 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "forced but disabled"));
-    CU_ASSERT(nccl_from("{\"launch_us\": -1}", &p, &err) < 0);
-    CU_ASSERT_EQUAL(nccl_from("{\"channels\": 16, \"channel_GBps\": 22.5, \"protocols\": "
+    CU_ASSERT(cs_test_nccl_json("{\"launch_us\": -1}", &p, &err) < 0);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"channels\": 16, \"channel_GBps\": 22.5, \"protocols\": "
                               "{\"LL\": {\"channel_bytes\": 1024}}}", &p, &err), 0);
     CS_ASSERT_REL(p.channel_GBps, 22.5, 1e-12);
     CU_ASSERT_EQUAL(p.proto[CS_PROTO_LL].channel_bytes, 1024);
     CU_ASSERT_EQUAL(p.proto[CS_PROTO_SIMPLE].channel_bytes, 32768);   /* default */
-    CU_ASSERT(nccl_from("{\"channel_GBps\": -1}", &p, &err) < 0);
+    CU_ASSERT(cs_test_nccl_json("{\"channel_GBps\": -1}", &p, &err) < 0);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.channel_GBps");
-    CU_ASSERT(nccl_from("{\"protocols\": {\"LL\": {\"channel_bytes\": 0}}}", &p, &err) < 0);
+    CU_ASSERT(cs_test_nccl_json("{\"protocols\": {\"LL\": {\"channel_bytes\": 0}}}", &p, &err) < 0);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.protocols.LL.channel_bytes");
-    CU_ASSERT(nccl_from("{\"channels\": 65}", &p, &err) < 0);
+    CU_ASSERT(cs_test_nccl_json("{\"channels\": 65}", &p, &err) < 0);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.channels");
 }
 

@@ -41,30 +41,19 @@ static cs_nccl_pick allreduce(const char *preset, const char *algo, int p, uint6
     return pick;
 }
 
-static int nccl_from(const char *text, cs_nccl_params *p, cs_err *err)
-{
-    json_t *v = json_loads(text, 0, NULL);
-    int rc;
-    if (!v)
-        return -100;
-    rc = cs_nccl_params_from_json(v, p, err);
-    json_decref(v);
-    return rc;
-}
-
 /* "net_channels": read, 0 by default, refused by name out of 0..64. */
 static void t_net_channels_json(void)
 {
     cs_nccl_params p;
     cs_err err;
-    CU_ASSERT_EQUAL(nccl_from("{}", &p, &err), 0);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{}", &p, &err), 0);
     CU_ASSERT_EQUAL(p.net_channels, 0);
-    CU_ASSERT_EQUAL(nccl_from("{\"channels\": 6, \"net_channels\": 8}", &p, &err), 0);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"channels\": 6, \"net_channels\": 8}", &p, &err), 0);
     CU_ASSERT_EQUAL(p.channels, 6);
     CU_ASSERT_EQUAL(p.net_channels, 8);
-    CU_ASSERT_EQUAL(nccl_from("{\"net_channels\": 65}", &p, &err), CS_EINVAL);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"net_channels\": 65}", &p, &err), CS_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.net_channels");
-    CU_ASSERT_EQUAL(nccl_from("{\"net_channels\": \"8\"}", &p, &err), CS_EINVAL);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"net_channels\": \"8\"}", &p, &err), CS_EINVAL);
 }
 
 /* MI355X: one node runs the XGMI model's 6 rings, two nodes RCCL's 8 (one per NIC). The

@@ -46,18 +46,6 @@ static double busbw(const char *spec, cs_coll coll, const char *algo, uint64_t S
     return bw;
 }
 
-static int nccl_from(const char *text, cs_nccl_params *p, cs_err *err)
-{
-    json_error_t je;
-    json_t *v = json_loads(text, 0, &je);
-    int rc;
-    if (!v)
-        return -100;
-    rc = cs_nccl_params_from_json(v, p, err);
-    json_decref(v);
-    return rc;
-}
-
 /* NCCL_ALGO's names, any case, comma-separated; an unknown one is refused naming the known
  * ones; a list of only algorithms collsim does not run (CollNet, PAT) is refused. */
 static void t_algo_parse(void)
@@ -78,11 +66,11 @@ static void t_algo_parse(void)
     CU_ASSERT_EQUAL(cs_nccl_algo_parse("Ring,", "x", &m, &err), CS_EINVAL);
     CU_ASSERT_EQUAL(cs_nccl_algo_parse("PAT", "x", &m, &err), CS_EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "names none of the algorithms collsim runs"));
-    CU_ASSERT_EQUAL(nccl_from("{\"algo\": \"Tree\"}", &p, &err), 0);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{\"algo\": \"Tree\"}", &p, &err), 0);
     CU_ASSERT_EQUAL(p.algo_mask, CS_NCCL_ALGO_TREE);
-    CU_ASSERT_EQUAL(nccl_from("{}", &p, &err), 0);
+    CU_ASSERT_EQUAL(cs_test_nccl_json("{}", &p, &err), 0);
     CU_ASSERT_EQUAL(p.algo_mask, 0u);
-    CU_ASSERT(nccl_from("{\"algo\": 3}", &p, &err) < 0);
+    CU_ASSERT(cs_test_nccl_json("{\"algo\": 3}", &p, &err) < 0);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.algo");
 }
 

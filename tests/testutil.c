@@ -2,6 +2,8 @@
 #include "tests/testutil.h"
 #include "topologies/topology.h"
 #include "scenarios/plan.h"
+#include "algorithms/nccl/nccl.h"
+#include <jansson.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,5 +115,16 @@ int cs_test_plan_eval(cs_plan *p, cs_plan_result *r)
         (rc = cs_plan_eval(ctx, p, 0, r, &err)) < 0)
         fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
     cs_plan_ctx_free(ctx);
+    return rc;
+}
+
+int cs_test_nccl_json(const char *text, struct cs_nccl_params *p, cs_err *err)
+{
+    json_t *v = json_loads(text, 0, NULL);
+    int rc;
+    if (!v)
+        return -100;
+    rc = cs_nccl_params_from_json(v, p, err);
+    json_decref(v);
     return rc;
 }

@@ -48,5 +48,9 @@ int cs_test_sh(const char *cmd, char **out);
 struct cs_plan;
 struct cs_plan_result;
 int cs_test_plan_eval(struct cs_plan *p, struct cs_plan_result *r);
+/* An "nccl" object's text read into p (cs_nccl_params_from_json): its code, or -100 when
+ * the text is not JSON. */
+struct cs_nccl_params;
+int cs_test_nccl_json(const char *text, struct cs_nccl_params *p, cs_err *err);
 
 #endif
