@@ -25,6 +25,10 @@
 #define CS_LIMIT_MAX_LINKS (1L << 25)    /* links of a topology */
 /* Sizes: a collective's size S, a log row's size, -b/-e (1 PiB). */
 #define CS_LIMIT_MAX_BYTES (1ULL << 50)
+/* What a run whose clock would pass 2^63 ps says (the engine, the networks, and NCCL
+ * mode's trees extended from shorter runs). */
+#define CS_LIMIT_PAST_CLOCK_MSG "a transfer would end after 2^63 ps (106 days) of simulated " \
+    "time: the sizes are too large for the bandwidths (docs/limits.md)"
 /* Measured times in logs, us (11.6 days). */
 #define CS_LIMIT_TIME_MAX_US 1e12
 

@@ -4,6 +4,7 @@
 #ifndef CS_NET_PRIVATE_H
 #define CS_NET_PRIVATE_H
 
+#include "sim/limits.h"
 #include <stdint.h>
 #include "sim/engine.h"
 #include "sim/exec.h"
@@ -17,8 +18,7 @@ typedef struct cs_net cs_net;
 
 /* Within the limits (1 PiB at 1e-6 GB/s is 1.1e24 ps) a message can still end past the
  * clock's 2^63 ps: the models stop the run with this error instead of overflowing. */
-#define CS_NET_PAST_CLOCK_MSG "a transfer would end after 2^63 ps (106 days) of simulated " \
-    "time: the sizes are too large for the bandwidths (docs/limits.md)"
+#define CS_NET_PAST_CLOCK_MSG CS_LIMIT_PAST_CLOCK_MSG
 
 /* Callbacks into the executor; token identifies the message (job, operation). */
 typedef struct cs_net_cb {

@@ -8,6 +8,7 @@
 #include "algorithms/nccl/rules.h"
 #include "algorithms/nccl/nvlstree.h"
 #include "sim/exec.h"
+#include "sim/limits.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -503,9 +504,7 @@ int cs__nccl_try_one(const cs_coll_req *base, const cs_topo *topo, const cs_algo
          * time that wrapped would be negative and win) */
         if (!((double)ex.t1 + (double)(ex.t1 - ex.t0) * ((double)req.bytes - (double)ex.b1) /
               (double)(ex.b1 - ex.b0) < (double)CS_TIME_MAX / 2))
-            return cs_err_set(err, CS_ELIMIT, NULL, "a transfer would end after 2^63 ps (106 "
-                              "days) of simulated time: the sizes are too large for the "
-                              "bandwidths (docs/limits.md)");
+            return cs_err_set(err, CS_ELIMIT, NULL, "%s", CS_LIMIT_PAST_CLOCK_MSG);
         t_ps = cs_nccl_extrap_time(&ex, req.bytes);
         wrong = check ? CS_WRONG_FOLDED : -1;
     } else if ((rc = run_req(req, topo, ops, np, &costs, check, &t_ps, &wrong, err)) < 0) {

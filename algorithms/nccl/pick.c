@@ -107,10 +107,6 @@ int cs_nccl_simulate(const cs_coll_req *req, const cs_topo *topo, const cs_algo 
             continue;
         if (rc < 0)
             return rc;
-        if (!(pick.time_us >= 0))       /* a time past the clock's end, wrapped: never wins */
-            return cs_err_set(err, CS_ELIMIT, NULL, "a transfer would end after 2^63 ps (106 "
-                              "days) of simulated time: the sizes are too large for the "
-                              "bandwidths (docs/limits.md)");
         if (!found || pick.time_us < best.time_us ||
             (pick.time_us == best.time_us && order[i] < best_i)) {
             best = pick;
