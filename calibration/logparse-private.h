@@ -33,6 +33,8 @@ typedef struct cs__log_meta {
     int device_rank;         /* that rank (INT_MAX before the first) */
     char dtype[16];          /* hccl_test -d data type, "" if none */
     char redop[16];          /* hccl_test -o reduction, "" if none */
+    char *env;               /* NCCL settings stated so far (owned; cs_log_table.nccl_env) */
+    int env_lost;            /* out of memory while keeping them */
 } cs__log_meta;
 
 void cs__log_meta_init(cs__log_meta *m);
@@ -45,6 +47,13 @@ int cs__log_meta_device(cs__log_meta *m, int rank, const char *host, const char 
  * before it the processes and nodes, test options after it -g and -t (or hccl_test's -d,
  * -o, -p). Returns 1 if it named a test program, 0 if it is not a command line, CS_ENOMEM. */
 int cs__log_meta_command(cs__log_meta *m, const char *line);
+
+/* The NCCL settings of a line (logparse_env.c): every NCCL_NAME=VALUE or RCCL_NAME=VALUE
+ * token (a launcher's -x, an env or export prefix; quotes around the value dropped) is
+ * recorded, a name given again taking its new value. Returns the number found. */
+int cs__log_meta_env_line(cs__log_meta *m, const char *line);
+/* "... NCCL INFO NCCL_NAME set by environment to VALUE": recorded; 1 if the line is one. */
+int cs__log_meta_env_info(cs__log_meta *m, const char *line);
 
 /* The collective of a test program name (a path is allowed; logparse.c). strict: a name
  * without a _perf/_test suffix counts only when unambiguous (has an underscore or is

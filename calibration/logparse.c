@@ -223,8 +223,10 @@ void cs_log_free(cs_log *log)
     int i;
     if (!log)
         return;
-    for (i = 0; i < log->n_tables; i++)
+    for (i = 0; i < log->n_tables; i++) {
         free(log->tables[i].rows);
+        free(log->tables[i].nccl_env);
+    }
     free(log->tables);
     free(log->name);
     free(log);

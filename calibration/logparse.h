@@ -65,6 +65,13 @@ typedef struct cs_log_table {
                                 than CS_LIMIT_MAX_RANKS (the parse then fails), else 0 */
     cs_log_row *rows;        /* rows in file order (owned) */
     int n_rows, cap_rows;
+    char *nccl_env;          /* the NCCL settings the run states (owned), NULL if none:
+                                "NAME=VALUE" lines, each name once (its last value), in the
+                                order first seen: NCCL_* / RCCL_* tokens of its command line
+                                (mpirun -x, env, export lines) and "NCCL INFO NAME set by
+                                environment to VALUE" lines */
+    int nccl_env_lost;       /* 1: the settings could not be kept (out of memory): a
+                                command must refuse the table rather than run without */
 } cs_log_table;
 
 /* A parsed log file. */

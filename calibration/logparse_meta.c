@@ -27,6 +27,7 @@ void cs__log_meta_fini(cs__log_meta *m)
         free(m->hosts[i]);
     free(m->hosts);
     free(m->host_ranks);
+    free(m->env);
     cs__log_meta_init(m);
 }
 
@@ -161,6 +162,7 @@ int cs__log_meta_command(cs__log_meta *m, const char *line)
     memcpy(buf, line, len + 1);
     n = cs__log_split(buf, NULL, tok, (int)(len / 2 + 2));
     for (i = 0; i < n && prog < 0; i++) {
+        /* (the NCCL settings of the line: cs__log_meta_env_line, called by the reader) */
         if (launcher < 0 && is_launcher(tok[i])) {
             launcher = i;
             is_srun = strstr(tok[i], "srun") != NULL;
@@ -249,6 +251,9 @@ void cs__log_table_finish(cs_log_table *t, const cs__log_meta *m, const cs_log_o
      * claim is recorded and the parse fails (cs_log_parse_mem), never wraps. */
     int64_t per_proc = cs_mul_sat(gpus, threads), strong = 0, weak = 0;
     int busbw, ppn = 0, i;
+    if (m->env && !t->nccl_env && !(t->nccl_env = strdup(m->env)))
+        t->nccl_env_lost = 1;
+    t->nccl_env_lost |= m->env_lost;
     if (m->has_coll) {
         t->coll = m->coll;
         t->coll_from_log = 1;

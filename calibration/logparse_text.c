@@ -101,12 +101,26 @@ static int names_program(const char *s)
     return found;
 }
 
+/* A line that is not a row or a comment: a command line naming a test program starts a
+ * run; a line setting NCCL variables alone (export NCCL_ALGO=Ring) belongs to the run
+ * that follows. Either way its NCCL settings are kept for that run. */
 static int command(cs__log_reader *r, const char *s)
 {
-    if (!names_program(s))
+    if (!names_program(s)) {
+        if (strstr(s, "CCL_")) {
+            cs__log_meta m;
+            cs__log_meta_init(&m);
+            if (cs__log_meta_env_line(&m, s) > 0) {
+                new_run(r);
+                cs__log_meta_env_line(&r->meta, s);
+            }
+            cs__log_meta_fini(&m);
+        }
         return 0;
+    }
     new_run(r);
     cs__log_meta_command(&r->meta, s);
+    cs__log_meta_env_line(&r->meta, s);
     return 1;
 }
 
@@ -273,7 +287,8 @@ static int read_lines(cs__log_reader *r, char *buf, int (*row_fn)(cs__log_reader
             }
         } else if (*s == '\0' || strstr(s, "NCCL INFO") || strstr(s, "NCCL WARN") ||
                    strstr(s, "NCCL TRACE")) {
-            /* blank, or NCCL debug output between rows */
+            /* blank, or NCCL debug output between rows; it may echo a setting */
+            cs__log_meta_env_info(&r->meta, s);
         } else if (*s == '#') {
             rc = comment_line(r, skip_ws(s + 1));
         } else if (r->is_hccl && strstr(s, "data_size")) {

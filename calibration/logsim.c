@@ -72,6 +72,11 @@ void cs_lset_fini(cs_lset *ls)
     int i;
     for (i = 0; i < ls->n_logs; i++)
         cs_log_free(ls->logs[i]);
+    for (i = 0; i < ls->n_env; i++) {
+        free(ls->env[i].name);
+        free(ls->env[i].value);
+    }
+    free(ls->env);
     free(ls->logs);
     free(ls->rows);
     memset(ls, 0, sizeof *ls);
@@ -471,6 +476,8 @@ int cs_lset_write_text(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nc
     double med, mean, max;
     fprintf(f, "# collsim validate: %d log%s, %d rows on topology %s (NCCL mode, table %s)\n",
             ls->n_logs, ls->n_logs == 1 ? "" : "s", ls->n_rows, t->name, np->version);
+    if (cs_lset_env_write(f, ls, "# ") < 0)
+        return CS_EIO;
     fprintf(f, "# error = (simulated - measured) / measured; busbw in GB/s\n#\n");
     fprintf(f, "# %-46s %-13s %5s %12s %12s %12s %8s %9s %9s  %s\n", "log", "collective",
             "ranks", "size", "measured_us", "simulated_us", "error_%", "meas_bus",
@@ -523,6 +530,8 @@ int cs_lset_write_json(FILE *f, const cs_lset *ls, const cs_topo *t, const cs_nc
     }
     json_object_set_new(root, "topology", json_string(t->name));
     json_object_set_new(root, "nccl_table", json_string(np->version));
+    if (ls->n_env > 0)
+        json_object_set_new(root, "nccl_env", cs_lset_env_json(ls));
     json_object_set_new(root, "rows", rows);
     cs_lset_stats(ls, 0, &med, &mean, &max);
     json_object_set_new(root, "median_abs_error_pct", cs_json_num(med));

@@ -34,6 +34,15 @@ typedef struct cs_lrow {
     cs_proto viable_proto[CS_LROW_MAX_CAND];        /* and protocols */
 } cs_lrow;
 
+/* One NCCL setting the logs state (logenv.c). */
+typedef struct cs_lenv {
+    char *name, *value;       /* NCCL_ALGO, Ring (owned) */
+    cs_nccl_env_kind kind;    /* applied, no effect on time, or not modelled */
+    int overridden;           /* applied kind, but a command-line option (--algo, --proto)
+                                 said otherwise and won */
+    char note[96];            /* what it changed, e.g. "16 -> 32 channels" */
+} cs_lenv;
+
 /* The rows of several logs. */
 typedef struct cs_lset {
     cs_log **logs;            /* parsed logs (owned) */
@@ -51,6 +60,9 @@ typedef struct cs_lset {
     void (*progress)(void *ctx, int done, int total);
     void *progress_ctx;
     int n_distinct;           /* distinct rows the last cs_lset_simulate simulated */
+    cs_lenv *env;             /* the NCCL settings of the logs' runs (cs_lset_env_apply;
+                                 owned), in the order first seen */
+    int n_env;
 } cs_lset;
 
 /* Threads for a set's simulations (logsim_par.c): an evaluation's candidate simulations
@@ -123,6 +135,23 @@ int cs_lset_option(int id, const char *v, cs_lset_opts *o, cs_err *err);
 int cs_lset_load(cs_lset *ls, char *const *paths, int n_paths, const cs_lset_opts *o,
                  const cs_topo *t, cs_err *err);
 void cs_lset_fini(cs_lset *ls);
+
+/* The NCCL settings the logs' runs state (their command lines: NCCL_ALGO=Ring, ...), applied
+ * to np on t as NCCL reads them (cs_nccl_env_apply), and kept in ls->env for the report:
+ * each applied, or said to leave the time alone, or not modelled. algo_opt and proto_opt
+ * are the command's --algo and --proto (NULL or "auto" if not given): where given they win
+ * over NCCL_ALGO / NCCL_PROTO. Tables of the set that state different values of a setting
+ * collsim applies are refused (one setting at a time: validate them apart), as is a table
+ * whose settings were lost. 0 or a negative code with err set. */
+int cs_lset_env_apply(cs_lset *ls, const cs_topo *t, cs_nccl_params *np, const char *algo_opt,
+                      const char *proto_opt, cs_err *err);
+/* The settings as report lines, each starting with prefix: "applied: NCCL_ALGO=Ring
+ * (algorithms Ring), ...", "no effect on time: ...", "not modelled: ..." (none: nothing). */
+int cs_lset_env_write(FILE *f, const cs_lset *ls, const char *prefix);
+struct json_t;
+/* The same as a JSON array of {"name", "value", "use", "note"} (new reference; NULL on
+ * out of memory). */
+struct json_t *cs_lset_env_json(const cs_lset *ls);
 
 /* Simulate every row in NCCL mode (np) with the algorithm named algo for each row's
  * collective (NULL or "auto" = NCCL's choice by time). Rows of the same collective, ranks,

@@ -42,7 +42,7 @@ nccl-h100-p5-2n16-allreduce-efa.log|p5-h100-x2|--coll allreduce
 nccl-h100-p5-2n16-allreduce-efa-eks.log|p5-h100-x2|--coll allreduce
 nccl-h100-p5-2n16-allreduce-efa-eks.log|calibration/p5-h100-x2-nccl2185.json|--coll allreduce
 nccl-h100-2n16-allreduce-gcp-a3mega.log|a3mega-h100-x2|-
-nccl-h100-128n1024-allreduce-ring-ll128-ib.log|dgx-h100-x128|--algo ring --proto LL128
+nccl-h100-128n1024-allreduce-ring-ll128-ib.log|dgx-h100-x128|-
 nccl-b200-gcp-a4-2n16-allgather-roce.log|a4-b200-x2|-
 nccl-gh200-2n8-allreduce-slingshot.log|gh200-x2|-
 nccl-rtx4090-1n8-allreduce-pcie-nop2p.log|pcie-rtx4090x8|-

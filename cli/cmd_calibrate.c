@@ -76,6 +76,7 @@ static void print_report(FILE *f, const cs_calib *c, const copts *o)
     fprintf(f, "# collsim calibrate: %d log%s, %d rows, topology %s, NCCL table %s\n",
            c->ls->n_logs, c->ls->n_logs == 1 ? "" : "s", c->ls->n_rows, c->t->name,
            c->np->version);
+    cs_lset_env_write(f, c->ls, "# ");
     if (c->plan_ranks > 0)
         fprintf(f, "# NCCL's channel plan for %d ranks of this PCIe host (its ring search): %d "
                "channels of %g GB/s, fitted as channel_GBps\n", c->plan_ranks,
@@ -169,6 +170,7 @@ int cs_cmd_calibrate_io(cs_cli_io *io, int argc, char **argv)
     if ((rc = cs_topo_open(o.topo, &t, &err)) < 0 ||
         (rc = cs_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
         (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0 ||
+        (rc = cs_lset_env_apply(&ls, t, &np, o.algo, o.proto, &err)) < 0 ||
         (rc = cs_calib_run(&c, t, &np, &ls, &co, &err)) < 0)
         goto fail;
     cs_lset_stats(&ls, 0, &med, &mean, &max);

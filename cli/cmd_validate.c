@@ -108,7 +108,8 @@ int cs_cmd_validate_io(cs_cli_io *io, int argc, char **argv)
     }
     if ((rc = cs_topo_open(o.topo, &t, &err)) < 0 ||
         (rc = cs_nccl_setup(o.topo, o.proto, 1, &np, &on, &err)) < 0 ||
-        (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0)
+        (rc = cs_lset_load(&ls, o.logs, o.n_logs, &o.ls, t, &err)) < 0 ||
+        (rc = cs_lset_env_apply(&ls, t, &np, o.algo, o.proto, &err)) < 0)
         goto fail;
     threads = o.threads ? o.threads : cs_pool_default_threads();
     if (threads > 1 && (rc = cs_lpar_new(threads, &par, &err)) < 0)

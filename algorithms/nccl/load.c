@@ -432,7 +432,8 @@ double cs_nccl_tree_cap_GBps(int sm, int nodes)
  * is SHM, any other P2P. Checks each pair of ranks of one host (a run of consecutive ranks
  * of one group, as every kind numbers them); the first pair that would take an off
  * transport is an error saying how to write the host instead. */
-static int check_off(const cs_topo *t, const cs_nccl_params *np, const char *name, cs_err *err)
+int cs_nccl_check_transports(const cs_topo *t, const cs_nccl_params *np, const char *name,
+                             cs_err *err)
 {
     int a, b, k, n, cpu;
     const int32_t *dl;
@@ -512,7 +513,7 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
             snprintf(np->origin + len, sizeof np->origin - len, "%stree cap: NCCL's for sm %d "
                      "at %d nodes", len ? "; " : "", np->sm, nodes);
     }
-    rc = check_off(t, np, name, err);
+    rc = cs_nccl_check_transports(t, np, name, err);
     cs_topo_free(t);
     if (rc < 0)
         return rc;

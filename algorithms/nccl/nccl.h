@@ -235,6 +235,28 @@ int cs_nccl_setup(const char *topo_spec, const char *proto, int always_on,
  * generation ("sm", else the NVLink class) and its node count. */
 int cs_nccl_setup_root(struct json_t *root, const char *name, const char *proto,
                        int always_on, cs_nccl_params *np, int *on, cs_err *err);
+/* A transport stated off (tr_off: NCCL_P2P_DISABLE, NCCL_SHM_DISABLE) against t's routes,
+ * which pick the transport: CS_EINVAL naming the first pair of one host that would take
+ * it, with how to write the host instead; name is the topology's, for the message. */
+int cs_nccl_check_transports(const cs_topo *t, const cs_nccl_params *np, const char *name,
+                             cs_err *err);
+
+/* NCCL's environment variables (env.c), as a log's command line states them. Which ones
+ * collsim applies (cs_nccl_env_apply), which leave the time alone, which it does not model. */
+typedef enum cs_nccl_env_kind {
+    CS_NCCL_ENV_APPLIED,      /* changes the parameters as NCCL reads it */
+    CS_NCCL_ENV_NO_EFFECT,    /* names, files, debug output: no bearing on the time */
+    CS_NCCL_ENV_NOT_MODELLED  /* may change the time; collsim has no figure for it */
+} cs_nccl_env_kind;
+cs_nccl_env_kind cs_nccl_env_kind_of(const char *name);
+/* Apply one variable (kind APPLIED) to np on topology t: NCCL_ALGO, NCCL_PROTO (lists and
+ * "^" exclusions as NCCL reads them), NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE,
+ * NCCL_P2P_DISABLE, NCCL_SHM_DISABLE. note (n bytes) says what changed ("16 -> 32 channels",
+ * "no switch reduces here: no change"). Returns 0, or CS_EINVAL with err at the name for a
+ * value NCCL would not take or a setting the topology cannot run. */
+int cs_nccl_env_apply(cs_nccl_params *np, const cs_topo *t, const char *name,
+                      const char *value, char *note, size_t n, cs_err *err);
+
 /* NCCL's cap of one direction of one tree channel across nodes, GB/s: perChMaxTreeBws of
  * the generation (sm: compute capability x 10) and node count, times 0.5 (tuning.cc); 0
  * for an unknown generation (no cap). */
