@@ -106,7 +106,7 @@ v h100-oci-on-2n16 $R/nccl-h100-oci-2n16-allreduce-roce.log --topo $O/h100-2n16.
 row 11 "H100 2x8 (IB) -> **another 2x8 cluster** (OCI RoCE, 1-16 GiB)" h100-fit-2n16 h100-oci-on-2n16
 #    The same fit carried to 128 nodes (--calibration lays what it fitted over the 128-node
 #    preset of the same node and fabric), judged on the 1,024-GPU Ring/LL128 log.
-v h100-1024-on-2n16 $R/nccl-h100-128n1024-allreduce-ring-ll128-ib.log --topo dgx-h100-x128 --calibration $O/h100-2n16.json --algo ring --proto LL128
+v h100-1024-on-2n16 $R/nccl-h100-128n1024-allreduce-ring-ll128-ib.log --topo dgx-h100-x128 --calibration $O/h100-2n16.json
 row 12 "H100 2x8 (IB) carried by --calibration -> **128x8** (1,024 GPUs, Ring/LL128, 1-16 GiB)" h100-fit-2n16 h100-1024-on-2n16
 
 # 7. Other presets against their closest logs, uncalibrated.
