@@ -360,6 +360,41 @@ static void t_shared_proxy(void)
     cs_topo_free(t);
 }
 
+/* Twin channels merged where a proxy costs time (mode.c): dgx-h100-x2's 16 ring channels
+ * are 8 rotations twice over, so NCCL mode simulates 8 carrying half the bytes on links of
+ * half the bandwidth, each message costing the proxy twice msg_us. Against every channel
+ * simulated (all_channels, no fold): the same time to the picosecond, every protocol, 1 MiB
+ * to 1 GiB, with 40 us a message of 2 MiB. */
+static void t_ring_proxy_twins(void)
+{
+    cs_topo *t = NULL;
+    cs_err err;
+    cs_nccl_params np;
+    const cs_algo *ring;
+    int on, pr, e;
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-h100-x2", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-h100-x2", NULL, 0, &np, &on, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_algo_lookup("ring", CS_COLL_ALLREDUCE, &ring, NULL), 0);
+    np.tr[CS_TR_NET].msg_us = 40;
+    np.tr[CS_TR_NET].msg_bytes = 2097152;
+    for (pr = 0; pr < CS_PROTO_COUNT; pr++)
+        for (e = 20; e <= 30; e += 2) {
+            cs_coll_req req;
+            cs_nccl_pick full, twin;
+            cs_coll_req_init(&req, CS_COLL_ALLREDUCE, t->n_ranks, 1ull << e);
+            req.topo = t;
+            np.force_proto = pr;
+            np.no_fold = 1;
+            np.all_channels = 1;
+            CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &full, &err), 0);
+            np.all_channels = 0;
+            CU_ASSERT_EQUAL(cs_nccl_simulate(&req, t, ring, &np, 0, &twin, &err), 0);
+            CU_ASSERT_EQUAL(full.channels, 16);
+            CU_ASSERT(twin.time_us == full.time_us);
+        }
+    cs_topo_free(t);
+}
+
 /* NVLS across 2 DGX H100 nodes (nvls.c: shard h reduced in each node's switch, handed to
  * GPU h, exchanged between the GPUs h of both nodes, multicast back): rotating the GPUs of
  * every node by one maps shard h onto shard h + 1, the switches onto themselves. NCCL mode
@@ -429,6 +464,7 @@ int cs_test_register(void)
         {"trees of many pieces: extrapolated within 1% of the whole run", t_tree_extrapolated},
         {"shared proxies and the order of an instant", t_shared_proxy},
         {"NVLS across nodes: one shard of eight, the same time", t_fold_nvls},
+        {"ring twins merged under a proxy: the same time", t_ring_proxy_twins},
         {NULL, NULL}};
     return cs_test_add_suite("foldtree", tc) ? -1 : 0;
 }

@@ -37,8 +37,8 @@
  * full).
  *
  * The C = 2P channels come in blocks of g (P a multiple of g: tree 0s of pairs 0 .. g-1,
- * of pairs g .. 2g-1 where NCCL mode merges no twin pairs because a proxy costs time,
- * mode.c, then the tree 1s), so the rotation acts inside each block (b g + j -> b g + (j +
+ * of pairs g .. 2g-1 where NCCL mode did not merge twin pairs (all_channels, unequal
+ * slices: mode.c), then the tree 1s), so the rotation acts inside each block (b g + j -> b g + (j +
  * r) mod g) and one channel of each class in each block is kept (b r of C). The proxy of a rank
  * class then serves what one rank serves over all C channels, twins included.
  *
