@@ -459,10 +459,13 @@ static int check_off(const cs_topo *t, const cs_nccl_params *np, const char *nam
     return 0;
 }
 
-/* Servers of a multi-node topology (the copies of a cluster's node), 1 otherwise. */
+/* Servers of a multi-node topology (the copies of a cluster's node, built or not), 1
+ * otherwise. */
 static int servers_of(const cs_topo *t)
 {
-    int v, n = 0;
+    int v, n = cs_topo_cluster_nodes(t, NULL);
+    if (n > 0)
+        return n;
     for (v = 0; v < t->n_nodes; v++)
         if (t->nodes[v].group + 1 > n)
             n = t->nodes[v].group + 1;
