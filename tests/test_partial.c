@@ -123,6 +123,9 @@ static void same_step(const char *fabric, const char *model, int ep, const int f
     CU_ASSERT_EQUAL(cs_plan_ctx_built(cp, &all), 32);
     CU_ASSERT_EQUAL(cs_plan_ctx_topo(cp)->n_ranks, 256);
     CU_ASSERT_EQUAL(cs_plan_ctx_nodes(cp, rp.gpus), 32);
+    /* servers not built yet count as the whole cluster has them: 384 GPUs on 48 */
+    CU_ASSERT_EQUAL(cs_plan_ctx_nodes(cp, 384), 48);
+    CU_ASSERT_EQUAL(cs_plan_ctx_nodes(cw, 384), 48);
     cs_plan_result_fini(&rw);
     cs_plan_result_fini(&rp);
     cs_plan_ctx_free(cw);
