@@ -51,7 +51,7 @@ static int open_part(cs_plan_ctx *c, json_t *root, const char *name, int gpus, c
         return 0;
     }
     c->per_node = one->n_ranks;
-    c->all_nodes = cs_topo_cluster_nodes(one, NULL);
+    c->all_nodes = (int)json_integer_value(json_object_get(root, "nodes"));
     cs_topo_free(one);
     if ((rc = cs_nccl_setup_root(root, name, NULL, 0, &c->np, &c->nccl_on, err)) < 0)
         return rc;

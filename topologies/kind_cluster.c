@@ -569,14 +569,6 @@ static int check_cluster(json_t *root, cs_topo *t, cs_topo_problems *probs)
     return cluster_run(root, t, probs, &err);
 }
 
-int cs_topo_cluster_nodes(const cs_topo *t, int *built)
-{
-    const cluster_data *d = t && t->route_fn == cluster_route ? t->kind_data : NULL;
-    if (built)
-        *built = d ? d->n_copies : 0;
-    return d ? d->n_all : 0;
-}
-
 const cs_topo_kind cs_topo_kind_cluster = {
     "cluster", "N copies of a node joined by a fabric: one switch, a fat tree, or rails",
     build_cluster, check_cluster, 0,

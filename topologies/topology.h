@@ -69,11 +69,6 @@ int cs_topo_bisection_GBps(const cs_topo *t, double *out, cs_err *err);
  * code with err filled. */
 int cs_topo_hops(const cs_topo *t, int src, const int *to, int n, int *out, cs_err *err);
 
-/* A cluster's servers ("nodes") and, in *built (may be NULL), how many of them are built
- * ("built_nodes": the first ones; the fabric is sized as for all of them); 0 and *built = 0
- * when t is not a cluster. */
-int cs_topo_cluster_nodes(const cs_topo *t, int *built);
-
 /* Every registered kind in display order. */
 const cs_topo_kind *const *cs_topo_kind_all(int *n);
 int cs_topo_kind_lookup(const char *name, const cs_topo_kind **out, cs_err *err);
