@@ -35,6 +35,11 @@ typedef struct cs__pending {
 
 struct cs_plan_ctx {
     cs_topo *topo;               /* the system's fabric (owned) */
+    struct json_t *root;         /* a cluster's definition, to build more of it (ctx.c: the
+                                    plan's servers built), or NULL: topo is built whole */
+    char *root_name;             /* its name (a preset's, the spec, "system.topo") */
+    int per_node, all_nodes;     /* root's ranks a server and servers */
+    int built_nodes;             /* servers built, ranks 0..built_nodes x per_node - 1 */
     cs_nccl_params np;           /* NCCL-mode parameters */
     int nccl_on;                 /* NCCL mode */
     cs__memo_ent *memo;          /* open-addressing table, cap a power of two */

@@ -11,7 +11,7 @@
 int cs_plan_ctx_nodes(const cs_plan_ctx *c, int gpus)
 {
     const cs_topo *t = cs_plan_ctx_topo(c);
-    int r, n = 0, *seen, max = 0;
+    int r, n = 0, *seen, max = 0, all = 0, built = cs_plan_ctx_built(c, &all);
     for (r = 0; r < gpus && r < t->n_ranks; r++)
         if (t->nodes[t->ranks[r]].group > max)
             max = t->nodes[t->ranks[r]].group;
@@ -23,6 +23,12 @@ int cs_plan_ctx_nodes(const cs_plan_ctx *c, int gpus)
             n++;
     }
     free(seen);
+    /* a cluster built in part (ctx.c): the servers of the ranks past those built, node
+     * major, as the whole cluster has them */
+    if (built > 0 && gpus > t->n_ranks) {
+        int per = t->n_ranks / built, want = (gpus + per - 1) / per;
+        n += (want < all ? want : all) - built;
+    }
     return n > 0 ? n : 1;
 }
 

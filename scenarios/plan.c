@@ -72,8 +72,13 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r
     long m = p->global_batch / p->dp / p->micro_batch;
     int *split = NULL;
     memset(r, 0, sizeof *r);
-    if ((rc = cs_plan_stage_layers(p, &split, NULL, err)) < 0)
+    /* a cluster built in part (ctx.c): at least the servers of this plan's GPUs */
+    if ((rc = cs_plan_ctx_cover(ctx, p->tp * p->pp * p->dp * p->cp, err)) < 0 ||
+        (rc = cs_plan_stage_layers(p, &split, NULL, err)) < 0)
         return rc;
+    r->topo_built = cs_plan_ctx_built(ctx, &r->topo_nodes);
+    if (r->topo_built >= r->topo_nodes)
+        r->topo_built = r->topo_nodes = 0;
     /* an uneven split: every per-chunk time below is per layer, and the step simulation
      * multiplies it by each virtual stage's layers */
     if (split)

@@ -315,6 +315,13 @@ void cs_plan_ctx_free(cs_plan_ctx *c);
 const cs_topo *cs_plan_ctx_topo(const cs_plan_ctx *c);
 /* Ranks of the topology. */
 int cs_plan_ctx_ranks(const cs_plan_ctx *c);
+/* A plan's cluster is built in part: the servers its GPUs sit on (ranks node major), the
+ * fabric as at the whole cluster's size. Servers built, and *all the cluster's (0, *all 0:
+ * the topology is built whole). */
+int cs_plan_ctx_built(const cs_plan_ctx *c, int *all);
+/* Build more of a cluster built in part so that ranks 0..gpus-1 are in it (cs_plan_eval does
+ * it first). Returns 0 or a negative code. */
+int cs_plan_ctx_cover(cs_plan_ctx *c, int gpus, cs_err *err);
 /* Is NCCL mode on for this system? */
 int cs_plan_ctx_nccl(const cs_plan_ctx *c);
 /* SMs NCCL's kernels hold while a collective runs: one a channel (0 outside NCCL mode). */
@@ -376,6 +383,8 @@ typedef struct cs_plan_result {
     /* SM contention: the share of the GPU's SMs NCCL's kernels hold while DP communication
      * runs (its channels / sm_count), and the compute time that adds, s per step */
     double comm_sm_share, comm_sm_extra_s;
+    /* the cluster's servers built for the plan of topo_nodes (0, 0: the topology whole) */
+    int topo_built, topo_nodes;
 } cs_plan_result;
 extern const char *const cs_plan_breakdown_names[10];
 

@@ -153,6 +153,9 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
     order_str(p, ord, sizeof ord);
     fprintf(f, "# plan: %s (%.3g B parameters) on %d x %s, topology %s\n", p->model.name,
             r->params / 1e9, r->gpus, p->gpu.name, topo_name(p));
+    if (r->topo_nodes)      /* the servers the plan's GPUs sit on (ctx.c) */
+        fprintf(f, "# topology: %d of %d nodes built (the plan's %d GPUs); the fabric as at "
+                "%d\n", r->topo_built, r->topo_nodes, r->gpus, r->topo_nodes);
     fprintf(f, "# layout: tp %d, pp %d, dp %d, cp %d, ep %d, vp %d, sp %s, zero %d, schedule "
             "%s, order %s%s\n", p->tp, p->pp, p->dp, p->cp, p->ep, p->vp, p->sp ? "on" : "off",
             p->zero, sched_name(r->costs.schedule), ord, layout_note(p, note, sizeof note));
@@ -308,6 +311,10 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
         json_object_set_new(as, "compute", cs_plan_compute_json(p, r));
         if (p->recompute == CS_RC_FULL)
             json_object_set_new(as, "recompute_fraction", json_real(cs_plan_recompute_frac(p)));
+        if (r->topo_nodes) {    /* the cluster built in part: the servers the plan uses */
+            json_object_set_new(as, "topology_built_nodes", json_integer(r->topo_built));
+            json_object_set_new(as, "topology_nodes", json_integer(r->topo_nodes));
+        }
         assumptions = as;
     }
     for (i = 0; i < 10; i++)

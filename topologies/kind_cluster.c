@@ -21,7 +21,9 @@ typedef struct cluster_data {
     int ecmp;                /* 1: the network's multipath choice is a hash of the flow
                                 (Ethernet ECMP: flows collide on a spine); 0: by destination
                                 (InfiniBand's subnet manager, destination-mod-k) */
-    int n_copies;            /* servers */
+    int n_copies;            /* servers built */
+    int n_all;               /* the cluster's servers ("nodes"): the fabric is sized as for
+                                these, of which the first n_copies are built ("built_nodes") */
     int per;                 /* topology nodes per server; server c holds [c*per, (c+1)*per) */
     int *rail_of;            /* per local node: index of its nearest NIC (rail), -1 none */
     int *nic_local;          /* local node index of NIC k */
@@ -411,7 +413,26 @@ static int parse_fabric(json_t *root, const cs__linkspec *nic, int node_ok, fabr
     return 0;
 }
 
-/* The fabric joining every server's NICs. */
+/* A fat tree of which part is built: the whole tree checked as its build would check it
+ * (cs__topo_leaf_spine), so a cluster refused whole is refused in part. */
+static int whole_tree_check(const cs_topo *t, const cluster_data *d, const fabric_cfg *fc,
+                            cs_err *err)
+{
+    int64_t c = d->n_copies, n = d->n_all, all = n * d->n_nics, leaves;
+    char what[96];
+    if (d->fabric != FABRIC_FAT_TREE || c >= n)
+        return 0;
+    leaves = (all + fc->per_leaf - 1) / fc->per_leaf;
+    snprintf(what, sizeof what, "%lld leaves x %ld spines", (long long)leaves, fc->spines);
+    return cs__topo_size_check(t->n_nodes / c * n + leaves + fc->spines,
+                               t->n_links / c * n + all + leaves * fc->spines,
+                               t->n_ranks / c * n, "fabric.spines", what, err);
+}
+
+/* The fabric joining the built servers' NICs, its figures those of the whole cluster's: a
+ * rail's uplinks carry what all its n_all NICs send (a fat tree's leaves and spines do not
+ * depend on the server count; its spines, unused between the hosts of one leaf, are left
+ * out when every built host is on one leaf, as for a cluster of that size). */
 static int build_fabric(cs_topo *t, cluster_data *d, const fabric_cfg *fc, cs_err *err)
 {
     cs__linkspec ls = fc->ls, up = fc->up;
@@ -419,6 +440,8 @@ static int build_fabric(cs_topo *t, cluster_data *d, const fabric_cfg *fc, cs_er
     int sw0 = t->n_nodes, spines = (int)fc->spines;
     d->fabric = fc->type;
     d->ecmp = fc->ecmp;
+    if ((rc = whole_tree_check(t, d, fc, err)) < 0)
+        return rc;
     if (!(hosts = malloc((size_t)n_hosts * sizeof *hosts)))
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
     for (c = 0; c < d->n_copies; c++)
@@ -435,7 +458,7 @@ static int build_fabric(cs_topo *t, cluster_data *d, const fabric_cfg *fc, cs_er
         /* Rails: a switch per NIC index; optional spines join the rails. */
         int rail0 = t->n_nodes, spine0;
         if (!fc->has_up_bw && spines)
-            up.bw_GBps = (double)d->n_copies * ls.bw_GBps / (fc->ratio * (double)spines);
+            up.bw_GBps = (double)d->n_all * ls.bw_GBps / (fc->ratio * (double)spines);
         for (k = 0; rc >= 0 && k < d->n_nics; k++)
             rc = cs__topo_add_nodef(t, CS_NODE_SWITCH, -1, err, "rail%d", k);
         spine0 = t->n_nodes;
@@ -454,22 +477,29 @@ static int build_fabric(cs_topo *t, cluster_data *d, const fabric_cfg *fc, cs_er
     return rc < 0 ? rc : 0;
 }
 
-/* cluster: {"nodes": N, "node": PRESET | {...}, "fabric": {...}}. Building (col NULL)
- * stops at the first problem; checking records every problem of the keys, the node and
- * the fabric, and builds only what is clean. */
+/* cluster: {"nodes": N, "node": PRESET | {...}, "fabric": {...}, "built_nodes": K}: K
+ * (default N) servers built, the fabric as at N. Building (col NULL) stops at the first
+ * problem; checking records every problem of the keys, the node and the fabric, and builds
+ * only what is clean. */
 static int cluster_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *err)
 {
-    static const char *const keys[] = {"nodes", "node", "fabric", NULL};
+    static const char *const keys[] = {"nodes", "node", "fabric", "built_nodes", NULL};
     cs__linkspec nic_spec;
     const cs__linkspec *nic = NULL;
     cs_topo *m = NULL;
     cluster_data *d;
     fabric_cfg fc;
     json_t *owned = NULL, *fab_owned = NULL, *node, *nic_o;
-    long copies = 1;
+    long copies = 1, built = 0;
     int rc, v, n0 = col ? col->n : 0;
     CS__NOTE(col, err, cs_json_check_keys(root, "", keys, cs__topo_common_keys, err));
     CS__NOTE(col, err, cs_json_int(root, "", "nodes", 1, 1, MAX_COPIES, &copies, err));
+    CS__NOTE(col, err, cs_json_int(root, "", "built_nodes", 0, 1, MAX_COPIES, &built, err));
+    if (built > copies)
+        CS__NOTE(col, err, cs_err_set(err, CS_EINVAL, "built_nodes", "%ld servers built, the "
+                                      "cluster has %ld (\"nodes\")", built, copies));
+    if (built <= 0 || built > copies)
+        built = copies;
     if ((rc = build_member(root, &m, &owned, col, err)) < 0 &&
         (rc = cs__topo_note(col, rc, err)) < 0)
         goto out;
@@ -493,7 +523,8 @@ static int cluster_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *
     t->kind_data = d;
     t->kind_free = cluster_free;
     t->route_fn = cluster_route;
-    d->n_copies = (int)copies;
+    d->n_copies = (int)built;
+    d->n_all = (int)copies;
     d->per = m->n_nodes;
     for (v = 0; v < m->n_nodes; v++) {
         d->rail_of[v] = -1;
@@ -516,7 +547,7 @@ static int cluster_run(json_t *root, cs_topo *t, cs_topo_problems *col, cs_err *
     if ((rc = find_rails(m, d, err)) < 0)
         goto out;
     use_nic_of_gpu(node, m, d);
-    if ((rc = copy_members(t, m, (int)copies, err)) < 0 ||
+    if ((rc = copy_members(t, m, (int)built, err)) < 0 ||
         (rc = build_fabric(t, d, &fc, err)) < 0)
         rc = cs__topo_note(col, rc, err);
 out:

@@ -460,10 +460,13 @@ int cs_nccl_check_transports(const cs_topo *t, const cs_nccl_params *np, const c
     return 0;
 }
 
-/* Servers of a multi-node topology (the copies of a cluster's node), 1 otherwise. */
-static int servers_of(const cs_topo *t)
+/* Servers of a multi-node topology (the copies of a cluster's node: its "nodes", all of
+ * them built or the first "built_nodes"), 1 otherwise. */
+static int servers_of(json_t *root, const cs_topo *t)
 {
     int v, n = 0;
+    if (!strcmp(t->kind, "cluster") && json_is_integer(json_object_get(root, "nodes")))
+        return (int)json_integer_value(json_object_get(root, "nodes"));
     for (v = 0; v < t->n_nodes; v++)
         if (t->nodes[v].group + 1 > n)
             n = t->nodes[v].group + 1;
@@ -507,7 +510,7 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
      * node count, unless a level of the "nccl" object states it. */
     if (!strcmp(t->kind, "cluster") && !np->tree_given) {
         size_t len = strlen(np->origin);
-        int nodes = servers_of(t);
+        int nodes = servers_of(root, t);
         np->tree_GBps = cs_nccl_tree_cap_GBps(np->sm, nodes);
         if (np->tree_GBps > 0)
             snprintf(np->origin + len, sizeof np->origin - len, "%stree cap: NCCL's for sm %d "
