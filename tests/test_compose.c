@@ -134,7 +134,7 @@ static void t_presets_compose(void)
         json_decref(root);
         checked++;
     }
-    CU_ASSERT(checked >= 30);
+    CU_ASSERT(checked >= 56);
 }
 
 /* Every node preset with NICs joins a cluster on a fabric preset and keeps its NCCL
@@ -170,7 +170,7 @@ static void t_nodes_keep_settings(void)
         unlink(file);
         checked++;
     }
-    CU_ASSERT(checked >= 12);
+    CU_ASSERT(checked >= 18);
 }
 
 /* A cluster's "nccl" object is layered: node < fabric < cluster, key by key. */

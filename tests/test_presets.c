@@ -78,7 +78,9 @@ static void t_presets_run(void)
     static const char *const names[] = {"oci-a100-x2", "p4de-a100-x2", "p5-h100-x2",
                                         "oci-h100-x2", "a3mega-h100-x2", "a4-b200-x2",
                                         "gh200-x2", "a3high-h100-x2", "p4d-a100-x2",
-                                        "mi250x-x4", "rtx6000d-x2", "rtx6000d-x2-netonly"};
+                                        "mi250x-x4", "rtx6000d-x2", "rtx6000d-x2-netonly",
+                                        "hgx-h200-x2", "mi300x-x2", "mi325x-x2",
+                                        "ascend910b-x2"};
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
         int wrong = -1;
@@ -89,12 +91,47 @@ static void t_presets_run(void)
     }
 }
 
+/* Issue 25's node and cluster presets against bounds derived from their figures (1 GiB
+ * allreduce, NCCL mode):
+ * - hgx-h200-x2 is dgx-h100-x2 in every communication figure (H200 GPUs on the H100's
+ *   board, NICs and fabric): the same busbw, to the last digit;
+ * - ascend910b: 6 ring channels over the 3 edge-disjoint Hamiltonian cycles of the HCCS
+ *   mesh, one 28 GB/s link each way per channel: busbw <= 6 x 28 = 168, within 5%;
+ * - ascend910b-x2: each of the 6 channels leaves a server once, by one 25 GB/s RoCE port:
+ *   busbw <= 6 x 25 = 150;
+ * - mi300x-x2, mi325x-x2: 8 channels across nodes (net_channels, one ring per NIC), each
+ *   leaving a node by its own 50 GB/s NIC on one switch: busbw <= 8 x 50 = 400, within 5%;
+ * - gb200-nvl36 is the gb200-nvl72 rack with half its GPUs: NVLS busbw bounded alike, so
+ *   within 5% of the NVL72's and no more than 721.8 x 2 x 35/36 (18 x 40.1 GB/s a GPU). */
+static void t_issue25_bounds(void)
+{
+    double h200 = busbw("hgx-h200-x2", NULL, 1u << 30, 0, NULL);
+    double h100 = busbw("dgx-h100-x2", NULL, 1u << 30, 0, NULL);
+    double asc = busbw("ascend910b", "ring", 1u << 30, 0, NULL);
+    double asc2 = busbw("ascend910b-x2", "ring", 1u << 30, 0, NULL);
+    double mi300 = busbw("mi300x-x2", "ring", 1u << 30, 0, NULL);
+    double mi325 = busbw("mi325x-x2", "ring", 1u << 30, 0, NULL);
+    double nvl36 = busbw("gb200-nvl36", NULL, 1u << 30, 0, NULL);
+    double nvl72 = busbw("gb200-nvl72", NULL, 1u << 30, 0, NULL);
+    fprintf(stderr, "\n  1 GiB busbw: hgx-h200-x2 %.2f (dgx-h100-x2 %.2f), ascend910b %.2f, "
+            "ascend910b-x2 %.2f, mi300x-x2 %.2f, mi325x-x2 %.2f, gb200-nvl36 %.2f "
+            "(gb200-nvl72 %.2f) GB/s", h200, h100, asc, asc2, mi300, mi325, nvl36, nvl72);
+    CU_ASSERT(h200 > 0 && h200 == h100);
+    CU_ASSERT(asc <= 168.0 + 1e-6 && asc >= 0.95 * 168.0);
+    CU_ASSERT(asc2 > 0 && asc2 <= 150.0 + 1e-6);
+    CU_ASSERT(mi300 <= 400.0 + 1e-6 && mi300 >= 0.95 * 400.0);
+    CU_ASSERT(mi325 <= 400.0 + 1e-6 && mi325 >= 0.95 * 400.0);
+    CU_ASSERT(nvl36 <= 721.8 * 2 * 35 / 36 + 1e-6);
+    CU_ASSERT(nvl36 >= 0.95 * nvl72 && nvl36 <= 1.05 * nvl72);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case tc[] = {
         {"dgx1-v100 ring busbw within 15% of the published figure", t_dgx1_published},
         {"oci-a100-x2: trees under their root's broadcast bound, the ring under its NICs'", t_a100_tree_bounds},
         {"issue 11 presets run, data checked", t_presets_run},
+        {"issue 25 presets under their derived bounds", t_issue25_bounds},
         {NULL, NULL}};
     return cs_test_add_suite("presets", tc) ? -1 : 0;
 }
