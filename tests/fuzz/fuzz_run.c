@@ -2,7 +2,7 @@
  * bytes, then the topology JSON. Control: [0] collective, [1] algorithm (index into the
  * registry; one that does not implement the collective falls back to auto), [2] ranks
  * (1..32, at most the topology's), [3] size exponent, [4] bits 0-1 chunks - 1, bits 2-6
- * the root, bit 7 NCCL mode: the topology's "nccl" object read (cs_nccl_setup_root, as
+ * the root (of a rooted collective), bit 7 NCCL mode: the topology's "nccl" object read (cs_nccl_setup_root, as
  * `run` does) and the collective simulated as NCCL runs it (cs_nccl_simulate), the
  * algorithm of [1] then NCCL's own choice when it is not one of NCCL's.
  * Physical sense, abort() on a violation so that libFuzzer reports it: the simulated time
@@ -106,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cs_coll_req_init(&req, (cs_coll)(data[0] % CS_COLL_COUNT), n,
                      ((uint64_t)1 << (data[3] % 31)) + (data[3] >> 5));
     req.chunks = 1 + (data[4] & 3);
-    req.root = ((data[4] >> 2) & 31) % n;
+    /* the root of a rooted collective; 0 otherwise, as the request's contract says */
+    req.root = cs_coll_is_rooted(req.coll) ? ((data[4] >> 2) & 31) % n : 0;
     req.topo = t;
     all = cs_algo_all(&n_algos);
     if (n_algos > 0 && cs_algo_has(all[data[1] % n_algos], req.coll))
