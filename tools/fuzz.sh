@@ -6,13 +6,15 @@
 # Prints "TARGET: N execs in S s (cpu C s), corpus K files" and exits non-zero on a finding.
 # FUZZ_BUILD=DIR uses another build folder (.ci/run: build-fuzz-ci, starting from the seeds).
 # Targets: fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series
-#          fuzz_options fuzz_run fuzz_plan (or "all": each for SECONDS, one after the other).
+#          fuzz_options fuzz_run fuzz_plan fuzz_trainlog (or "all": each for SECONDS, one
+#          after the other). fuzz_plan's byte 0 picks plan JSON, Megatron, HF or DeepSpeed.
 set -eu
 cd "$(dirname "$0")/.."
 target=${1:?usage: tools/fuzz.sh TARGET SECONDS}
 secs=${2:?usage: tools/fuzz.sh TARGET SECONDS}
 b=${FUZZ_BUILD:-build-fuzz}      # build folder (corpora and artifacts live in it)
-all="fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series fuzz_options fuzz_run fuzz_plan"
+all="fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series fuzz_options fuzz_run
+     fuzz_plan fuzz_trainlog"
 if [ "$target" = all ]; then
     rc=0
     for t in $all; do "$0" "$t" "$secs" || rc=1; done
