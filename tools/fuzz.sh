@@ -6,13 +6,15 @@
 # Prints "TARGET: N execs in S s (cpu C s), corpus K files" and exits non-zero on a finding.
 # FUZZ_BUILD=DIR uses another build folder (.ci/run: build-fuzz-ci, starting from the seeds).
 # Targets: fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series
-#          fuzz_options fuzz_run fuzz_plan (or "all": each for SECONDS, one after the other).
+#          fuzz_options fuzz_run fuzz_plan fuzz_trainlog (or "all": each for SECONDS, one
+#          after the other). fuzz_plan's byte 0 picks plan JSON, Megatron, HF or DeepSpeed.
 set -eu
 cd "$(dirname "$0")/.."
 target=${1:?usage: tools/fuzz.sh TARGET SECONDS}
 secs=${2:?usage: tools/fuzz.sh TARGET SECONDS}
 b=${FUZZ_BUILD:-build-fuzz}      # build folder (corpora and artifacts live in it)
-all="fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series fuzz_options fuzz_run fuzz_plan"
+all="fuzz_topo fuzz_log_nccl fuzz_log_json fuzz_log_hccl fuzz_plot_series fuzz_options fuzz_run
+     fuzz_plan fuzz_trainlog"
 if [ "$target" = all ]; then
     rc=0
     for t in $all; do "$0" "$t" "$secs" || rc=1; done
@@ -57,14 +59,38 @@ if [ -z "$(ls -A "$corpus")" ]; then
             case $f in *.bin) cp "$f" "$corpus/seed-$i" ;;
                        *) { printf '\0\0\7\12\1'; cat "$f"; } >"$corpus/seed-$i" ;; esac
             i=$((i + 1))
+        done
+        # byte 4 bit 7: NCCL mode (the topology's "nccl" object, presets' NCCL behaviour)
+        for f in topologies/presets/dgx-h100.json topologies/presets/pcie-rtx4090x8.json \
+                 tests/data/fuzz/baseline-cluster-4x4-nic0.json \
+                 tests/data/fuzz/silent-nccl-*.json tests/data/ok/*nccl*.json; do
+            [ -f "$f" ] && { printf '\0\0\7\22\201'; cat "$f"; } >"$corpus/seed-$i"
+            i=$((i + 1))
         done ;;
     fuzz_plan)
-        for f in tests/data/ok/plan-*.json scenarios/models/plan-*.json tests/data/bad/plan-*.json; do
+        for f in tests/data/ok/plan-*.json scenarios/models/plan-*.json tests/data/bad/plan-*.json \
+                 tests/data/fuzz/*plan*.json; do
             [ -f "$f" ] && { printf '\0'; cat "$f"; } >"$corpus/seed-$(basename "$f")"
         done
         for f in tests/data/bad/plan-*.args; do
             [ -f "$f" ] && { printf '\1'; cat "$f"; } >"$corpus/seed-$(basename "$f")"
         done
+        # 2: a Hugging Face config.json; 3: a DeepSpeed config
+        for f in tests/data/ok/hf-*.json tests/data/bad/*hf*.json \
+                 tests/data/fuzz/silent-hf-*.json; do
+            [ -f "$f" ] && { printf '\2'; cat "$f"; } >"$corpus/seed-hf-$(basename "$f")"
+        done
+        ds='"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size)"'
+        for f in $(grep -lE "$ds" tests/data/ok/*.json tests/data/bad/*.json \
+                   tests/data/fuzz/*.json); do
+            { printf '\3'; cat "$f"; } >"$corpus/seed-ds-$(basename "$f")"
+        done
+        # the Megatron strings of the replay cases, and round 3's CRLF argument file
+        for f in tests/data/fuzz/*megatron*.args; do
+            { printf '\1'; sed -n "s/.*--megatron '\\([^']*\\)'.*/\\1/p" "$f"; } \
+                >"$corpus/seed-$(basename "$f")"
+        done
+        { printf '\1'; cat tests/data/fuzz/unclear-megatron-args-crlf.txt; } >"$corpus/seed-crlf"
         printf '\1--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 2048 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 64' >"$corpus/seed-megatron" ;;
     esac
 fi
