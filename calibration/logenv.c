@@ -133,6 +133,8 @@ int cs_lset_env_apply(cs_lset *ls, const cs_topo *t, cs_nccl_params *np, const c
             cs_err_prefix(err, first_log);
             return rc;
         }
+        if (rc == 1)
+            e->kind = CS_NCCL_ENV_NOT_MODELLED;     /* read, but a form not modelled */
     }
     return 0;
 }

@@ -50,7 +50,8 @@ int cs__log_meta_command(cs__log_meta *m, const char *line);
 
 /* The NCCL settings of a line (logparse_env.c): every NCCL_NAME=VALUE or RCCL_NAME=VALUE
  * token (a launcher's -x, an env or export prefix; quotes around the value dropped) is
- * recorded, a name given again taking its new value. Returns the number found. */
+ * recorded, a name given again taking its new value (m NULL: only counted). Returns the
+ * number found. */
 int cs__log_meta_env_line(cs__log_meta *m, const char *line);
 /* "... NCCL INFO NCCL_NAME set by environment to VALUE": recorded; 1 if the line is one. */
 int cs__log_meta_env_info(cs__log_meta *m, const char *line);

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #define ENV_NAME_MAX 64
-#define ENV_VALUE_MAX 256
 
 /* Set name = value in m->env ("NAME=VALUE\n" lines): replace the line of that name or
  * append one. */
@@ -75,7 +74,7 @@ static void env_value(const char *v, size_t len, const char **out, size_t *out_l
         len -= 2;
     }
     *out = v;
-    *out_len = len < ENV_VALUE_MAX ? len : ENV_VALUE_MAX;
+    *out_len = len;
 }
 
 int cs__log_meta_env_line(cs__log_meta *m, const char *line)
@@ -99,7 +98,8 @@ int cs__log_meta_env_line(cs__log_meta *m, const char *line)
             if (next && next < s + len)
                 len = (size_t)(next - s);
             env_value(s, len, &v, &vl);
-            env_set(m, p, nl, v, vl);
+            if (m)
+                env_set(m, p, nl, v, vl);
             found++;
             p = s + len;
             continue;

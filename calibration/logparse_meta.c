@@ -162,7 +162,6 @@ int cs__log_meta_command(cs__log_meta *m, const char *line)
     memcpy(buf, line, len + 1);
     n = cs__log_split(buf, NULL, tok, (int)(len / 2 + 2));
     for (i = 0; i < n && prog < 0; i++) {
-        /* (the NCCL settings of the line: cs__log_meta_env_line, called by the reader) */
         if (launcher < 0 && is_launcher(tok[i])) {
             launcher = i;
             is_srun = strstr(tok[i], "srun") != NULL;

@@ -107,14 +107,9 @@ static int names_program(const char *s)
 static int command(cs__log_reader *r, const char *s)
 {
     if (!names_program(s)) {
-        if (strstr(s, "CCL_")) {
-            cs__log_meta m;
-            cs__log_meta_init(&m);
-            if (cs__log_meta_env_line(&m, s) > 0) {
-                new_run(r);
-                cs__log_meta_env_line(&r->meta, s);
-            }
-            cs__log_meta_fini(&m);
+        if (cs__log_meta_env_line(NULL, s) > 0) {
+            new_run(r);
+            cs__log_meta_env_line(&r->meta, s);
         }
         return 0;
     }

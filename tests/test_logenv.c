@@ -79,6 +79,10 @@ static void t_apply(void)
     CU_ASSERT_EQUAL(cs_nccl_env_apply(&np, t, "NCCL_ALGO", "^tree", note, sizeof note, &err), 0);
     CU_ASSERT_EQUAL(np.algo_mask, CS_NCCL_ALGO_RING | CS_NCCL_ALGO_NVLS);
     CU_ASSERT_STRING_EQUAL(note, "algorithms Ring NVLS");
+    /* NCCL 2.24's per-collective form: read, said not modelled, the mask left alone */
+    CU_ASSERT_EQUAL(cs_nccl_env_apply(&np, t, "NCCL_ALGO", "allreduce:tree;allgather:ring",
+                                      note, sizeof note, &err), 1);
+    CU_ASSERT_EQUAL(np.algo_mask, CS_NCCL_ALGO_RING | CS_NCCL_ALGO_NVLS);
     CU_ASSERT_EQUAL(cs_nccl_env_apply(&np, t, "NCCL_PROTO", "^LL128", note, sizeof note, &err),
                     0);
     CU_ASSERT(np.proto[CS_PROTO_LL].enabled && np.proto[CS_PROTO_SIMPLE].enabled &&

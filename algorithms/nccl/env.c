@@ -121,8 +121,8 @@ int cs_nccl_env_apply(cs_nccl_params *np, const cs_topo *t, const char *name,
         unsigned mask, all = CS_NCCL_ALGO_RING | CS_NCCL_ALGO_TREE | CS_NCCL_ALGO_NVLS;
         int neg = value[0] == '^', rc;
         if (strchr(value, ':') || strchr(value, ';')) {
-            snprintf(note, n, "per-collective form: not modelled, NCCL's choice kept");
-            return 0;
+            snprintf(note, n, "per-collective form: NCCL's choice kept");
+            return 1;
         }
         if ((rc = cs_nccl_algo_parse(value + neg, name, &mask, err)) < 0)
             return rc;

@@ -252,8 +252,9 @@ cs_nccl_env_kind cs_nccl_env_kind_of(const char *name);
 /* Apply one variable (kind APPLIED) to np on topology t: NCCL_ALGO, NCCL_PROTO (lists and
  * "^" exclusions as NCCL reads them), NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE,
  * NCCL_P2P_DISABLE, NCCL_SHM_DISABLE. note (n bytes) says what changed ("16 -> 32 channels",
- * "no switch reduces here: no change"). Returns 0, or CS_EINVAL with err at the name for a
- * value NCCL would not take or a setting the topology cannot run. */
+ * "no switch reduces here: no change"). Returns 0; 1 for a form collsim does not model
+ * (NCCL_ALGO's per-collective "allreduce:ring;..."), np unchanged; or CS_EINVAL with err at
+ * the name for a value NCCL would not take or a setting the topology cannot run. */
 int cs_nccl_env_apply(cs_nccl_params *np, const cs_topo *t, const char *name,
                       const char *value, char *note, size_t n, cs_err *err);
 
