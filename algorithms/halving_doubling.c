@@ -2,7 +2,9 @@
  * allreduce_intra_reduce_scatter_allgather): a reduce-scatter by recursive halving, then an
  * all-gather by recursive doubling: 2 log2 p a + 2(p-1)/p S b + (p-1)/p S g. For p not a
  * power of two the first 2r ranks fold in pairs first (their whole buffer) and the result is
- * copied back at the end: (2 lg + 2) a + (2(p'-1)/p' + 2) S b + (1 + (p'-1)/p') S g. */
+ * copied back at the end: (2 lg + 2) a + (2(p'-1)/p' + 2) S b + (1 + (p'-1)/p') S g. The
+ * ranks count from req->root (0 for collsim's own allreduce requests) in the fold in and
+ * the copy back alike, so any root gives the same data and time. */
 #include "algorithms/coll.h"
 #include "algorithms/phase-private.h"
 
@@ -19,7 +21,7 @@ static int build(const cs_coll_req *req, cs_sched *s, cs_err *err)
         return rc;
     rc = cs__doubling(&f, fd.p2, rank, start, step + lg);
     if (rc >= 0)
-        rc = cs__fold_out(&f, &fd, 0, 0, (uint32_t)fd.p2, step + 2 * lg);
+        rc = cs__fold_out(&f, &fd, req->root, 0, (uint32_t)fd.p2, step + 2 * lg);
     free(rank);
     cs__front_fini(&f);
     return rc < 0 ? rc : 0;
