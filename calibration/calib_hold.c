@@ -69,8 +69,10 @@ static int cheap_holds(cs_calib *c, const double *ob, double cost1, cs_err *err)
  * (or that the fit could not tell apart) is held at its start value, and the others
  * refitted (warm), when that leaves the fit as good: the cost (sum of squared log errors)
  * stays within 10% (+1e-4) of the first fit's. Each round tries all of them at once, then
- * those the fit could not tell apart, then the least determined alone (correlated
- * parameters are undetermined each but not together); CS_CALIB_MAX_ROUNDS refits at most.
+ * those the fit could not tell apart, then each alone from the least determined on
+ * (correlated parameters are undetermined each but not together; one whose start the
+ * logs reject - a latency the launch cost replaces - must not keep the next one, which the
+ * logs leave free, from going back); CS_CALIB_MAX_ROUNDS refits at most.
  * First, those that can go back to their start without a refit (cheap_holds).
  * One whose start value the logs reject stays fitted and is reported as uncertain. */
 int cs__calib_hold_undetermined(cs_calib *c, const double *ob, int max_iter, cs_err *err)
@@ -97,16 +99,16 @@ int cs__calib_hold_undetermined(cs_calib *c, const double *ob, int max_iter, cs_
         memcpy(snap->par, c->par, sizeof snap->par);
         memcpy(snap->held, c->held, sizeof snap->held);
         snap->fr = c->fr;
-        /* trial -2: all of them at once; -1: the untold-apart ones together; 0: the least
-         * determined alone */
-        for (trial = n > 1 ? -2 : 0; trial < 1 && !accepted && n_fits < CS_CALIB_MAX_ROUNDS;
+        /* trial -2: all of them at once; -1: the untold-apart ones together; 0, 1, ...:
+         * order[trial] alone, the least determined first */
+        for (trial = n > 1 ? -2 : 0; trial < n && !accepted && n_fits < CS_CALIB_MAX_ROUNDS;
              trial++) {
             if (trial == -1 && !(n_unid > 1 && n_unid < n))
                 continue;
             for (i = 0; i < c->n_par; i++)
                 if (trial == -2 ? c->held[i] == CS_CALIB_FREE && undetermined(&c->par[i])
                     : trial == -1 ? c->held[i] == CS_CALIB_FREE && c->par[i].was_unidentified
-                    : i == order[0])
+                    : i == order[trial])
                     c->held[i] = CS_CALIB_HELD_UNDETERMINED;
             n_fits++;
             if ((rc = cs__calib_fit_round(c, ob, max_iter, 1, err)) < 0)
