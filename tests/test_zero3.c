@@ -73,8 +73,9 @@ static void t_zero3_alpha_beta(void)
  * with S = 26742784 bytes (a layer's share of the stage, as above): g(2) = 1.3421392e-3 s,
  * g(4) = 3 (5e-6 + 6685696 / 10e9) = 2.0207088e-3 s. A step: each of the 2 layers gathered
  * for its forward and its backward (4) and its gradients reduce-scattered once (2), nothing
- * overlapped: one microbatch's compute + 6 g(n) + the optimizer. Bytes a GPU sends: 3 (n - 1)/n x 2 S = 80228352 (dp 2) and 120342528
- * (dp 4); they grow with n while the tokens a GPU computes halve. */
+ * overlapped: one microbatch's compute + 6 g(n) + the optimizer. Bytes a GPU sends (the
+ * stage's 2 S bytes three times): 3 (n - 1)/n x 2 S = 80228352 (dp 2) and 120342528 (dp 4);
+ * they grow with n while the tokens a GPU computes halve. */
 static void t_zero3_fixed_batch(void)
 {
     static const struct { int dp, mbs; double g, bytes; } rows[] = {
