@@ -119,6 +119,42 @@ print("Rows within 10%%: %d of %d; largest error %+.1f%% (%s); mean absolute err
       % (sum(abs(x) <= 10 for x in e), len(e), float(worst[1]), worst[0], sum(map(abs, e)) / len(e)))
 PY
 
+# Part 3: Megatron SC'21 Table 2 (ZeRO-3 without model parallelism, DeepSpeed, 175B, global
+# batch 1536 on 384/768/1536 A100 with micro batch 4/2/1: one microbatch a step), not fitted.
+rows3='384 4 144
+768 2 88
+1536 1 44'
+ch16=$(mktemp)
+printf '{"kind": "cluster", "name": "384 x DGX A100, NCCL channels 16", "nodes": 384,
+ "node": "dgx-a100", "fabric": {"type": "rail"}, "nccl": {"channels": 16}}\n' > "$ch16"
+echo
+echo "### ZeRO-3 at fixed global batch (Megatron SC'21 Table 2; a check, not calibrated)"
+echo
+echo "GPT-3 175B (gpt3-175b), a100-80gb, ZeRO-3 over every GPU (tp 1, pp 1), global batch 1536,"
+echo "full recomputation, no flash attention; hardware TFLOP/s per GPU (eq. 3). Topologies: Table"
+echo "1's (tests/data/ok/plan-a100-cluster.json, one NCCL channel: a ring leaves a node by one"
+echo "NIC, allgather busbw 24 GB/s) and the same nodes with 16 channels (as the oci-a100-x2"
+echo "preset's node: busbw 191 GB/s on 2 nodes)."
+echo
+echo "| GPUs | micro batch | paper TFLOP/s | 1 channel | error | exposed DP | 16 channels | error |"
+echo "|---|---|---|---|---|---|---|---|"
+echo "$rows3" | while read -r gpus mbs paper; do
+    for t in "$topo" "$ch16"; do
+        "$collsim" plan --model gpt3-175b --gpu a100-80gb --topo "$t" --dp "$gpus" --zero 3 \
+            --gbs 1536 --mbs "$mbs" --recompute full --flash-attention off --format json
+    done | python3 -c "
+import json, sys
+d = json.JSONDecoder()
+txt = sys.stdin.read().strip()
+a, i = d.raw_decode(txt)
+b, _ = d.raw_decode(txt[i:].strip())
+e = lambda r: 100 * (r['hw_tflops_per_gpu'] - $paper) / $paper
+print('| $gpus | $mbs | $paper | %.1f | %+.1f%% | %.1f%% | %.1f | %+.1f%% |' % (
+    a['hw_tflops_per_gpu'], e(a), 100 * a['breakdown_s']['dp_exposed'] / a['step_time_s'],
+    b['hw_tflops_per_gpu'], e(b)))"
+done
+rm -f "$ch16"
+
 echo
 echo "### The development set (tests/data/plans/points.json; scenarios/plan_accuracy.py)"
 echo

@@ -64,6 +64,47 @@ static void t_zero3_alpha_beta(void)
     cs_plan_fini(&p);
 }
 
+/* SC'21 Table 2's ZeRO-3 rows keep the global batch (1536) as the GPUs double (384, 768,
+ * 1536) with micro batch 4, 2, 1: one microbatch a step at every scale, so a GPU gathers
+ * and reduce-scatters the whole model once a step however many GPUs share the batch, while
+ * its compute halves. The same on alpha_beta (10 GB/s, 5 us), the plan above with global
+ * batch 4 and nothing overlapped: dp 2, micro batch 2, and dp 4, micro batch 1, both m = 1.
+ * A ring all-gather of S on n ranks is n - 1 steps of S/n: g(n) = (n - 1)(5e-6 + S/n / 10e9)
+ * with S = 26742784 bytes (a layer's share of the stage, as above): g(2) = 1.3421392e-3 s,
+ * g(4) = 3 (5e-6 + 6685696 / 10e9) = 2.0207088e-3 s. A step: each of the 2 layers gathered
+ * for its forward and its backward (4) and its gradients reduce-scattered once (2), nothing
+ * overlapped: one microbatch's compute + 6 g(n) + the optimizer. Bytes a GPU sends (the
+ * stage's 2 S bytes three times): 3 (n - 1)/n x 2 S = 80228352 (dp 2) and 120342528 (dp 4);
+ * they grow with n while the tokens a GPU computes halve. */
+static void t_zero3_fixed_batch(void)
+{
+    static const struct { int dp, mbs; double g, bytes; } rows[] = {
+        {2, 2, 5e-6 + 13371392.0 / 10e9, 80228352.0},
+        {4, 1, 3 * (5e-6 + 6685696.0 / 10e9), 120342528.0}};
+    size_t i;
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char topo[160], extra[64];
+        cs_plan p;
+        cs_plan_result r;
+        double comp;
+        snprintf(topo, sizeof topo, "{\"kind\": \"alpha_beta\", \"ranks\": %d, \"link\": "
+                 "{\"bandwidth_GBps\": 10, \"latency_us\": 5}}", rows[i].dp);
+        snprintf(extra, sizeof extra, ", \"micro_batch\": %d", rows[i].mbs);
+        plan_of(&p, topo, extra);
+        p.dp = rows[i].dp;
+        CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+        CU_ASSERT_EQUAL(r.microbatches, 1);
+        CS_ASSERT_REL(r.costs.t_gather, rows[i].g, 1e-9);
+        CS_ASSERT_REL(r.costs.t_bucket, rows[i].g, 1e-9);
+        CS_ASSERT_REL(r.dp_bytes_per_gpu, rows[i].bytes, 1e-9);
+        comp = r.costs.t_fwd + r.costs.t_bwd + r.costs.t_first_extra + r.costs.t_first_extra_bwd +
+               r.costs.t_last_extra + r.costs.t_last_extra_bwd;
+        CS_ASSERT_REL(r.step_time_s, comp + 6 * rows[i].g + r.costs.t_opt, 1e-6);
+        cs_plan_result_fini(&r);
+        cs_plan_fini(&p);
+    }
+}
+
 /* Two GPUs under one PCIe switch whose uplink to the CPU (24 GB/s) both cross: each GPU's
  * share of its host link is 12 GB/s. Offloaded parameters (ZeRO-Infinity / FSDP CPU
  * offload): before each layer's gather its shard, 13371392 / 2 parameters x 2 bytes (the
@@ -96,6 +137,7 @@ int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
         {"zero3_alpha_beta", t_zero3_alpha_beta}, {"offload_shared_link", t_offload_shared_link},
+        {"zero3_fixed_batch", t_zero3_fixed_batch},
         {NULL, NULL}};
     return cs_test_add_suite("zero3", cases);
 }
