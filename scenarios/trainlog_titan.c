@@ -71,7 +71,7 @@ static int perr(cs_err *err, const titan *r, int ln, const char *fmt, ...)
 
 /* Cut "k=v, k=v, ..." (p after "Args(") into pairs; a value may hold nested (...) [...] or
  * quotes, whose pairs ("moe_args=MoEArgs(num_experts=8, ...)") are read as well. */
-static int split_kv(titan *r, char *p, int ln, cs_err *err)
+static int split_kv(titan *r, char *p, int ln, int nest, cs_err *err)
 {
     while (*p && *p != ')') {
         char *k = p, *eq, *v, q = 0;
@@ -105,7 +105,7 @@ static int split_kv(titan *r, char *p, int ln, cs_err *err)
             int rc;
             *p = '\0';
             if (inner && inner > v && isalpha((unsigned char)*v) && strstr(v, "=") &&
-                (rc = split_kv(r, inner + 1, ln, err)) < 0)
+                nest < 4 && (rc = split_kv(r, inner + 1, ln, nest + 1, err)) < 0)
                 return rc;
             if (!end)
                 break;
@@ -242,7 +242,7 @@ static int mesh_line(titan *r, const char *line, int ln, cs_err *err)
         for (i = 0; i < 6; i++) {
             const char *s = strstr(q, keys[i]);
             double x;
-            if (!s || !cs__tlog_num_after(s, keys[i], 0, &x) || x < 1 || x > (1 << 24) ||
+            if (!s || !cs__tlog_num_after(s, keys[i], 1, &x) || !(x >= 1 && x <= (1 << 24)) ||
                 x != (int)x)
                 return perr(err, r, ln, "device mesh: expected %s with a degree >= 1",
                             keys[i]);
@@ -277,7 +277,7 @@ static int mesh_line(titan *r, const char *line, int ln, cs_err *err)
         while (*q == ' ' || *q == ',')
             q++;
         x = strtod(q, &end);
-        if (end == q || x < 1 || x > (1 << 24) || x != (int)x)
+        if (end == q || !(x >= 1 && x <= (1 << 24)) || x != (int)x)
             return perr(err, r, ln, "device mesh: expected a degree >= 1 for '%s'", nm);
         r->mesh[i] = (int)x;
         q = end;
@@ -310,7 +310,8 @@ static const char *gpu_preset(const char *n)
 static int step_line(titan *r, const char *line, int ln, cs_trainlog *t, cs_err *err)
 {
     double step, tps, x;
-    if (!cs__tlog_num_after(line, "step:", 0, &step) || step < 0 || step != (long)step)
+    if (!cs__tlog_num_after(line, "step:", 1, &step) || !(step >= 0 && step <= 1e15) ||
+        step != (long)step)
         return perr(err, r, ln, "expected 'step: N' before the tps");
     if (!cs__tlog_num_after(line, "tps:", 1, &tps) && !cs__tlog_num_after(line, "wps:", 1, &tps))
         return perr(err, r, ln, "expected 'tps: T' (tokens/s per GPU)");
@@ -322,7 +323,7 @@ static int step_line(titan *r, const char *line, int ln, cs_trainlog *t, cs_err 
     if (t->n_lines && (long)step <= r->last_step)
         return 0;                   /* another rank's copy of a step already read */
     r->last_step = (long)step;
-    if (cs__tlog_num_after(line, "memory:", 0, &x) && x > r->mem_gib)
+    if (cs__tlog_num_after(line, "memory:", 1, &x) && x > r->mem_gib && x < 1e9)
         r->mem_gib = x;
     if (t->n_lines++ == 0 || step <= CS_TLOG_WARMUP_ITERS || r->n_times == CS_TLOG_MAX_ITERS)
         return 0;                   /* warm-up */
@@ -350,14 +351,15 @@ static int step_line(titan *r, const char *line, int ln, cs_trainlog *t, cs_err 
  * length 8192, total steps 100 (warmup 200)". */
 static int start_line(titan *r, const char *line, int ln, cs_err *err)
 {
-    if (!cs__tlog_num_after(line, "local batch size", 0, &r->local_b) ||
-        !cs__tlog_num_after(line, "global batch size", 0, &r->global_b) ||
-        !cs__tlog_num_after(line, "sequence length", 0, &r->seq))
+    if (!cs__tlog_num_after(line, "local batch size", 1, &r->local_b) ||
+        !cs__tlog_num_after(line, "global batch size", 1, &r->global_b) ||
+        !cs__tlog_num_after(line, "sequence length", 1, &r->seq))
         return perr(err, r, ln, "expected 'Training starts at step N, with local batch size "
                     "b, global batch size B, sequence length s'");
-    if (r->local_b < 1 || r->local_b > (1 << 24) || r->local_b != (int)r->local_b ||
-        r->global_b < r->local_b || r->global_b > 1e12 || r->global_b != (long)r->global_b ||
-        r->seq < 1 || r->seq > (1 << 26) || r->seq != (int)r->seq)
+    if (!(r->local_b >= 1 && r->local_b <= (1 << 24)) || r->local_b != (int)r->local_b ||
+        !(r->global_b >= r->local_b && r->global_b <= 1e12) ||
+        r->global_b != (long)r->global_b || !(r->seq >= 1 && r->seq <= (1 << 26)) ||
+        r->seq != (int)r->seq)
         return perr(err, r, ln, "expected whole batch sizes b <= B and a sequence length "
                     ">= 1");
     r->ln_start = ln;
@@ -373,21 +375,23 @@ static int read_line(titan *r, char *line, int ln, cs_trainlog *t, cs_err *err)
             return perr(err, r, ln, "a second ModelArgs line: one log per run (split the "
                         "file)");
         r->ln_model = ln;
-        return split_kv(r, strstr(s, "Args(") + 5, ln, err);
+        return split_kv(r, strstr(s, "Args(") + 5, ln, 0, err);
     }
     if (strstr(line, "Building ") && strstr(line, "device mesh with"))
         return mesh_line(r, line, ln, err);
     if (strstr(line, "Training starts at step") && strstr(line, "batch size"))
         return start_line(r, line, ln, err);
-    if ((s = strstr(line, " capacity: ")) && strstr(s, " with ")) {
-        size_t n = (size_t)(strstr(s, " with ") - s) - 11;
+    if ((s = strstr(line, " capacity: ")) && strstr(s + 11, " with ")) {
+        size_t n = (size_t)(strstr(s + 11, " with ") - (s + 11));
         snprintf(r->gpu_name, sizeof r->gpu_name, "%.*s", (int)(n < 95 ? n : 95), s + 11);
     }
     if ((s = strstr(line, "Using pipeline schedule "))) {
         r->ln_sched = ln;
         sscanf(s, "Using pipeline schedule %31s", r->sched);
-        if (!cs__tlog_num_after(s, " with", 0, &r->microbatches) ||
-            !cs__tlog_num_after(s, "microbatches and", 0, &r->stages))
+        if (!cs__tlog_num_after(s, " with", 1, &r->microbatches) ||
+            !cs__tlog_num_after(s, "microbatches and", 1, &r->stages) ||
+            !(r->microbatches >= 1 && r->microbatches <= (1 << 24)) ||
+            !(r->stages >= 1 && r->stages <= (1 << 24)))
             return perr(err, r, ln, "expected 'Using pipeline schedule S with N microbatches "
                         "and M stages'");
     }
@@ -427,12 +431,12 @@ static int build_plan(titan *r, cs_trainlog *t, cs_err *err)
     p->pp = r->mesh[0];
     p->cp = r->mesh[3];
     p->tp = r->mesh[4];
+    snprintf(where, sizeof where, "%.200s:%d", r->name, r->ln_mesh);
+    if ((double)r->mesh[0] * r->mesh[1] * r->mesh[2] * r->mesh[3] * r->mesh[4] > (1 << 24))
+        return cs_err_set(err, CS_EINVAL, where, "over 2^24 GPUs");
     dp = (long)r->mesh[1] * r->mesh[2];
     nondp = (long)p->pp * p->cp * p->tp;
     ws = dp * nondp;
-    snprintf(where, sizeof where, "%.200s:%d", r->name, r->ln_mesh);
-    if (ws > (1L << 24))
-        return cs_err_set(err, CS_EINVAL, where, "over 2^24 GPUs");
     t->world_size = (int)ws;
     p->dp = (int)dp;
     p->dp_given = 1;
@@ -464,8 +468,9 @@ static int build_plan(titan *r, cs_trainlog *t, cs_err *err)
             return perr(err, r, r->ln_mesh, "pp > 1 and no 'Using pipeline schedule S with N "
                         "microbatches and M stages' line");
         snprintf(where, sizeof where, "%.200s:%d", r->name, r->ln_sched);
-        if (r->microbatches < 1 || (long)r->local_b % (long)r->microbatches ||
-            r->stages < p->pp || (long)r->stages % p->pp)
+        if (r->microbatches != (long)r->microbatches || r->stages != (long)r->stages ||
+            (long)r->local_b % (long)r->microbatches || r->stages < p->pp ||
+            (long)r->stages % p->pp)
             return cs_err_set(err, CS_EINVAL, where, "expected microbatches dividing the "
                               "local batch (%.0f) and stages a multiple of pp (%d)",
                               r->local_b, p->pp);
