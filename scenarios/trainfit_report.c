@@ -63,7 +63,8 @@ static void print_log_text(FILE *f, const cs_tlog_row *row)
     if (t->tflops_per_gpu > 0)
         fprintf(f, ", printed %.1f TFLOP/s per GPU", t->tflops_per_gpu);
     if (t->peak_mem_bytes > 0)
-        fprintf(f, ", max allocated %.2f GB", t->peak_mem_bytes / 1e9);
+        fprintf(f, ", %s %.2f GB", t->mem_stat[0] ? t->mem_stat : "max allocated",
+                t->peak_mem_bytes / 1e9);
     fprintf(f, "\n#   ignored (changes cost, not modelled): %s\n", t->ignored[0] ? t->ignored
                                                                             : "none");
     if (t->assumed[0])
@@ -152,6 +153,9 @@ static json_t *row_json(const cs_tlog_row *r, int fitted)
     if (t->peak_mem_bytes > 0)
         json_object_set_new(json_object_get(o, "measured"), "peak_memory_bytes",
                             json_real(t->peak_mem_bytes));
+    if (t->peak_mem_bytes > 0 && t->mem_stat[0])
+        json_object_set_new(json_object_get(o, "measured"), "peak_memory_statistic",
+                            json_string(t->mem_stat));
     json_object_set_new(o, "simulated", json_pack("{s:f, s:f, s:f}", "step_time_s",
                         r->sim_step_s, "tokens_per_s", r->sim_tokens_per_s, "mfu_pct",
                         r->sim_mfu_pct));

@@ -2,7 +2,7 @@
  * argument dump ("  num_layers ........ 24") becomes Megatron's own flags and goes through
  * cs_plan_megatron, so a log and `--megatron "ARGS"` build the same plan; the iteration
  * lines give the measured step time (the median after warm-up), TFLOP/s and memory. */
-#include "scenarios/trainlog.h"
+#include "scenarios/trainlog-private.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -32,16 +32,7 @@ typedef struct treader {
 
 const char *cs_tlog_format_name(cs_tlog_format f)
 {
-    return f == CS_TLOG_MEGATRON ? "megatron" : "?";
-}
-
-/* Append "s" to a ", "/"; "-separated list of n bytes (cut when full). */
-static void list_add(char *list, size_t n, const char *sep, const char *s)
-{
-    size_t l = strlen(list);
-    if (l + strlen(sep) + strlen(s) + 1 >= n)
-        return;
-    snprintf(list + l, n - l, "%s%s", l ? sep : "", s);
+    return f == CS_TLOG_MEGATRON ? "megatron" : f == CS_TLOG_TORCHTITAN ? "torchtitan" : "?";
 }
 
 static const targ *arg_get(const treader *r, const char *name)
@@ -90,23 +81,6 @@ static int split_arg(char *line, const char **name, const char **value)
     return 0;
 }
 
-/* The number after "key" on line (0 and 1 when found, else 0). */
-static int num_after(const char *line, const char *key, double *out)
-{
-    const char *k = strstr(line, key);
-    char *end;
-    double v;
-    if (!k)
-        return 0;
-    k += strlen(key);
-    errno = 0;
-    v = strtod(k, &end);
-    if (end == k || errno)
-        return 0;
-    *out = v;
-    return 1;
-}
-
 /* An iteration line: " iteration   N/  M | ... elapsed time per iteration (ms): T | ...".
  * 1 and its fields, 0 when the line is not one, or the error. */
 static int iter_line(const char *line, const char *name, int ln, long *iter, double *t_s,
@@ -129,9 +103,9 @@ static int iter_line(const char *line, const char *name, int ln, long *iter, dou
         }
     }
     snprintf(where, sizeof where, "%s:%d", name, ln);
-    if (num_after(line, "elapsed time per iteration (ms):", &v))
+    if (cs__tlog_num_after(line, "elapsed time per iteration (ms):", 0, &v))
         *t_s = v * 1e-3;
-    else if (num_after(line, "elapsed time per iteration (s):", &v))
+    else if (cs__tlog_num_after(line, "elapsed time per iteration (s):", 0, &v))
         *t_s = v;
     else
         return cs_err_set(err, CS_EPARSE, where, "iteration line without 'elapsed time per "
@@ -140,25 +114,13 @@ static int iter_line(const char *line, const char *name, int ln, long *iter, dou
         return cs_err_set(err, CS_EPARSE, where, "elapsed time per iteration: expected a "
                           "positive time under 10^7 s, got %g s", *t_s);
     *tflops = 0;
-    if (!num_after(line, "throughput per GPU (TFLOP/s/GPU):", tflops))
-        num_after(line, "TFLOPs:", tflops);
+    if (!cs__tlog_num_after(line, "throughput per GPU (TFLOP/s/GPU):", 0, tflops))
+        cs__tlog_num_after(line, "TFLOPs:", 0, tflops);
     *gbs = 0;
-    num_after(line, "global batch size:", gbs);
+    cs__tlog_num_after(line, "global batch size:", 0, gbs);
     *skipped = 0;
-    num_after(line, "number of skipped iterations:", skipped);
+    cs__tlog_num_after(line, "number of skipped iterations:", 0, skipped);
     return 1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Megatron's flags the dump's arguments become: integer ones (a value), switches (True),
@@ -208,24 +170,24 @@ static int build_flags(const treader *r, char *buf, size_t n, cs_err *err)
             snprintf(flag, sizeof flag, "--%s", names[i]);
             for (c = flag + 2; *c; c++)
                 *c = *c == '_' ? '-' : *c;
-            list_add(buf, n, " ", flag);
+            cs__tlog_list_add(buf, n, " ", flag);
             if (!k)
-                list_add(buf, n, " ", v);
+                cs__tlog_list_add(buf, n, " ", v);
         }
     }
     if ((v = arg_val(r, "recompute_granularity"))) {
-        list_add(buf, n, " ", "--recompute-granularity");
-        list_add(buf, n, " ", v);
+        cs__tlog_list_add(buf, n, " ", "--recompute-granularity");
+        cs__tlog_list_add(buf, n, " ", v);
     }
     if (arg_true(r, "group_query_attention") && (v = arg_val(r, "num_query_groups"))) {
-        list_add(buf, n, " ", "--num-query-groups");
-        list_add(buf, n, " ", v);
+        cs__tlog_list_add(buf, n, " ", "--num-query-groups");
+        cs__tlog_list_add(buf, n, " ", v);
     }
     if (!arg_val(r, "padded_vocab_size") && r->vocab_line_padded > 0) {
         char num[32];
         snprintf(num, sizeof num, "%d", r->vocab_line_padded);
-        list_add(buf, n, " ", "--padded-vocab-size");
-        list_add(buf, n, " ", num);
+        cs__tlog_list_add(buf, n, " ", "--padded-vocab-size");
+        cs__tlog_list_add(buf, n, " ", num);
     }
     if (strlen(buf) + 2 >= n)
         return cs_err_set(err, CS_EINVAL, NULL, "argument dump too long");
@@ -286,7 +248,7 @@ static int finish_plan(const treader *r, const char *name, cs_trainlog *t, cs_er
         p->optimizer_sgd = 1;
     else if (v && strcmp(v, "adam")) {
         snprintf(item, sizeof item, "optimizer=%s", v);
-        list_add(t->ignored, sizeof t->ignored, ", ", item);
+        cs__tlog_list_add(t->ignored, sizeof t->ignored, ", ", item);
     }
     if ((v = arg_val(r, "moe_shared_expert_intermediate_size")))
         p->model.shared_ffn = atoi(v);
@@ -300,21 +262,21 @@ static int finish_plan(const treader *r, const char *name, cs_trainlog *t, cs_er
         p->flash_attention = 1;
     else {
         p->flash_attention = 0;
-        list_add(t->assumed, sizeof t->assumed, "; ", v ? "attention unfused "
+        cs__tlog_list_add(t->assumed, sizeof t->assumed, "; ", v ? "attention unfused "
                  "(attention_backend)" : "attention unfused: no use_flash_attn or "
                  "attention_backend in the dump");
     }
     p->flash_given = 1;
     if ((v = arg_val(r, "expert_tensor_parallel_size")) && atoi(v) != p->tp) {
         snprintf(item, sizeof item, "expert_tensor_parallel_size=%s", v);
-        list_add(t->ignored, sizeof t->ignored, ", ", item);
+        cs__tlog_list_add(t->ignored, sizeof t->ignored, ", ", item);
     }
     for (i = 0; i < sizeof unmodelled / sizeof unmodelled[0]; i++) {
         const char *u = arg_val(r, unmodelled[i].name);
         if (!u || !strcmp(u, "False") || !strcmp(u, "0") || !strcmp(u, unmodelled[i].modelled))
             continue;
         snprintf(item, sizeof item, "%s=%s", unmodelled[i].name, u);
-        list_add(t->ignored, sizeof t->ignored, ", ", item);
+        cs__tlog_list_add(t->ignored, sizeof t->ignored, ", ", item);
     }
     return 0;
 }
@@ -360,10 +322,10 @@ static int read_lines(treader *r, char *text, const char *name, cs_trainlog *t, 
             r->args[r->n_args++] = (targ){nm, val, ln};
             continue;
         }
-        if (strstr(line, "padded vocab (size:") && num_after(line, "new size:", &mb) &&
-            mb >= 1 && mb < (1 << 24))
+        if (strstr(line, "padded vocab (size:") &&
+            cs__tlog_num_after(line, "new size:", 0, &mb) && mb >= 1 && mb < (1 << 24))
             r->vocab_line_padded = (int)mb;
-        if (num_after(line, "max allocated:", &mb) && mb > 0 &&
+        if (cs__tlog_num_after(line, "max allocated:", 0, &mb) && mb > 0 &&
             mb * 1048576.0 > t->peak_mem_bytes)
             t->peak_mem_bytes = mb * 1048576.0;     /* Megatron prints MB = 2^20 bytes */
         if ((rc = iter_line(line, name, ln, &iter, &ts, &tf, &gbs, &skipped, err)) < 0)
@@ -409,18 +371,15 @@ static int read_lines(treader *r, char *text, const char *name, cs_trainlog *t, 
     return 0;
 }
 
-/* No Megatron dump: say what the file looks like instead. */
-static int unknown_format(const char *text, const char *name, cs_err *err)
+/* Neither a Megatron dump nor a torchtitan log: say what was expected. */
+static int unknown_format(const char *name, cs_err *err)
 {
-    if (strstr(text, "tps:") && strstr(text, "step:"))
-        return cs_err_set(err, CS_EPARSE, name, "a torchtitan log (step/tps lines): not read "
-                          "yet; known formats: megatron (Megatron-LM/NeMo argument dump and "
-                          "iteration lines)");
     return cs_err_set(err, CS_EPARSE, name, "unknown log format: expected a Megatron-LM "
                       "argument dump ('------------------------ arguments "
                       "------------------------' then '  name ..... value' lines) and "
                       "iteration lines (' iteration N/ M | ... | elapsed time per iteration "
-                      "(ms): T |')");
+                      "(ms): T |'), or a torchtitan log ('Building ... with ModelArgs(...)' "
+                      "and 'step: N  loss: ...  tps: T' lines)");
 }
 
 int cs_trainlog_parse(const char *text, size_t n, const char *name, cs_trainlog *t,
@@ -428,7 +387,7 @@ int cs_trainlog_parse(const char *text, size_t n, const char *name, cs_trainlog 
 {
     treader *r = calloc(1, sizeof *r);
     char flags[8192], ign[512];
-    int rc = 0;
+    int rc = 0, titan = 0;
     memset(t, 0, sizeof *t);
     cs_plan_init(&t->plan);
     snprintf(t->name, sizeof t->name, "%s", name ? name : "log");
@@ -445,10 +404,18 @@ int cs_trainlog_parse(const char *text, size_t n, const char *name, cs_trainlog 
     else if (strlen(r->buf) != n)
         rc = cs_err_set(err, CS_EPARSE, name, "a NUL byte at offset %zu: expected a text log",
                         strlen(r->buf));
+    else if (!strstr(r->buf, "-------- arguments --------") && cs__tlog_is_titan(r->buf))
+        titan = 1;
     else if (!strstr(r->buf, "-------- arguments --------"))
-        rc = unknown_format(r->buf, name, err);
+        rc = unknown_format(name, err);
     else
         rc = read_lines(r, r->buf, name, t, err);
+    if (titan) {
+        rc = cs__tlog_titan_parse(r->buf, name, t, err);
+        free(r->buf);
+        free(r);
+        return rc;
+    }
     if (rc == 0 && r->n_args == 0)
         rc = cs_err_set(err, CS_EPARSE, name, "the argument dump is empty");
     if (rc == 0 && t->n_lines == 0)
@@ -466,13 +433,15 @@ int cs_trainlog_parse(const char *text, size_t n, const char *name, cs_trainlog 
         rc = finish_plan(r, name, t, err);
     if (rc == 0) {
         t->format = CS_TLOG_MEGATRON;
+        snprintf(t->mem_stat, sizeof t->mem_stat, "max allocated");
         t->n_used = r->n_times;
-        t->step_s = median(r->times, r->n_times);
-        t->tflops_per_gpu = r->n_tflops ? median(r->tflops, r->n_tflops) : 0;
+        t->step_s = cs__tlog_median(r->times, r->n_times);
+        t->tflops_per_gpu = r->n_tflops ? cs__tlog_median(r->tflops, r->n_tflops) : 0;
         t->tokens_per_s = (double)t->plan.global_batch * t->plan.model.seq_len / t->step_s;
         if (r->n_skipped_opt == r->n_times)
-            list_add(t->assumed, sizeof t->assumed, "; ", "every iteration used skipped its "
-                     "optimizer step (fp16 loss scale): measured without one");
+            cs__tlog_list_add(t->assumed, sizeof t->assumed, "; ", "every iteration used "
+                              "skipped its optimizer step (fp16 loss scale): measured without "
+                              "one");
     }
     free(r->times);
     free(r->tflops);

@@ -1,6 +1,7 @@
 /* trainlog.h: training logs as plans and measurements (scenarios layer). A Megatron-LM log
- * (its argument dump and iteration lines) is read back into the plan that ran and the step
- * time it measured (trainlog.c); `collsim plan validate` simulates the plan and compares,
+ * (its argument dump and iteration lines, trainlog.c) or a torchtitan log (its ModelArgs,
+ * device mesh, batch and step lines, trainlog_titan.c) is read back into the plan that ran
+ * and the step time it measured; `collsim plan validate` simulates the plan and compares,
  * `collsim plan calibrate` fits one scale of the GPU's compute figures to the logs
  * (trainfit.c, trainfit_report.c). docs/plans.md "Validating and calibrating plans on your
  * runs". */
@@ -12,7 +13,7 @@
 #include "scenarios/plan.h"
 
 /* Log formats read. */
-typedef enum cs_tlog_format { CS_TLOG_MEGATRON } cs_tlog_format;
+typedef enum cs_tlog_format { CS_TLOG_MEGATRON, CS_TLOG_TORCHTITAN } cs_tlog_format;
 const char *cs_tlog_format_name(cs_tlog_format f);
 
 /* Iteration lines whose iteration number is at most this are warm-up (CUDA and NCCL
@@ -36,7 +37,9 @@ typedef struct cs_trainlog {
     double step_s;            /* median measured step time over the lines used, s */
     double tflops_per_gpu;    /* median printed TFLOP/s per GPU (0 = not printed) */
     double tokens_per_s;      /* global batch x seq_len / step_s */
-    double peak_mem_bytes;    /* max allocated per GPU as printed (0 = not printed) */
+    double peak_mem_bytes;    /* peak memory per GPU as printed (0 = not printed) */
+    char mem_stat[24];        /* which statistic: "max allocated" (Megatron), "max reserved"
+                                 (torchtitan) */
     char ignored[1024];       /* arguments that change cost and collsim does not model,
                                  "name=value" comma-separated ("" = none; may be cut) */
     char assumed[512];        /* what the reader assumed where the log is silent, in words
@@ -46,7 +49,11 @@ typedef struct cs_trainlog {
 /* Read a training log from text (n bytes; name for messages) or a file. Detects the format
  * (Megatron-LM/NeMo argument dump "------------------------ arguments ---" with
  * "  name ..... value" lines and " iteration N/ M | ... elapsed time per iteration (ms): T"
- * lines). Errors: CS_EPARSE with where = "FILE:LINE" and what was expected (no argument
+ * lines), or torchtitan ("Building M with ModelArgs(dim=..., ...)", "Building N-D device
+ * mesh with [names], [degrees]", "Training starts at step 1, with local batch size b,
+ * global batch size B, sequence length s" and "step: N ... tps: T" lines; step time =
+ * (B / dp) s / (T tp pp cp), T being torchtitan's tokens/s per GPU). Errors: CS_EPARSE
+ * with where = "FILE:LINE" and what was expected (no argument
  * dump, no iteration line, a bad number), CS_EINVAL for a plan the arguments do not make
  * (naming the argument), CS_EIO for a file that cannot be read. out is initialised even on
  * failure (cs_trainlog_fini frees it). */

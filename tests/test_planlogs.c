@@ -1,6 +1,7 @@
 /* test_planlogs.c: training logs as plans (scenarios/trainlog.h): a real Megatron-LM log
  * read back by hand (plan, median step), plan validate on it, calibrate on logs whose
- * measured time is collsim's own at a known scale, the GPU file round trip, bad logs. */
+ * measured time is collsim's own at a known scale, the GPU file round trip, bad logs; a
+ * real torchtitan log read back by hand and validated, torchtitan layouts and errors. */
 #include "tests/testutil.h"
 #include "scenarios/trainlog.h"
 
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #define REAL_LOG "plans/logs/megatron-gpt-13b-tp2-pp4-fp16.log"
+#define TITAN_LOG "plans/logs/torchtitan-llama3-8b-h200-fsdp8.log"
 
 /* The real log: tests/data/plans/logs/MANIFEST.md. */
 static void t_real_log(void)
@@ -204,8 +206,8 @@ static void t_bad_logs(void)
     static const struct { const char *text; int code; const char *where, *msg; } cases[] = {
         {"", CS_EPARSE, "bad", "empty log"},
         {"hello\nworld\n", CS_EPARSE, "bad", "unknown log format"},
-        {"step:  1  loss: 12.0  memory: 3.1GiB(4%)  tps: 1,234\n", CS_EPARSE, "bad",
-         "torchtitan"},
+        {"step:  1  loss: 12.0  memory: 3.1GiB(4%)  tps: 1,234\n", CS_EPARSE, "bad:1",
+         "a step line before 'Training starts at step N"},
         {"---------------- arguments ----------------\n  num_layers ...... 2\n"
          "---- end of arguments ----\n", CS_EPARSE, "bad", "no iteration lines"},
         {"---------------- arguments ----------------\n  num_layers 2\n", CS_EPARSE, "bad:2",
@@ -248,6 +250,178 @@ static void t_bad_logs(void)
     }
 }
 
+/* The real torchtitan log: tests/data/plans/logs/MANIFEST.md. */
+static void t_titan_log(void)
+{
+    cs_trainlog t;
+    cs_err err;
+    int rc = cs_trainlog_load(cs_test_data(TITAN_LOG), &t, &err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    if (rc)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    CU_ASSERT_EQUAL(t.format, CS_TLOG_TORCHTITAN);
+    CU_ASSERT_STRING_EQUAL(cs_tlog_format_name(t.format), "torchtitan");
+    /* ModelArgs(dim=4096, n_layers=32, n_heads=32, n_kv_heads=8, vocab_size=128256,
+     * multiple_of=1024, ffn_dim_multiplier=1.3): ffn = 4 x 4096 = 16384, x 2/3 -> 10922,
+     * x 1.3 -> 14198, up to a multiple of 1024 -> 14336 (Llama 3 8B's intermediate size) */
+    CU_ASSERT_EQUAL(t.plan.model.layers, 32);
+    CU_ASSERT_EQUAL(t.plan.model.hidden, 4096);
+    CU_ASSERT_EQUAL(t.plan.model.heads, 32);
+    CU_ASSERT_EQUAL(t.plan.model.kv_heads, 8);
+    CU_ASSERT_EQUAL(t.plan.model.ffn_hidden, 14336);
+    CU_ASSERT_EQUAL(t.plan.model.vocab, 128256);
+    CU_ASSERT_EQUAL(t.plan.model.gated_mlp, 1);
+    CU_ASSERT_EQUAL(t.plan.model.tied, CS_TIE_NO);
+    /* "Training starts at step 1, with local batch size 1, global batch size 8, sequence
+     * length 8192"; "Building 1-D device mesh with ['dp_shard'], [8]"; "Applied FSDP" */
+    CU_ASSERT_EQUAL(t.plan.model.seq_len, 8192);
+    CU_ASSERT_EQUAL(t.plan.micro_batch, 1);
+    CU_ASSERT_EQUAL(t.plan.global_batch, 8);
+    CU_ASSERT_EQUAL(t.world_size, 8);
+    CU_ASSERT(t.plan.tp == 1 && t.plan.pp == 1 && t.plan.cp == 1 && t.plan.dp == 8);
+    CU_ASSERT_EQUAL(t.plan.zero, 3);
+    CU_ASSERT_EQUAL(t.plan.hsdp, 0);
+    CU_ASSERT_EQUAL(t.plan.recompute, CS_RC_SELECTIVE);
+    CU_ASSERT_EQUAL(t.plan.dtype, CS_DT_BF16);
+    CU_ASSERT_EQUAL(t.plan.eager, 1);             /* no torch.compile line */
+    CU_ASSERT_EQUAL(t.plan.flash_attention, 1);
+    CU_ASSERT_STRING_EQUAL(t.gpu, "h200");        /* "CUDA capacity: NVIDIA H200 with ..." */
+    /* steps 1, 10, 20, ..., 100; step 1 (the first line) is warm-up. The other ten tps:
+     * 6856 7026 7033 7036 7042 7051 7057 7072 7080 7082; one step is (B / dp) s / (tps x
+     * tp pp cp) = 8192 / tps s, and the median of the ten step times is the mean of
+     * 8192 / 7051 and 8192 / 7042 = 1.1625634 s */
+    CU_ASSERT_EQUAL(t.n_lines, 11);
+    CU_ASSERT_EQUAL(t.n_used, 10);
+    CU_ASSERT_EQUAL(t.first_used, 10);
+    CS_ASSERT_REL(t.step_s, 0.5 * (8192.0 / 7051 + 8192.0 / 7042), 1e-12);
+    CS_ASSERT_REL(t.tokens_per_s, 8.0 * 8192 / t.step_s, 1e-12);
+    CS_ASSERT_REL(t.peak_mem_bytes, 49.59 * 1073741824.0, 1e-12);  /* "memory: 49.59GiB" */
+    CU_ASSERT_STRING_EQUAL(t.mem_stat, "max reserved");
+    CU_ASSERT_EQUAL(t.tflops_per_gpu, 0);         /* this version prints no tflops */
+    CU_ASSERT(strstr(t.ignored, "mixed_precision_reduce=float32") != NULL);
+    CU_ASSERT(strstr(t.ignored, "activation_checkpoint=selective op") != NULL);
+    CU_ASSERT(strstr(t.assumed, "selective AC option not printed") != NULL);
+    CU_ASSERT(strstr(t.assumed, "BF16") != NULL);
+    cs_trainlog_fini(&t);
+}
+
+/* plan validate on the real torchtitan log: the GPU comes from the log. */
+static void t_titan_validate(void)
+{
+    cs_trainlog t;
+    cs_tlog_system sys;
+    cs_tlog_row row;
+    cs_err err;
+    double m = 0.5 * (8192.0 / 7051 + 8192.0 / 7042);
+    memset(&sys, 0, sizeof sys);
+    CU_ASSERT_EQUAL_FATAL(cs_trainlog_load(cs_test_data(TITAN_LOG), &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_tlog_validate(&t, 1, &sys, &row, &err), 0);
+    CU_ASSERT_STRING_EQUAL(row.gpu, "h200");
+    CU_ASSERT(row.topo_default == 1 && !strncmp(row.topo, "hgx-h200", 8));
+    CU_ASSERT(row.sim_step_s > 0);
+    CS_ASSERT_REL(row.err_pct, (row.sim_step_s - m) / m * 100, 1e-12);
+    cs_trainlog_fini(&t);
+}
+
+/* A torchtitan log's lines around a layout (the ModelArgs of a small llama). */
+#define TT_MODEL "Building llama3 debugmodel with ModelArgs(dim=256, n_layers=8, n_heads=16, " \
+    "vocab_size=2000, multiple_of=256, ffn_dim_multiplier=None, norm_eps=1e-05)\n"
+#define TT_STEPS "step:  1  loss:  8.0  memory:  1.00GiB(1.00%)  tps: 100\n"              \
+    "step:  5  loss:  7.0  memory:  2.50GiB(2.00%)  tps: 1,000  tflops: 12.50  mfu: 1%\n"
+
+/* Layouts: a 4-D mesh with HSDP, TP and a pipeline schedule, the newer mesh line with CP,
+ * each step time by hand from (B / dp) s / (tps tp pp cp). */
+static void t_titan_layouts(void)
+{
+    static const char a[] = "CUDA capacity: NVIDIA H100 80GB HBM3 with 79.11GiB memory\n"
+        "Building 4-D device mesh with ['pp', 'dp_replicate', 'dp_shard', 'tp'], [2, 2, 2, 2]\n"
+        TT_MODEL "Applied Async Tensor Parallelism to the model\n"
+        "Applied full activation checkpointing to the model\n"
+        "Compiling each TransformerBlock with torch.compile\nApplied HSDP to the model\n"
+        "Using pipeline schedule 1F1B with 4 microbatches and 2 stages.\n"
+        "Training starts at step 1, with local batch size 4, global batch size 16, sequence "
+        "length 2048, total steps 10 (warmup 2)\n" TT_STEPS;
+    static const char b[] = "Building device mesh with parallelism: pp=1, dp_replicate=1, "
+        "dp_shard=4, cp=2, tp=1, ep=1\n" TT_MODEL
+        "Training starts at step 1, with local batch size 2, global batch size 8, sequence "
+        "length 4096, total steps 10 (warmup 2)\n" TT_STEPS;
+    cs_trainlog t;
+    cs_err err;
+    CU_ASSERT_EQUAL_FATAL(cs_trainlog_parse(a, strlen(a), "a", &t, &err), 0);
+    /* ffn: 4 x 256 x 2/3 = 682, up to a multiple of 256 -> 768; kv heads = heads */
+    CU_ASSERT(t.plan.model.ffn_hidden == 768 && t.plan.model.kv_heads == 16);
+    CU_ASSERT(t.plan.pp == 2 && t.plan.tp == 2 && t.plan.dp == 4 && t.plan.cp == 1);
+    CU_ASSERT(t.world_size == 16 && t.plan.zero == 3 && t.plan.hsdp == 2);
+    CU_ASSERT(t.plan.micro_batch == 1 && t.plan.global_batch == 16 && t.plan.vp == 1);
+    CU_ASSERT(t.plan.schedule == CS_PS_1F1B && t.plan.recompute == CS_RC_FULL);
+    CU_ASSERT(t.plan.eager == 0 && t.plan.tp_comm_overlap == 1);
+    CU_ASSERT_STRING_EQUAL(t.gpu, "h100-sxm");
+    /* step 5 only: (16 / 4) x 2048 / (1000 x tp 2 x pp 2) = 2.048 s */
+    CU_ASSERT_EQUAL(t.n_used, 1);
+    CS_ASSERT_REL(t.step_s, 2.048, 1e-12);
+    CS_ASSERT_REL(t.tflops_per_gpu, 12.5, 1e-12);
+    CS_ASSERT_REL(t.peak_mem_bytes, 2.5 * 1073741824.0, 1e-12);
+    cs_trainlog_fini(&t);
+    CU_ASSERT_EQUAL_FATAL(cs_trainlog_parse(b, strlen(b), "b", &t, &err), 0);
+    CU_ASSERT(t.plan.cp == 2 && t.plan.dp == 4 && t.world_size == 8 && t.plan.zero == 3);
+    CU_ASSERT_STRING_EQUAL(t.gpu, "");           /* no capacity line: --gpu needed */
+    CU_ASSERT(t.plan.recompute == CS_RC_NONE && t.plan.eager == 1);
+    /* (8 / 4) x 4096 / (1000 x cp 2) = 4.096 s */
+    CS_ASSERT_REL(t.step_s, 4.096, 1e-12);
+    CU_ASSERT(strstr(t.ignored, "dp_shard x cp") != NULL);
+    cs_trainlog_fini(&t);
+}
+
+/* torchtitan logs missing what the plan needs, or giving what it cannot be. */
+static void t_titan_bad(void)
+{
+#define TT_MESH "Building 1-D device mesh with ['dp_shard'], [8]\n"
+#define TT_START "Training starts at step 1, with local batch size 1, global batch size 8, " \
+    "sequence length 64, total steps 9 (warmup 2)\n"
+    static const struct { const char *text; int code; const char *where, *msg; } cases[] = {
+        {TT_MESH TT_START TT_STEPS, CS_EPARSE, "bad", "no 'Building MODEL with ModelArgs("},
+        {"Building x with ModelArgs(dim=64, n_layers=2, vocab_size=10)\n" TT_MESH TT_START
+         TT_STEPS, CS_EPARSE, "bad:1 (n_heads)", "ModelArgs(...) without n_heads"},
+        {"Building x with ModelArgs(dim=64, n_layers=2, n_heads=3, vocab_size=10)\n" TT_MESH
+         TT_START TT_STEPS, CS_EINVAL, "bad:1 (n_heads)", "must divide dim (64), got 3"},
+        {"Building x with ModelArgs(dim=64, n_layers=two, n_heads=4, vocab_size=10)\n",
+         CS_EPARSE, "bad", "no step lines"},
+        {"Building x with ModelArgs(dim=64, n_layers=two, n_heads=4, vocab_size=10)\n" TT_MESH
+         TT_START TT_STEPS, CS_EPARSE, "bad:1 (n_layers)", "expected an integer"},
+        {TT_MODEL TT_START TT_STEPS, CS_EPARSE, "bad", "no 'Building N-D device mesh"},
+        {TT_MODEL TT_MESH TT_STEPS, CS_EPARSE, "bad:3", "a step line before 'Training"},
+        {TT_MODEL "Building 1-D device mesh with ['dq'], [8]\n", CS_EPARSE, "bad:2",
+         "unknown dimension 'dq'"},
+        {TT_MODEL TT_MESH "Training starts at step 1, with local batch size 3, global batch "
+         "size 8, sequence length 64\n" TT_STEPS, CS_EINVAL, "bad:3", "not a multiple of "
+         "local batch size x dp = 3 x 8"},
+        {"Building m with Args(dim=64, n_layers=2, n_heads=4, vocab_size=10, moe_args="
+         "MoEArgs(num_experts=8, top_k=1))\n" TT_MESH TT_START TT_STEPS, CS_EINVAL, "bad:1",
+         "mixture-of-experts"},
+        {TT_MODEL TT_MESH TT_START "step:  1  loss:  8.0  memory:  1.00GiB(1.00%)  tps: 100\n",
+         CS_EPARSE, "bad", "only warm-up steps"},
+        {"Building 2-D device mesh with ['pp', 'dp_shard'], [2, 4]\n" TT_MODEL TT_START
+         TT_STEPS, CS_EPARSE, "bad:1", "no 'Using pipeline schedule"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cs_trainlog t;
+        cs_err err;
+        int rc;
+        cs_err_clear(&err);
+        rc = cs_trainlog_parse(cases[i].text, strlen(cases[i].text), "bad", &t, &err);
+        if (rc != cases[i].code || strcmp(err.where, cases[i].where) ||
+            !strstr(err.msg, cases[i].msg))
+            fprintf(stderr, "\n  case %zu: %d %s: %s\n", i, rc, err.where, err.msg);
+        CU_ASSERT_EQUAL(rc, cases[i].code);
+        CU_ASSERT_STRING_EQUAL(err.where, cases[i].where);
+        CU_ASSERT(strstr(err.msg, cases[i].msg) != NULL);
+        cs_trainlog_fini(&t);
+    }
+#undef TT_MESH
+#undef TT_START
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
@@ -256,6 +430,10 @@ int cs_test_register(void)
         {"calibrate finds the scale the logs were made with", t_calibrate_known},
         {"a calibrated GPU file written and read back", t_gpu_file},
         {"bad logs fail with where and what was expected", t_bad_logs},
+        {"a real torchtitan log read back by hand", t_titan_log},
+        {"plan validate on the real torchtitan log", t_titan_validate},
+        {"torchtitan layouts: HSDP, TP, PP, CP and their step times", t_titan_layouts},
+        {"torchtitan logs missing what the plan needs", t_titan_bad},
         {NULL, NULL},
     };
     return cs_test_add_suite("planlogs", cases);
