@@ -14,7 +14,7 @@ enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O
        O_TOP, O_SEQ, O_HELP, O_NODES, O_CAL, O_SYSTEMS, O_SEARCH, O_HTML, O_FLASH, O_DTYPE,
        O_EXPLAIN,
        O_ETP, O_DISPATCH, O_CAPACITY, O_IMBAL, O_MOEOVL,
-       O_MARGIN, O_RCFRAC };
+       O_MARGIN, O_RCFRAC, O_LOSS };
 /* The entries of plan's option table (cs_plan_opts; compare's takes them too). */
 #define CS_PLAN_OPT_ENTRIES                                                                \
     {"model", 0, 1, O_MODEL}, {"gpu", 0, 1, O_GPU}, {"topo", 0, 1, O_TOPO},                \
@@ -31,6 +31,7 @@ enum { O_MODEL = 1, O_GPU, O_TOPO, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP, O_ZERO, O
     {"capacity-factor", 0, 1, O_CAPACITY}, {"moe-imbalance", 0, 1, O_IMBAL},               \
     {"moe-overlap", 0, 0, O_MOEOVL},                                                        \
     {"memory-margin", 0, 1, O_MARGIN}, {"recompute-fraction", 0, 1, O_RCFRAC},             \
+    {"loss", 0, 1, O_LOSS},                                                                \
     CS_TOPO_MOD_SPECS(O_NODES, O_CAL),                                                     \
     CS_CLI_BUDGET_SPECS
 /* A flag's integer value >= lo (at most 2^24), else CS_EUSAGE naming the flag. */

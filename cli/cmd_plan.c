@@ -21,6 +21,8 @@ static const char usage[] =
     "                    --etp N --moe-dispatcher alltoall|allgather|flex --capacity-factor F\n"
     "                    --moe-imbalance F --moe-overlap --memory-margin F\n"
     "                    --recompute-fraction F (with --recompute full: the share of the layers)\n"
+    "                    --loss fused|pytorch (Megatron's fp32 cross entropy, or PyTorch's on\n"
+    "                    the upcast logits as torchtitan runs it)\n"
     "                    --megatron \"ARGS\" --deepspeed ds_config.json] [--format text|json]\n"
     "                    [--output FILE] [--plot FILE] [--plot-breakdown FILE] [--trace FILE]\n"
     "       collsim plan search PLAN.json [--gpus N] [--top K] [--format text|csv|json]\n"

@@ -179,6 +179,12 @@ int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_e
             break;
         }
         case O_SP: p->sp = 1; break;
+        case O_LOSS:
+            if (strcmp(v, "fused") && strcmp(v, "pytorch"))
+                return cs_err_set(err, CS_EUSAGE, NULL, "--loss: unknown value '%s' (known: "
+                                  "fused, pytorch)", v);
+            p->loss_pytorch = !strcmp(v, "pytorch");
+            break;
         case O_FLASH:
             if (strcmp(v, "on") && strcmp(v, "off"))
                 return cs_err_set(err, CS_EUSAGE, NULL, "--flash-attention: unknown value '%s' "

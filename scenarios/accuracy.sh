@@ -156,6 +156,18 @@ done
 rm -f "$ch16"
 
 echo
+echo "### Peak memory against torchtitan's H100 rows (scenarios/memory_check.py; a check, not fitted)"
+echo
+echo "torchtitan's max reserved memory per GPU (TT-H100 rows of tests/data/plans/points.json)"
+echo "against the plan's total less CUDA context and NCCL buffers, which the allocator's figure"
+echo "leaves out; torchtitan's loss as it runs it (\`--loss pytorch\`: 16-bit logits, fp32 copy"
+echo "and fp32 log-softmax together); rows with pp > 1 skipped."
+echo
+echo '```'
+python3 "$here/memory_check.py" "$collsim" "$here/../tests/data/plans/points.json"
+echo '```'
+
+echo
 echo "### The development set (tests/data/plans/points.json; scenarios/plan_accuracy.py)"
 echo
 echo "Every published point of the development set collsim can rebuild (llm-foundry, torchtitan,"

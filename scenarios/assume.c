@@ -35,6 +35,7 @@ json_t *cs_plan_compute_json(const cs_plan *p, const cs_plan_result *r)
     cs_compute_about a;
     cs_plan_compute_about(p, &a);
     json_object_set_new(o, "kernels", json_string(p->eager ? "eager" : "fused"));
+    json_object_set_new(o, "loss", json_string(p->loss_pytorch ? "pytorch" : "fused"));
     json_object_set_new(o, "matmul_tflops", json_real(a.matmul_tflops));
     json_object_set_new(o, "matmul_from", json_string(a.matmul_measured ? p->gpu.matmul_source
                                                       : "assumed: peak x gemm_eff_max"));

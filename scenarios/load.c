@@ -174,8 +174,9 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
     static const char *const keys[] = {"global_batch", "micro_batch", "dtype", "optimizer",
         "recompute", "grad_compression", "offload", "flash_attention", "seq_len",
         "fp8_recipe", "attention_kernel", "kernels", "capacity_factor", "recompute_fraction",
-        NULL};
+        "loss", NULL};
     static const char *const kern[] = {"fused", "eager", NULL};
+    static const char *const losses[] = {"fused", "pytorch", NULL};
     static const char *const recipes[] = {"delayed", "current", "mxfp8", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
     static const char *const rcs[] = {"none", "selective", "full", NULL};
@@ -195,7 +196,8 @@ static int parse_train(json_t *t, cs_plan *p, cs_err *err)
         (rc = parse_offload(json_object_get(t, "offload"), p, err)) < 0 ||
         (rc = cs_json_opt_bool(t, "train", "flash_attention", &p->flash_attention, err)) < 0 ||
         (rc = cs_json_opt_enum(t, "train", "fp8_recipe", recipes, &fr, err)) < 0 ||
-        (rc = cs_json_opt_enum(t, "train", "kernels", kern, &p->eager, err)) < 0)
+        (rc = cs_json_opt_enum(t, "train", "kernels", kern, &p->eager, err)) < 0 ||
+        (rc = cs_json_opt_enum(t, "train", "loss", losses, &p->loss_pytorch, err)) < 0)
         return rc;
     p->fp8_recipe = (cs_fp8_recipe)fr;
     if (json_object_get(t, "attention_kernel")) {

@@ -243,9 +243,14 @@ static void stage_memory(const cs_plan *p, const int *split, int st, cs_plan_mem
     cs__memory_stage_params(p, st, Ls, &dd, &ee);
     lp = Ls > 0 ? (dd + ee) / Ls : 0;                /* one layer's parameters per GPU */
     /* Megatron's vocab-parallel cross entropy keeps the microbatch's logits in fp32 and
-     * computes their gradient in fp32: 2 x s b V/tp x 4 bytes on the last stage */
+     * computes their gradient in fp32: 2 x s b V/tp x 4 bytes on the last stage.
+     * F.cross_entropy(pred.flatten(0, 1).float(), labels) (torchtitan's loss_fn, torchtune,
+     * Hugging Face's upcast logits): the 16-bit logits (2 bytes), their fp32 copy (4) and
+     * the fp32 log-softmax it saves (4) are live together in the loss's forward, 10 x
+     * s b V/tp (the backward frees the copy and the 16-bit logits before the fp32 gradient:
+     * at most 4 + 4 + 2) */
     if (st == p->pp - 1)
-        x->logits = 8.0 * T * M->vocab / p->tp;
+        x->logits = (p->loss_pytorch ? 10.0 : 8.0) * T * M->vocab / p->tp;
     /* backward of the MLP holds the gradient of its f-wide intermediate (two with a gated
      * MLP); full recompute rebuilds one layer's activations before its backward */
     f = M->experts > 0 ? (double)M->top_k * M->moe_ffn_hidden + M->shared_ffn : M->ffn_hidden;

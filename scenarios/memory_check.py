@@ -20,7 +20,8 @@ def plan_of(p):
     return ["--model", model, "--gpu", "h100-sxm"] + nodes + ["--tp", str(p["tp"]),
             "--pp", "1", "--cp", str(p["cp"]), "--dp", str(p["dp"]), "--zero", "3",
             "--mbs", str(mb), "--gbs", str(gb), "--recompute", rc, "--dtype", dtype,
-            "--seq-length", str(seq)] + frac + (["--sp"] if p["tp"] > 1 else [])
+            "--seq-length", str(seq), "--loss", "pytorch"] + frac + \
+        (["--sp"] if p["tp"] > 1 else [])
 
 def main():
     exe, points = sys.argv[1], sys.argv[2]

@@ -83,6 +83,11 @@ typedef struct cs_plan {
                                  as separate PyTorch ops (torchtitan, Hugging Face without
                                  torch.compile); "fused" (default): one kernel each
                                  (Megatron-LM with Transformer Engine, NeMo, torch.compile) */
+    int loss_pytorch;         /* train.loss "pytorch": F.cross_entropy(pred.float()) as
+                                 torchtitan, torchtune and Hugging Face run it - the 16-bit
+                                 logits, their fp32 copy and fp32 log-softmax live at once;
+                                 "fused" (default): Megatron's vocab-parallel cross entropy,
+                                 fp32 logits and their fp32 gradient (memory.c) */
     char attn_kernel[32];     /* train.attention_kernel: one of the GPU's measured attention
                                  kernels ("" = the GPU's first) */
     char megatron_ignored[512]; /* --megatron flags not read, comma-separated ("" = none) */

@@ -220,6 +220,10 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
     for (i = 0; i < CS_PLAN_MEMORY_DETAIL; i++)
         fprintf(f, "  %-18s %10.2f\n", cs_plan_memory_detail_names[i],
                 cs_plan_memory_detail(m, i) / 1e9);
+    fprintf(f, "# logits: %s\n", p->loss_pytorch ? "PyTorch's cross entropy on the upcast "
+            "logits (train.loss pytorch): 16-bit logits, fp32 copy and log-softmax, 10 s b V / tp "
+            "bytes" : "Megatron's fused cross entropy (train.loss fused): fp32 logits and "
+            "gradient, 8 s b V / tp bytes");
     fprintf(f, "%-20s %10.2f\n", "capacity", r->capacity_bytes / 1e9);
     if (p->memory_margin > 0)
         fprintf(f, "%-20s %10.2f   (--memory-margin %g kept free)\n", "usable",

@@ -513,6 +513,7 @@ static int build_plan(titan *r, cs_trainlog *t, cs_err *err)
                           "mixed_precision_param: not printed)");
     }
     p->eager = !r->compiled;
+    p->loss_pytorch = 1;      /* loss_fn: F.cross_entropy(pred.flatten(0, 1).float(), ...) */
     if (!r->compiled)
         cs__tlog_list_add(t->assumed, sizeof t->assumed, "; ", "no torch.compile line: "
                           "eager elementwise ops");

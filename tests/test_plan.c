@@ -335,7 +335,9 @@ static void t_interleaved_memory(void)
  * 838,860,800 B; the MLP's f-wide gradient 4096 x 9216 / 2 x 2 B = 37,748,736 B; NCCL
  * 2 communicators (tp, dp) x 16 channels x (4 MiB + 4,915,200 + 524,288 B) = 308,281,344 B;
  * CUDA context 0.5 GB; cuBLAS workspace 32 MiB; "other" their sum with the buckets. With
- * activation offload the GPU keeps 2 layers' activations. */
+ * activation offload the GPU keeps 2 layers' activations. PyTorch's cross entropy on the
+ * upcast logits (train.loss pytorch): 2 + 4 + 4 bytes, 10 x 4096 x 51200 / 2 =
+ * 1,048,576,000 B, "other" 209,715,200 B more. */
 static void t_memory_lines(void)
 {
     cs_plan p;
@@ -351,6 +353,12 @@ static void t_memory_lines(void)
     CS_ASSERT_REL(m.workspace, 33554432.0, 1e-12);
     CS_ASSERT_REL(m.other, m.logits + m.temporaries + m.dp_buckets + m.zero3_buffers + m.nccl +
                   m.cuda_context + m.workspace, 1e-12);
+    one = m.other;
+    p.loss_pytorch = 1;
+    cs_plan_memory_of(&p, &m);
+    CS_ASSERT_REL(m.logits, 1048576000.0, 1e-12);
+    CS_ASSERT_REL(m.other - one, 209715200.0, 1e-9);
+    p.loss_pytorch = 0;
     one = cs_plan_layer_act_bytes(&p);
     p.offload_activations = 1;
     cs_plan_memory_of(&p, &m);
@@ -555,6 +563,62 @@ static void t_search(void)
     cs_plan_fini(&p);
 }
 
+/* --loss and train.loss: the value shows in the text ("# logits: ...") and in JSON
+ * assumptions.compute.loss; the logits line of plan-small.json (last stage, tp 1, s b = T
+ * tokens a microbatch) grows by 10/8; an unknown value is a usage error (exit 2) naming
+ * the flag, in a plan file an error naming train.loss. */
+static void t_loss_flag(void)
+{
+    char cmd[2048], *out = NULL, *out2 = NULL, dir[] = "/tmp/collsim-loss-XXXXXX", path[600];
+    json_t *a = NULL, *b = NULL;
+    FILE *f;
+    snprintf(cmd, sizeof cmd, "%s plan %s --loss pytorch 2>&1", CS_COLLSIM,
+             cs_test_data("ok/plan-small.json"));
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "# logits: PyTorch's cross entropy"));
+    free(out);
+    out = NULL;
+    snprintf(cmd, sizeof cmd, "%s plan %s --loss nosuch 2>&1", CS_COLLSIM,
+             cs_test_data("ok/plan-small.json"));
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "--loss: unknown value 'nosuch'"));
+    free(out);
+    out = NULL;
+    snprintf(cmd, sizeof cmd, "%s plan %s --format json", CS_COLLSIM,
+             cs_test_data("ok/plan-small.json"));
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out), 0);
+    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " --loss pytorch");
+    CU_ASSERT_EQUAL(cs_test_sh(cmd, &out2), 0);
+    a = out ? json_loads(out, 0, NULL) : NULL;
+    b = out2 ? json_loads(out2, 0, NULL) : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(json_object_get(
+        b, "assumptions"), "compute"), "loss")), "pytorch");
+    CS_ASSERT_REL(json_real_value(json_object_get(json_object_get(b, "memory_detail_bytes"),
+                                                  "logits")),
+                  1.25 * json_real_value(json_object_get(json_object_get(a,
+                                         "memory_detail_bytes"), "logits")), 1e-12);
+    json_decref(a);
+    json_decref(b);
+    free(out);
+    free(out2);
+    out = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "{\"model\": \"gpt-1.7b\", \"system\": {\"gpu\": \"a100-80gb\", \"topo\": "
+            "\"dgx-a100\"}, \"train\": {\"global_batch\": 8, \"loss\": \"softmax\"}}\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s plan %s 2>&1", CS_COLLSIM, path);
+    CU_ASSERT_NOT_EQUAL(cs_test_sh(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "train.loss"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cs_test_sh(cmd, NULL);
+}
+
 /* The JSON output has exactly DESIGN §6's keys, §8's assumptions and the warnings (groups
  * that leave an NVLink domain; an empty array here), the breakdown sums to the step, and
  * two runs print the same bytes. */
@@ -711,7 +775,7 @@ int cs_test_register(void)
         {"zero_memory", t_zero_memory}, {"flops", t_flops}, {"activations", t_activations},
         {"ranks", t_ranks}, {"readers", t_readers},
         {"interleaved_memory", t_interleaved_memory}, {"bucket_memory", t_bucket_memory},
-        {"memory_lines", t_memory_lines},
+        {"memory_lines", t_memory_lines}, {"loss_flag", t_loss_flag},
         {NULL, NULL}};
     static const cs_test_case step[] = {
         {"schedules", t_schedules}, {"plan_free_comm", t_plan_free_comm},

@@ -35,6 +35,7 @@ _collsim_values()
     --x) echo size ranks ;;
     --color) echo step chunk ;;
     --recompute) echo none selective full ;;
+    --loss) echo fused pytorch ;;
     --schedule) echo 1f1b gpipe interleaved ;;
     -c|--check) echo 0 1 ;;
     --zero) echo 0 1 2 3 ;;
