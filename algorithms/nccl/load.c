@@ -506,6 +506,15 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
      * for every rank count of the host. */
     if (!strcmp(t->kind, "pcie") && !np->channels_given)
         cs_nccl_plan_fill(np, t);
+    /* Hardware whose channels no level states and no search derives here (NVLink, NPU
+     * links): one channel, said - NCCL runs more, and a cluster of such nodes would run one
+     * ring through one NIC a node (a dgx-a100 cluster: 24 GB/s busbw on 2 nodes) */
+    else if (hw && !np->channels_given) {
+        size_t len = strlen(np->origin);
+        snprintf(np->origin + len, sizeof np->origin - len, "%schannels: none stated, 1 "
+                 "assumed (NCCL runs more: give the node, fabric or cluster \"nccl\": "
+                 "{\"channels\": N})", len ? "; " : "");
+    }
     /* Trees across nodes: NCCL's cap per tree channel for the GPUs' generation and the
      * node count, unless a level of the "nccl" object states it. */
     if (!strcmp(t->kind, "cluster") && !np->tree_given) {
