@@ -185,7 +185,8 @@ echo "$rows4" | while read -r name l h a tp pp vp gbs mbs full present; do
     for x in full present; do
         if [ "$x" = full ]; then rc=full sp=false paper=$full
         else rc=selective sp=true paper=$present; fi
-        printf '{"model": {"layers": %s, "hidden": %s, "heads": %s, "seq_len": 2048, "vocab": 51200},
+        printf '{"model": {"layers": %s, "hidden": %s, "heads": %s, "seq_len": 2048,
+           "vocab": 51200},
  "train": {"global_batch": %s, "micro_batch": %s, "recompute": "%s", "dtype": "fp16",
            "flash_attention": false},
  "parallel": {"tp": %s, "pp": %s, "dp": 1, "vp": %s, "sequence_parallel": %s,
@@ -199,8 +200,8 @@ b = r['breakdown_s']
 t = r['step_time_s']
 e = 100 * (t - $paper) / $paper
 open('$errs4', 'a').write('%s-%s %.6f\\n' % ('$name', '$x', e))
-print('| $name | %d | tp $tp pp $pp vp $vp mbs $mbs | $x | $paper | %.2f | %+.1f%% | %.1f%% | %.1f%% |'
-      % (r['gpus'], t, e, 100 * b['pipeline_bubble'] / t, 100 * b['tp_exposed'] / t))"
+print('| $name | %d | tp $tp pp $pp vp $vp mbs $mbs | $x | $paper | %.2f | %+.1f%% | %.1f%% '
+      '| %.1f%% |' % (r['gpus'], t, e, 100 * b['pipeline_bubble'] / t, 100 * b['tp_exposed'] / t))"
     done
 done
 echo
