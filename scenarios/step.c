@@ -201,6 +201,14 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
     int32_t *gather_first = NULL, *opt_task = NULL;
     int *is_b = NULL, *chunk = NULL, *mb = NULL, zero3 = c->t_gather > 0;
     int act_off = c->t_act_out > 0 || c->t_act_in > 0, layered = zero3 || act_off;
+    /* Megatron's 1F1B and interleaved schedules block on every pipeline send: its
+     * p2p_communication.py batches the isend/irecv, waits on them and calls
+     * torch.cuda.synchronize() (Megatron-LM e36cdd7, 2022-07-26, lines 132-136; Megatron-Core
+     * keeps the wait and the sync, batch_p2p_sync, unless --overlap-p2p-communication). So
+     * a send runs on the sender's compute stream: its next op starts when the send is done.
+     * Not modelled: the rendezvous (a send also waits for its receiver to post the recv). */
+    int st_pf = c->schedule == CS_PS_GPIPE ? ST_PP_F : ST_COMP;
+    int st_pb = c->schedule == CS_PS_GPIPE ? ST_PP_B : ST_COMP;
     int depth = !c->overlap_gather || c->prefetch < 0 ? 0 : c->prefetch > MAX_PREFETCH
               ? MAX_PREFETCH : c->prefetch > 0 ? c->prefetch : 1;
     int n_g = c->n_buckets > 0 ? c->n_buckets : 1;    /* ZeRO-1/2 gather buckets per chunk */
@@ -328,7 +336,7 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
             }
             if (!is_b[k]) {
                 if (vs < nv - 1 && p > 1) {
-                    if ((t0 = add(&b, s, ST_PP_F, CS_T_PP, chunk[k], mb[k], c->t_pp)) < 0)
+                    if ((t0 = add(&b, s, st_pf, CS_T_PP, chunk[k], mb[k], c->t_pp)) < 0)
                         goto nomem;
                     dep(&b, t0, t1);
                     f_send[idx] = (int32_t)t0;
@@ -341,7 +349,7 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
             last_comp = t1;
             inflight--;
             if (vs > 0 && p > 1) {
-                long sd = add(&b, s, ST_PP_B, CS_T_PP, chunk[k], mb[k], c->t_pp);
+                long sd = add(&b, s, st_pb, CS_T_PP, chunk[k], mb[k], c->t_pp);
                 if (sd < 0)
                     goto nomem;
                 dep(&b, sd, t1);
@@ -463,10 +471,12 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
                 last_dp = x->end;
             if (x->stream != ST_COMP)
                 continue;
+            if (x->kind == CS_T_PP)         /* a blocking send: the stage waits for it */
+                out->pp_exposed_s += x->dur;
             gap = x->start - prev;
             for (j = 0; j < 4; j++)
                 if (x->deps[j] >= 0 && b.t[x->deps[j]].end >= x->start - 1e-15 &&
-                    b.t[x->deps[j]].stream != ST_COMP)
+                    (b.t[x->deps[j]].stream != ST_COMP || b.t[x->deps[j]].kind == CS_T_PP))
                     why = x->deps[j];
             if (gap > 0) {
                 double charged = 0;
@@ -498,7 +508,8 @@ int cs_plan_step(const cs_step_costs *c, int keep_tasks, cs_step_result *out, cs
             cs_step_task *o = &out->tasks[i];
             o->stage = b.t[i].stage;
             o->kind = b.t[i].kind;
-            o->stream = (int8_t)(b.t[i].stream == ST_COMP ? 0 : b.t[i].stream == ST_DP ? 2 : 1);
+            o->stream = (int8_t)(b.t[i].kind == CS_T_PP ? 1 : b.t[i].stream == ST_COMP ? 0
+                               : b.t[i].stream == ST_DP ? 2 : 1);
             o->chunk = b.t[i].chunk;
             o->mb = b.t[i].mb;
             o->start_s = b.t[i].start;

@@ -1,7 +1,8 @@
 /* test_pipeline.c: pipeline splits and sequence lengths of training plans (scenarios/
  * stages.c, plan.h). Every expected number is derived by hand in a comment: the splits
  * (collsim's balanced default, Megatron-Core's first/last stages and embedding/loss
- * accounting), an uneven 1F1B step on free communication, its memory, and train.seq_len. */
+ * accounting), an uneven 1F1B step on free communication, Megatron's blocking pipeline
+ * sends, its memory, and train.seq_len. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,39 @@ static void t_uneven_step(void)
         CS_ASSERT_REL(r.bubble_s, 9.0 * m + 9 - 6.0 * m, 1e-12);
         cs_step_result_fini(&r);
     }
+}
+
+/* Megatron's 1F1B blocks on its pipeline sends (p2p_communication.py: wait, then
+ * torch.cuda.synchronize()): p = 2, m = 2, t_f = 1, t_b = 2, a send 0.5. Programs: stage 0
+ * F0 F1 B0 B1, stage 1 F0 B0 F1 B1. Stage 0: F0 [0, 1], send [1, 1.5], F1 [1.5, 2.5], send
+ * [2.5, 3]. Stage 1: F0 [1.5, 2.5], B0 [2.5, 4.5], its send [4.5, 5] holds it, F1 [5, 6]
+ * (not 4.5 as with a send on its own stream), B1 [6, 8], send [8, 8.5]. Stage 0: B0 [5, 7],
+ * B1 [8.5, 10.5]: step 10.5 (10 with non-blocking sends). Stage 0's breakdown: busy
+ * 2 + 4 = 6, its own sends 1, waits 2 (3 to 5) and 1.5 (7 to 8.5) each on a 0.5 send:
+ * pp exposed 1 + 0.5 + 0.5 = 2, bubble 1.5 + 1 = 2.5; 6 + 2 + 2.5 = 10.5. GPipe keeps its
+ * sends on their own streams: F0 F1 then B0 B1 per stage, stage 1 F0 [1.5, 2.5], F1
+ * [2.5, 3.5], B0 [3.5, 5.5], B1 [5.5, 7.5], stage 0 B0 [6, 8], B1 [8, 10]: 10. */
+static void t_blocking_send(void)
+{
+    cs_step_costs c;
+    cs_step_result r;
+    cs_err err;
+    memset(&c, 0, sizeof c);
+    c.pp = 2, c.vp = 1, c.m = 2, c.t_fwd = 1, c.t_bwd = 2, c.t_pp = 0.5;
+    c.schedule = CS_PS_1F1B;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 1, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 10.5, 1e-12);
+    CS_ASSERT_REL(r.pp_exposed_s, 2, 1e-12);
+    CS_ASSERT_REL(r.bubble_s, 2.5, 1e-12);
+    CU_ASSERT_EQUAL(r.n_tasks, 2 * (4 + 2 + 1));    /* a stage: 4 ops, 2 sends, Adam */
+    CU_ASSERT_EQUAL(r.tasks[1].kind, CS_T_PP);       /* stage 0's first send ... */
+    CU_ASSERT_EQUAL(r.tasks[1].stream, 1);           /* ... drawn on the send lane */
+    CS_ASSERT_REL(r.tasks[1].end_s, 1.5, 1e-12);
+    cs_step_result_fini(&r);
+    c.schedule = CS_PS_GPIPE;
+    CU_ASSERT_EQUAL_FATAL(cs_plan_step(&c, 0, &r, &err), 0);
+    CS_ASSERT_REL(r.step_s, 10, 1e-12);
+    cs_step_result_fini(&r);
 }
 
 /* The microbatch-chunks in flight that memory counts (cs__step_peak, a closed form: GPipe
@@ -315,7 +349,7 @@ static void t_json(void)
 int cs_test_register(void)
 {
     static const cs_test_case split[] = {
-        {"splits", t_splits}, {"uneven_step", t_uneven_step},
+        {"splits", t_splits}, {"uneven_step", t_uneven_step}, {"blocking_send", t_blocking_send},
         {"peak in flight", t_peak_closed_form}, {"uneven_plan", t_uneven_plan},
         {"seq_len", t_seq_len}, {"megatron_flags", t_megatron_flags}, {"json", t_json},
         {NULL, NULL}};
