@@ -13,6 +13,33 @@
 #define REAL_LOG "plans/logs/megatron-gpt-13b-tp2-pp4-fp16.log"
 #define TITAN_LOG "plans/logs/torchtitan-llama3-8b-h200-fsdp8.log"
 
+/* A log the reader refuses: its text, the error code, where and a part of the message. */
+typedef struct bad_log {
+    const char *text;
+    int code;
+    const char *where, *msg;
+} bad_log;
+
+/* Each case read as the log "bad": the code, the place and the message as expected. */
+static void check_bad(const bad_log *cases, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        cs_trainlog t;
+        cs_err err;
+        int rc;
+        cs_err_clear(&err);
+        rc = cs_trainlog_parse(cases[i].text, strlen(cases[i].text), "bad", &t, &err);
+        if (rc != cases[i].code || strcmp(err.where, cases[i].where) ||
+            !strstr(err.msg, cases[i].msg))
+            fprintf(stderr, "\n  case %zu: %d %s: %s\n", i, rc, err.where, err.msg);
+        CU_ASSERT_EQUAL(rc, cases[i].code);
+        CU_ASSERT_STRING_EQUAL(err.where, cases[i].where);
+        CU_ASSERT(strstr(err.msg, cases[i].msg) != NULL);
+        cs_trainlog_fini(&t);
+    }
+}
+
 /* The real log: tests/data/plans/logs/MANIFEST.md. */
 static void t_real_log(void)
 {
@@ -203,7 +230,7 @@ static void t_gpu_file(void)
 /* Bad logs: each fails with its code, where and what was expected. */
 static void t_bad_logs(void)
 {
-    static const struct { const char *text; int code; const char *where, *msg; } cases[] = {
+    static const bad_log cases[] = {
         {"", CS_EPARSE, "bad", "empty log"},
         {"hello\nworld\n", CS_EPARSE, "bad", "unknown log format"},
         {"step:  1  loss: 12.0  memory: 3.1GiB(4%)  tps: 1,234\n", CS_EPARSE, "bad:1",
@@ -233,21 +260,7 @@ static void t_bad_logs(void)
          " iteration 5/ 9 | elapsed time per iteration (ms): 5 |\n", CS_EINVAL,
          "bad:8 (world_size)", "multiple of tp x pp x cp = 4"},
     };
-    size_t i;
-    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cs_trainlog t;
-        cs_err err;
-        int rc;
-        cs_err_clear(&err);
-        rc = cs_trainlog_parse(cases[i].text, strlen(cases[i].text), "bad", &t, &err);
-        if (rc != cases[i].code || strcmp(err.where, cases[i].where) ||
-            !strstr(err.msg, cases[i].msg))
-            fprintf(stderr, "\n  case %zu: %d %s: %s\n", i, rc, err.where, err.msg);
-        CU_ASSERT_EQUAL(rc, cases[i].code);
-        CU_ASSERT_STRING_EQUAL(err.where, cases[i].where);
-        CU_ASSERT(strstr(err.msg, cases[i].msg) != NULL);
-        cs_trainlog_fini(&t);
-    }
+    check_bad(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* The real torchtitan log: tests/data/plans/logs/MANIFEST.md. */
@@ -378,7 +391,7 @@ static void t_titan_bad(void)
 #define TT_MESH "Building 1-D device mesh with ['dp_shard'], [8]\n"
 #define TT_START "Training starts at step 1, with local batch size 1, global batch size 8, " \
     "sequence length 64, total steps 9 (warmup 2)\n"
-    static const struct { const char *text; int code; const char *where, *msg; } cases[] = {
+    static const bad_log cases[] = {
         {TT_MESH TT_START TT_STEPS, CS_EPARSE, "bad", "no 'Building MODEL with ModelArgs("},
         {"Building x with ModelArgs(dim=64, n_layers=2, vocab_size=10)\n" TT_MESH TT_START
          TT_STEPS, CS_EPARSE, "bad:1 (n_heads)", "ModelArgs(...) without n_heads"},
@@ -403,21 +416,7 @@ static void t_titan_bad(void)
         {"Building 2-D device mesh with ['pp', 'dp_shard'], [2, 4]\n" TT_MODEL TT_START
          TT_STEPS, CS_EPARSE, "bad:1", "no 'Using pipeline schedule"},
     };
-    size_t i;
-    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cs_trainlog t;
-        cs_err err;
-        int rc;
-        cs_err_clear(&err);
-        rc = cs_trainlog_parse(cases[i].text, strlen(cases[i].text), "bad", &t, &err);
-        if (rc != cases[i].code || strcmp(err.where, cases[i].where) ||
-            !strstr(err.msg, cases[i].msg))
-            fprintf(stderr, "\n  case %zu: %d %s: %s\n", i, rc, err.where, err.msg);
-        CU_ASSERT_EQUAL(rc, cases[i].code);
-        CU_ASSERT_STRING_EQUAL(err.where, cases[i].where);
-        CU_ASSERT(strstr(err.msg, cases[i].msg) != NULL);
-        cs_trainlog_fini(&t);
-    }
+    check_bad(cases, sizeof cases / sizeof cases[0]);
 #undef TT_MESH
 #undef TT_START
 }
