@@ -3,7 +3,8 @@
 # plan section: Megatron SC'21 Table 1 (weak scaling, GPT 1.7B -> 1T on DGX A100 nodes:
 # every row's achieved TFLOP/s per GPU, hardware FLOPs with full recompute, the paper's eq. 3
 # count), Megatron-Core on H100 (the README's MFU), and the development set of
-# tests/data/plans/points.json (scenarios/plan_accuracy.py).
+# tests/data/plans/points.json (scenarios/plan_accuracy.py), and NVIDIA's Megatron-Bridge
+# performance summary (scenarios/bridge_check.py).
 # usage: scenarios/accuracy.sh [COLLSIM]   (default build/collsim)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -214,6 +215,11 @@ print("Median |error| %.1f%% over %d rows; largest %+.1f%% (%s); within 5%%: %d 
       % (statistics.median(e), len(e), float(worst[1]), worst[0], sum(x <= 5 for x in e), len(e)))
 PY
 rm -f "$errs4"
+
+echo
+echo "### Megatron-Bridge's performance summary (NeMo 25.11; held out, not fitted)"
+echo
+python3 "$here/bridge_check.py" "$collsim" "$here/../tests/data/plans/megatron-bridge-25.11.json"
 
 echo
 echo "### Peak memory against torchtitan's H100 rows (scenarios/memory_check.py; a check, not fitted)"

@@ -8,6 +8,25 @@
 #include <jansson.h>
 #include <stdio.h>
 
+/* A MoE layer's forward as the host launches it: kernel launches (each local expert's GEMMs
+ * and casts one launch each, as Transformer Engine's grouped linear issues them) and the
+ * mean GPU time a launch. 0 launches without experts. */
+static double moe_launches(const cs_plan *p, double *us_each)
+{
+    cs_kernel k[CS_LAYER_KERNELS];
+    int i, n;
+    double calls = 0, s = 0;
+    *us_each = 0;
+    if (p->model.experts <= 0)
+        return 0;
+    n = cs_plan_kernels(p, CS_KP_MOE, k);
+    for (i = 0; i < n; i++)
+        if (k[i].fwd_s > 0)
+            calls += k[i].count, s += k[i].count * k[i].fwd_s;
+    *us_each = calls > 0 ? 1e6 * s / calls : 0;
+    return calls;
+}
+
 void cs_plan_compute_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
 {
     cs_compute_about a;
@@ -23,6 +42,15 @@ void cs_plan_compute_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
     fprintf(f, "# compute figures of %s: %s; %s\n", p->gpu.name, p->gpu.calib_scale > 0
             ? "calibrated on the user's runs" : "not calibrated", p->gpu.checked[0]
             ? p->gpu.checked : "never checked against a training run on this GPU");
+    {
+        double us, n = moe_launches(p, &us);
+        if (n > 0)
+            fprintf(f, "# host: a MoE layer's forward is %.0f kernel launches of %.1f us of GPU "
+                    "work each on average; the host's side (router bookkeeping, the "
+                    "dispatcher's device-to-host sync of token counts, per-expert launches; "
+                    "CUDA graphs) is not modelled: where it sets the pace the step is longer "
+                    "(ACCURACY.md, Megatron-Bridge's MoE rows)\n", n, us);
+    }
     if (r->comm_sm_share > 0 && r->comm_sm_extra_s > 0)
         fprintf(f, "# SM contention: NCCL holds %.0f%% of the SMs while DP communication "
                 "overlaps compute (+%.3g s a step)\n", 100 * r->comm_sm_share,
@@ -52,6 +80,14 @@ json_t *cs_plan_compute_json(const cs_plan *p, const cs_plan_result *r)
                                                                 : json_false());
     json_object_set_new(o, "checked_against", json_string(p->gpu.checked[0] ? p->gpu.checked
                         : "never checked against a training run on this GPU"));
+    {
+        double us, n = moe_launches(p, &us);
+        if (n > 0) {
+            json_object_set_new(o, "moe_fwd_launches", json_real(n));
+            json_object_set_new(o, "moe_us_per_launch", json_real(us));
+            json_object_set_new(o, "host_dispatch", json_string("not modelled"));
+        }
+    }
     json_object_set_new(o, "comm_sm_share", json_real(r->comm_sm_share));
     json_object_set_new(o, "comm_sm_extra_s", json_real(r->comm_sm_extra_s));
     return o;

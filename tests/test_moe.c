@@ -3,6 +3,7 @@
  * imbalance, capacity and expert TP, MLA's parameters at DeepSeek-V3's dimensions, the
  * attention core of windowed layers, bad MoE inputs naming their key, and one plan through
  * four input routes giving the same answer. Every number is derived in the comment above. */
+#include "scenarios/compute.h"
 #include "scenarios/plan.h"
 #include "tests/testutil.h"
 
@@ -183,6 +184,36 @@ static void t_window_flops(void)
 }
 
 /* Bad MoE inputs: each refused naming its key. */
+/* The host's side of a MoE layer, stated not modelled: M with ep 4 (2 local experts, bf16)
+ * launches, in its forward, 7 kernels of attention (norm1, qkv, rotary, attention, proj,
+ * residual1, norm2), 3 of routing (router, topk, permute), 2 GEMMs a local expert (fc1,
+ * fc2: 4), the activation over both experts, unpermute and residual2: 7 + 3 + 4 + 3 = 17,
+ * and their mean GPU time is the layer's forward over 17. A dense model states nothing. */
+static void t_moe_host_launches(void)
+{
+    cs_plan p;
+    cs_err err;
+    cs_plan_result r;
+    cs_layer_times t;
+    json_t *o;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(parse("", "", ", \"ep\": 4", &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_check(&p, 8, &err), 0);
+    o = cs_plan_compute_json(&p, &r);
+    cs_plan_part_times(&p, CS_KP_MOE, &t);
+    CU_ASSERT_DOUBLE_EQUAL(json_real_value(json_object_get(o, "moe_fwd_launches")), 17, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_real_value(json_object_get(o, "moe_us_per_launch")),
+                           1e6 * t.fwd / 17, 1e-9);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "host_dispatch")),
+                           "not modelled");
+    json_decref(o);
+    p.model.experts = 0;
+    o = cs_plan_compute_json(&p, &r);
+    CU_ASSERT_PTR_NULL(json_object_get(o, "moe_fwd_launches"));
+    json_decref(o);
+    cs_plan_fini(&p);
+}
+
 static void t_bad_inputs(void)
 {
     static const char *const bad[][4] = {      /* model extra, train, parallel, where */
@@ -365,6 +396,7 @@ int cs_test_register(void)
         {"expert_tp", t_expert_tp}, {"mla_params", t_mla_params},
         {"window_flops", t_window_flops}, {"bad_inputs", t_bad_inputs},
         {"group-limited routing", t_group_routing},
-        {"four_routes", t_four_routes}, {NULL, NULL}};
+        {"four_routes", t_four_routes}, {"moe_host_launches", t_moe_host_launches},
+        {NULL, NULL}};
     return cs_test_add_suite("moe", cases);
 }
