@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 /* A MoE layer's forward as the host launches it: kernel launches (each local expert's GEMMs
  * and casts one launch each, as Transformer Engine's grouped linear issues them) and the
@@ -32,10 +33,12 @@ void cs_plan_compute_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
     cs_compute_about a;
     cs_plan_compute_about(p, &a);
     fprintf(f, "# compute: %s kernels, GEMMs at most %.0f TFLOP/s %s (%s), attention %s "
-            "(%s), math held at %.2f (%s)%s\n", p->eager ? "eager PyTorch" : "fused",
+            "(%s%s%s), math held at %.2f (%s)%s\n", p->eager ? "eager PyTorch" : "fused",
             a.matmul_tflops, cs_pdtype_name(p->dtype), a.matmul_measured ? "measured"
             : "not measured: an assumed fraction of the peak", a.attn ? a.attn->kernel
             : "estimated", a.attn_measured ? "measured" : "not measured: from the matmul rate",
+            strncmp(a.attn_from, "Transformer", 11) ? "" : "; ",
+            strncmp(a.attn_from, "Transformer", 11) ? "" : a.attn_from,
             p->gpu.sustained, p->gpu.sustained_source[0] ? "preset" : "assumed",
             p->dtype == CS_DT_FP8 ? p->fp8_recipe == CS_FP8_CURRENT ? ", FP8 current scaling"
             : p->fp8_recipe == CS_FP8_MXFP8 ? ", MXFP8" : ", FP8 delayed scaling" : "");
@@ -69,6 +72,7 @@ json_t *cs_plan_compute_json(const cs_plan *p, const cs_plan_result *r)
                                                       : "assumed: peak x gemm_eff_max"));
     json_object_set_new(o, "attention_kernel", json_string(a.attn ? a.attn->kernel
                                                            : "estimated"));
+    json_object_set_new(o, "attention_kernel_from", json_string(a.attn_from));
     json_object_set_new(o, "attention_from", json_string(a.attn ? a.attn->source
                         : "estimated from the matmul rate (0.55 / 0.45)"));
     json_object_set_new(o, "sustained_clock", json_real(p->gpu.sustained));

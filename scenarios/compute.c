@@ -106,6 +106,24 @@ static double attn_s(const cs_gpu *g, const char *kname, const cs_kernel *k, int
     return (t > tb ? t : tb) + launch;
 }
 
+/* The attention kernel plan p runs: the one it names (train.attention_kernel); else, with
+ * fused kernels (Megatron-LM and NeMo on Transformer Engine), cuDNN's where the GPU has
+ * figures for it - TE's DotProductAttention turns FlashAttention off "to give FusedAttention
+ * preference on Hopper+ for performance reasons" (transformer_engine/pytorch/attention/
+ * dot_product_attention/utils.py, get_attention_backend); else the GPU's first (eager
+ * PyTorch and torchtitan's logs: SDPA's FlashAttention-2). from: why, for the output. */
+const char *cs_plan_attn_kernel(const cs_plan *p, const char **from)
+{
+    const char *f = "the GPU's first", *k = "";
+    if (p->attn_kernel[0])
+        f = "train.attention_kernel", k = p->attn_kernel;
+    else if (!p->eager && !p->sdpa && cs_gpu_attn_kernel(&p->gpu, "cudnn"))
+        f = "Transformer Engine's default on Hopper and later", k = "cudnn";
+    if (from)
+        *from = f;
+    return k;
+}
+
 void cs_kernel_time(const cs_plan *p, cs_kernel *k)
 {
     const cs_gpu *g = &p->gpu;
@@ -121,8 +139,8 @@ void cs_kernel_time(const cs_plan *p, cs_kernel *k)
                    cs_gemm_s(&p->gpu, d, k->k, k->m, k->n, k->count, k->grouped, &b2);
         break;
     case CS_K_ATTN:
-        k->fwd_s = attn_s(g, p->attn_kernel, k, 0, &k->fwd_bound);
-        k->bwd_s = attn_s(g, p->attn_kernel, k, 1, &k->bwd_bound);
+        k->fwd_s = attn_s(g, cs_plan_attn_kernel(p, NULL), k, 0, &k->fwd_bound);
+        k->bwd_s = attn_s(g, cs_plan_attn_kernel(p, NULL), k, 1, &k->bwd_bound);
         break;
     default:
         k->fwd_s = k->fwd_bytes > 0 ? cs_elem_s(g, k->fwd_bytes, &k->fwd_bound) : 0;
@@ -139,9 +157,10 @@ void cs_plan_compute_about(const cs_plan *p, cs_compute_about *a)
 {
     const cs_gpu *g = &p->gpu;
     a->matmul_tflops = cs_gpu_matmul_tflops(g, p->dtype, &a->matmul_measured);
-    a->attn_fwd_tflops = cs_gpu_attn_tflops(g, p->attn_kernel, 0, &a->attn_measured);
-    a->attn_bwd_tflops = cs_gpu_attn_tflops(g, p->attn_kernel, 1, NULL);
-    a->attn = cs_gpu_attn_kernel(g, p->attn_kernel);
+    const char *ak = cs_plan_attn_kernel(p, &a->attn_from);
+    a->attn_fwd_tflops = cs_gpu_attn_tflops(g, ak, 0, &a->attn_measured);
+    a->attn_bwd_tflops = cs_gpu_attn_tflops(g, ak, 1, NULL);
+    a->attn = cs_gpu_attn_kernel(g, ak);
     a->hbm_GBps = g->hbm_GBps * g->mem_eff;
     a->kernel_us = g->kernel_us;
 }

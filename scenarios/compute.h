@@ -43,6 +43,11 @@ typedef enum cs_kpart { CS_KP_DENSE, CS_KP_MOE, CS_KP_EMBED, CS_KP_HEAD } cs_kpa
  * (<= CS_LAYER_KERNELS). */
 int cs_plan_kernels(const cs_plan *p, cs_kpart part, cs_kernel *out);
 
+/* The attention kernel plan p runs ("" = the GPU's first) and, in *from (may be NULL), why:
+ * train.attention_kernel, Transformer Engine's default (cuDNN on Hopper and later, with
+ * fused kernels) or the GPU's first. */
+const char *cs_plan_attn_kernel(const cs_plan *p, const char **from);
+
 /* Time one kernel on p's GPU (fills fwd_s, bwd_s and the bounds). */
 void cs_kernel_time(const cs_plan *p, cs_kernel *k);
 /* A GEMM (m x k) x (k x n) in dtype d (fp8 1: FP8 inputs) on g: seconds, and which bound. */
@@ -71,6 +76,7 @@ typedef struct cs_compute_about {
     double attn_fwd_tflops, attn_bwd_tflops;
     int attn_measured;
     const cs_attn_kernel *attn; /* the kernel behind them (NULL: estimated) */
+    const char *attn_from;   /* why that kernel (cs_plan_attn_kernel) */
     double hbm_GBps;         /* achievable: hbm_GBps x mem_eff */
     double kernel_us;
 } cs_compute_about;

@@ -89,7 +89,9 @@ typedef struct cs_plan {
                                  "fused" (default): Megatron's vocab-parallel cross entropy,
                                  fp32 logits and their fp32 gradient (memory.c) */
     char attn_kernel[32];     /* train.attention_kernel: one of the GPU's measured attention
-                                 kernels ("" = the GPU's first) */
+                                 kernels ("" = the framework's: cs_plan_attn_kernel) */
+    int sdpa;                 /* attention through PyTorch's SDPA (a torchtitan log): its
+                                 FlashAttention-2, the GPU's first kernel, even when fused */
     char megatron_ignored[512]; /* --megatron flags not read, comma-separated ("" = none) */
     int dp_given;             /* parallel.dp or --dp set dp (else cs_plan_default_layout) */
     /* mixture of experts (moe.c; docs/plans.md "Mixture of experts") */

@@ -129,6 +129,8 @@ def rebuild(p):
     # PyTorch eager (SDPA's FlashAttention-2) unless torch.compile is named
     if src.startswith("LF-A100"):
         plan["train"]["attention_kernel"] = "triton"
+    else:
+        plan["train"]["attention_kernel"] = "fa2"   # flash-attn 2 or SDPA's flash backend
     if src.startswith(("TT-", "FMS-")) and "compile" not in str(p["measured"].get("technique", "")):
         plan["train"]["kernels"] = "eager"
     return (plan, topo), None

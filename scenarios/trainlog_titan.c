@@ -519,6 +519,7 @@ static int build_plan(titan *r, cs_trainlog *t, cs_err *err)
                           "eager elementwise ops");
     p->flash_attention = 1;
     p->flash_given = 1;
+    p->sdpa = 1;
     cs__tlog_list_add(t->assumed, sizeof t->assumed, "; ", "attention by SDPA flash and "
                       "AdamW (not printed)");
     p->tp_comm_overlap = r->async_tp;
