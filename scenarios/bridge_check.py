@@ -42,6 +42,8 @@ def command(collsim, r, here):
         cmd += ["--nodes", str(max(1, r["gpus"] // per_node))]
     if r["tp"] > 1:
         cmd += ["--sp"]
+        if r["model"] in MOE:   # Megatron-Bridge's MoE recipes: expert_tensor_parallel_size 1
+            cmd += ["--etp", "1"]
     if vp > 1:
         cmd += ["--schedule", "interleaved", "--vp", str(vp)]
     meg = []
@@ -112,7 +114,8 @@ def main():
     print("- assumed, as the table does not state it: no recomputation (but the DGX-H100 "
           "LLAMA3_8B row: its recipe's recompute_num_layers 5 read as 5 of 32 layers fully "
           "recomputed), flash attention, sequence parallelism with TP, the distributed "
-          "optimizer (ZeRO-1) where FSDP is 0 and ZeRO-3 where it is 1, collsim's default MoE "
+          "optimizer (ZeRO-1) where FSDP is 0 and ZeRO-3 where it is 1, expert tensor parallelism 1 "
+          "with TP (the Qwen3 recipes' expert_tensor_parallel_size), collsim's default MoE "
           "dispatcher (alltoall), a balanced router (the page: \"we force-balance the token "
           "distribution\"), no CUDA graphs, and, where the layers do not divide over the "
           "virtual stages, the embedding and the loss counted as layers (Megatron's "

@@ -25,7 +25,7 @@ typedef struct cs__memo_ent {
 /* A collective noted while collecting: what simulating it needs. */
 typedef struct cs__pending {
     uint64_t key[CS__KEY_WORDS]; /* its memo key */
-    int tp, pp, dp, cp, ep;      /* the layout's degrees (they fix the rank groups) */
+    int tp, pp, dp, cp, ep, etp; /* the layout's degrees (they fix the rank groups) */
     int order[CS_DIM_COUNT];     /* the layout's dimension order */
     cs_dp_mode dp_mode;          /* how DP reduces (fixes the DP algorithm) */
     cs_group g;                  /* group kind */

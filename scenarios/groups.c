@@ -15,8 +15,8 @@ static void layout(const cs_plan *p, int size[CS_DIM_COUNT], long stride[CS_DIM_
     int i;
     size[CS_DIM_TP] = p->tp;
     size[CS_DIM_CP] = p->cp;
-    size[CS_DIM_EP] = p->ep;
-    size[CS_DIM_DP] = p->dp / p->ep;
+    size[CS_DIM_EP] = cs_plan_ep_folded(p) ? 1 : p->ep;   /* folded: expert groups apart */
+    size[CS_DIM_DP] = cs_plan_ep_folded(p) ? p->dp : p->dp / p->ep;
     size[CS_DIM_PP] = p->pp;
     for (i = 0; i < CS_DIM_COUNT; i++) {
         stride[p->order[i]] = s;
@@ -32,6 +32,25 @@ int cs_plan_rank(const cs_plan *p, const int coord[CS_DIM_COUNT])
     for (i = 0; i < CS_DIM_COUNT; i++)
         r += coord[i] * stride[i];
     return (int)r;
+}
+
+/* Folded experts (cs_plan_ep_folded; pp outermost, checked by cs_plan_check): an EP group
+ * is ep ranks etp apart, an expert-DP group edp ranks etp x ep apart, in every stage's
+ * block of tp x cp x dp consecutive ranks. 1 and *size, *stride set for those kinds. */
+static int folded(const cs_plan *p, cs_group g, int *size, long *stride)
+{
+    if (!cs_plan_ep_folded(p) || (g != CS_G_EP && g != CS_G_EDP))
+        return 0;
+    *size = g == CS_G_EP ? p->ep : cs_plan_edp(p);
+    *stride = g == CS_G_EP ? cs_plan_etp(p) : (long)cs_plan_etp(p) * p->ep;
+    return 1;
+}
+
+int cs_plan_group_size(const cs_plan *p, cs_group g)
+{
+    return g == CS_G_TP ? p->tp : g == CS_G_CP ? p->cp : g == CS_G_EP ? p->ep
+         : g == CS_G_DP ? p->dp : g == CS_G_EDP ? (cs_plan_ep_folded(p) ? cs_plan_edp(p)
+                                                   : p->dp / p->ep) : 2;
 }
 
 /* The coordinates a group kind spans (a bit per dimension). */
@@ -55,12 +74,17 @@ void cs__plan_key(const cs_plan *p, cs_group g, cs_coll coll, uint64_t bytes,
     int size[CS_DIM_COUNT], d, k = 0;
     long stride[CS_DIM_COUNT];
     uint64_t sh[2] = {0, 0};
+    int fs;
+    long fst;
     layout(p, size, stride);
-    for (d = 0; d < CS_DIM_COUNT; d++)
-        if (dims_of(g) >> d & 1u) {
-            sh[k] = (uint64_t)size[d] << 32 | (uint64_t)stride[d];
-            k++;
-        }
+    if (folded(p, g, &fs, &fst))   /* one arithmetic run: the same groups as a dimension's */
+        sh[k++] = (uint64_t)fs << 32 | (uint64_t)fst;
+    else
+        for (d = 0; d < CS_DIM_COUNT; d++)
+            if (dims_of(g) >> d & 1u) {
+                sh[k] = (uint64_t)size[d] << 32 | (uint64_t)stride[d];
+                k++;
+            }
     key[0] = (uint64_t)coll << 8 | (uint64_t)(g == CS_G_PP) << 4 | (uint64_t)p->dp_mode;
     key[1] = (uint64_t)p->tp * p->pp * p->dp * p->cp;
     key[2] = sh[0];
@@ -76,8 +100,21 @@ int cs__plan_groups(const cs_plan *p, cs_group g, int **out, int *n_groups, int 
     int size[CS_DIM_COUNT], d, n = p->tp * p->pp * p->dp * p->cp, r, k = 0;
     long stride[CS_DIM_COUNT];
     unsigned span = dims_of(g);
-    int gs = 1, *m;
+    int gs = 1, *m, fs;
+    long fst;
     layout(p, size, stride);
+    if (folded(p, g, &fs, &fst)) {
+        if (!(m = malloc(sizeof *m * (size_t)n)))
+            return CS_ENOMEM;
+        for (r = 0; r < n; r++)
+            if ((r / fst) % fs == 0)
+                for (d = 0; d < fs; d++)
+                    m[k++] = r + (int)(d * fst);
+        *out = m;
+        *n_groups = n / fs;
+        *gsize = fs;
+        return 0;
+    }
     if (g == CS_G_PP) {
         int pairs = n / p->pp * (p->pp - 1);
         if (!(m = malloc(sizeof *m * (size_t)(2 * pairs + 1))))

@@ -486,9 +486,19 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
     if (p->ep > 1 && m->experts % p->ep)
         return cs_err_set(err, CS_EINVAL, "parallel.ep", "must divide experts (%d), got %d",
                           m->experts, p->ep);
-    if (p->dp % p->ep)
-        return cs_err_set(err, CS_EINVAL, "parallel.ep", "must divide dp (%d), got %d", p->dp,
-                          p->ep);
+    if (cs_plan_ep_folded(p)) {
+        /* Megatron-Core's MoE parallel folding: the expert groups over tp x cp x dp */
+        long tcd = (long)p->tp * p->cp * p->dp, ee = (long)cs_plan_etp(p) * p->ep;
+        if (tcd % ee)
+            return cs_err_set(err, CS_EINVAL, "parallel.ep", "must divide dp (%d), or etp x ep "
+                              "(%d x %d) must divide tp x cp x dp (%ld) (Megatron-Core's MoE "
+                              "parallel folding), got ep %d", p->dp, cs_plan_etp(p), p->ep,
+                              tcd, p->ep);
+        if (p->order[CS_DIM_COUNT - 1] != CS_DIM_PP)
+            return cs_err_set(err, CS_EINVAL, "parallel.order", "ep %d does not divide dp "
+                              "(%d): the experts fold over tp x cp x dp, which needs pp "
+                              "outermost (last in the order)", p->ep, p->dp);
+    }
     {
         int rc;
         if ((rc = cs_plan_moe_check(p, err)) < 0)

@@ -76,6 +76,7 @@ static int note(cs_plan_ctx *c, const uint64_t key[CS__KEY_WORDS], const cs_plan
     q->dp = p->dp;
     q->cp = p->cp;
     q->ep = p->ep;
+    q->etp = p->etp;
     for (d = 0; d < CS_DIM_COUNT; d++)
         q->order[d] = p->order[d];
     q->dp_mode = p->dp_mode;
@@ -145,6 +146,7 @@ static void pending_plan(const cs__pending *q, cs_plan *p)
     p->dp = q->dp;
     p->cp = q->cp;
     p->ep = q->ep;
+    p->etp = q->etp;
     for (d = 0; d < CS_DIM_COUNT; d++)
         p->order[d] = q->order[d];
     p->dp_mode = q->dp_mode;
@@ -154,9 +156,9 @@ double cs_plan_pending_cost(const cs_plan_ctx *c, long i)
 {
     const cs__pending *q = &c->pend[i];
     cs_plan p;
-    int n = q->g == CS_G_TP ? q->tp : q->g == CS_G_CP ? q->cp : q->g == CS_G_EP ? q->ep
-          : q->g == CS_G_DP ? q->dp : q->g == CS_G_EDP ? q->dp / q->ep : 2;
+    int n;
     pending_plan(q, &p);
+    n = cs_plan_group_size(&p, q->g);
     /* from the CPU times of the collectives of Mixtral 8x7B searches on 1,024 GPUs: up to
      * CS_RING_FULL_MAX ranks every algorithm runs in full and the time grows about as n^2
      * (A100 cluster: 2 ranks 0.3 ms, 16 ranks 18 ms); longer rings run one step (0.4-4

@@ -13,6 +13,8 @@ const char *const *cs_moe_dispatch_names(void) { return dispatch_names; }
 
 int cs_plan_etp(const cs_plan *p) { return p->etp > 0 ? p->etp : p->tp; }
 
+int cs_plan_ep_folded(const cs_plan *p) { return p->ep > 1 && p->dp % p->ep != 0; }
+
 int cs_plan_edp(const cs_plan *p)
 {
     long x = (long)p->tp * p->cp * p->dp, y = (long)cs_plan_etp(p) * p->ep;

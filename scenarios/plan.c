@@ -43,8 +43,7 @@ void cs_plan_result_fini(cs_plan_result *r)
 static int comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, double bytes,
                 double *t, double *vol, cs_err *err)
 {
-    int n = g == CS_G_TP ? p->tp : g == CS_G_CP ? p->cp : g == CS_G_EP ? p->ep
-          : g == CS_G_DP ? p->dp : g == CS_G_EDP ? p->dp / p->ep : 2;
+    int n = cs_plan_group_size(p, g);
     uint64_t b;
     *t = 0;
     if (n < 2 || bytes < 0.5)

@@ -279,6 +279,10 @@ void cs_plan_moe_shape(const cs_plan *p, cs_moe_shape *out);
 /* Expert tensor parallelism as resolved (etp, else tp) and expert data parallelism
  * tp x cp x dp / (etp x ep) (Megatron-Core: ETP x EP x EDP = TP x CP x DP). */
 int cs_plan_etp(const cs_plan *p);
+/* Megatron-Core's MoE parallel folding where collsim needs it: ep does not divide dp, so
+ * the expert groups are laid over the tp x cp x dp ranks of a stage, etp innermost, then
+ * ep, then edp (its expert RankGenerator, order tp-ep-dp), not carved out of dp. */
+int cs_plan_ep_folded(const cs_plan *p);
 int cs_plan_edp(const cs_plan *p);
 /* The EP communication of one MoE layer, one direction, for one microbatch: per
  * dispatcher the collective (all-to-all, or all-gather then reduce-scatter), the bytes S
@@ -360,6 +364,9 @@ int cs_plan_comm(cs_plan_ctx *c, const cs_plan *p, cs_group g, cs_coll coll, uin
  * one machine). A negative code on failure. */
 int cs_plan_group_span(const cs_topo *t, const cs_plan *p, cs_group g, int *gsize,
                        int *per_domain);
+/* The ranks of one group of kind g (groups.c): tp, cp, ep, dp, the expert data-parallel
+ * dp / ep (tp x cp x dp / (etp x ep) when the experts are folded), 2 for pp. */
+int cs_plan_group_size(const cs_plan *p, cs_group g);
 
 
 /* --- The whole plan (plan.c) --- */

@@ -3,6 +3,7 @@
  * imbalance, capacity and expert TP, MLA's parameters at DeepSeek-V3's dimensions, the
  * attention core of windowed layers, bad MoE inputs naming their key, and one plan through
  * four input routes giving the same answer. Every number is derived in the comment above. */
+#include "scenarios/comm-private.h"
 #include "scenarios/compute.h"
 #include "scenarios/plan.h"
 #include "tests/testutil.h"
@@ -214,6 +215,65 @@ static void t_moe_host_launches(void)
     cs_plan_fini(&p);
 }
 
+/* Megatron-Core's MoE parallel folding (ep does not divide dp): the expert groups lie over
+ * each stage's tp x cp x dp consecutive ranks, etp innermost, then ep, then edp. On 16
+ * GPUs of 2 DGX H100, tp 4, dp 4, ep 8 (the 8 experts of M), etp 1: dp % ep = 4, so folded; edp = tp x dp /
+ * (etp x ep) = 16 / 8 = 2; EP groups {0..7} and {8..15}; expert-DP groups 8 apart: {0, 8},
+ * {1, 9}, ... {7, 15} (8 of them); the DP group still dp ranks 4 apart: {0, 4, 8, 12}.
+ * With etp 4 (the default, = tp: etp x ep = 32 does not divide 16) it is refused by name,
+ * and so is pp not outermost. ep 2 dividing dp 4 is not folded (ranks 4 apart in dp). */
+static void t_ep_folding(void)
+{
+    cs_plan p;
+    cs_err err;
+    int *m, ng, gs, i;
+    char model[512], json[2048];
+    snprintf(model, sizeof model, MOE_MODEL, "");
+    snprintf(json, sizeof json, "{\"model\": %s, \"train\": {\"global_batch\": 8}, "
+             "\"parallel\": {\"tp\": 4, \"dp\": 4, \"ep\": 8, \"etp\": 1}, \"system\": "
+             "{\"gpu\": \"h100-sxm\", \"topo\": \"dgx-h100-x2\"}}", model);
+    cs_plan_init(&p);
+    cs_err_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_parse(json, "test", &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_check(&p, 16, &err), 0);
+    CU_ASSERT_TRUE(cs_plan_ep_folded(&p));
+    CU_ASSERT_EQUAL(cs_plan_group_size(&p, CS_G_EP), 8);
+    CU_ASSERT_EQUAL(cs_plan_group_size(&p, CS_G_EDP), 2);
+    CU_ASSERT_EQUAL_FATAL(cs__plan_groups(&p, CS_G_EP, &m, &ng, &gs), 0);
+    CU_ASSERT_EQUAL(ng, 2);
+    CU_ASSERT_EQUAL(gs, 8);
+    for (i = 0; i < 16; i++)
+        CU_ASSERT_EQUAL(m[i], i);
+    free(m);
+    CU_ASSERT_EQUAL_FATAL(cs__plan_groups(&p, CS_G_EDP, &m, &ng, &gs), 0);
+    CU_ASSERT_EQUAL(ng, 8);
+    CU_ASSERT_EQUAL(gs, 2);
+    for (i = 0; i < 8; i++) {
+        CU_ASSERT_EQUAL(m[2 * i], i);
+        CU_ASSERT_EQUAL(m[2 * i + 1], i + 8);
+    }
+    free(m);
+    CU_ASSERT_EQUAL_FATAL(cs__plan_groups(&p, CS_G_DP, &m, &ng, &gs), 0);
+    CU_ASSERT_EQUAL(gs, 4);
+    CU_ASSERT_EQUAL(m[0], 0);
+    CU_ASSERT_EQUAL(m[1], 4);
+    CU_ASSERT_EQUAL(m[3], 12);
+    free(m);
+    p.etp = 4;
+    CU_ASSERT_NOT_EQUAL(cs_plan_check(&p, 16, &err), 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "parallel.ep");
+    p.etp = 1;
+    p.order[CS_DIM_COUNT - 1] = CS_DIM_DP;
+    p.order[CS_DIM_DP] = CS_DIM_PP;
+    CU_ASSERT_NOT_EQUAL(cs_plan_check(&p, 16, &err), 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "parallel.order");
+    cs_plan_fini(&p);
+    CU_ASSERT_EQUAL_FATAL(parse("", "", ", \"ep\": 2", &p, &err), 0);
+    CU_ASSERT_FALSE(cs_plan_ep_folded(&p));
+    CU_ASSERT_EQUAL(cs_plan_group_size(&p, CS_G_EDP), 4);
+    cs_plan_fini(&p);
+}
+
 static void t_bad_inputs(void)
 {
     static const char *const bad[][4] = {      /* model extra, train, parallel, where */
@@ -397,6 +457,7 @@ int cs_test_register(void)
         {"window_flops", t_window_flops}, {"bad_inputs", t_bad_inputs},
         {"group-limited routing", t_group_routing},
         {"four_routes", t_four_routes}, {"moe_host_launches", t_moe_host_launches},
+        {"ep_folding", t_ep_folding},
         {NULL, NULL}};
     return cs_test_add_suite("moe", cases);
 }
