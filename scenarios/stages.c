@@ -101,7 +101,7 @@ static const char *per_stage(const cs_plan *p, int v, int *st, cs_err *err)
     if (v > 1)
         return cs_err_set(err, CS_EINVAL, "parallel.pp", "layers (%d) must be divisible by pp "
                           "x vp (%d x %d) with interleaving, or give parallel.pipeline_layers "
-                          "(each a multiple of vp)", L, pp, v), NULL;
+                          "(each a multiple of vp) or parallel.pipeline_layout", L, pp, v), NULL;
     if (L < pp)
         return cs_err_set(err, CS_EINVAL, "parallel.pp", "more stages (%d) than layers (%d)",
                           pp, L), NULL;
