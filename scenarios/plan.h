@@ -239,7 +239,8 @@ void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m);
 void cs_plan_apply_train(cs_plan *p);
 
 /* The pipeline split (stages.c; docs/plans.md "Pipeline split"): layers of every virtual
- * stage vs = chunk x pp + stage (pp x vp entries, vp 1 for GPipe). From the explicit
+ * stage vs = chunk x pp + stage (pp x vp entries, vp 1 for GPipe). From Megatron's layout
+ * string parallel.pipeline_layout (pipelayout.h: each virtual stage as written), the explicit
  * parallel.pipeline_layers, or Megatron's --decoder-first/last-pipeline-num-layers (the
  * rest split evenly over the middle stages, refused when they do not divide), or
  * --account-for-embedding/loss-in-pipeline-split (one layer's place on the first/last
