@@ -3,6 +3,7 @@
  * and refused where they refuse them, each error naming the flag or the key. */
 #include "scenarios/plan.h"
 #include "scenarios/model-private.h"
+#include "scenarios/pipelayout.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -45,6 +46,30 @@ static int split_args(char *buf, char ***out, int *n, cs_err *err)
     }
     *out = tok;
     *n = k;
+    return 0;
+}
+
+/* --pipeline-model-parallel-layout: Megatron's layout string (one pair of quotes around it,
+ * as a copied command line has them, dropped), its grammar checked; *n_stages its virtual
+ * stages. */
+static int set_layout(const char *flag, const char *val, cs_plan *p, int *n_stages,
+                      cs_err *err)
+{
+    cs_pipe_layout l;
+    size_t n = val ? strlen(val) : 0;
+    int rc;
+    if (!val)
+        return cs_err_set(err, CS_EINVAL, flag, "missing value");
+    if (n >= 2 && (val[0] == '"' || val[0] == '\'') && val[n - 1] == val[0])
+        val++, n -= 2;
+    if (n >= sizeof p->pipeline_layout)
+        return cs_err_set(err, CS_EINVAL, flag, "at most %zu characters, got %zu",
+                          sizeof p->pipeline_layout - 1, n);
+    snprintf(p->pipeline_layout, sizeof p->pipeline_layout, "%.*s", (int)n, val);
+    if ((rc = cs_pipe_layout_parse(p->pipeline_layout, flag, &l, err)) < 0)
+        return rc;
+    *n_stages = l.n_stages;
+    cs_pipe_layout_fini(&l);
     return 0;
 }
 
@@ -115,6 +140,7 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
     int fresh = !p->model.layers, touched = 0;  /* a model built from the flags */
     int mla = 0;          /* 1: --multi-latent-attention given, 2: --kv-lora-rank given */
     int block_method = 0, block_layers = 0;   /* --recompute-method block, -num-layers */
+    int pp_set = 0, n_layout = 0;  /* --pipeline-model-parallel-size given; layout stages */
     size_t i;
     if (!buf)
         return cs_err_set(err, CS_ENOMEM, NULL, "out of memory");
@@ -141,12 +167,15 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
             if (ints[i].dst == &p->seq_len)       /* the trained length, not the model's */
                 p->seq_len_from = CS_SEQ_FLAG;
             kv_set |= ints[i].dst == &p->model.kv_heads;
+            pp_set |= ints[i].dst == &p->pp;
             mla |= (ints[i].dst == &p->model.kv_lora_rank) << 1;
         } else if (!strcmp(t, "--global-batch-size")) {
             rc = set_int(t, next, &gbs, err);
             p->global_batch = gbs;
         } else if (!strcmp(t, "--num-layers-per-virtual-pipeline-stage")) {
             rc = set_int(t, next, &vls, err);
+        } else if (!strcmp(t, "--pipeline-model-parallel-layout")) {
+            rc = set_layout(t, next, p, &n_layout, err);
         } else if (!strcmp(t, "--recompute-granularity")) {
             if (next && !strcmp(next, "full"))
                 p->recompute = CS_RC_FULL;
@@ -276,6 +305,19 @@ int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignor
         p->model.kv_heads = p->model.heads;         /* a key and a value per head */
     else if (mla)                                   /* the ranks without MLA do nothing */
         return cs_err_set(err, CS_EINVAL, "--kv-lora-rank", "needs --multi-latent-attention");
+    if (n_layout && vls)
+        return cs_err_set(err, CS_EINVAL, "--pipeline-model-parallel-layout", "cannot be "
+                          "combined with --num-layers-per-virtual-pipeline-stage (Megatron: "
+                          "no more than one of them)");
+    if (n_layout && pp_set) {
+        /* Megatron's arguments.py: the virtual stages per rank from the layout */
+        if (n_layout % p->pp)
+            return cs_err_set(err, CS_EINVAL, "--pipeline-model-parallel-layout", "has %d "
+                              "virtual stages, not a multiple of "
+                              "--pipeline-model-parallel-size (%d)", n_layout, p->pp);
+        p->vp = n_layout / p->pp;
+        p->schedule = p->vp > 1 ? CS_PS_INTERLEAVED : p->schedule;
+    }
     if (vls) {
         if (!p->model.layers || p->model.layers % (p->pp * vls))
             return cs_err_set(err, CS_EINVAL, "--num-layers-per-virtual-pipeline-stage", "layers "

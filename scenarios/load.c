@@ -3,6 +3,7 @@
  * (divisibility, sizes, the topology's ranks), each failing with its key path. */
 #include "scenarios/plan.h"
 #include "scenarios/model-private.h"
+#include "scenarios/pipelayout.h"
 #include "sim/json.h"
 #include "sim/limits.h"
 
@@ -264,12 +265,35 @@ static int parse_stage_list(json_t *a, cs_plan *p, cs_err *err)
     return 0;
 }
 
+/* parallel.pipeline_layout: Megatron's layout string, kept as written (grammar checked
+ * here so the error comes with the file; the stages by cs_plan_stage_layers). */
+static int parse_layout(json_t *v, cs_plan *p, cs_err *err)
+{
+    cs_pipe_layout l;
+    int rc;
+    if (!v)
+        return 0;
+    if (!json_is_string(v))
+        return cs_err_set(err, CS_EINVAL, "parallel.pipeline_layout", "expected a string such "
+                          "as \"Et*3|(tt|)*29,m|L\", got %s", cs_json_type_a(v));
+    if (strlen(json_string_value(v)) >= sizeof p->pipeline_layout)
+        return cs_err_set(err, CS_EINVAL, "parallel.pipeline_layout", "at most %zu characters, "
+                          "got %zu", sizeof p->pipeline_layout - 1,
+                          strlen(json_string_value(v)));
+    if ((rc = cs_pipe_layout_parse(json_string_value(v), "parallel.pipeline_layout", &l,
+                                   err)) < 0)
+        return rc;
+    cs_pipe_layout_fini(&l);
+    snprintf(p->pipeline_layout, sizeof p->pipeline_layout, "%s", json_string_value(v));
+    return 0;
+}
+
 static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
 {
     static const char *const keys[] = {"tp", "pp", "dp", "cp", "ep", "vp", "sequence_parallel",
         "zero", "schedule", "order", "bucket_MB", "overlap_grad_reduce", "overlap_param_gather",
-        "dp_mode", "tp_comm_overlap", "pipeline_layers", "etp", "edp", "moe_imbalance",
-        "moe_dispatcher", "moe_overlap", "hsdp", "prefetch", NULL};
+        "dp_mode", "tp_comm_overlap", "pipeline_layers", "pipeline_layout", "etp", "edp",
+        "moe_imbalance", "moe_dispatcher", "moe_overlap", "hsdp", "prefetch", NULL};
     static const char *const scheds[] = {"1f1b", "gpipe", "interleaved", NULL};
     static const char *const modes[] = {"ddp", "parameter_server", "dataparallel", NULL};
     const long big = 1L << 24;
@@ -314,7 +338,8 @@ static int parse_parallel(json_t *o, cs_plan *p, cs_err *err)
         return rc;
     p->schedule = (cs_sched_kind)sc;
     p->dp_mode = (cs_dp_mode)md;
-    if ((rc = parse_stage_list(json_object_get(o, "pipeline_layers"), p, err)) < 0)
+    if ((rc = parse_stage_list(json_object_get(o, "pipeline_layers"), p, err)) < 0 ||
+        (rc = parse_layout(json_object_get(o, "pipeline_layout"), p, err)) < 0)
         return rc;
     if ((ord = json_object_get(o, "order"))) {
         if (!json_is_string(ord))

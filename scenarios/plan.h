@@ -44,6 +44,8 @@ typedef enum cs_layout_from { CS_LAYOUT_GIVEN, CS_LAYOUT_TOPO, CS_LAYOUT_ONE } c
 
 /* Most entries of an explicit parallel.pipeline_layers list. */
 #define CS_PLAN_MAX_STAGE_LIST 1024
+/* Longest parallel.pipeline_layout string, NUL included. */
+#define CS_PLAN_MAX_LAYOUT 1024
 
 /* Parallel dimensions in the "order" string. */
 enum { CS_DIM_TP, CS_DIM_CP, CS_DIM_EP, CS_DIM_DP, CS_DIM_PP, CS_DIM_COUNT };
@@ -151,6 +153,9 @@ typedef struct cs_plan {
                                  counts as one layer of the first stage when splitting */
     int loss_in_split;        /* --account-for-loss-in-pipeline-split: the loss counts as
                                  one layer of the last stage */
+    char pipeline_layout[CS_PLAN_MAX_LAYOUT]; /* parallel.pipeline_layout /
+                                 --pipeline-model-parallel-layout: Megatron's layout string
+                                 ("" = none; scenarios/pipelayout.h) */
 } cs_plan;
 
 /* The share of the layers full recomputation replays: 0 without full recompute, else
@@ -236,7 +241,8 @@ void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m);
 void cs_plan_apply_train(cs_plan *p);
 
 /* The pipeline split (stages.c; docs/plans.md "Pipeline split"): layers of every virtual
- * stage vs = chunk x pp + stage (pp x vp entries, vp 1 for GPipe). From the explicit
+ * stage vs = chunk x pp + stage (pp x vp entries, vp 1 for GPipe). From Megatron's layout
+ * string parallel.pipeline_layout (pipelayout.h: each virtual stage as written), the explicit
  * parallel.pipeline_layers, or Megatron's --decoder-first/last-pipeline-num-layers (the
  * rest split evenly over the middle stages, refused when they do not divide), or
  * --account-for-embedding/loss-in-pipeline-split (one layer's place on the first/last

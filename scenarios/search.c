@@ -19,6 +19,8 @@ void cs_plan_apply(cs_plan *p, const cs_plan_cand *c)
         p->n_stage_list = 0;
         p->first_stage_layers = p->last_stage_layers = 0;
     }
+    if (c->pp != p->pp || c->vp != p->vp)
+        p->pipeline_layout[0] = '\0';    /* a layout holds pp x vp stages: another's default */
     p->tp = c->tp;
     p->pp = c->pp;
     p->dp = c->dp;

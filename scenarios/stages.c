@@ -1,9 +1,11 @@
 /* stages.c: the pipeline split (scenarios layer): how many transformer layers each virtual
- * stage holds. An explicit list (parallel.pipeline_layers), Megatron-Core's uneven first and
- * last stages and its embedding/loss accounting (transformer_block.py
- * get_num_layers_to_build and TransformerConfig's checks), the even split, and collsim's
- * default for layers that do not divide. Every refusal names the key or flag. */
+ * stage holds. Megatron-Core's layout string (parallel.pipeline_layout, pipelayout.c), an
+ * explicit list (parallel.pipeline_layers), Megatron-Core's uneven first and last stages and
+ * its embedding/loss accounting (transformer_block.py get_num_layers_to_build and
+ * TransformerConfig's checks), the even split, and collsim's default for layers that do not
+ * divide. Every refusal names the key or flag. */
 #include "scenarios/plan.h"
+#include "scenarios/pipelayout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +101,7 @@ static const char *per_stage(const cs_plan *p, int v, int *st, cs_err *err)
     if (v > 1)
         return cs_err_set(err, CS_EINVAL, "parallel.pp", "layers (%d) must be divisible by pp "
                           "x vp (%d x %d) with interleaving, or give parallel.pipeline_layers "
-                          "(each a multiple of vp)", L, pp, v), NULL;
+                          "(each a multiple of vp) or parallel.pipeline_layout", L, pp, v), NULL;
     if (L < pp)
         return cs_err_set(err, CS_EINVAL, "parallel.pp", "more stages (%d) than layers (%d)",
                           pp, L), NULL;
@@ -117,6 +119,38 @@ static const char *per_stage(const cs_plan *p, int v, int *st, cs_err *err)
     }
 }
 
+/* Megatron-Core's layout string: the transformer layers of every virtual stage as written
+ * (TransformerConfig refuses it with the first/last stage layers or the embedding/loss
+ * accounting, arguments.py with --num-layers-per-virtual-pipeline-stage). *out NULL when
+ * every virtual stage holds the same. */
+static int from_layout(const cs_plan *p, int v, int **out, cs_err *err)
+{
+    static const char *const w = "parallel.pipeline_layout";
+    cs_pipe_layout l;
+    int rc, s, uneven = 0;
+    if (p->n_stage_list)
+        return cs_err_set(err, CS_EINVAL, w, "give the layout or parallel.pipeline_layers, "
+                          "not both");
+    if (p->first_stage_layers || p->last_stage_layers || p->embed_in_split || p->loss_in_split)
+        return cs_err_set(err, CS_EINVAL, w, "cannot be combined with --decoder-first/last-"
+                          "pipeline-num-layers or --account-for-embedding/loss-in-pipeline-"
+                          "split (Megatron: the layout cannot be set with other pipeline "
+                          "layout arguments)");
+    if ((rc = cs_pipe_layout_parse(p->pipeline_layout, w, &l, err)) < 0)
+        return rc;
+    if ((rc = cs_pipe_layout_check(&l, p->pp, v, p->model.layers, p->model.mtp_layers, w,
+                                   err)) < 0) {
+        cs_pipe_layout_fini(&l);
+        return rc;
+    }
+    for (s = 1; s < l.n_stages; s++)
+        uneven |= l.layers[s] != l.layers[0];
+    if (uneven)
+        *out = l.layers, l.layers = NULL;
+    cs_pipe_layout_fini(&l);
+    return 0;
+}
+
 int cs_plan_stage_layers(const cs_plan *p, int **out, const char **from, cs_err *err)
 {
     int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, pp = p->pp, s, c, *st, *vs, uneven = 0;
@@ -125,6 +159,12 @@ int cs_plan_stage_layers(const cs_plan *p, int **out, const char **from, cs_err 
     if (pp < 1 || v < 1)
         return cs_err_set(err, CS_EINVAL, "parallel.pp", "pp x vp (%d x %d) out of range", pp,
                           v);
+    if (p->pipeline_layout[0]) {
+        int rc = from_layout(p, v, out, err);
+        if (rc == 0 && from)
+            *from = "parallel.pipeline_layout";
+        return rc;
+    }
     /* a stage holds a layer at least (the embedding's and loss's places aside) */
     if ((long)pp * v > p->model.layers + 2L)
         return cs_err_set(err, CS_EINVAL, "parallel.pp", "more %s (%ld) than layers (%d)",
