@@ -10,6 +10,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 MODELS = {"LLAMA3_8B": "llama3-8b", "LLAMA3_70B": "llama3-70b",
           "LLAMA3.1_405B": "llama3.1-405b", "DeepSeekV3": "deepseek-v3",
@@ -26,14 +27,33 @@ DTYPE = {"BF16": ("bf16", None), "FP8-CS": ("fp8", "tensorwise"), "FP8-MX": ("fp
 MOE = {"DeepSeekV3", "GPT_OSS_120B", "Qwen3_30B_a3B", "Qwen3_235B_a22B"}
 
 
-def command(collsim, r, here):
+def deepseek_plan(r, layouts):
+    """DeepSeek-V3's 61 layers need Megatron-Bridge's pipeline layout: a plan file with the
+    model inline (MTP as the row trains it) and the layout; None when Bridge has none."""
+    vp = r["vp"] or 1
+    lay = layouts.get(str(r["pp"] * vp))
+    if not lay:
+        return None
+    model = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "models",
+                                        "deepseek-v3.json")))
+    model["mtp_layers"] = 1 if r["mtp"] else 0
+    plan = {"model": model, "train": {"global_batch": r["gbs"]},
+            "parallel": {"pipeline_layout": lay.replace("{m}", "m" if r["mtp"] else "")}}
+    f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump(plan, f)
+    f.close()
+    return f.name
+
+
+def command(collsim, r, here, plan=None):
     gpu, topo, per_node = SYSTEMS[r["system"]]
     if topo.endswith(".json"):
         topo = os.path.join(here, topo)
     dtype, recipe = DTYPE[r["precision"]]
     dp = r["gpus"] // (r["tp"] * r["pp"] * r["cp"])
     vp = r["vp"] or 1
-    cmd = [collsim, "plan", "--model", MODELS[r["model"]], "--gpu", gpu, "--topo", topo,
+    cmd = [collsim, "plan"] + ([plan] if plan else ["--model", MODELS[r["model"]]]) + [
+           "--gpu", gpu, "--topo", topo,
            "--tp", str(r["tp"]), "--pp", str(r["pp"]), "--cp", str(r["cp"]),
            "--ep", str(r["ep"]), "--dp", str(dp), "--mbs", str(r["mbs"]),
            "--gbs", str(r["gbs"]), "--seq-length", str(r["seq"]), "--dtype", dtype,
@@ -51,7 +71,7 @@ def command(collsim, r, here):
         meg += ["--fp8-recipe", recipe]
     layers = {"llama3.1-405b": 126, "qwen3-235b-a22b": 94, "deepseek-v3": 61}.get(
         MODELS[r["model"]])
-    if layers and layers % (r["pp"] * vp):
+    if layers and layers % (r["pp"] * vp) and not plan:
         # Megatron-Bridge's recipes count the embedding and the loss as layers when the
         # layers do not divide (account_for_embedding/loss_in_pipeline_split)
         meg += ["--account-for-embedding-in-pipeline-split",
@@ -81,9 +101,21 @@ def main():
           "collsim | error | fits |")
     print("|---|---|---|---|---|---|---|---|---|")
     errs, refused = {"dense": [], "moe": []}, []
+    here = os.path.dirname(os.path.abspath(path))
+    layouts = src.get("deepseek_v3_layouts", {})
     for r in data["rows"]:
-        cmd = command(collsim, r, os.path.dirname(os.path.abspath(path)))
+        plan = deepseek_plan(r, layouts) if r["model"] == "DeepSeekV3" else None
+        if r["model"] == "DeepSeekV3" and not plan:
+            refused.append((r, "Megatron-Bridge's layout map has no DeepSeek-V3 layout for %d "
+                            "virtual stages (not rebuilt)" % (r["pp"] * (r["vp"] or 1))))
+            print("| %s | %s | %d | %s | %d %d %d %s %d, %d | %d | not rebuilt | - | - |" % (
+                r["system"], r["model"], r["gpus"], r["precision"], r["tp"], r["pp"], r["cp"],
+                r["vp"] or "-", r["ep"], r["mbs"], r["tokens"]))
+            continue
+        cmd = command(collsim, r, here, plan)
         p = subprocess.run(cmd, capture_output=True, text=True)
+        if plan:
+            os.unlink(plan)
         lay = "%d %d %d %s %d, %d" % (r["tp"], r["pp"], r["cp"], r["vp"] or "-", r["ep"],
                                      r["mbs"])
         if p.returncode:
@@ -108,7 +140,9 @@ def main():
                   "%.1f%%" % (k, len(v), statistics.median(abs(x) for x in v),
                               statistics.mean(v), max(abs(x) for x in v)))
     for r, msg in refused:
-        print("- refused: %s %s on %d GPUs: %s" % (r["system"], r["model"], r["gpus"], msg))
+        print("- %s: %s %s on %d GPUs: %s" % ("not rebuilt" if "not rebuilt" in msg
+                                               else "refused", r["system"], r["model"],
+                                               r["gpus"], msg.replace(" (not rebuilt)", "")))
     for n in data.get("not_rebuilt", []):
         print("- not rebuilt: %s: %s" % (n["row"], n["why"]))
     print("- assumed, as the table does not state it: no recomputation (but the DGX-H100 "
@@ -120,6 +154,9 @@ def main():
           "distribution\"), no CUDA graphs, and, where the layers do not divide over the "
           "virtual stages, the embedding and the loss counted as layers (Megatron's "
           "account_for_embedding/loss_in_pipeline_split)")
+    print("- DeepSeek-V3: Megatron-Bridge's pipeline layout for the row's virtual stages (%s), "
+          "MTP as the table says (w/ on DGX-B200, w/o on DGX-GB200/GB300)"
+          % layouts.get("from", "not given"))
     print("- the recipes of the DGX-GB200/GB300 LLAMA3_70B rows offload 40 / 20 of the 80 "
           "layers' activations to the Grace CPUs (cpu_offloading_num_layers); collsim's "
           "offload is all layers or none and a rack preset has no host link (it would assume "
