@@ -315,6 +315,9 @@ int cs__gpu_from_json(json_t *o, const char *where, const char *name, cs_gpu *g,
         const char *ck = NULL;
         if ((rc = cs_json_string(o, where, "checked_against", 0, &ck, err)) < 0)
             return rc;
+        if (ck && strlen(ck) >= sizeof g->checked)
+            return cs_err_set(err, CS_EINVAL, where, "checked_against: at most %zu characters, "
+                              "got %zu", sizeof g->checked - 1, strlen(ck));
         snprintf(g->checked, sizeof g->checked, "%s", ck ? ck : "");
     }
     {

@@ -46,7 +46,7 @@ typedef struct cs_gpu {
     double calib_scale;               /* plan calibrate: compute figures were multiplied by
                                          this (0 = not calibrated) */
     char calib_source[256];           /* the logs a calibration came from */
-    char checked[256];                /* "checked_against": published training runs on this
+    char checked[1024];               /* "checked_against": published training runs on this
                                          GPU its figures were compared with (ACCURACY.md);
                                          "" = never checked against a run */
     double power_idle_W;              /* board power idle, W (power_W.idle; 0 = not given) */
