@@ -93,8 +93,13 @@ int cs__plan_apply(cs_plan *p, FILE *note, int argc, char **argv, int pass, cs_e
             return rc;
         if (o->id == O_DP)
             p->dp_given = 1;
-        if (pass == 1 && o->id == O_DS && (rc = cs_plan_deepspeed(v, p, err)) < 0)
-            return rc;
+        if (pass == 1 && o->id == O_DS) {
+            if ((rc = cs_plan_deepspeed(v, p, p->deepspeed_ignored,
+                                        sizeof p->deepspeed_ignored, err)) < 0)
+                return rc;
+            if (p->deepspeed_ignored[0] && cs_cli_writes() && note)
+                fprintf(note, "# --deepspeed: ignored %s\n", p->deepspeed_ignored);
+        }
         if (pass == 2 && o->id == O_MEGA) {
             if ((rc = cs_plan_megatron(v, p, ignored, sizeof ignored, err)) < 0)
                 return rc;

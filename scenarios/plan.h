@@ -95,6 +95,7 @@ typedef struct cs_plan {
     int sdpa;                 /* attention through PyTorch's SDPA (a torchtitan log): its
                                  FlashAttention-2, the GPU's first kernel, even when fused */
     char megatron_ignored[512]; /* --megatron flags not read, comma-separated ("" = none) */
+    char deepspeed_ignored[1024]; /* --deepspeed config keys not read, comma-separated */
     int dp_given;             /* parallel.dp or --dp set dp (else cs_plan_default_layout) */
     /* mixture of experts (moe.c; docs/plans.md "Mixture of experts") */
     double capacity_factor;   /* train.capacity_factor / --moe-expert-capacity-factor: an
@@ -195,8 +196,11 @@ int cs_model_load_hf(const char *path, cs_llm *out, cs_err *err);
  * flags it does not know are listed in ignored (comma-separated, may be truncated). */
 int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignored,
                      cs_err *err);
-/* A DeepSpeed ds_config.json into p (batch sizes, ZeRO stage, offload, dtype). */
-int cs_plan_deepspeed(const char *path, cs_plan *p, cs_err *err);
+/* A DeepSpeed ds_config.json into p (batch sizes, ZeRO stage, offload, stage-3 prefetch
+ * limits, dtype, optimizer; deepspeed.c); the keys it does not use are listed in ignored
+ * (comma-separated, ending ", ..." when cut). */
+int cs_plan_deepspeed(const char *path, cs_plan *p, char *ignored, size_t n_ignored,
+                      cs_err *err);
 
 
 /* Memory. */

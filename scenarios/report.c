@@ -83,10 +83,12 @@ static int model_is_hf(const cs_plan *p)
 static json_t *ignored_json(const char *list)
 {
     json_t *a = json_array();
-    char buf[sizeof ((cs_llm *)0)->ignored], *tok, *save = NULL;
-    snprintf(buf, sizeof buf, "%s", list);
+    char *buf = strdup(list), *tok, *save = NULL;
+    if (!buf)
+        return a;
     for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
         json_array_append_new(a, json_string(tok));
+    free(buf);
     return a;
 }
 
@@ -181,6 +183,8 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
         fprintf(f, "# ignored from config.json: %s\n", p->model.ignored);
     if (p->megatron_ignored[0])
         fprintf(f, "# ignored from --megatron: %s\n", p->megatron_ignored);
+    if (p->deepspeed_ignored[0])
+        fprintf(f, "# ignored from --deepspeed: %s\n", p->deepspeed_ignored);
     if (r->costs.chunk_layers) {
         char sp[256];
         const char *from = "";
@@ -299,10 +303,14 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
                                 "the Hugging Face config"));
         json_object_set_new(as, "pipeline_layers_from", json_string(from));
         json_object_set_new(as, "vocab", json_integer(p->model.vocab));
-        if (model_is_hf(p) || p->megatron_ignored[0]) {  /* config.json keys, --megatron flags */
-            json_t *ig = ignored_json(p->model.ignored), *mg = ignored_json(p->megatron_ignored);
+        if (model_is_hf(p) || p->megatron_ignored[0] || p->deepspeed_ignored[0]) {
+            /* config.json keys, --megatron flags, --deepspeed keys */
+            json_t *ig = ignored_json(p->model.ignored), *mg = ignored_json(p->megatron_ignored),
+                   *dg = ignored_json(p->deepspeed_ignored);
             json_array_extend(ig, mg);
+            json_array_extend(ig, dg);
             json_decref(mg);
+            json_decref(dg);
             json_object_set_new(as, "ignored", ig);
         }
         if (p->layout_from != CS_LAYOUT_GIVEN) {      /* "topology": dp = N / (tp pp cp) */

@@ -510,9 +510,18 @@ static void t_readers(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(ignored, "--rampup-batch-size"));
     CU_ASSERT_PTR_NOT_NULL(strstr(ignored, "--lr-decay-style"));
     p.dp = 64;                                  /* 512 = 8 per GPU x 1 step x dp 64 */
-    CU_ASSERT_EQUAL_FATAL(cs_plan_deepspeed(cs_test_data("ok/plan-ds-zero3.json"), &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_plan_deepspeed(cs_test_data("ok/plan-ds-zero3.json"), &p, ignored,
+                                            sizeof ignored, &err), 0);
     CU_ASSERT(p.global_batch == 512 && p.micro_batch == 8 && p.zero == 3);
-    CU_ASSERT(p.offload_optimizer && p.dtype == CS_DT_BF16);
+    CU_ASSERT(p.offload_optimizer && p.dtype == CS_DT_BF16 && !p.optimizer_sgd);
+    /* every key not read is named, top level and nested; the read ones are not */
+    CU_ASSERT_STRING_EQUAL(ignored, "steps_per_print, gradient_clipping, wall_clock_breakdown, "
+                           "zero_optimization.overlap_comm, zero_optimization.contiguous_gradients, "
+                           "zero_optimization.sub_group_size, zero_optimization.reduce_bucket_size, "
+                           "zero_optimization.stage3_param_persistence_threshold, "
+                           "zero_optimization.stage3_max_reuse_distance, "
+                           "zero_optimization.stage3_gather_16bit_weights_on_model_save, "
+                           "zero_optimization.offload_optimizer.pin_memory, optimizer.params");
     cs_plan_fini(&p);
 }
 
