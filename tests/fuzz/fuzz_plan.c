@@ -5,7 +5,7 @@
  *   1  a Megatron-LM argument string (`plan --megatron`), read into the base plan below;
  *   2  a Hugging Face config.json (scenarios/hf.c), written to a scratch file and named as
  *      the base plan's "model" (the plan's own path to it);
- *   3  a DeepSpeed config (`plan --deepspeed`, scenarios/import.c), written to a scratch
+ *   3  a DeepSpeed config (`plan --deepspeed`, scenarios/deepspeed.c), written to a scratch
  *      file and read into the base plan.
  * A plan that reads is checked against a 16-rank and a 1024-rank topology and, when it
  * passes, its model states, activation bytes and FLOPs computed: each must be a finite
@@ -105,8 +105,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     default:
         if (write_scratch(s, size - 1) == 0 && cs_plan_parse(base, "base", &p, &err) == 0
-            && cs_plan_deepspeed(scratch, &p, &err) == 0)
+            && cs_plan_deepspeed(scratch, &p, ignored, sizeof ignored, &err) == 0) {
+            if (!memchr(ignored, '\0', sizeof ignored))
+                abort();                    /* the ignored list ends inside its buffer */
             use(&p);
+        }
         break;
     }
     cs_plan_fini(&p);
