@@ -54,6 +54,7 @@ static int ds_zero(const json_t *z, cs_plan *p, cs_err *err)
             return cs_err_set(err, CS_EINVAL, "zero_optimization.stage", "expected 0, 1, 2 or "
                               "3, got %s", ds_show(v, got, sizeof got));
         p->zero = (int)json_integer_value(v);
+        p->zero_deepspeed = 1;
     }
     if ((o = json_object_get(z, "offload_optimizer"))) {
         v = json_object_get(o, "device");

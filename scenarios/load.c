@@ -563,11 +563,19 @@ int cs_plan_check(const cs_plan *p, int n_topo_ranks, cs_err *err)
         return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO needs dp_mode ddp, got zero %d",
                           p->zero);
     /* DeepSpeed's pipeline engine refuses ZeRO-2/3 ("ZeRO-2 and ZeRO-3 are incompatible
-     * with pipeline parallelism"); plan search never tries it either */
-    if (p->zero >= 2 && p->pp > 1)
+     * with pipeline parallelism"): ZeRO-2 with pp, and a DeepSpeed config's stage 3 with pp;
+     * FSDP2 runs under pipeline parallelism (torchtitan), as ZeRO-1 (cs_plan_zero_run), but
+     * not sharded within HSDP groups or with its parameters offloaded here */
+    if ((p->zero == 2 || (p->zero >= 3 && p->zero_deepspeed)) && p->pp > 1)
         return cs_err_set(err, CS_EINVAL, "parallel.zero", "ZeRO-%d does not run with pipeline "
-                          "parallelism (parallel.pp %d; DeepSpeed refuses it): use zero 0 or 1, "
-                          "or pp 1", p->zero, p->pp);
+                          "parallelism (parallel.pp %d; DeepSpeed refuses it): use zero 0 or 1%s, "
+                          "or pp 1", p->zero, p->pp, p->zero_deepspeed ? "" : " (or 3: FSDP2 "
+                          "under pipeline parallelism)");
+    if (p->zero >= 3 && p->pp > 1 && (p->hsdp > 0 || p->offload_params))
+        return cs_err_set(err, CS_EINVAL, p->hsdp > 0 ? "parallel.hsdp" : "train.offload",
+                          "%s with pipeline parallelism (pp %d) is not modelled: FSDP2 under "
+                          "PP keeps the stage's parameters gathered through the step (ZeRO-1's "
+                          "schedule)", p->hsdp > 0 ? "HSDP" : "parameter offload", p->pp);
     if (n_topo_ranks > 0 && gpus > n_topo_ranks)
         return cs_err_set(err, CS_EINVAL, "parallel", "tp x pp x dp x cp = %d x %d x %d x %d = "
                           "%ld GPUs, the topology has %d ranks", p->tp, p->pp, p->dp, p->cp,

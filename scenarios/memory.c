@@ -126,6 +126,8 @@ static double shard_expert(const cs_plan *p)
     return p->hsdp > 0 ? fmax(1, edp * p->hsdp / p->dp) : edp;
 }
 
+int cs_plan_zero_run(const cs_plan *p) { return p->zero >= 3 && p->pp > 1 ? 1 : p->zero; }
+
 int cs__memory_prefetch(const cs_plan *p, double layer_params)
 {
     int d = p->prefetch > 0 ? p->prefetch : 1;
@@ -146,17 +148,16 @@ int cs__memory_prefetch(const cs_plan *p, double layer_params)
 static void stage_states(const cs_plan *p, const int *split, int st, cs_plan_memory *m)
 {
     double K, dd, ee, sd = shard_dense(p), se = shard_expert(p);
-    int mixed = p->dtype != CS_DT_FP32;
+    int mixed = p->dtype != CS_DT_FP32, z = cs_plan_zero_run(p);
     cs__memory_stage_params(p, st, cs__memory_stage_layers(p, split, st), &dd, &ee);
     /* ZeRO paper: K = 12 for mixed-precision Adam (fp32 master, momentum, variance);
      * fp32 Adam keeps momentum and variance (8); SGD momentum (+ master) 8 or 4 */
     K = p->optimizer_sgd ? (mixed ? 8 : 4) : (mixed ? 12 : 8);
-    m->weights = wbytes(p) * (dd / (p->zero >= 3 ? sd : 1) + ee / (p->zero >= 3 ? se : 1));
-    m->gradients = wbytes(p) * (dd / (p->zero >= 2 ? sd : 1) +
-                                ee / (p->zero >= 2 ? (p->zero >= 3 ? se : (double)p->dp / p->ep)
-                                      : 1));
-    m->optimizer = K * (dd / (p->zero >= 1 ? sd : 1) +
-                        ee / (p->zero >= 1 ? (p->zero >= 3 ? se : (double)p->dp / p->ep) : 1));
+    m->weights = wbytes(p) * (dd / (z >= 3 ? sd : 1) + ee / (z >= 3 ? se : 1));
+    m->gradients = wbytes(p) * (dd / (z >= 2 ? sd : 1) +
+                                ee / (z >= 2 ? (z >= 3 ? se : (double)p->dp / p->ep) : 1));
+    m->optimizer = K * (dd / (z >= 1 ? sd : 1) +
+                        ee / (z >= 1 ? (z >= 3 ? se : (double)p->dp / p->ep) : 1));
     m->host_bytes = 0;
     if (p->offload_optimizer) {
         m->host_bytes += m->optimizer;
@@ -228,7 +229,7 @@ static void stage_memory(const cs_plan *p, const int *split, int st, cs_plan_mem
                     : v > 1 ? CS_PS_INTERLEAVED : CS_PS_1F1B;
     double T = (double)p->micro_batch * M->seq_len / p->cp, layer_act = cs_plan_layer_act_bytes(p);
     double Ls = cs__memory_stage_layers(p, split, st), dd, ee, lp, f, stash;
-    int peak = cs__step_peak(k, p->pp, v, mb, st), zero3 = p->zero >= 3;
+    int peak = cs__step_peak(k, p->pp, v, mb, st), zero3 = cs_plan_zero_run(p) >= 3;
     memset(x, 0, sizeof *x);
     stage_states(p, split, st, x);
     x->activations = peak * Ls / v * layer_act;

@@ -64,6 +64,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r
     const cs_llm *M = &p->model;
     cs_step_costs *sc = &r->costs;
     int v = p->schedule == CS_PS_GPIPE ? 1 : p->vp, rc, tpsp = p->sp && p->tp > 1;
+    int z = cs_plan_zero_run(p);        /* ZeRO-3 under pp > 1 runs as FSDP2 does: ZeRO-1 */
     double Lc = (double)M->layers / (p->pp * v), T = (double)p->micro_batch * M->seq_len / p->cp;
     double h = M->hidden, q = act_bytes(p), t_gem, x, y, dd, ee, peak;
     cs_layer_times lt, ex;
@@ -173,7 +174,8 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r
     /* DP: gradients of each chunk in equal buckets of at most bucket_MB; ZeRO 0 allreduces
      * them, ZeRO 1/2 reduce-scatter and all-gather the updated parameters after the
      * optimizer, ZeRO 3 gathers each chunk's parameters before every forward and backward
-     * and reduce-scatters the gradients of every microbatch */
+     * and reduce-scatters the gradients of every microbatch (with pp > 1, as FSDP2 under
+     * pipeline parallelism: once a step, ZeRO-1's schedule; cs_plan_zero_run) */
     cs__memory_stage_params(p, 0, cs__memory_stage_layers(p, split, 0), &dd, &ee);
     Lh = cs__memory_stage_layers(p, split, 0) / v;  /* layers per chunk of the stage reducing */
     if (p->pp > 1) {
@@ -197,9 +199,9 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r
                           (unsigned long long)CS_LIMIT_MAX_BYTES);
     if (p->dp > 1 && grad_bytes > 0) {
         double tb_d = 0, tb_e = 0, vol = 0, vole = 0, reps;
-        cs_coll gc = p->zero == 0 ? CS_COLL_ALLREDUCE : CS_COLL_REDUCESCATTER;
+        cs_coll gc = z == 0 ? CS_COLL_ALLREDUCE : CS_COLL_REDUCESCATTER;
         /* ZeRO-3 reduce-scatters layer by layer, the others fill buckets */
-        nb = p->zero >= 3 ? Lh : ceil(grad_bytes / (p->bucket_MB * 1048576.0));
+        nb = z >= 3 ? Lh : ceil(grad_bytes / (p->bucket_MB * 1048576.0));
         bucket = grad_bytes / nb;
         if ((rc = comm(ctx, p, CS_G_DP, gc, bucket, &tb_d, &vol, err)) < 0)
             return rc;
@@ -212,17 +214,17 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r
                               nb * v, CS_PLAN_MAX_OPS);
         sc->n_buckets = (int)nb;
         sc->t_bucket = dense_share * tb_d + (1 - dense_share) * tb_e;
-        reps = (p->zero >= 3 ? m : 1) * nb * v;
+        reps = (z >= 3 ? m : 1) * nb * v;
         r->dp_bytes_per_gpu = reps * (dense_share * vol + (1 - dense_share) * vole);
         r->dp_coll_bytes = reps * bucket;
-        if (p->zero == 1 || p->zero == 2) {
+        if (z == 1 || z == 2) {
             double pb = (dd + ee) * wbytes(p), vg = 0;
             if ((rc = comm(ctx, p, CS_G_DP, CS_COLL_ALLGATHER, pb, &sc->t_dp_tail, &vg, err)) < 0)
                 return rc;
             r->dp_bytes_per_gpu += vg;
             r->dp_coll_bytes += pb;
         }
-        if (p->zero >= 3) {
+        if (z >= 3) {
             double pb = (dd + ee) / v / Lh * wbytes(p), vg = 0;
             if ((rc = comm(ctx, p, CS_G_DP, CS_COLL_ALLGATHER, pb, &sc->t_gather, &vg, err)) < 0)
                 return rc;
@@ -231,12 +233,12 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r
             r->dp_coll_bytes += 2.0 * m * v * Lh * pb;
         }
     }
-    if (p->zero >= 3 && p->hsdp > 0 && p->hsdp < p->dp && grad_bytes > 0 &&
+    if (z >= 3 && p->hsdp > 0 && p->hsdp < p->dp && grad_bytes > 0 &&
         (rc = cs__hsdp_costs(ctx, p, sc, grad_bytes / Lh, (dd + ee) / v / Lh * wbytes(p), err)) < 0)
         return rc;
     if ((rc = cs__offload_costs(ctx, p, sc, (dd + ee) / v / Lh, Lh, err)) < 0)
         return rc;
-    if (p->zero >= 3)
+    if (z >= 3)
         sc->prefetch = cs__memory_prefetch(p, (dd + ee) / v / Lh) > 0
                      ? cs__memory_prefetch(p, (dd + ee) / v / Lh) : -1;
     sc->overlap_grad = p->overlap_grad_reduce;
@@ -250,7 +252,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r
         double f = fmin(0.5, (double)cs_plan_ctx_comm_sms(ctx) / p->gpu.sm_count);
         double slow = f / (1 - f);
         double lay = split ? 1 : Lc, ef, eb;
-        if (p->zero >= 3) {
+        if (z >= 3) {
             ef = fmin(lt.fwd, p->overlap_param_gather ? sc->t_gather : 0) * slow;
             eb = fmin(lt.bwd, (p->overlap_param_gather ? sc->t_gather : 0) +
                       (p->overlap_grad_reduce ? sc->t_bucket : 0)) * slow;
@@ -272,7 +274,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r
      * its host link (host_Bps) and the host updates at 100 GB/s (assumption: a CPU Adam
      * streaming its states at about its DRAM bandwidth, ZeRO-Offload's CPU-Adam) */
     {
-        double shard = (dd + ee) / (p->zero >= 1 ? p->dp : 1), per = p->optimizer_sgd ? 20 : 28;
+        double shard = (dd + ee) / (z >= 1 ? p->dp : 1), per = p->optimizer_sgd ? 20 : 28;
         if (p->offload_optimizer)
             sc->t_opt = shard * 2 * wbytes(p) / cs__offload_host_Bps(ctx) + shard * per / 100e9;
         else

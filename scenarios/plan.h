@@ -96,6 +96,8 @@ typedef struct cs_plan {
                                  FlashAttention-2, the GPU's first kernel, even when fused */
     char megatron_ignored[512]; /* --megatron flags not read, comma-separated ("" = none) */
     char deepspeed_ignored[1024]; /* --deepspeed config keys not read, comma-separated */
+    int zero_deepspeed;       /* the ZeRO stage came from a DeepSpeed config (its engine
+                                 refuses ZeRO-2/3 with pipeline parallelism) */
     int dp_given;             /* parallel.dp or --dp set dp (else cs_plan_default_layout) */
     /* mixture of experts (moe.c; docs/plans.md "Mixture of experts") */
     double capacity_factor;   /* train.capacity_factor / --moe-expert-capacity-factor: an
@@ -196,6 +198,12 @@ int cs_model_load_hf(const char *path, cs_llm *out, cs_err *err);
  * flags it does not know are listed in ignored (comma-separated, may be truncated). */
 int cs_plan_megatron(const char *args, cs_plan *p, char *ignored, size_t n_ignored,
                      cs_err *err);
+/* The ZeRO stage the step runs (memory.c): the plan's, but ZeRO-3 with pp > 1 runs as
+ * FSDP2 does under pipeline parallelism - torchtitan's reshard_after_forward "default" is
+ * False with PP "to avoid per-microbatch all-gathers" (torchtitan/distributed/fsdp.py): the
+ * stage's parameters gathered once a step and kept, its gradients reduce-scattered once
+ * after the last microbatch - ZeRO-1's communication and memory (1). */
+int cs_plan_zero_run(const cs_plan *p);
 /* A DeepSpeed ds_config.json into p (batch sizes, ZeRO stage, offload, stage-3 prefetch
  * limits, dtype, optimizer; deepspeed.c); the keys it does not use are listed in ignored
  * (comma-separated, ending ", ..." when cut). */

@@ -102,7 +102,12 @@ def rebuild(p):
     mbs = num(p["micro_batch"]) or 1
     gbs = num(p["global_batch"])
     tp, pp, cp = num(p["tp"]) or 1, num(p["pp"]) or 1, num(p["cp"]) or 1
-    if gbs is None:
+    lb = re.search(r"Local batch size (\d+)", str(p.get("notes", "")))
+    if gbs is None and lb:
+        # torchtitan's 4D rows: the local batch of each data-parallel rank, in microbatches
+        # of pipeline_parallel_microbatch_size (default 1) under PP
+        gbs = int(lb.group(1)) * (gpus // (tp * pp * cp))
+    elif gbs is None:
         # torchtitan's long-context rows: one sequence per data-parallel rank
         gbs = mbs * gpus // (tp * pp * cp)
     zero = 3 if re.search(r"FSDP|HSDP|ZeRO-3", str(p["zero_or_fsdp"])) else 0

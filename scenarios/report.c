@@ -179,6 +179,11 @@ void cs_plan_print_text(FILE *f, const cs_plan *p, const cs_plan_result *r)
                 "--flash-attention off or train.flash_attention false for unfused attention)\n");
     if (p->model.experts > 0)
         moe_line(f, p, r);
+    if (p->zero >= 3 && cs_plan_zero_run(p) < 3)
+        fprintf(f, "# zero: ZeRO-3 with pp %d runs as FSDP2 does under pipeline parallelism "
+                "(torchtitan's reshard_after_forward default: off with PP): each stage's "
+                "parameters gathered once a step and kept, its gradients reduce-scattered once "
+                "- ZeRO-1's communication and memory\n", p->pp);
     if (p->model.ignored[0])
         fprintf(f, "# ignored from config.json: %s\n", p->model.ignored);
     if (p->megatron_ignored[0])
@@ -281,7 +286,7 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
         if (p->capacity_factor > 0)
             json_object_set_new(par, "capacity_factor", json_real(p->capacity_factor));
     }
-    if (p->zero >= 3) {                 /* FSDP: the shard group and the prefetch depth */
+    if (cs_plan_zero_run(p) >= 3) {     /* FSDP: the shard group and the prefetch depth */
         json_object_set_new(par, "hsdp", json_integer(p->hsdp > 0 ? p->hsdp : p->dp));
         json_object_set_new(par, "prefetch", json_integer(p->prefetch));
     }
@@ -321,6 +326,7 @@ json_t *cs__plan_json(const cs_plan *p, const cs_plan_result *r)
         if (!p->flash_given)
             json_object_set_new(as, "flash_attention_from", json_string("default"));
         json_object_set_new(as, "compute", cs_plan_compute_json(p, r));
+        json_object_set_new(as, "zero_run", json_integer(cs_plan_zero_run(p)));
         if (p->recompute == CS_RC_FULL)
             json_object_set_new(as, "recompute_fraction", json_real(cs_plan_recompute_frac(p)));
         if (r->topo_nodes) {    /* the cluster built in part: the servers the plan uses */

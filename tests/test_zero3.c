@@ -105,6 +105,54 @@ static void t_zero3_fixed_batch(void)
     }
 }
 
+
+/* FSDP2 under pipeline parallelism (torchtitan: reshard_after_forward off with PP): the
+ * model above on pp 2 x dp 2 (4 ranks of alpha_beta), ZeRO-3 runs as ZeRO-1 - no per-layer
+ * gathers (t_gather 0), the stage's gradients in buckets once a step and its parameters
+ * gathered once (t_dp_tail > 0) - so its step and memory are the ZeRO-1 plan's to the
+ * byte; the weights are whole on each GPU (one layer + the stage's share of the embedding
+ * or head at 2 bytes), not sharded over dp. Refused by name: ZeRO-2 with pp (DeepSpeed), a
+ * DeepSpeed config's stage 3 with pp, HSDP and parameter offload with pp. */
+static void t_zero3_pipeline(void)
+{
+    cs_plan p, q;
+    cs_plan_result r, r1;
+    cs_err err;
+    static const char topo[] = "{\"kind\": \"alpha_beta\", \"ranks\": 4, \"link\": "
+        "{\"bandwidth_GBps\": 10, \"latency_us\": 5}}";
+    plan_of(&p, topo, "");
+    plan_of(&q, topo, "");
+    p.pp = q.pp = 2;
+    q.zero = 1;
+    CU_ASSERT_EQUAL(cs_plan_zero_run(&p), 1);
+    CU_ASSERT_EQUAL_FATAL(eval(&p, &r), 0);
+    CU_ASSERT_EQUAL_FATAL(eval(&q, &r1), 0);
+    CU_ASSERT_DOUBLE_EQUAL(r.costs.t_gather, 0, 0);
+    CU_ASSERT(r.costs.t_dp_tail > 0);
+    CU_ASSERT_DOUBLE_EQUAL(r.step_time_s, r1.step_time_s, 0);
+    CU_ASSERT_DOUBLE_EQUAL(r.mem.total, r1.mem.total, 0);
+    CU_ASSERT_DOUBLE_EQUAL(r.mem.weights, r1.mem.weights, 0);
+    cs_plan_result_fini(&r);
+    cs_plan_result_fini(&r1);
+    p.zero = 2;
+    CU_ASSERT_NOT_EQUAL(cs_plan_check(&p, 0, &err), 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "parallel.zero");
+    p.zero = 3;
+    p.zero_deepspeed = 1;
+    CU_ASSERT_NOT_EQUAL(cs_plan_check(&p, 0, &err), 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "parallel.zero");
+    p.zero_deepspeed = 0;
+    p.hsdp = 2;
+    CU_ASSERT_NOT_EQUAL(cs_plan_check(&p, 0, &err), 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "parallel.hsdp");
+    p.hsdp = 0;
+    p.offload_params = 1;
+    CU_ASSERT_NOT_EQUAL(cs_plan_check(&p, 0, &err), 0);
+    CU_ASSERT_STRING_EQUAL(err.where, "train.offload");
+    cs_plan_fini(&p);
+    cs_plan_fini(&q);
+}
+
 /* Two GPUs under one PCIe switch whose uplink to the CPU (24 GB/s) both cross: each GPU's
  * share of its host link is 12 GB/s. Offloaded parameters (ZeRO-Infinity / FSDP CPU
  * offload): before each layer's gather its shard, 13371392 / 2 parameters x 2 bytes (the
@@ -138,6 +186,7 @@ int cs_test_register(void)
     static const cs_test_case cases[] = {
         {"zero3_alpha_beta", t_zero3_alpha_beta}, {"offload_shared_link", t_offload_shared_link},
         {"zero3_fixed_batch", t_zero3_fixed_batch},
+        {"zero3_pipeline", t_zero3_pipeline},
         {NULL, NULL}};
     return cs_test_add_suite("zero3", cases);
 }
