@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <jansson.h>
 
 #include "tests/testutil.h"
 #include "algorithms/coll.h"
@@ -183,21 +184,25 @@ static void t_p2p_map(void)
 /* NCCL mode reads the map of a request without a topology (a plan's strided group): only
  * the p2p rules see it. dgx-h100-x2, channel_GBps 1 (a p2p channel moves 2 x 1 GB/s: its
  * own send and receive warps), Simple.
+ * A rank's sends to its n - 1 peers spread over min(16, (n - 1) x channels a send) p2p
+ * channels (rules.h cs_nccl_p2p_rank_channels), whose caps they share (sim/exec.c).
  * (1) Alltoall of 32 MiB on ranks 0, 2, 4, 6: 8 MiB per peer, starts on 4 channels, part 2
- *     MiB <= 16 MiB: 4 channels, cap 4 x 2 = 8 GB/s per send; 2 MiB / 512 KiB = 4 chunks.
- *     Without the map (one node, PCIe): per peer 2, starts on 2 (2 x 4 <= 16), part 4 MiB
- *     <= 4 MiB: 2 channels, 4 GB/s; 4 MiB / 128 KiB = 32 chunks, max_chunks 8.
+ *     MiB <= 16 MiB: 4 channels a send, min(16, 3 x 4) = 12 a rank, cap 12 x 2 = 24 GB/s;
+ *     2 MiB / 512 KiB = 4 chunks. Without the map (one node, PCIe): per peer 2, starts on
+ *     2 (2 x 4 <= 16), part 4 MiB <= 4 MiB: 2 channels, min(16, 3 x 2) = 6 a rank, 12 GB/s;
+ *     4 MiB / 128 KiB = 32 chunks, max_chunks 8.
  * (2) Alltoall of 8 MiB on ranks 0, 2, ..., 14: 1 MiB per peer, starts on 2, part 512 KiB
- *     > 128 KiB doubles to 4 (4 <= 4 / 2 fails next): 4 channels, 8 GB/s; 256 KiB / 128
- *     KiB = 2 chunks. Without the map: 2 channels (part 512 KiB <= 4 MiB), 4 GB/s,
- *     512 KiB / 128 KiB = 4 chunks. */
+ *     > 128 KiB doubles to 4 (4 <= 4 / 2 fails next): 4 channels, min(16, 7 x 4) = 16 a
+ *     rank, 32 GB/s; 256 KiB / 128 KiB = 2 chunks. Without the map: 2 channels (part
+ *     512 KiB <= 4 MiB), min(16, 7 x 2) = 14 a rank, 28 GB/s, 512 KiB / 128 KiB = 4
+ *     chunks. */
 static void t_p2p_req_map(void)
 {
     static const int strided4[4] = {0, 2, 4, 6};
     static const int strided8[8] = {0, 2, 4, 6, 8, 10, 12, 14};
     static const struct { int n; const int *map; uint64_t bytes; double cap[2]; int chunks[2]; }
-        cases[2] = {{4, strided4, 32u << 20, {8, 4}, {4, 8}},
-                    {8, strided8, 8u << 20, {8, 4}, {2, 4}}};
+        cases[2] = {{4, strided4, 32u << 20, {24, 12}, {4, 8}},
+                    {8, strided8, 8u << 20, {32, 28}, {2, 4}}};
     cs_topo *t = NULL;
     cs_nccl_params p;
     cs_nccl_pick pk;
@@ -371,12 +376,88 @@ static void t_channel_groups(void)
     cs_topo_free(t);
 }
 
+/* A p2p channel's block (NCCL_MAX_NTHREADS 640) gives its send and its receive half each
+ * (sendrecv.h), as a tree channel gives its reduce and its broadcast (runTreeSplit): one
+ * direction of either moves half NCCL's perChMaxTreeBws at one node (tuning.cc): Volta
+ * 26.5 / 2 = 13.25, Ampere 24.0 / 2 = 12, Hopper 38.7 / 2 = 19.35, Blackwell 70 / 2 = 35
+ * GB/s. DGX A100 (nvlink3: sm 80; 16 channels, so 16 p2p channels; 12 NVLinks at 20 =
+ * 240 GB/s a GPU), 8 ranks, launch and protocol latencies zeroed, the route's 2 us kept:
+ * sendrecv of 1 GiB: ch_min 16 halved while x 8 > 16 = 2, part 512 MiB > 32 x 512 KiB =
+ * 16 MiB doubles it to 4, 8, 16 (part 64 MiB): min(240, 16 x 12 = 192) = 192 GB/s,
+ * 2 + 1073741824 / 192000 = 5594.405333 us (nccl-tests on a DGX A100: 195.1 GB/s).
+ * 128 MiB: 2, 4, 8 channels (part 16 MiB, not above 16 MiB): 8 x 12 = 96 GB/s,
+ * 2 + 134217728 / 96000 = 1400.101333 us (measured 110.8 GB/s). Alltoall of 1 GiB: 128
+ * MiB per peer on 8 channels, 7 peers on min(16, 7 x 8) = 16 channels a rank: 192 GB/s for
+ * 7 x 134217728 B, 2 + 939524096 / 192000 = 4895.354667 us. Without the figure the links
+ * decide the sendrecv: 2 + 1073741824 / 240000 = 4475.924267 us. */
+static void t_p2p_block_cap(void)
+{
+    cs_topo *t = NULL;
+    cs_nccl_params p;
+    cs_nccl_pick pk;
+    cs_nccl_p2p pp;
+    cs_coll_req req;
+    cs_err err;
+    int on = 0, i;
+    json_t *j;
+    CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(75), 13.25, 1e-12);
+    CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(80), 12.0, 1e-12);
+    CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(90), 19.35, 1e-12);
+    CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(100), 35.0, 1e-12);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_cap_GBps(0), 0.0);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-a100", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-a100", NULL, 0, &p, &on, &err), 0);
+    CS_ASSERT_REL(p.p2p_GBps, 12.0, 1e-12);
+    cs_nccl_p2p_setup(&p, t, NULL, 8, &pp);
+    CU_ASSERT_EQUAL(pp.n_channels, 16);
+    CU_ASSERT_EQUAL(pp.ch_min, 2);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 1u << 30), 16);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 128u << 20), 8);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_SENDRECV, 8, 8), 8);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_ALLTOALL, 8, 8), 16);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_ALLTOALL, 2, 2), 2);
+    p.launch_us = 0;
+    for (i = 0; i < CS_PROTO_COUNT; i++)
+        p.proto[i].base_us = p.proto[i].hop_us = 0;
+    cs_coll_req_init(&req, CS_COLL_SENDRECV, 8, 1u << 30);
+    req.topo = t;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.channels, 16);
+    CU_ASSERT_EQUAL(pk.wrong, 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 1073741824 / 192000.0, 1e-8);
+    req.bytes = 128u << 20;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.channels, 8);
+    CS_ASSERT_REL(pk.time_us, 2 + 134217728 / 96000.0, 1e-8);
+    req.coll = CS_COLL_ALLTOALL;
+    req.bytes = 1u << 30;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.wrong, 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 939524096 / 192000.0, 1e-8);
+    p.p2p_GBps = 0;
+    req.coll = CS_COLL_SENDRECV;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &pk, &err), 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 1073741824 / 240000.0, 1e-8);
+    cs_topo_free(t);
+    /* "p2p_channel_GBps" in the "nccl" object: read, and refused when negative. */
+    j = json_loads("{\"p2p_channel_GBps\": 20}", 0, NULL);
+    CU_ASSERT_EQUAL(cs_nccl_params_from_json(j, &p, &err), 0);
+    CS_ASSERT_REL(p.p2p_GBps, 20.0, 1e-12);
+    CU_ASSERT_EQUAL(p.p2p_given, 1);
+    json_decref(j);
+    j = json_loads("{\"p2p_channel_GBps\": -1}", 0, NULL);
+    CU_ASSERT_EQUAL(cs_nccl_params_from_json(j, &p, &err), CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.p2p_channel_GBps");
+    json_decref(j);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case rules[] = {
         {"table", t_table}, {"p2p_pcie", t_p2p_pcie}, {"p2p_net", t_p2p_net},
         {"p2p_map", t_p2p_map}, {"p2p_req_map", t_p2p_req_map},
         {"alltoall_channels", t_alltoall_channels}, {"broadcast_chain", t_broadcast_chain},
-        {"channel_groups", t_channel_groups}, {NULL, NULL}};
+        {"channel_groups", t_channel_groups}, {"p2p_block_cap", t_p2p_block_cap},
+        {NULL, NULL}};
     return cs_test_add_suite("nccl_rules", rules);
 }

@@ -137,7 +137,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
 {
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps", "sm",
                                        "channel_plan", "net_channels",
-                                       "tree_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
+                                       "tree_channel_GBps", "p2p_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
                                        "nvls_net_lat_us",
                                        "proto", "protocols", "transports", "algo",
                                        "calibration", NULL};
@@ -161,6 +161,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
         (rc = cs_json_int(nccl, "nccl", "net_channels", 0, 0, 64, &net_channels, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "channel_GBps", 0, &out->channel_GBps, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "tree_channel_GBps", 0, &out->tree_GBps, err)) < 0 ||
+        (rc = cs_json_nonneg(nccl, "nccl", "p2p_channel_GBps", 0, &out->p2p_GBps, err)) < 0 ||
         (rc = cs_json_bool(nccl, "nccl", "nvls", 0, &out->nvls, err)) < 0 ||
         (rc = cs_json_positive(nccl, "nccl", "nvls_eff", 0, &out->nvls_eff, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "nvls_lat_us", 0, &out->nvls_lat_us, err)) < 0 ||
@@ -180,6 +181,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     if (json_object_get(nccl, "net_channels"))
         out->net_channels = (int)net_channels;
     out->tree_given = json_object_get(nccl, "tree_channel_GBps") != NULL;
+    out->p2p_given = json_object_get(nccl, "p2p_channel_GBps") != NULL;
     out->channels_given = json_object_get(nccl, "channels") != NULL ||
                           json_object_get(nccl, "channel_GBps") != NULL ||
                           json_object_get(nccl, "channel_plan") != NULL;
@@ -427,6 +429,11 @@ double cs_nccl_tree_cap_GBps(int sm, int nodes)
     return g < 0 ? 0 : 0.5 * bw[g][col];
 }
 
+double cs_nccl_p2p_cap_GBps(int sm)
+{
+    return cs_nccl_tree_cap_GBps(sm, 1);
+}
+
 /* A transport stated off ("enabled": false: NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1) against
  * the routes, which pick the transport (sim/exec.h): within a host, a route through a CPU
  * is SHM, any other P2P. Checks each pair of ranks of one host (a run of consecutive ranks
@@ -524,6 +531,15 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
         if (np->tree_GBps > 0)
             snprintf(np->origin + len, sizeof np->origin - len, "%stree cap: NCCL's for sm %d "
                      "at %d nodes", len ? "; " : "", np->sm, nodes);
+    }
+    /* A p2p channel's send and receive: NCCL's figure for the GPUs' generation, unless a
+     * level of the "nccl" object states it (rules.h, cs_nccl_p2p_cap_GBps). */
+    if (hw && !np->p2p_given) {
+        size_t len = strlen(np->origin);
+        np->p2p_GBps = cs_nccl_p2p_cap_GBps(np->sm);
+        if (np->p2p_GBps > 0)
+            snprintf(np->origin + len, sizeof np->origin - len, "%sp2p channel cap: NCCL's "
+                     "for sm %d", len ? "; " : "", np->sm);
     }
     rc = cs_nccl_check_transports(t, np, name, err);
     cs_topo_free(t);

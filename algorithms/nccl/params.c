@@ -154,7 +154,8 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
         (rc = fig(p->nvls_net_lat_us, where, "nvls_net_lat_us", 0, L, "us", NULL, err)) < 0 ||
         (rc = fig(p->channel_GBps, where, "channel_GBps", B0, B1, "GB/s", "no cap", err)) < 0 ||
         (rc = fig(p->tree_GBps, where, "tree_channel_GBps", B0, B1, "GB/s", "channel_GBps",
-                  err)) < 0)
+                  err)) < 0 ||
+        (rc = fig(p->p2p_GBps, where, "p2p_channel_GBps", B0, B1, "GB/s", "no cap", err)) < 0)
         return rc;
     if (p->channels < 1 || p->max_chunks < 1)
         return cs_err_set(err, CS_EINVAL, where, "channels and max_chunks must be >= 1, got "

@@ -240,6 +240,22 @@ int cs_nccl_dir_groups(const cs_nccl_coll_rule *rule, int n_ranks)
            (rule->pattern == CS_NCCL_PAT_PIPELINE && n_ranks == 2) ? 2 : 1;
 }
 
+int cs_nccl_p2p_rank_channels(const cs_nccl_p2p *pp, cs_coll coll, int n_ranks, int ch)
+{
+    int peers = coll == CS_COLL_ALLTOALL || coll == CS_COLL_SCATTER ? n_ranks - 1 : 1;
+    long all = (long)(peers > 1 ? peers : 1) * ch;
+    if (all > pp->n_channels)
+        all = pp->n_channels;
+    return all > ch ? (int)all : ch;
+}
+
+double cs_nccl_p2p_chan_GBps(const cs_nccl_params *np, double chan_GBps)
+{
+    if (np->p2p_GBps > 0 && (!(chan_GBps > 0) || np->p2p_GBps < chan_GBps))
+        return np->p2p_GBps;
+    return chan_GBps;
+}
+
 cs_proto cs_nccl_p2p_proto(const cs_nccl_p2p *pp, uint64_t bytes, int ch)
 {
     return bytes <= (uint64_t)ch * pp->ll_threshold ? CS_PROTO_LL : CS_PROTO_SIMPLE;
