@@ -538,8 +538,8 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
         size_t len = strlen(np->origin);
         np->p2p_GBps = cs_nccl_p2p_cap_GBps(np->sm);
         if (np->p2p_GBps > 0)
-            snprintf(np->origin + len, sizeof np->origin - len, "%sp2p channel cap: NCCL's "
-                     "for sm %d", len ? "; " : "", np->sm);
+            snprintf(np->origin + len, sizeof np->origin - len, "%sp2p channel cap %g GB/s: "
+                     "NCCL's for sm %d", len ? "; " : "", np->p2p_GBps, np->sm);
     }
     rc = cs_nccl_check_transports(t, np, name, err);
     cs_topo_free(t);
