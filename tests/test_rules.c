@@ -380,20 +380,29 @@ static void t_channel_groups(void)
  * (sendrecv.h), as a tree channel gives its reduce and its broadcast (runTreeSplit): one
  * direction of either moves half NCCL's perChMaxTreeBws at one node (tuning.cc): Volta
  * 26.5 / 2 = 13.25, Ampere 24.0 / 2 = 12, Hopper 38.7 / 2 = 19.35, Blackwell 70 / 2 = 35
- * GB/s. DGX A100 (nvlink3: sm 80; 16 channels, so 16 p2p channels; 12 NVLinks at 20 =
- * 240 GB/s a GPU), 8 ranks, launch and protocol latencies zeroed, the route's 2 us kept:
- * sendrecv of 1 GiB: ch_min 16 halved while x 8 > 16 = 2, part 512 MiB > 32 x 512 KiB =
- * 16 MiB doubles it to 4, 8, 16 (part 64 MiB): min(240, 16 x 12 = 192) = 192 GB/s,
- * 2 + 1073741824 / 192000 = 5594.405333 us (nccl-tests on a DGX A100: 195.1 GB/s).
- * 128 MiB: 2, 4, 8 channels (part 16 MiB, not above 16 MiB): 8 x 12 = 96 GB/s,
- * 2 + 134217728 / 96000 = 1400.101333 us (measured 110.8 GB/s). Alltoall of 1 GiB: 128
- * MiB per peer on 8 channels, 7 peers on min(16, 7 x 8) = 16 channels a rank: 192 GB/s for
- * 7 x 134217728 B, 2 + 939524096 / 192000 = 4895.354667 us. Without the figure the links
- * decide the sendrecv: 2 + 1073741824 / 240000 = 4475.924267 us. */
+ * GB/s. DGX A100 (nvlink3: sm 80; 24 channels, so 32 p2p channels, 32 a peer; 12 NVLinks
+ * at 20 = 240 GB/s a GPU), 8 ranks, launch and protocol latencies zeroed, the route's 2 us
+ * kept. A send of S starts on 32 halved while x 8 > 32: 4 channels, doubled while its part
+ * exceeds 32 x 512 KiB = 16 MiB and the channels stay <= 16.
+ * (1) sendrecv 128 MiB: 4, 8 (part 16 MiB): 8 x 12 = 96 GB/s, 2 + 134217728 / 96000 =
+ *     1400.101333 us (nccl-tests on a DGX A100: 110.8 GB/s). 256 MiB: 16 channels, 192
+ *     GB/s, 2 + 268435456 / 192000 = the same 1400.101333 us (measured 188.6); without the
+ *     figure the links: 2 + 268435456 / 240000 = 1120.481067 us. 1 GiB: 32 channels, 384
+ *     GB/s of blocks, the links decide: 2 + 1073741824 / 240000 = 4475.924267 us.
+ * (2) NCCL 2.13.4-2.19.4 (table 2.19.4) also halves a send's most channels on one node
+ *     while x 8 > 4 x 32: 16. 1 GiB: 16 channels, 2 + 1073741824 / 192000 = 5594.405333 us
+ *     (measured 195.1 GB/s).
+ * (3) alltoall 1 GiB (2.30.7): 128 MiB a peer on 8 channels, a rank's 7 sends on min(32,
+ *     7 x 8) = 32 channels, 384 GB/s: the links, 2 + 7 x 134217728 / 240000 = 3916.683733
+ *     us. With 16 p2p channels (channels 16): 16 x 12 = 192 GB/s, 2 + 939524096 / 192000 =
+ *     4895.354667 us. */
 static void t_p2p_block_cap(void)
 {
+    static const struct { uint64_t bytes; int ch; double us; } sr[3] = {
+        {128u << 20, 8, 2 + 134217728 / 96000.0}, {256u << 20, 16, 2 + 268435456 / 192000.0},
+        {1u << 30, 32, 2 + 1073741824 / 240000.0}};
     cs_topo *t = NULL;
-    cs_nccl_params p;
+    cs_nccl_params p, q;
     cs_nccl_pick pk;
     cs_nccl_p2p pp;
     cs_coll_req req;
@@ -409,35 +418,50 @@ static void t_p2p_block_cap(void)
     CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-a100", NULL, 0, &p, &on, &err), 0);
     CS_ASSERT_REL(p.p2p_GBps, 12.0, 1e-12);
     cs_nccl_p2p_setup(&p, t, NULL, 8, &pp);
-    CU_ASSERT_EQUAL(pp.n_channels, 16);
-    CU_ASSERT_EQUAL(pp.ch_min, 2);
-    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 1u << 30), 16);
-    CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, 128u << 20), 8);
+    CU_ASSERT_EQUAL(pp.n_channels, 32);
+    CU_ASSERT_EQUAL(pp.per_peer, 32);
+    CU_ASSERT_EQUAL(pp.ch_min, 4);
     CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_SENDRECV, 8, 8), 8);
-    CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_ALLTOALL, 8, 8), 16);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_ALLTOALL, 8, 8), 32);
     CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_ALLTOALL, 2, 2), 2);
     p.launch_us = 0;
     for (i = 0; i < CS_PROTO_COUNT; i++)
         p.proto[i].base_us = p.proto[i].hop_us = 0;
-    cs_coll_req_init(&req, CS_COLL_SENDRECV, 8, 1u << 30);
+    cs_coll_req_init(&req, CS_COLL_SENDRECV, 8, 0);
     req.topo = t;
-    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
-    CU_ASSERT_EQUAL(pk.channels, 16);
-    CU_ASSERT_EQUAL(pk.wrong, 0);
-    CS_ASSERT_REL(pk.time_us, 2 + 1073741824 / 192000.0, 1e-8);
-    req.bytes = 128u << 20;
-    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &pk, &err), 0);
-    CU_ASSERT_EQUAL(pk.channels, 8);
-    CS_ASSERT_REL(pk.time_us, 2 + 134217728 / 96000.0, 1e-8);
-    req.coll = CS_COLL_ALLTOALL;
+    for (i = 0; i < 3; i++) {
+        req.bytes = sr[i].bytes;
+        CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, sr[i].bytes), sr[i].ch);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, i == 2, &pk, &err), 0);
+        CU_ASSERT_EQUAL(pk.channels, sr[i].ch);
+        CU_ASSERT(i < 2 || pk.wrong == 0);
+        CS_ASSERT_REL(pk.time_us, sr[i].us, 1e-8);
+    }
+    q = p;
+    q.p2p_GBps = 0;
+    req.bytes = 256u << 20;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &q, 0, &pk, &err), 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 268435456 / 240000.0, 1e-8);
+    /* (2) NCCL 2.19.4's rule */
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_params_version("2.19.4", &q, &err), 0);
+    CU_ASSERT_EQUAL(q.p2p_op_x4, 1);
+    q = p;
+    q.p2p_op_x4 = 1;
+    cs_nccl_p2p_setup(&q, t, NULL, 8, &pp);
+    CU_ASSERT_EQUAL(pp.per_peer, 16);
+    CU_ASSERT_EQUAL(pp.ch_min, 4);
     req.bytes = 1u << 30;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &q, 0, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.channels, 16);
+    CS_ASSERT_REL(pk.time_us, 2 + 1073741824 / 192000.0, 1e-8);
+    /* (3) alltoall */
+    req.coll = CS_COLL_ALLTOALL;
     CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
     CU_ASSERT_EQUAL(pk.wrong, 0);
-    CS_ASSERT_REL(pk.time_us, 2 + 939524096 / 192000.0, 1e-8);
-    p.p2p_GBps = 0;
-    req.coll = CS_COLL_SENDRECV;
+    CS_ASSERT_REL(pk.time_us, 2 + 939524096 / 240000.0, 1e-8);
+    p.channels = 16;
     CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &pk, &err), 0);
-    CS_ASSERT_REL(pk.time_us, 2 + 1073741824 / 240000.0, 1e-8);
+    CS_ASSERT_REL(pk.time_us, 2 + 939524096 / 192000.0, 1e-8);
     cs_topo_free(t);
     /* "p2p_channel_GBps" in the "nccl" object: read, and refused when negative. */
     j = json_loads("{\"p2p_channel_GBps\": 20}", 0, NULL);

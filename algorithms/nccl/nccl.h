@@ -123,6 +123,11 @@ typedef struct cs_nccl_params {
                                 of the "nccl" object and its keys, what was derived (the
                                 tree cap, a PCIe host's plan) - not in JSON ("" = table) */
     int p2p_given;           /* the "nccl" object states p2p_channel_GBps - not in JSON */
+    int p2p_op_x4;           /* 1: NCCL 2.13.4-2.19.4 on one node, where a send's most
+                                channels are halved while x ranks > 4 x p2pnChannels ("Avoid
+                                overloading channels with 8+ operations", enqueue.cc
+                                scheduleP2pTasksToPlan, removed in 2.20.3); from the
+                                version's table, not in JSON */
     int tree_given;          /* the "nccl" object states tree_channel_GBps (else a cluster
                                 gets NCCL's cap for its GPUs and node count) - not in JSON */
     int channels_given;      /* the "nccl" object sets channels or channel_GBps: NCCL's ring

@@ -207,6 +207,11 @@ void cs_nccl_p2p_setup(const cs_nccl_params *np, const cs_topo *topo, const int 
     out->ch_min = out->per_peer;
     while (out->ch_min * n_ranks > out->n_channels && out->ch_min > 1)
         out->ch_min /= 2;
+    /* NCCL 2.13.4-2.19.4 on one node: the most a send uses, halved while x ranks exceeds
+     * 4 x p2pnChannels (enqueue.cc:627 at 2.19.4); ch_min was taken before, as there. */
+    while (np->p2p_op_x4 && !multi && out->per_peer * n_ranks > 4 * out->n_channels &&
+           out->per_peer > 1)
+        out->per_peer /= 2;
     out->chunk_bytes = multi ? P2P_NET_CHUNK : all_nvl ? P2P_NVL_CHUNK : P2P_PCI_CHUNK;
     if (out->chunk_bytes > SIMPLE_STEP)
         out->chunk_bytes = SIMPLE_STEP;

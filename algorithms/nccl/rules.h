@@ -76,7 +76,9 @@ uint64_t cs_nccl_step_bytes(const cs_nccl_params *np);
  * src/graph/paths.cc ncclTopoComputeP2pChannels*, src/enqueue.cc addP2pToPlan). */
 typedef struct cs_nccl_p2p {
     int n_channels;          /* p2pnChannels: the comm's channels rounded up to a power of 2 */
-    int per_peer;            /* p2pnChannelsPerPeer: most channels one send or receive uses */
+    int per_peer;            /* p2pnChannelsPerPeer: most channels one send or receive uses
+                                (NCCL 2.13-2.19 on one node: halved while x ranks > 4 x
+                                n_channels, nccl.h p2p_op_x4) */
     int ch_min;              /* channels an op starts from: per_peer halved while
                                 ch_min x ranks > n_channels */
     uint64_t chunk_bytes;    /* p2pChunkSize: NET 128 KiB across nodes, NVL 512 KiB when every
