@@ -131,9 +131,10 @@ static void t_p2p_net(void)
  * GPU's NVLink route is 18 x 20.6 = 370.8 GB/s, 2 x 18 = 36 channels per NVLink peer, a
  * network peer max(1, ceil(50 / 14)) = 4).
  * (1) Ranks 0, 2, 4, 6 (a strided group on node 0): every peer over NVLink: NVL chunk 512
- *     KiB, per_peer pow2Up(36) = 64 capped at p2pnChannels 16, an op starts on 16 halved
- *     while x 4 ranks > 16: 4; parts of 64 KiB to 16 MiB. The same as ranks 0..3 of one
- *     DGX H100, and ranks 8..15 (node 1) the same as ranks 0..7.
+ *     KiB, one node's p2p channels (the node's p2p_channels, 32), per_peer pow2Up(36) = 64
+ *     capped at 32, an op starts on 32 halved while x 4 ranks > 32: 8; parts of 64 KiB to
+ *     16 MiB. The same as ranks 0..3 of one DGX H100, and ranks 8..15 (node 1) the same as
+ *     ranks 0..7 (starting on 4). Across nodes the p2p channels are the channels' (16).
  * (2) Ranks 0, 2, ..., 14 (4 per node): multi-node, NET chunk 128 KiB, per peer min(36, 4)
  *     = 4, halved while 4 x ceil(8 / 8) > 16: no; an op starts on 4 halved while x 8 > 16:
  *     2; parts of 64 KiB to 128 KiB. Ranks 0..7 of the same would be one node (NVL).
@@ -154,9 +155,9 @@ static void t_p2p_map(void)
     cs_nccl_p2p_setup(&p, t, strided4, 4, &pp);
     CU_ASSERT_EQUAL(pp.multi_node, 0);
     CU_ASSERT_EQUAL(pp.chunk_bytes, 524288u);
-    CU_ASSERT_EQUAL(pp.n_channels, 16);
-    CU_ASSERT_EQUAL(pp.per_peer, 16);
-    CU_ASSERT_EQUAL(pp.ch_min, 4);
+    CU_ASSERT_EQUAL(pp.n_channels, 32);
+    CU_ASSERT_EQUAL(pp.per_peer, 32);
+    CU_ASSERT_EQUAL(pp.ch_min, 8);
     CU_ASSERT_EQUAL(pp.min_part, 65536u);
     CU_ASSERT_EQUAL(pp.max_part, 16777216u);
     cs_nccl_p2p_setup(&p, one, NULL, 4, &ref);
@@ -165,7 +166,7 @@ static void t_p2p_map(void)
     cs_nccl_p2p_setup(&p, t, NULL, 8, &ref);
     CU_ASSERT(memcmp(&pp, &ref, sizeof pp) == 0);
     CU_ASSERT_EQUAL(pp.chunk_bytes, 524288u);
-    CU_ASSERT_EQUAL(pp.ch_min, 2);
+    CU_ASSERT_EQUAL(pp.ch_min, 4);
     cs_nccl_p2p_setup(&p, t, strided8, 8, &pp);
     CU_ASSERT_EQUAL(pp.multi_node, 1);
     CU_ASSERT_EQUAL(pp.chunk_bytes, 131072u);
@@ -184,24 +185,24 @@ static void t_p2p_map(void)
 /* NCCL mode reads the map of a request without a topology (a plan's strided group): only
  * the p2p rules see it. dgx-h100-x2, channel_GBps 1 (a p2p channel moves 2 x 1 GB/s: its
  * own send and receive warps), Simple.
- * A rank's sends to its n - 1 peers spread over min(16, (n - 1) x channels a send) p2p
- * channels (rules.h cs_nccl_p2p_rank_channels), whose caps they share (sim/exec.c).
- * (1) Alltoall of 32 MiB on ranks 0, 2, 4, 6: 8 MiB per peer, starts on 4 channels, part 2
- *     MiB <= 16 MiB: 4 channels a send, min(16, 3 x 4) = 12 a rank, cap 12 x 2 = 24 GB/s;
- *     2 MiB / 512 KiB = 4 chunks. Without the map (one node, PCIe): per peer 2, starts on
- *     2 (2 x 4 <= 16), part 4 MiB <= 4 MiB: 2 channels, min(16, 3 x 2) = 6 a rank, 12 GB/s;
- *     4 MiB / 128 KiB = 32 chunks, max_chunks 8.
- * (2) Alltoall of 8 MiB on ranks 0, 2, ..., 14: 1 MiB per peer, starts on 2, part 512 KiB
- *     > 128 KiB doubles to 4 (4 <= 4 / 2 fails next): 4 channels, min(16, 7 x 4) = 16 a
- *     rank, 32 GB/s; 256 KiB / 128 KiB = 2 chunks. Without the map: 2 channels (part
- *     512 KiB <= 4 MiB), min(16, 7 x 2) = 14 a rank, 28 GB/s, 512 KiB / 128 KiB = 4
- *     chunks. */
+ * A rank's sends to its n - 1 peers spread over min(p2p channels, (n - 1) x channels a
+ * send) (rules.h cs_nccl_p2p_rank_channels), whose caps they share (sim/exec.c).
+ * (1) Alltoall of 32 MiB on ranks 0, 2, 4, 6 (one node: 32 p2p channels): 8 MiB per
+ *     peer, starts on 8 channels, part 1 MiB <= 16 MiB: 8 channels a send, min(32, 3 x 8)
+ *     = 24 a rank, cap 24 x 2 = 48 GB/s; 1 MiB / 512 KiB = 2 chunks. Without the map (one
+ *     node, PCIe): per peer 2, starts on 2 (2 x 4 <= 32), part 4 MiB <= 4 MiB: 2 channels,
+ *     min(32, 3 x 2) = 6 a rank, 12 GB/s; 4 MiB / 128 KiB = 32 chunks, max_chunks 8.
+ * (2) Alltoall of 8 MiB on ranks 0, 2, ..., 14 (across nodes: 16 p2p channels): 1 MiB per
+ *     peer, starts on 2, part 512 KiB > 128 KiB doubles to 4 (4 <= 4 / 2 fails next): 4
+ *     channels, min(16, 7 x 4) = 16 a rank, 32 GB/s; 256 KiB / 128 KiB = 2 chunks.
+ *     Without the map: 2 channels (part 512 KiB <= 4 MiB), min(32, 7 x 2) = 14 a rank,
+ *     28 GB/s, 512 KiB / 128 KiB = 4 chunks. */
 static void t_p2p_req_map(void)
 {
     static const int strided4[4] = {0, 2, 4, 6};
     static const int strided8[8] = {0, 2, 4, 6, 8, 10, 12, 14};
     static const struct { int n; const int *map; uint64_t bytes; double cap[2]; int chunks[2]; }
-        cases[2] = {{4, strided4, 32u << 20, {24, 12}, {4, 8}},
+        cases[2] = {{4, strided4, 32u << 20, {48, 12}, {2, 8}},
                     {8, strided8, 8u << 20, {32, 28}, {2, 4}}};
     cs_topo *t = NULL;
     cs_nccl_params p;

@@ -137,13 +137,14 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
 {
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps", "sm",
                                        "channel_plan", "net_channels",
-                                       "tree_channel_GBps", "p2p_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
+                                       "tree_channel_GBps", "p2p_channel_GBps", "p2p_channels",
+                                       "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
                                        "nvls_net_lat_us",
                                        "proto", "protocols", "transports", "algo",
                                        "calibration", NULL};
     const char *version = NULL, *proto = NULL, *algo = NULL;
     json_t *protos = NULL, *cal = NULL, *trs = NULL;
-    long channels, max_chunks, sm = 0, net_channels = 0;
+    long channels, max_chunks, sm = 0, net_channels = 0, p2p_channels = 0;
     int rc, i;
     cs_nccl_params_default(out);
     if (!json_is_object(nccl))
@@ -159,6 +160,7 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     if ((rc = cs_json_nonneg(nccl, "nccl", "launch_us", 0, &out->launch_us, err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "channels", 0, 1, 64, &channels, err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "net_channels", 0, 0, 64, &net_channels, err)) < 0 ||
+        (rc = cs_json_int(nccl, "nccl", "p2p_channels", 0, 0, 64, &p2p_channels, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "channel_GBps", 0, &out->channel_GBps, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "tree_channel_GBps", 0, &out->tree_GBps, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "p2p_channel_GBps", 0, &out->p2p_GBps, err)) < 0 ||
@@ -180,6 +182,8 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
         return rc;
     if (json_object_get(nccl, "net_channels"))
         out->net_channels = (int)net_channels;
+    if (json_object_get(nccl, "p2p_channels"))
+        out->p2p_channels = (int)p2p_channels;
     out->tree_given = json_object_get(nccl, "tree_channel_GBps") != NULL;
     out->p2p_given = json_object_get(nccl, "p2p_channel_GBps") != NULL;
     out->channels_given = json_object_get(nccl, "channels") != NULL ||

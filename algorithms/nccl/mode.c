@@ -432,11 +432,14 @@ static int tree_sim_pieces(const cs_coll_req *req, const cs_nccl_params *np)
 const cs_nccl_params *cs__nccl_planned(const cs_nccl_params *np, const cs_coll_req *req,
                                       cs_nccl_params *local)
 {
-    if (req->topo && np->net_channels > 0 && np->net_channels != np->channels &&
-        cs_node_size(req) > 0) {
-        /* Ranks over several nodes: the rings the search finds across them (nccl.h). */
+    if (req->topo && ((np->net_channels > 0 && np->net_channels != np->channels) ||
+                      np->p2p_channels > 0) && cs_node_size(req) > 0) {
+        /* Ranks over several nodes: the rings the search finds across them (nccl.h), and
+         * their p2p channels (pow2Up of those; p2p_channels is one node's). */
         *local = *np;
-        local->channels = np->net_channels;
+        if (np->net_channels > 0)
+            local->channels = np->net_channels;
+        local->p2p_channels = 0;
         return local;
     }
     return req->topo ? cs_nccl_with_plan(np, req->n_ranks, local) : np;

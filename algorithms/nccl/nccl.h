@@ -123,6 +123,11 @@ typedef struct cs_nccl_params {
                                 of the "nccl" object and its keys, what was derived (the
                                 tree cap, a PCIe host's plan) - not in JSON ("" = table) */
     int p2p_given;           /* the "nccl" object states p2p_channel_GBps - not in JSON */
+    int p2p_channels;        /* NCCL's p2pnChannels on one node, as its log prints it ("32
+                                p2p channels"): pow2Up of NCCL's own channel count, for a
+                                preset whose "channels" is not that count; 0 (default) =
+                                pow2Up(channels). Runs across nodes use net_channels' (mode.c
+                                cs__nccl_planned). "p2p_channels" in JSON */
     int p2p_op_x4;           /* 1: NCCL 2.13.4-2.19.4 on one node, where a send's most
                                 channels are halved while x ranks > 4 x p2pnChannels ("Avoid
                                 overloading channels with 8+ operations", enqueue.cc

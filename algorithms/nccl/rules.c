@@ -195,7 +195,9 @@ void cs_nccl_p2p_setup(const cs_nccl_params *np, const cs_topo *topo, const int 
     if (n_ranks < 2 || per_peer == 1 << 20)
         per_peer = 2;
     out->multi_node = multi;
-    out->n_channels = pow2_up(np->channels);
+    /* p2p_channels is one node's; across nodes the comm's channels are net_channels' */
+    out->n_channels = pow2_up(multi ? (np->net_channels > 0 ? np->net_channels : np->channels)
+                                    : np->p2p_channels > 0 ? np->p2p_channels : np->channels);
     out->per_peer = pow2_up(per_peer);
     if (multi) {
         int batches = (n_ranks + P2P_PER_BATCH - 1) / P2P_PER_BATCH;

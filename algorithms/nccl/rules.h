@@ -75,7 +75,8 @@ uint64_t cs_nccl_step_bytes(const cs_nccl_params *np);
 /* The point-to-point rules NCCL applies to one comm (src/init.cc computeBuffSizes,
  * src/graph/paths.cc ncclTopoComputeP2pChannels*, src/enqueue.cc addP2pToPlan). */
 typedef struct cs_nccl_p2p {
-    int n_channels;          /* p2pnChannels: the comm's channels rounded up to a power of 2 */
+    int n_channels;          /* p2pnChannels: the comm's channels rounded up to a power of 2
+                                (np->p2p_channels where a preset states NCCL's own) */
     int per_peer;            /* p2pnChannelsPerPeer: most channels one send or receive uses
                                 (NCCL 2.13-2.19 on one node: halved while x ranks > 4 x
                                 n_channels, nccl.h p2p_op_x4) */
