@@ -418,26 +418,6 @@ static int sm_of_links(const cs_topo *t)
     return 0;
 }
 
-double cs_nccl_tree_cap_GBps(int sm, int nodes)
-{
-    /* perChMaxTreeBws (NVIDIA/nccl src/graph/tuning.cc; models.md 2.5), GB/s a tree
-     * channel, by generation (Volta, Ampere, Hopper, Blackwell) and node count (1, 2,
-     * 4 or more: NCCL's index min(nNodes - 1, 2) with 3 nodes counted as 4) */
-    static const double bw[4][3] = {
-        {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0},
-    };
-    int g = sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : sm >= 70 ? 0 : -1;
-    int col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
-    /* times the tree's algorithm-bandwidth ratio 0.5: the reduce going up and the
-     * broadcast coming down each get one direction's cap (all_reduce.h runTreeSplit) */
-    return g < 0 ? 0 : 0.5 * bw[g][col];
-}
-
-double cs_nccl_p2p_cap_GBps(int sm)
-{
-    return cs_nccl_tree_cap_GBps(sm, 1);
-}
-
 /* A transport stated off ("enabled": false: NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1) against
  * the routes, which pick the transport (sim/exec.h): within a host, a route through a CPU
  * is SHM, any other P2P. Checks each pair of ranks of one host (a run of consecutive ranks
