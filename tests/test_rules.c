@@ -410,6 +410,7 @@ static void t_p2p_block_cap(void)
     cs_err err;
     int on = 0, i;
     json_t *j;
+    char note[128];
     CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(75), 13.25, 1e-12);
     CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(80), 12.0, 1e-12);
     CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(90), 19.35, 1e-12);
@@ -473,6 +474,20 @@ static void t_p2p_block_cap(void)
     j = json_loads("{\"p2p_channel_GBps\": -1}", 0, NULL);
     CU_ASSERT_EQUAL(cs_nccl_params_from_json(j, &p, &err), CS_EINVAL);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.p2p_channel_GBps");
+    json_decref(j);
+    /* "p2p_channels" (NCCL's p2pnChannels on one node): 1..64, and NCCL_MAX_NCHANNELS=8
+     * bounds it as it bounds the channels NCCL derives it from (32 -> 8). */
+    j = json_loads("{\"channels\": 16, \"p2p_channels\": 32}", 0, NULL);
+    CU_ASSERT_EQUAL(cs_nccl_params_from_json(j, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.p2p_channels, 32);
+    CU_ASSERT_EQUAL(cs_nccl_env_apply(&p, NULL, "NCCL_MAX_NCHANNELS", "8", note, sizeof note,
+                                      &err), 0);
+    CU_ASSERT_EQUAL(p.p2p_channels, 8);
+    CU_ASSERT_EQUAL(p.channels, 8);
+    json_decref(j);
+    j = json_loads("{\"p2p_channels\": 65}", 0, NULL);
+    CU_ASSERT_EQUAL(cs_nccl_params_from_json(j, &p, &err), CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.p2p_channels");
     json_decref(j);
 }
 
