@@ -254,6 +254,10 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
         json_object_set_new(n, "nvls_net_lat_us", cs_json_num(c->np->nvls_net_lat_us));
     if (c->np->net_channels > 0)
         json_object_set_new(n, "net_channels", json_integer(c->np->net_channels));
+    if (c->np->p2p_channels > 0)
+        json_object_set_new(n, "p2p_channels", json_integer(c->np->p2p_channels));
+    if (c->np->p2p_given)
+        json_object_set_new(n, "p2p_channel_GBps", cs_json_num(c->np->p2p_GBps));
     json_object_set_new(n, "max_chunks", json_integer(c->np->max_chunks));
     if (c->np->force_proto >= 0)
         json_object_set_new(n, "proto", json_string(cs_proto_name((cs_proto)c->np->force_proto)));

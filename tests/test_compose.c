@@ -198,9 +198,11 @@ static void t_layers(void)
     CU_ASSERT_DOUBLE_EQUAL(np.tr[CS_TR_NET].lat_us, 20, 1e-12);
     CU_ASSERT_EQUAL(np.tr[CS_TR_NET].msg_bytes, 2097152);
     /* and the run says where each came from */
-    CU_ASSERT_STRING_EQUAL(np.origin, "node.nccl (dgx-h100): channels, nvls_eff; fabric.nccl "
+    CU_ASSERT_STRING_EQUAL(np.origin, "node.nccl (dgx-h100): channels, p2p_channels, "
+                           "nvls_eff; fabric.nccl "
                            "(efa-v2-rail): transports; nccl: channels, transports; tree cap: "
-                           "NCCL's for sm 90 at 2 nodes");
+                           "NCCL's for sm 90 at 2 nodes; p2p channel cap 19.35 GB/s: NCCL's "
+                           "for sm 90");
     unlink(file);
     /* a bad key inside the node's own object is named where it is */
     cs_test_json_file("{\"kind\": \"cluster\", \"nodes\": 2, \"fabric\": \"ib-ndr-rail\", "

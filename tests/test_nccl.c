@@ -171,7 +171,7 @@ static void t_json(void)
 
 /* A preset without an "nccl" object: defaults, present = 0 (pcie-rtx4090x8, whose channels
  * NCCL's ring search derives); dgx-h100 has one (16 channels, NVLS), and so has dgx-a100
- * (16: a cluster of its nodes ran one channel without it); so has a file with one. */
+ * (24, NCCL's on one DGX A100: search.cc 6 rings doubled twice); so has a file with one. */
 static void t_topo_nccl(void)
 {
     cs_nccl_params p;
@@ -182,7 +182,7 @@ static void t_topo_nccl(void)
     CU_ASSERT_EQUAL(p.channels, 1);
     CU_ASSERT_EQUAL(cs_nccl_open("dgx-a100", &p, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 1);
-    CU_ASSERT_EQUAL(p.channels, 16);
+    CU_ASSERT_EQUAL(p.channels, 24);
     CU_ASSERT_EQUAL(cs_nccl_open("dgx-h100", &p, &present, &err), 0);
     CU_ASSERT_EQUAL(present, 1);
     CU_ASSERT_EQUAL(p.channels, 16);

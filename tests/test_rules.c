@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <jansson.h>
 
 #include "tests/testutil.h"
 #include "algorithms/coll.h"
@@ -130,9 +131,10 @@ static void t_p2p_net(void)
  * GPU's NVLink route is 18 x 20.6 = 370.8 GB/s, 2 x 18 = 36 channels per NVLink peer, a
  * network peer max(1, ceil(50 / 14)) = 4).
  * (1) Ranks 0, 2, 4, 6 (a strided group on node 0): every peer over NVLink: NVL chunk 512
- *     KiB, per_peer pow2Up(36) = 64 capped at p2pnChannels 16, an op starts on 16 halved
- *     while x 4 ranks > 16: 4; parts of 64 KiB to 16 MiB. The same as ranks 0..3 of one
- *     DGX H100, and ranks 8..15 (node 1) the same as ranks 0..7.
+ *     KiB, one node's p2p channels (the node's p2p_channels, 32), per_peer pow2Up(36) = 64
+ *     capped at 32, an op starts on 32 halved while x 4 ranks > 32: 8; parts of 64 KiB to
+ *     16 MiB. The same as ranks 0..3 of one DGX H100, and ranks 8..15 (node 1) the same as
+ *     ranks 0..7 (starting on 4). Across nodes the p2p channels are the channels' (16).
  * (2) Ranks 0, 2, ..., 14 (4 per node): multi-node, NET chunk 128 KiB, per peer min(36, 4)
  *     = 4, halved while 4 x ceil(8 / 8) > 16: no; an op starts on 4 halved while x 8 > 16:
  *     2; parts of 64 KiB to 128 KiB. Ranks 0..7 of the same would be one node (NVL).
@@ -153,9 +155,9 @@ static void t_p2p_map(void)
     cs_nccl_p2p_setup(&p, t, strided4, 4, &pp);
     CU_ASSERT_EQUAL(pp.multi_node, 0);
     CU_ASSERT_EQUAL(pp.chunk_bytes, 524288u);
-    CU_ASSERT_EQUAL(pp.n_channels, 16);
-    CU_ASSERT_EQUAL(pp.per_peer, 16);
-    CU_ASSERT_EQUAL(pp.ch_min, 4);
+    CU_ASSERT_EQUAL(pp.n_channels, 32);
+    CU_ASSERT_EQUAL(pp.per_peer, 32);
+    CU_ASSERT_EQUAL(pp.ch_min, 8);
     CU_ASSERT_EQUAL(pp.min_part, 65536u);
     CU_ASSERT_EQUAL(pp.max_part, 16777216u);
     cs_nccl_p2p_setup(&p, one, NULL, 4, &ref);
@@ -164,7 +166,7 @@ static void t_p2p_map(void)
     cs_nccl_p2p_setup(&p, t, NULL, 8, &ref);
     CU_ASSERT(memcmp(&pp, &ref, sizeof pp) == 0);
     CU_ASSERT_EQUAL(pp.chunk_bytes, 524288u);
-    CU_ASSERT_EQUAL(pp.ch_min, 2);
+    CU_ASSERT_EQUAL(pp.ch_min, 4);
     cs_nccl_p2p_setup(&p, t, strided8, 8, &pp);
     CU_ASSERT_EQUAL(pp.multi_node, 1);
     CU_ASSERT_EQUAL(pp.chunk_bytes, 131072u);
@@ -183,21 +185,25 @@ static void t_p2p_map(void)
 /* NCCL mode reads the map of a request without a topology (a plan's strided group): only
  * the p2p rules see it. dgx-h100-x2, channel_GBps 1 (a p2p channel moves 2 x 1 GB/s: its
  * own send and receive warps), Simple.
- * (1) Alltoall of 32 MiB on ranks 0, 2, 4, 6: 8 MiB per peer, starts on 4 channels, part 2
- *     MiB <= 16 MiB: 4 channels, cap 4 x 2 = 8 GB/s per send; 2 MiB / 512 KiB = 4 chunks.
- *     Without the map (one node, PCIe): per peer 2, starts on 2 (2 x 4 <= 16), part 4 MiB
- *     <= 4 MiB: 2 channels, 4 GB/s; 4 MiB / 128 KiB = 32 chunks, max_chunks 8.
- * (2) Alltoall of 8 MiB on ranks 0, 2, ..., 14: 1 MiB per peer, starts on 2, part 512 KiB
- *     > 128 KiB doubles to 4 (4 <= 4 / 2 fails next): 4 channels, 8 GB/s; 256 KiB / 128
- *     KiB = 2 chunks. Without the map: 2 channels (part 512 KiB <= 4 MiB), 4 GB/s,
- *     512 KiB / 128 KiB = 4 chunks. */
+ * A rank's sends to its n - 1 peers spread over min(p2p channels, (n - 1) x channels a
+ * send) (rules.h cs_nccl_p2p_rank_channels), whose caps they share (sim/exec.c).
+ * (1) Alltoall of 32 MiB on ranks 0, 2, 4, 6 (one node: 32 p2p channels): 8 MiB per
+ *     peer, starts on 8 channels, part 1 MiB <= 16 MiB: 8 channels a send, min(32, 3 x 8)
+ *     = 24 a rank, cap 24 x 2 = 48 GB/s; 1 MiB / 512 KiB = 2 chunks. Without the map (one
+ *     node, PCIe): per peer 2, starts on 2 (2 x 4 <= 32), part 4 MiB <= 4 MiB: 2 channels,
+ *     min(32, 3 x 2) = 6 a rank, 12 GB/s; 4 MiB / 128 KiB = 32 chunks, max_chunks 8.
+ * (2) Alltoall of 8 MiB on ranks 0, 2, ..., 14 (across nodes: 16 p2p channels): 1 MiB per
+ *     peer, starts on 2, part 512 KiB > 128 KiB doubles to 4 (4 <= 4 / 2 fails next): 4
+ *     channels, min(16, 7 x 4) = 16 a rank, 32 GB/s; 256 KiB / 128 KiB = 2 chunks.
+ *     Without the map: 2 channels (part 512 KiB <= 4 MiB), min(32, 7 x 2) = 14 a rank,
+ *     28 GB/s, 512 KiB / 128 KiB = 4 chunks. */
 static void t_p2p_req_map(void)
 {
     static const int strided4[4] = {0, 2, 4, 6};
     static const int strided8[8] = {0, 2, 4, 6, 8, 10, 12, 14};
     static const struct { int n; const int *map; uint64_t bytes; double cap[2]; int chunks[2]; }
-        cases[2] = {{4, strided4, 32u << 20, {8, 4}, {4, 8}},
-                    {8, strided8, 8u << 20, {8, 4}, {2, 4}}};
+        cases[2] = {{4, strided4, 32u << 20, {48, 12}, {2, 8}},
+                    {8, strided8, 8u << 20, {32, 28}, {2, 4}}};
     cs_topo *t = NULL;
     cs_nccl_params p;
     cs_nccl_pick pk;
@@ -371,12 +377,127 @@ static void t_channel_groups(void)
     cs_topo_free(t);
 }
 
+/* A p2p channel's block (NCCL_MAX_NTHREADS 640) gives its send and its receive half each
+ * (sendrecv.h), as a tree channel gives its reduce and its broadcast (runTreeSplit): one
+ * direction of either moves half NCCL's perChMaxTreeBws at one node (tuning.cc): Volta
+ * 26.5 / 2 = 13.25, Ampere 24.0 / 2 = 12, Hopper 38.7 / 2 = 19.35, Blackwell 70 / 2 = 35
+ * GB/s. DGX A100 (nvlink3: sm 80; 24 channels, so 32 p2p channels, 32 a peer; 12 NVLinks
+ * at 20 = 240 GB/s a GPU), 8 ranks, launch and protocol latencies zeroed, the route's 2 us
+ * kept. A send of S starts on 32 halved while x 8 > 32: 4 channels, doubled while its part
+ * exceeds 32 x 512 KiB = 16 MiB and the channels stay <= 16.
+ * (1) sendrecv 128 MiB: 4, 8 (part 16 MiB): 8 x 12 = 96 GB/s, 2 + 134217728 / 96000 =
+ *     1400.101333 us (nccl-tests on a DGX A100: 110.8 GB/s). 256 MiB: 16 channels, 192
+ *     GB/s, 2 + 268435456 / 192000 = the same 1400.101333 us (measured 188.6); without the
+ *     figure the links: 2 + 268435456 / 240000 = 1120.481067 us. 1 GiB: 32 channels, 384
+ *     GB/s of blocks, the links decide: 2 + 1073741824 / 240000 = 4475.924267 us.
+ * (2) NCCL 2.13.4-2.19.4 (table 2.19.4) also halves a send's most channels on one node
+ *     while x 8 > 4 x 32: 16. 1 GiB: 16 channels, 2 + 1073741824 / 192000 = 5594.405333 us
+ *     (measured 195.1 GB/s).
+ * (3) alltoall 1 GiB (2.30.7): 128 MiB a peer on 8 channels, a rank's 7 sends on min(32,
+ *     7 x 8) = 32 channels, 384 GB/s: the links, 2 + 7 x 134217728 / 240000 = 3916.683733
+ *     us. With 16 p2p channels (channels 16): 16 x 12 = 192 GB/s, 2 + 939524096 / 192000 =
+ *     4895.354667 us. */
+static void t_p2p_block_cap(void)
+{
+    static const struct { uint64_t bytes; int ch; double us; } sr[3] = {
+        {128u << 20, 8, 2 + 134217728 / 96000.0}, {256u << 20, 16, 2 + 268435456 / 192000.0},
+        {1u << 30, 32, 2 + 1073741824 / 240000.0}};
+    cs_topo *t = NULL;
+    cs_nccl_params p, q;
+    cs_nccl_pick pk;
+    cs_nccl_p2p pp;
+    cs_coll_req req;
+    cs_err err;
+    int on = 0, i;
+    json_t *j;
+    char note[128];
+    CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(75), 13.25, 1e-12);
+    CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(80), 12.0, 1e-12);
+    CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(90), 19.35, 1e-12);
+    CS_ASSERT_REL(cs_nccl_p2p_cap_GBps(100), 35.0, 1e-12);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_cap_GBps(0), 0.0);
+    CU_ASSERT_EQUAL_FATAL(cs_topo_open("dgx-a100", &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_setup("dgx-a100", NULL, 0, &p, &on, &err), 0);
+    CS_ASSERT_REL(p.p2p_GBps, 12.0, 1e-12);
+    cs_nccl_p2p_setup(&p, t, NULL, 8, &pp);
+    CU_ASSERT_EQUAL(pp.n_channels, 32);
+    CU_ASSERT_EQUAL(pp.per_peer, 32);
+    CU_ASSERT_EQUAL(pp.ch_min, 4);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_SENDRECV, 8, 8), 8);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_ALLTOALL, 8, 8), 32);
+    CU_ASSERT_EQUAL(cs_nccl_p2p_rank_channels(&pp, CS_COLL_ALLTOALL, 2, 2), 2);
+    p.launch_us = 0;
+    for (i = 0; i < CS_PROTO_COUNT; i++)
+        p.proto[i].base_us = p.proto[i].hop_us = 0;
+    cs_coll_req_init(&req, CS_COLL_SENDRECV, 8, 0);
+    req.topo = t;
+    for (i = 0; i < 3; i++) {
+        req.bytes = sr[i].bytes;
+        CU_ASSERT_EQUAL(cs_nccl_p2p_channels(&pp, sr[i].bytes), sr[i].ch);
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, i == 2, &pk, &err), 0);
+        CU_ASSERT_EQUAL(pk.channels, sr[i].ch);
+        CU_ASSERT(i < 2 || pk.wrong == 0);
+        CS_ASSERT_REL(pk.time_us, sr[i].us, 1e-8);
+    }
+    q = p;
+    q.p2p_GBps = 0;
+    req.bytes = 256u << 20;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &q, 0, &pk, &err), 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 268435456 / 240000.0, 1e-8);
+    /* (2) NCCL 2.19.4's rule */
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_params_version("2.19.4", &q, &err), 0);
+    CU_ASSERT_EQUAL(q.p2p_op_x4, 1);
+    q = p;
+    q.p2p_op_x4 = 1;
+    cs_nccl_p2p_setup(&q, t, NULL, 8, &pp);
+    CU_ASSERT_EQUAL(pp.per_peer, 16);
+    CU_ASSERT_EQUAL(pp.ch_min, 4);
+    req.bytes = 1u << 30;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &q, 0, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.channels, 16);
+    CS_ASSERT_REL(pk.time_us, 2 + 1073741824 / 192000.0, 1e-8);
+    /* (3) alltoall */
+    req.coll = CS_COLL_ALLTOALL;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 1, &pk, &err), 0);
+    CU_ASSERT_EQUAL(pk.wrong, 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 939524096 / 240000.0, 1e-8);
+    p.channels = 16;
+    CU_ASSERT_EQUAL_FATAL(cs_nccl_simulate(&req, t, NULL, &p, 0, &pk, &err), 0);
+    CS_ASSERT_REL(pk.time_us, 2 + 939524096 / 192000.0, 1e-8);
+    cs_topo_free(t);
+    /* "p2p_channel_GBps" in the "nccl" object: read, and refused when negative. */
+    j = json_loads("{\"p2p_channel_GBps\": 20}", 0, NULL);
+    CU_ASSERT_EQUAL(cs_nccl_params_from_json(j, &p, &err), 0);
+    CS_ASSERT_REL(p.p2p_GBps, 20.0, 1e-12);
+    CU_ASSERT_EQUAL(p.p2p_given, 1);
+    json_decref(j);
+    j = json_loads("{\"p2p_channel_GBps\": -1}", 0, NULL);
+    CU_ASSERT_EQUAL(cs_nccl_params_from_json(j, &p, &err), CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.p2p_channel_GBps");
+    json_decref(j);
+    /* "p2p_channels" (NCCL's p2pnChannels on one node): 1..64, and NCCL_MAX_NCHANNELS=8
+     * bounds it as it bounds the channels NCCL derives it from (32 -> 8). */
+    j = json_loads("{\"channels\": 16, \"p2p_channels\": 32}", 0, NULL);
+    CU_ASSERT_EQUAL(cs_nccl_params_from_json(j, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.p2p_channels, 32);
+    CU_ASSERT_EQUAL(cs_nccl_env_apply(&p, NULL, "NCCL_MAX_NCHANNELS", "8", note, sizeof note,
+                                      &err), 0);
+    CU_ASSERT_EQUAL(p.p2p_channels, 8);
+    CU_ASSERT_EQUAL(p.channels, 8);
+    json_decref(j);
+    j = json_loads("{\"p2p_channels\": 65}", 0, NULL);
+    CU_ASSERT_EQUAL(cs_nccl_params_from_json(j, &p, &err), CS_EINVAL);
+    CU_ASSERT_STRING_EQUAL(err.where, "nccl.p2p_channels");
+    json_decref(j);
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case rules[] = {
         {"table", t_table}, {"p2p_pcie", t_p2p_pcie}, {"p2p_net", t_p2p_net},
         {"p2p_map", t_p2p_map}, {"p2p_req_map", t_p2p_req_map},
         {"alltoall_channels", t_alltoall_channels}, {"broadcast_chain", t_broadcast_chain},
-        {"channel_groups", t_channel_groups}, {NULL, NULL}};
+        {"channel_groups", t_channel_groups}, {"p2p_block_cap", t_p2p_block_cap},
+        {NULL, NULL}};
     return cs_test_add_suite("nccl_rules", rules);
 }

@@ -99,6 +99,8 @@ static int channel_bound(cs_nccl_params *np, const char *name, const char *v, ch
     BOUND(np->channels);
     if (np->net_channels > 0)
         BOUND(np->net_channels);
+    if (np->p2p_channels > 0)
+        BOUND(np->p2p_channels);
     for (k = 2; k <= np->plan_n; k++) {
         int c = np->plan_ch[k];
         BOUND(c);

@@ -137,13 +137,14 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
 {
     static const char *const keys[] = {"version", "launch_us", "channels", "channel_GBps", "sm",
                                        "channel_plan", "net_channels",
-                                       "tree_channel_GBps", "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
+                                       "tree_channel_GBps", "p2p_channel_GBps", "p2p_channels",
+                                       "max_chunks", "nvls", "nvls_eff", "nvls_lat_us",
                                        "nvls_net_lat_us",
                                        "proto", "protocols", "transports", "algo",
                                        "calibration", NULL};
     const char *version = NULL, *proto = NULL, *algo = NULL;
     json_t *protos = NULL, *cal = NULL, *trs = NULL;
-    long channels, max_chunks, sm = 0, net_channels = 0;
+    long channels, max_chunks, sm = 0, net_channels = 0, p2p_channels = 0;
     int rc, i;
     cs_nccl_params_default(out);
     if (!json_is_object(nccl))
@@ -159,8 +160,10 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
     if ((rc = cs_json_nonneg(nccl, "nccl", "launch_us", 0, &out->launch_us, err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "channels", 0, 1, 64, &channels, err)) < 0 ||
         (rc = cs_json_int(nccl, "nccl", "net_channels", 0, 0, 64, &net_channels, err)) < 0 ||
+        (rc = cs_json_int(nccl, "nccl", "p2p_channels", 0, 0, 64, &p2p_channels, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "channel_GBps", 0, &out->channel_GBps, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "tree_channel_GBps", 0, &out->tree_GBps, err)) < 0 ||
+        (rc = cs_json_nonneg(nccl, "nccl", "p2p_channel_GBps", 0, &out->p2p_GBps, err)) < 0 ||
         (rc = cs_json_bool(nccl, "nccl", "nvls", 0, &out->nvls, err)) < 0 ||
         (rc = cs_json_positive(nccl, "nccl", "nvls_eff", 0, &out->nvls_eff, err)) < 0 ||
         (rc = cs_json_nonneg(nccl, "nccl", "nvls_lat_us", 0, &out->nvls_lat_us, err)) < 0 ||
@@ -179,7 +182,10 @@ int cs_nccl_params_from_json(struct json_t *nccl, cs_nccl_params *out, cs_err *e
         return rc;
     if (json_object_get(nccl, "net_channels"))
         out->net_channels = (int)net_channels;
+    if (json_object_get(nccl, "p2p_channels"))
+        out->p2p_channels = (int)p2p_channels;
     out->tree_given = json_object_get(nccl, "tree_channel_GBps") != NULL;
+    out->p2p_given = json_object_get(nccl, "p2p_channel_GBps") != NULL;
     out->channels_given = json_object_get(nccl, "channels") != NULL ||
                           json_object_get(nccl, "channel_GBps") != NULL ||
                           json_object_get(nccl, "channel_plan") != NULL;
@@ -412,21 +418,6 @@ static int sm_of_links(const cs_topo *t)
     return 0;
 }
 
-double cs_nccl_tree_cap_GBps(int sm, int nodes)
-{
-    /* perChMaxTreeBws (NVIDIA/nccl src/graph/tuning.cc; models.md 2.5), GB/s a tree
-     * channel, by generation (Volta, Ampere, Hopper, Blackwell) and node count (1, 2,
-     * 4 or more: NCCL's index min(nNodes - 1, 2) with 3 nodes counted as 4) */
-    static const double bw[4][3] = {
-        {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0},
-    };
-    int g = sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : sm >= 70 ? 0 : -1;
-    int col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
-    /* times the tree's algorithm-bandwidth ratio 0.5: the reduce going up and the
-     * broadcast coming down each get one direction's cap (all_reduce.h runTreeSplit) */
-    return g < 0 ? 0 : 0.5 * bw[g][col];
-}
-
 /* A transport stated off ("enabled": false: NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1) against
  * the routes, which pick the transport (sim/exec.h): within a host, a route through a CPU
  * is SHM, any other P2P. Checks each pair of ranks of one host (a run of consecutive ranks
@@ -524,6 +515,15 @@ int cs_nccl_setup_root(json_t *root, const char *name, const char *proto, int al
         if (np->tree_GBps > 0)
             snprintf(np->origin + len, sizeof np->origin - len, "%stree cap: NCCL's for sm %d "
                      "at %d nodes", len ? "; " : "", np->sm, nodes);
+    }
+    /* A p2p channel's send and receive: NCCL's figure for the GPUs' generation, unless a
+     * level of the "nccl" object states it (rules.h, cs_nccl_p2p_cap_GBps). */
+    if (hw && !np->p2p_given) {
+        size_t len = strlen(np->origin);
+        np->p2p_GBps = cs_nccl_p2p_cap_GBps(np->sm);
+        if (np->p2p_GBps > 0)
+            snprintf(np->origin + len, sizeof np->origin - len, "%sp2p channel cap %g GB/s: "
+                     "NCCL's for sm %d", len ? "; " : "", np->p2p_GBps, np->sm);
     }
     rc = cs_nccl_check_transports(t, np, name, err);
     cs_topo_free(t);

@@ -135,10 +135,11 @@ static uint64_t p2p_op_bytes(cs_coll c, uint64_t bytes, int n)
 /* A point-to-point collective (rules.c): channels and protocol as NCCL's addP2pToPlan
  * decides them from the bytes of one send, NCCL's p2p chunk, on the group's ranks of
  * base->p2p_topo (through p2p_map) when set, else of base->topo. Fills req (channels,
- * pieces of a part) and *chans; CS_EUNSUPP when pr is not the protocol NCCL would use
- * (unless forced: np->force_proto, which runs as asked). */
+ * pieces of a part), *chans (a peer's) and *rank_ch (the channels a rank's sends use
+ * together: rules.h cs_nccl_p2p_rank_channels); CS_EUNSUPP when pr is not the protocol
+ * NCCL would use (unless forced: np->force_proto, which runs as asked). */
 static int prepare_p2p(const cs_coll_req *base, const cs_nccl_params *np, cs_proto pr,
-                       cs_coll_req *req, int *chans, cs_err *err)
+                       cs_coll_req *req, int *chans, int *rank_ch, cs_err *err)
 {
     cs_nccl_p2p pp;
     uint64_t op = p2p_op_bytes(base->coll, base->bytes, base->n_ranks), part, c;
@@ -164,6 +165,7 @@ static int prepare_p2p(const cs_coll_req *base, const cs_nccl_params *np, cs_pro
     req->chunks = c < 1 ? 1 : (int)c;
     req->channels = ch;
     *chans = ch;
+    *rank_ch = cs_nccl_p2p_rank_channels(&pp, base->coll, base->n_ranks, ch);
     return 0;
 }
 
@@ -186,7 +188,7 @@ int cs__nccl_prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_
     cs_coll_req req = *base;
     cs_sim_costs costs;
     const cs_nccl_coll_rule *rule = cs_nccl_rule(base->coll);
-    int rc, nvls = is_nvls(ops), ring = per_channel(ops, base), used = 1;
+    int rc, nvls = is_nvls(ops), ring = per_channel(ops, base), used = 1, rank_ch = 0;
     uint64_t block;
     if (ops->check && (rc = ops->check(&req, err)) < 0)
         return rc;
@@ -194,7 +196,7 @@ int cs__nccl_prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_
         return err ? cs_err_set(err, CS_EUNSUPP, "--proto", "%s runs Simple only",
                                 ops->name) : CS_EUNSUPP;
     if (rule->pattern == CS_NCCL_PAT_P2P && !ring) {
-        if ((rc = prepare_p2p(base, np, pr, &req, &used, err)) < 0)
+        if ((rc = prepare_p2p(base, np, pr, &req, &used, &rank_ch, err)) < 0)
             return rc;
     } else {
         /* NCCL trims channels for small messages; the ring builds one ring per channel,
@@ -270,8 +272,14 @@ int cs__nccl_prepare(const cs_coll_req *base, const cs_algo *ops, const cs_nccl_
      * move twice that (rules.h, cs_nccl_dir_groups). */
     if (!ring && !nvls)
         costs.chan_GBps *= cs_nccl_dir_groups(rule, base->n_ranks);
+    /* A p2p channel's send and receive each have half the block: NCCL's per-channel figure
+     * for the GPUs (rules.h cs_nccl_p2p_chan_GBps), the smaller of the two caps. */
+    if (rule->pattern == CS_NCCL_PAT_P2P && !ring)
+        costs.chan_GBps = cs_nccl_p2p_chan_GBps(np, costs.chan_GBps);
+    /* One channel stands for all: a p2p collective's for the channels its rank's sends
+     * use together (every rank's transfers share one cap, sim/exec.c), others' for theirs. */
     if (!ring) {
-        costs.chan_GBps *= req.channels;
+        costs.chan_GBps *= rank_ch > 0 ? rank_ch : req.channels;
         req.channels = 1;
     }
     *reqp = req;
@@ -424,11 +432,14 @@ static int tree_sim_pieces(const cs_coll_req *req, const cs_nccl_params *np)
 const cs_nccl_params *cs__nccl_planned(const cs_nccl_params *np, const cs_coll_req *req,
                                       cs_nccl_params *local)
 {
-    if (req->topo && np->net_channels > 0 && np->net_channels != np->channels &&
-        cs_node_size(req) > 0) {
-        /* Ranks over several nodes: the rings the search finds across them (nccl.h). */
+    if (req->topo && ((np->net_channels > 0 && np->net_channels != np->channels) ||
+                      np->p2p_channels > 0) && cs_node_size(req) > 0) {
+        /* Ranks over several nodes: the rings the search finds across them (nccl.h), and
+         * their p2p channels (pow2Up of those; p2p_channels is one node's). */
         *local = *np;
-        local->channels = np->net_channels;
+        if (np->net_channels > 0)
+            local->channels = np->net_channels;
+        local->p2p_channels = 0;
         return local;
     }
     return req->topo ? cs_nccl_with_plan(np, req->n_ranks, local) : np;

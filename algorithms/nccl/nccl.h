@@ -63,6 +63,12 @@ typedef struct cs_nccl_params {
     double tree_GBps;        /* the cap of one direction of one tree channel across nodes
                                 (Simple: the reduce going up and the broadcast coming down
                                 each have their own threads), GB/s; 0 = channel_GBps */
+    double p2p_GBps;         /* the cap of one direction of one p2p channel (a send or a
+                                receive: the p2p kernel gives each half of the channel's
+                                640-thread block, src/device/sendrecv.h), GB/s; 0 = none
+                                ("p2p_channel_GBps" in JSON; where no level states it,
+                                cs_nccl_setup_root derives cs_nccl_p2p_cap_GBps of the GPUs'
+                                generation) */
     int max_chunks;          /* most pipeline pieces per step over all of a rank's rings
                                 (C channels get max_chunks / C each, at least 1; bounds
                                 simulation cost) */
@@ -116,6 +122,17 @@ typedef struct cs_nccl_params {
     char origin[320];        /* where the settings came from, for a run's header: each level
                                 of the "nccl" object and its keys, what was derived (the
                                 tree cap, a PCIe host's plan) - not in JSON ("" = table) */
+    int p2p_given;           /* the "nccl" object states p2p_channel_GBps - not in JSON */
+    int p2p_channels;        /* NCCL's p2pnChannels on one node, as its log prints it ("32
+                                p2p channels"): pow2Up of NCCL's own channel count, for a
+                                preset whose "channels" is not that count; 0 (default) =
+                                pow2Up(channels). Runs across nodes use net_channels' (mode.c
+                                cs__nccl_planned). "p2p_channels" in JSON */
+    int p2p_op_x4;           /* 1: NCCL 2.13.4-2.19.4 on one node, where a send's most
+                                channels are halved while x ranks > 4 x p2pnChannels ("Avoid
+                                overloading channels with 8+ operations", enqueue.cc
+                                scheduleP2pTasksToPlan, removed in 2.20.3); from the
+                                version's table, not in JSON */
     int tree_given;          /* the "nccl" object states tree_channel_GBps (else a cluster
                                 gets NCCL's cap for its GPUs and node count) - not in JSON */
     int channels_given;      /* the "nccl" object sets channels or channel_GBps: NCCL's ring
@@ -262,5 +279,14 @@ int cs_nccl_env_apply(cs_nccl_params *np, const cs_topo *t, const char *name,
  * the generation (sm: compute capability x 10) and node count, times 0.5 (tuning.cc); 0
  * for an unknown generation (no cap). */
 double cs_nccl_tree_cap_GBps(int sm, int nodes);
+
+/* NCCL's p2p channel, one direction, GB/s: the tree cap of one node
+ * (cs_nccl_tree_cap_GBps(sm, 1), half of perChMaxTreeBws' one-node figure). A p2p channel
+ * is the same block as a tree channel (NCCL_MAX_NTHREADS = 640 threads, enqueue.cc:1135
+ * and 2112) split the same way in two halves that each move one direction (sendrecv.h:
+ * 10 warps send, 9 receive; all_reduce.h runTreeSplit: nthreads / 2 each); the block's
+ * copy rate does not depend on the node count, so the one-node column. 0 for an unknown
+ * generation (no cap). Ampere: 12 GB/s, Hopper 19.35, Blackwell 35, Volta 13.25. */
+double cs_nccl_p2p_cap_GBps(int sm);
 
 #endif

@@ -45,18 +45,25 @@ int cs_nccl_transports_str(const cs_sim_costs *c, char *buf, size_t n)
     return any;
 }
 
-/* Built-in tables, newest first. */
+/* The ring's protocol figures of 2.30.7 (base_us, hop_us, bw_eff, chunk_bytes,
+ * channel_bytes): enabled, base_us (Ring), hop_us (NVLink ring hwLat - LL's), bw_eff,
+ * chunk_bytes, channel_bytes (max threads x threadThreshold). */
+#define RING_PROTOS_2_30 {                                                                   \
+        {1, 6.6, 0.0, 0.5, 32768, 4096},      /* LL: 64 KiB step buffer, half of it data */  \
+        {1, 14.0, 1.3, 0.92, 576000, 5120},   /* LL128: 614400 B step, 120 of 128 B data */  \
+        {1, 8.4, 2.8, 1.0, 2097152, 32768},   /* Simple: 512 KiB step x 4 chunkSteps */      \
+    }
+
+/* Built-in tables, newest first. 2.19.4: the ring's figures are 2.30.7's (tuning.cc at
+ * 2.19.4: baseLat Ring 6.6 / 14.0 / 8.4 us, NVLink hwLat Ring 0.6 / 1.9 / 3.4); what
+ * collsim models of its own is the p2p rule of 2.13.4-2.19.4 (p2p_op_x4, nccl.h). */
 static const struct {
     const char *version;
     cs_nccl_proto proto[CS_PROTO_COUNT];
+    int p2p_op_x4;
 } tables[] = {
-    {"2.30.7", {
-        /* enabled, base_us (Ring), hop_us (NVLink ring hwLat - LL's), bw_eff, chunk_bytes,
-         * channel_bytes (max threads x threadThreshold) */
-        {1, 6.6, 0.0, 0.5, 32768, 4096},      /* LL: 64 KiB step buffer, half of it data */
-        {1, 14.0, 1.3, 0.92, 576000, 5120},   /* LL128: 614400 B step, 120 of 128 B data */
-        {1, 8.4, 2.8, 1.0, 2097152, 32768},   /* Simple: 512 KiB step x 4 chunkSteps */
-    }},
+    {"2.30.7", RING_PROTOS_2_30, 0},
+    {"2.19.4", RING_PROTOS_2_30, 1},
 };
 #define N_TABLES (sizeof tables / sizeof tables[0])
 
@@ -85,6 +92,7 @@ static void fill(cs_nccl_params *p, size_t k)
     p->nvls_lat_us = 25.0;
     p->nvls_net_lat_us = 20.9;
     memcpy(p->proto, tables[k].proto, sizeof p->proto);
+    p->p2p_op_x4 = tables[k].p2p_op_x4;
 }
 
 void cs_nccl_params_default(cs_nccl_params *p)
@@ -154,7 +162,8 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
         (rc = fig(p->nvls_net_lat_us, where, "nvls_net_lat_us", 0, L, "us", NULL, err)) < 0 ||
         (rc = fig(p->channel_GBps, where, "channel_GBps", B0, B1, "GB/s", "no cap", err)) < 0 ||
         (rc = fig(p->tree_GBps, where, "tree_channel_GBps", B0, B1, "GB/s", "channel_GBps",
-                  err)) < 0)
+                  err)) < 0 ||
+        (rc = fig(p->p2p_GBps, where, "p2p_channel_GBps", B0, B1, "GB/s", "no cap", err)) < 0)
         return rc;
     if (p->channels < 1 || p->max_chunks < 1)
         return cs_err_set(err, CS_EINVAL, where, "channels and max_chunks must be >= 1, got "

@@ -195,7 +195,9 @@ void cs_nccl_p2p_setup(const cs_nccl_params *np, const cs_topo *topo, const int 
     if (n_ranks < 2 || per_peer == 1 << 20)
         per_peer = 2;
     out->multi_node = multi;
-    out->n_channels = pow2_up(np->channels);
+    /* p2p_channels is one node's; across nodes the comm's channels are net_channels' */
+    out->n_channels = pow2_up(multi ? (np->net_channels > 0 ? np->net_channels : np->channels)
+                                    : np->p2p_channels > 0 ? np->p2p_channels : np->channels);
     out->per_peer = pow2_up(per_peer);
     if (multi) {
         int batches = (n_ranks + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
@@ -207,6 +209,11 @@ void cs_nccl_p2p_setup(const cs_nccl_params *np, const cs_topo *topo, const int 
     out->ch_min = out->per_peer;
     while (out->ch_min * n_ranks > out->n_channels && out->ch_min > 1)
         out->ch_min /= 2;
+    /* NCCL 2.13.4-2.19.4 on one node: the most a send uses, halved while x ranks exceeds
+     * 4 x p2pnChannels (enqueue.cc:627 at 2.19.4); ch_min was taken before, as there. */
+    while (np->p2p_op_x4 && !multi && out->per_peer * n_ranks > 4 * out->n_channels &&
+           out->per_peer > 1)
+        out->per_peer /= 2;
     out->chunk_bytes = multi ? P2P_NET_CHUNK : all_nvl ? P2P_NVL_CHUNK : P2P_PCI_CHUNK;
     if (out->chunk_bytes > SIMPLE_STEP)
         out->chunk_bytes = SIMPLE_STEP;
@@ -238,6 +245,22 @@ int cs_nccl_dir_groups(const cs_nccl_coll_rule *rule, int n_ranks)
 {
     return rule->pattern == CS_NCCL_PAT_P2P ||
            (rule->pattern == CS_NCCL_PAT_PIPELINE && n_ranks == 2) ? 2 : 1;
+}
+
+int cs_nccl_p2p_rank_channels(const cs_nccl_p2p *pp, cs_coll coll, int n_ranks, int ch)
+{
+    int peers = coll == CS_COLL_ALLTOALL || coll == CS_COLL_SCATTER ? n_ranks - 1 : 1;
+    long all = (long)(peers > 1 ? peers : 1) * ch;
+    if (all > pp->n_channels)
+        all = pp->n_channels;
+    return all > ch ? (int)all : ch;
+}
+
+double cs_nccl_p2p_chan_GBps(const cs_nccl_params *np, double chan_GBps)
+{
+    if (np->p2p_GBps > 0 && (!(chan_GBps > 0) || np->p2p_GBps < chan_GBps))
+        return np->p2p_GBps;
+    return chan_GBps;
 }
 
 cs_proto cs_nccl_p2p_proto(const cs_nccl_p2p *pp, uint64_t bytes, int ch)

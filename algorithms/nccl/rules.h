@@ -75,8 +75,11 @@ uint64_t cs_nccl_step_bytes(const cs_nccl_params *np);
 /* The point-to-point rules NCCL applies to one comm (src/init.cc computeBuffSizes,
  * src/graph/paths.cc ncclTopoComputeP2pChannels*, src/enqueue.cc addP2pToPlan). */
 typedef struct cs_nccl_p2p {
-    int n_channels;          /* p2pnChannels: the comm's channels rounded up to a power of 2 */
-    int per_peer;            /* p2pnChannelsPerPeer: most channels one send or receive uses */
+    int n_channels;          /* p2pnChannels: the comm's channels rounded up to a power of 2
+                                (np->p2p_channels where a preset states NCCL's own) */
+    int per_peer;            /* p2pnChannelsPerPeer: most channels one send or receive uses
+                                (NCCL 2.13-2.19 on one node: halved while x ranks > 4 x
+                                n_channels, nccl.h p2p_op_x4) */
     int ch_min;              /* channels an op starts from: per_peer halved while
                                 ch_min x ranks > n_channels */
     uint64_t chunk_bytes;    /* p2pChunkSize: NET 128 KiB across nodes, NVL 512 KiB when every
@@ -114,6 +117,23 @@ int cs_nccl_p2p_channels(const cs_nccl_p2p *pp, uint64_t bytes);
  * that only receives (with 3 or more, the middle ranks do both and set the pace). A model
  * of the kernels built on those facts, not a constant of NCCL's. */
 int cs_nccl_dir_groups(const cs_nccl_coll_rule *rule, int n_ranks);
+
+/* The channels one rank's sends of a p2p collective of coll on n_ranks ranks use together,
+ * each send on ch channels (cs_nccl_p2p_channels): peers x ch, at most the comm's
+ * n_channels, peers being n_ranks - 1 for alltoall and scatter (a send to every other rank;
+ * scatter's root), 1 for sendrecv and gather. NCCL gives each round of a group its own
+ * channel base (channel.h:21 ncclP2pChannelBaseForRound; enqueue.cc:1049-1060), so the sends to
+ * different peers spread over the p2pnChannels blocks and share them where there are more
+ * than fit (sendrecv.h: up to 8 works a block, its warps divided among them). */
+int cs_nccl_p2p_rank_channels(const cs_nccl_p2p *pp, cs_coll coll, int n_ranks, int ch);
+
+/* One direction of one p2p channel, GB/s (0 = no cap): the smaller of the positive caps
+ * chan_GBps (the ring channel's figure times cs_nccl_dir_groups) and np->p2p_GBps, NCCL's
+ * figure for half of a 640-thread block (nccl.h cs_nccl_p2p_cap_GBps). A p2p collective's
+ * transfer to one peer on ch channels moves at most ch times this; the links may bound it
+ * lower. Example: DGX A100, sendrecv of 1 GiB on 16 channels: 16 x 12 = 192 GB/s, below the
+ * 240 GB/s of 12 NVLinks at NCCL's 20 GB/s (nccl-tests measures 195). */
+double cs_nccl_p2p_chan_GBps(const cs_nccl_params *np, double chan_GBps);
 
 /* The protocol of a send of bytes bytes on ch channels: LL when bytes <= ch x ll_threshold,
  * else Simple (NCCL decides by size, not by predicted time). */
