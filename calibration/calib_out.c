@@ -275,7 +275,8 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
             const cs_transport_costs *q = &c->np->tr[i];
             json_t *to;
             if (!(q->lat_us > 0 || q->bw_eff > 0 || q->msg_us > 0 || q->msg_bytes ||
-                  q->eager_bytes || c->np->flush_us[i] > 0 || q->bw_one_GBps > 0 || q->bw_both_GBps > 0))
+                  q->eager_bytes || c->np->flush_us[i] > 0 || q->bw_one_GBps > 0 ||
+                  q->bw_both_GBps > 0))
                 continue;
             to = json_object();
             json_object_set_new(to, "lat_us", cs_json_num(q->lat_us));

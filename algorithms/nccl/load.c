@@ -58,9 +58,10 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
 }
 
 /* One transport's object: {"enabled", "lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes",
- * "eager_bytes", "eager_lat_us", "eager_msg_us", "bw_one_GBps", "bw_both_GBps"}, all optional; "enabled" and the last two on p2p and shm
- * only (NCCL_P2P_DISABLE / NCCL_SHM_DISABLE; a rank pair's limits within a host; net is the
- * only transport between hosts and its limits are its NICs'). */
+ * "eager_bytes", "eager_lat_us", "eager_msg_us", "bw_one_GBps", "bw_both_GBps"}, all
+ * optional; "enabled" and the last two on p2p and shm only (NCCL_P2P_DISABLE /
+ * NCCL_SHM_DISABLE; a rank pair's limits within a host; net is the only transport between
+ * hosts and its limits are its NICs'); the two eager times only with "eager_bytes". */
 static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
                           double *flush_us, unsigned char *off, int pair_ok, cs_err *err)
 {
