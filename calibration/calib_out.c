@@ -279,7 +279,8 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
             const cs_transport_costs *q = &c->np->tr[i];
             json_t *to;
             if (!(q->lat_us > 0 || q->bw_eff > 0 || q->msg_us > 0 || q->msg_bytes ||
-                  c->np->flush_us[i] > 0 || q->bw_one_GBps > 0 || q->bw_both_GBps > 0))
+                  q->eager_bytes || c->np->flush_us[i] > 0 || q->bw_one_GBps > 0 ||
+                  q->bw_both_GBps > 0))
                 continue;
             to = json_object();
             json_object_set_new(to, "lat_us", cs_json_num(q->lat_us));
@@ -289,6 +290,11 @@ json_t *cs_calib_nccl_json(const cs_calib *c, const cs_calib_opts *o)
                 json_object_set_new(to, "bw_eff", cs_json_num(q->bw_eff));
             json_object_set_new(to, "msg_us", cs_json_num(q->msg_us));
             json_object_set_new(to, "msg_bytes", json_integer((json_int_t)q->msg_bytes));
+            if (q->eager_bytes) {
+                json_object_set_new(to, "eager_bytes", json_integer((json_int_t)q->eager_bytes));
+                json_object_set_new(to, "eager_lat_us", cs_json_num(q->eager_lat_us));
+                json_object_set_new(to, "eager_msg_us", cs_json_num(q->eager_msg_us));
+            }
             if (q->bw_one_GBps > 0)
                 json_object_set_new(to, "bw_one_GBps", cs_json_num(q->bw_one_GBps));
             if (q->bw_both_GBps > 0)

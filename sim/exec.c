@@ -56,17 +56,21 @@ int cs_sim_new(cs_sim **out, const cs_topo *topo, const cs_sim_opts *opts, cs_er
         sim->reduce_in_loop = c->reduce_in_loop;
         for (k = 0; k < CS_TR_COUNT; k++) {
             const cs_transport_costs *q = &c->tr[k];
-            if (!(q->lat_us >= 0) || !(q->msg_us >= 0) || !(q->bw_eff >= 0) || q->bw_eff > 1) {
+            if (!(q->lat_us >= 0) || !(q->msg_us >= 0) || !(q->bw_eff >= 0) || q->bw_eff > 1 ||
+                !(q->eager_lat_us >= 0) || !(q->eager_msg_us >= 0)) {
                 free(sim);
-                return cs_err_set(err, CS_EINVAL, "costs", "transport %d: lat_us and msg_us "
-                                  "must be >= 0 and bw_eff in (0, 1], got %g, %g, %g", k,
-                                  q->lat_us, q->msg_us, q->bw_eff);
+                return cs_err_set(err, CS_EINVAL, "costs", "transport %d: lat_us, msg_us, "
+                                  "eager_lat_us and eager_msg_us must be >= 0 and bw_eff in "
+                                  "(0, 1], got %g, %g, %g, %g, %g", k, q->lat_us, q->msg_us,
+                                  q->eager_lat_us, q->eager_msg_us, q->bw_eff);
             }
             sim->tr[k] = *q;
             if (topo->model == CS_MODEL_FLUID &&
-                (q->lat_us > 0 || (q->bw_eff > 0 && q->bw_eff < 1) || q->msg_us > 0))
+                (q->lat_us > 0 || (q->bw_eff > 0 && q->bw_eff < 1) || q->msg_us > 0 ||
+                 q->eager_bytes))
                 sim->use_tr = 1;
-            if (topo->model == CS_MODEL_FLUID && q->msg_us > 0)
+            if (topo->model == CS_MODEL_FLUID &&
+                (q->msg_us > 0 || (q->eager_bytes && q->eager_msg_us > 0)))
                 sim->use_proxy = 1;
             if (topo->model == CS_MODEL_FLUID && (q->bw_one_GBps > 0 || q->bw_both_GBps > 0))
                 sim->use_tr = sim->use_pair = 1;
@@ -310,9 +314,11 @@ static void post(cs_job *job, uint32_t i)
         cs_time lat = sim->xfer_lat_ps;
         int tr;
         /* A transport's step latency: once per step and connection, on its first piece
-         * (the later pieces are in flight behind it, NCCL_STEPS slots deep). */
+         * (the later pieces are in flight behind it, NCCL_STEPS slots deep); an eager
+         * piece's own (exec.h eager_bytes). */
         if (sim->use_tr && x->pipe == 0 && (tr = cs__ex_transport_of(job, x)) >= 0)
-            lat += cs_time_from_us(sim->tr[tr].lat_us);
+            lat += cs_time_from_us(sim->tr[tr].eager_bytes && x->bytes <= sim->tr[tr].eager_bytes
+                                   ? sim->tr[tr].eager_lat_us : sim->tr[tr].lat_us);
         if (lat > 0)
             cs_engine_after(sim->eng, lat, send_later, job, i);
         else

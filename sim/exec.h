@@ -106,6 +106,13 @@ typedef struct cs_transport_costs {
                                  than beside its reverse) */
     double bw_both_GBps;      /* the same while the pair's other direction moves too, GB/s
                                  each direction; 0 = no limit */
+    uint64_t eager_bytes;     /* a piece of at most this many bytes is sent eagerly (the
+                                 plugin's or provider's eager size, below its rendezvous):
+                                 the step it starts pays eager_lat_us in place of lat_us and
+                                 its proxy eager_msg_us in place of msg_us, bytes; 0 = off,
+                                 every message as lat_us and msg_us say */
+    double eager_lat_us;      /* step latency of an eager step, us (with eager_bytes) */
+    double eager_msg_us;      /* proxy time of an eager message, us (with eager_bytes) */
 } cs_transport_costs;
 
 /* Costs the network models do not know about, applied by the executor (NCCL mode,

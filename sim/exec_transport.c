@@ -37,23 +37,28 @@ cs_time cs__ex_proxy(cs_job *job, uint32_t i, const cs_xfer *x, int tr)
     uint64_t m, *grp;
     int r, n, k;
     cs_time now, t0;
+    double msg_us;
     job->tie_ps[i - job->base] = 0;
-    if (tr < 0 || !(sim->tr[tr].msg_us > 0) || x->src >= job->s->n_ranks)
+    if (tr < 0 || x->src >= job->s->n_ranks)
         return 0;
-    /* The sender's proxy handles the transfer's messages, in the order they come. */
+    /* The sender's proxy handles the transfer's messages, in the order they come; an eager
+     * piece (exec.h eager_bytes) is one message of eager_msg_us. */
     q = &sim->tr[tr];
+    msg_us = q->eager_bytes && x->bytes <= q->eager_bytes ? q->eager_msg_us : q->msg_us;
+    if (!(msg_us > 0))
+        return 0;
     m = q->msg_bytes ? (x->bytes + q->msg_bytes - 1) / q->msg_bytes : 1;
     r = job->map[x->src];
     if (sim->proxy_of)
         r = sim->proxy_of[r];
     now = cs_engine_now(sim->eng);
     t0 = sim->proxy_free[r] > now ? sim->proxy_free[r] : now;
-    if (!((double)(m ? m : 1) * (double)cs_time_from_us(q->msg_us) <
+    if (!((double)(m ? m : 1) * (double)cs_time_from_us(msg_us) <
           (double)(CS_TIME_MAX - t0) - 1)) {
         cs_engine_fail(sim->eng, CS_ELIMIT, NULL, CS_NET_PAST_CLOCK_MSG);
         return 0;
     }
-    sim->proxy_free[r] = t0 + (cs_time)(m ? m : 1) * cs_time_from_us(q->msg_us);
+    sim->proxy_free[r] = t0 + (cs_time)(m ? m : 1) * cs_time_from_us(msg_us);
     /* The transfers charged at one instant: the engine's order says which the proxy takes
      * first. Each of them is marked with when the proxy is done with all (job tie_ps); one
      * delivered before that had its time set by the order (net_done counts it). */

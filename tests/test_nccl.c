@@ -40,7 +40,7 @@ static void t_costs_alpha_beta(void)
 {
     cs_topo *t = cs_test_topo("{\"kind\": \"alpha_beta\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
-    cs_sim_costs none = {0, 0, 0, 0, 0, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0}, c = {5.0, 2.0, 0.5, 0, 0, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0};
+    cs_sim_costs none = {0, 0, 0, 0, 0, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0}, c = {5.0, 2.0, 0.5, 0, 0, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0};
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CS_ASSERT_REL(ring_us(t, 4, 4000000, NULL), 606.0, 1e-9);
     CS_ASSERT_REL(ring_us(t, 4, 4000000, &none), 606.0, 1e-9);
@@ -54,7 +54,7 @@ static void t_costs_fluid(void)
 {
     cs_topo *t = cs_test_topo("{\"kind\": \"switch\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}");
-    cs_sim_costs none = {0, 0, 0, 0, 0, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0}, c = {5.0, 2.0, 0.5, 0, 0, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0};
+    cs_sim_costs none = {0, 0, 0, 0, 0, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0}, c = {5.0, 2.0, 0.5, 0, 0, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0};
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CS_ASSERT_REL(ring_us(t, 4, 4000000, NULL), 606.0, 1e-9);
     CU_ASSERT_EQUAL(ring_us(t, 4, 4000000, &none), ring_us(t, 4, 4000000, NULL));
@@ -66,7 +66,7 @@ static void t_costs_bad(void)
 {
     cs_topo *t = cs_test_topo("{\"kind\": \"alpha_beta\", \"ranks\": 2, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}");
-    cs_sim_costs c = {0, 0, 1.5, 0, 0, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0};
+    cs_sim_costs c = {0, 0, 1.5, 0, 0, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0};
     cs_sim_opts so = {0, 0, &c};
     cs_sim *sim = NULL;
     cs_err err;
@@ -242,7 +242,7 @@ static void t_channel_cap(void)
                          "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 1}}",
                          "{\"kind\": \"switch\", \"ranks\": 4, "
                          "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}"};
-    cs_sim_costs cap = {0, 0, 0, 2.5, 0, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0}, slow = {0, 0, 0.2, 2.5, 0, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0};
+    cs_sim_costs cap = {0, 0, 0, 2.5, 0, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0}, slow = {0, 0, 0.2, 2.5, 0, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0};
     int i;
     for (i = 0; i < 2; i++) {
         cs_topo *t = cs_test_topo(js[i]);
@@ -261,7 +261,7 @@ static void t_channel_cap_shared(void)
 {
     cs_topo *t = cs_test_topo("{\"kind\": \"switch\", \"ranks\": 4, "
                       "\"link\": {\"bandwidth_GBps\": 10, \"latency_us\": 0.5}}");
-    cs_sim_costs cap = {0, 0, 0, 2.5, 0, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0};
+    cs_sim_costs cap = {0, 0, 0, 2.5, 0, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0};
     cs_sim_opts so = {0, 0, &cap};
     cs_coll_req req;
     const cs_algo *ops;
@@ -346,7 +346,7 @@ static void t_channel_rails(void)
 static void t_reduce_in_loop(void)
 {
     static const double gamma[2] = {500, 50}, want[2] = {11, 20};
-    cs_sim_costs loop = {0, 0, 0, 0, 1, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0}, after = {0, 0, 0, 0, 0, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, 0, 0};
+    cs_sim_costs loop = {0, 0, 0, 0, 1, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0}, after = {0, 0, 0, 0, 0, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0}}, 0, 0};
     cs_sim_opts so = {0, 0, &loop};
     char json[256];
     int i;

@@ -174,6 +174,32 @@ static void t_plugin_presets(void)
     CU_ASSERT_STRING_EQUAL(name, "ring");
 }
 
+/* The eager figures of the libfabric fabrics (docs/fabrics.md "Network plugins"): EFA v1
+ * (p4d, p4de) 8192 B eager at 60 us a step and 4 us of proxy, Slingshot-11 (gh200-x2,
+ * mi250x-x4) 2048 B eager at nothing more than the links, rendezvous steps 45 us; p5's EFA v2
+ * none (test_transport.c net_eager times a message either side of the size). */
+static void t_eager_presets(void)
+{
+    static const struct {
+        const char *preset;
+        unsigned eager_bytes;
+        double eager_lat_us, eager_msg_us, lat_us;
+    } want[] = {{"p4d-a100-x2", 8192, 60, 4, 20}, {"p4de-a100-x2", 8192, 60, 4, 20},
+                {"gh200-x2", 2048, 0, 0, 45}, {"mi250x-x4", 2048, 0, 0, 45},
+                {"p5-h100-x2", 0, 0, 0, 20}};
+    size_t i;
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        cs_nccl_params p;
+        cs_err err;
+        int present = 0;
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_open(want[i].preset, &p, &present, &err), 0);
+        CU_ASSERT_EQUAL(p.tr[CS_TR_NET].eager_bytes, want[i].eager_bytes);
+        CS_ASSERT_REL(p.tr[CS_TR_NET].eager_lat_us, want[i].eager_lat_us, 1e-12);
+        CS_ASSERT_REL(p.tr[CS_TR_NET].eager_msg_us, want[i].eager_msg_us, 1e-12);
+        CS_ASSERT_REL(p.tr[CS_TR_NET].lat_us, want[i].lat_us, 1e-12);
+    }
+}
+
 int cs_test_register(void)
 {
     static const cs_test_case tc[] = {
@@ -181,6 +207,7 @@ int cs_test_register(void)
         {"NCCL_ALGO's candidates", t_algo_candidates},
         {"a3high-h100-x2: TCPX NICs' bound, Ring vs Ring,Tree", t_tcpx_preset},
         {"plugin figures reach NCCL mode", t_plugin_presets},
+        {"libfabric fabrics' eager figures", t_eager_presets},
         {NULL, NULL}};
     return cs_test_add_suite("plugins", tc) ? -1 : 0;
 }

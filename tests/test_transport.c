@@ -2,7 +2,8 @@
  * SHM and NET chosen per transfer from its route, host memory shared by both directions of
  * host-staged copies (topologies/routing.c cs__host_detour), NET with GPUDirect RDMA or
  * staged through host memory, a step latency that the pieces of a step overlap, a proxy's
- * time per message, a rank pair's one-direction and both-directions limits, and the
+ * time per message, an eager message's own figures below a size, a rank pair's
+ * one-direction and both-directions limits, and the
  * "transports" keys of the "nccl" object. Every expected number is
  * derived by hand in a comment. */
 #include <stdio.h>
@@ -37,6 +38,26 @@ static double xfer_us(const cs_topo *t, int dst, uint64_t bytes, int both,
     if (both) {
         k = cs_sched_chunk(&s, bytes, dst, 0);
         cs_sched_xfer_range(&s, dst, 0, CS_OP_COPY, (uint32_t)k, 1, NULL, 0, 0);
+    }
+    if (cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, &err) < 0)
+        fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
+    cs_sched_fini(&s);
+    return cs_time_to_us(t_ps);
+}
+
+/* Time (us) of rank 0 sending two independent pieces of `bytes` to rank 1 at once. */
+static double two_us(const cs_topo *t, uint64_t bytes, const cs_sim_costs *c)
+{
+    cs_sched s;
+    cs_time t_ps = -1;
+    cs_err err;
+    cs_sim_opts so = {0, 0, c};
+    int64_t k;
+    int i;
+    cs_sched_init(&s, CS_COLL_SENDRECV, t->n_ranks, 0, 2 * bytes);
+    for (i = 0; i < 2; i++) {
+        k = cs_sched_chunk(&s, bytes, 0, 1);
+        cs_sched_xfer_range(&s, 0, 1, CS_OP_COPY, (uint32_t)k, 1, NULL, 0, 0);
     }
     if (cs_sim_once(t, &s, NULL, &so, &t_ps, NULL, &err) < 0)
         fprintf(stderr, "\n  %s: %s\n", err.where, err.msg);
@@ -255,6 +276,35 @@ static void t_net_small_message(void)
     cs_topo_free(g);
 }
 
+/* An eager message (eager_bytes): a piece of at most eager_bytes pays eager_lat_us as its
+ * step latency and eager_msg_us of proxy time, in place of lat_us (5) and msg_us (40 a 2 MB
+ * message). 12 kB over GDR (6 us of route latency, 1 us at 12 GB/s): above an eager size of
+ * 8000 B it is the rendezvous message of t_net_small_message, 45 us; with 12000 B or more
+ * eager, the bytes arrive at 2 + 6 + 1 = 9 us and the proxy is done at 2 + 3 = 5 us: 9 us;
+ * with an eager message of 10 us the proxy decides: 2 + 10 = 12 us. Two such pieces at once
+ * (both directions' proxies are their own, so send both one way): rendezvous, the one proxy
+ * takes 40 us each, the second done at 5 + 80 = 85 us; eager, they share the 12 GB/s, 24 kB
+ * in 2 us, 2 + 6 + 2 = 10 us, the proxy done at 2 + 3 + 3 = 8 us: 10 us. */
+static void t_net_eager(void)
+{
+    cs_topo *g = net_pair(1);
+    cs_sim_costs c = tr_costs();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    c.tr[CS_TR_NET].msg_bytes = 2000000;
+    c.tr[CS_TR_NET].msg_us = 40;
+    c.tr[CS_TR_NET].eager_lat_us = 2;
+    c.tr[CS_TR_NET].eager_msg_us = 3;
+    c.tr[CS_TR_NET].eager_bytes = 8000;
+    CS_ASSERT_REL(xfer_us(g, 1, 12000, 0, &c), 45.0, 1e-9);
+    CS_ASSERT_REL(two_us(g, 12000, &c), 85.0, 1e-9);
+    c.tr[CS_TR_NET].eager_bytes = 12000;
+    CS_ASSERT_REL(xfer_us(g, 1, 12000, 0, &c), 9.0, 1e-9);
+    CS_ASSERT_REL(two_us(g, 12000, &c), 10.0, 1e-9);
+    c.tr[CS_TR_NET].eager_msg_us = 10;
+    CS_ASSERT_REL(xfer_us(g, 1, 12000, 0, &c), 12.0, 1e-9);
+    cs_topo_free(g);
+}
+
 /* A step of two pieces on one NET connection, the second after the first (as ring.c chains
  * them): the step latency is paid by the first piece only, the second is in flight behind
  * it. 6 MB each at 12 GB/s = 500 us: (5 + 6 + 500) + (6 + 500) = 1017 us, not 1022. */
@@ -318,6 +368,26 @@ static void t_json(void)
     }
     CU_ASSERT(cs_nccl_params_from_json(bad, &p, &err) < 0);
     CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.net.bw_eff");
+    {
+        /* The eager figures: read, said by explain, and refused without an eager size. */
+        json_t *eg = json_loads("{\"transports\": {\"net\": {\"lat_us\": 45, \"eager_bytes\": "
+                                "2048, \"eager_lat_us\": 1, \"eager_msg_us\": 2}}}", 0, NULL);
+        json_t *bad4 = json_loads("{\"transports\": {\"net\": {\"eager_lat_us\": 1}}}", 0,
+                                  NULL);
+        char buf[256];
+        CU_ASSERT_EQUAL_FATAL(cs_nccl_params_from_json(eg, &p, &err), 0);
+        CU_ASSERT_EQUAL(p.tr[CS_TR_NET].eager_bytes, 2048u);
+        CU_ASSERT_DOUBLE_EQUAL(p.tr[CS_TR_NET].eager_lat_us, 1, 0);
+        CU_ASSERT_DOUBLE_EQUAL(p.tr[CS_TR_NET].eager_msg_us, 2, 0);
+        cs_nccl_costs(&p, CS_PROTO_LL, 0, &c);
+        CU_ASSERT_EQUAL(cs_nccl_transports_str(&c, buf, sizeof buf), 1);
+        CU_ASSERT_STRING_EQUAL(buf, "net: step 45 us, a message of at most 2048 B eager: step "
+                               "1 us, proxy 2 us");
+        CU_ASSERT(cs_nccl_params_from_json(bad4, &p, &err) < 0);
+        CU_ASSERT_STRING_EQUAL(err.where, "nccl.transports.net.eager_lat_us");
+        json_decref(eg);
+        json_decref(bad4);
+    }
     CU_ASSERT(cs_nccl_params_from_json(bad2, &p, &err) < 0);
     {
         /* A pair's limits: p2p and shm only, refused on net by name. */
@@ -446,7 +516,8 @@ int cs_test_register(void)
         {"p2p_level_pxb", t_p2p_level},
         {"net_gdr_vs_staged", t_net_gdr_staged}, {"net_proxy", t_net_proxy},
         {"net_step_latency", t_net_step_latency},
-        {"net_small_message", t_net_small_message}, {"json", t_json},
+        {"net_small_message", t_net_small_message}, {"net_eager", t_net_eager},
+        {"json", t_json},
         {"fold_keeps_transports", t_fold_keeps_transports}, {"p2p_shm_off", t_off},
         {NULL, NULL}};
     return cs_test_add_suite("transport", tr);

@@ -12,7 +12,8 @@
  *                                     "channel_bytes": 32768}, ...},
  *            "transports": {"p2p": {"enabled": true, ...}, "shm": {...},
  *                           "net": {"lat_us": 0, "flush_us": 0, "bw_eff": 1, "msg_us": 0,
- *                                   "msg_bytes": 524288}},
+ *                                   "msg_bytes": 524288, "eager_bytes": 0,
+ *                                   "eager_lat_us": 0, "eager_msg_us": 0}},
  *            "calibration": {...}}
  * Every key is optional and overrides the table of "version" (default: the newest).
  * "calibration" records what `collsim calibrate` fitted; it is kept as written and not
@@ -57,17 +58,19 @@ static int read_proto(json_t *obj, const char *where, cs_nccl_proto *q, cs_err *
 }
 
 /* One transport's object: {"enabled", "lat_us", "flush_us", "bw_eff", "msg_us", "msg_bytes",
- * "bw_one_GBps", "bw_both_GBps"}, all optional; "enabled" and the last two on p2p and shm
- * only (NCCL_P2P_DISABLE / NCCL_SHM_DISABLE; a rank pair's limits within a host; net is the
- * only transport between hosts and its limits are its NICs'). */
+ * "eager_bytes", "eager_lat_us", "eager_msg_us", "bw_one_GBps", "bw_both_GBps"}, all
+ * optional; "enabled" and the last two on p2p and shm only (NCCL_P2P_DISABLE /
+ * NCCL_SHM_DISABLE; a rank pair's limits within a host; net is the only transport between
+ * hosts and its limits are its NICs'); the two eager times only with "eager_bytes". */
 static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
                           double *flush_us, unsigned char *off, int pair_ok, cs_err *err)
 {
     static const char *const keys[] = {"enabled", "lat_us", "flush_us", "bw_eff", "msg_us",
-                                       "msg_bytes", "bw_one_GBps", "bw_both_GBps", NULL};
+                                       "msg_bytes", "eager_bytes", "eager_lat_us",
+                                       "eager_msg_us", "bw_one_GBps", "bw_both_GBps", NULL};
     static const char *const pair_keys[] = {"enabled", "bw_one_GBps", "bw_both_GBps"};
     char path[CS_JPATH_MAX];
-    long mb = (long)q->msg_bytes;
+    long mb = (long)q->msg_bytes, eb = (long)q->eager_bytes;
     int rc, on = !*off;
     if (!json_is_object(obj))
         return cs_err_set(err, CS_EINVAL, where, "expected an object, got %s",
@@ -78,6 +81,9 @@ static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
         (rc = cs_json_positive(obj, where, "bw_eff", 0, &q->bw_eff, err)) < 0 ||
         (rc = cs_json_nonneg(obj, where, "msg_us", 0, &q->msg_us, err)) < 0 ||
         (rc = cs_json_int(obj, where, "msg_bytes", 0, 0, 1L << 40, &mb, err)) < 0 ||
+        (rc = cs_json_int(obj, where, "eager_bytes", 0, 0, 1L << 40, &eb, err)) < 0 ||
+        (rc = cs_json_nonneg(obj, where, "eager_lat_us", 0, &q->eager_lat_us, err)) < 0 ||
+        (rc = cs_json_nonneg(obj, where, "eager_msg_us", 0, &q->eager_msg_us, err)) < 0 ||
         (rc = cs_json_nonneg(obj, where, "bw_one_GBps", 0, &q->bw_one_GBps, err)) < 0 ||
         (rc = cs_json_nonneg(obj, where, "bw_both_GBps", 0, &q->bw_both_GBps, err)) < 0 ||
         (rc = cs_json_bool(obj, where, "enabled", 0, &on, err)) < 0)
@@ -91,6 +97,13 @@ static int read_transport(json_t *obj, const char *where, cs_transport_costs *q,
                               "shm only (net, the transport between hosts, cannot be off)");
         }
     q->msg_bytes = (uint64_t)mb;
+    q->eager_bytes = (uint64_t)eb;
+    for (rc = 0; rc < 2 && !eb; rc++)
+        if (json_object_get(obj, rc ? "eager_msg_us" : "eager_lat_us")) {
+            cs_jpath_key(path, sizeof path, where, rc ? "eager_msg_us" : "eager_lat_us");
+            return cs_err_set(err, CS_EINVAL, path, "an eager message's figure: needs "
+                              "eager_bytes >= 1 (the size up to which a message is eager)");
+        }
     if (q->bw_eff > 1) {
         cs_jpath_key(path, sizeof path, where, "bw_eff");
         return cs_err_set(err, CS_EINVAL, path, "must be in (0, 1], got %g", q->bw_eff);

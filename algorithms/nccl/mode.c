@@ -342,7 +342,10 @@ static void proxy_scale(cs_sim_costs *c, double f)
 {
     int k;
     for (k = 0; k < CS_TR_COUNT; k++)
+    {
         c->tr[k].msg_us *= f;
+        c->tr[k].eager_msg_us *= f;
+    }
 }
 
 /* Simulate req (prepared, with its costs): merge twin channels, fold, run. Fills *t_ps

@@ -105,8 +105,10 @@ typedef struct cs_nccl_params {
     cs_nccl_proto proto[CS_PROTO_COUNT];
     cs_transport_costs tr[CS_TR_COUNT];  /* NCCL's transports P2P, SHM, NET (sim/exec.h):
                                  step latency, copy efficiency, proxy time per message and
-                                 message size; zeros (the default) = none, the links and the
-                                 protocol decide ("transports" in JSON) */
+                                 message size, an eager size below which a message pays its
+                                 own step latency and proxy time (a net plugin's eager vs
+                                 rendezvous messages); zeros (the default) = none, the links
+                                 and the protocol decide ("transports" in JSON) */
     unsigned char tr_off[CS_TR_COUNT];  /* 1: the transport is off, as NCCL_P2P_DISABLE=1 /
                                  NCCL_SHM_DISABLE=1 ("enabled": false in JSON, p2p and shm
                                  only). collsim picks a transport by route (sim/exec.h), so
@@ -197,7 +199,7 @@ const char *cs_transport_name(cs_transport t);
 int cs_nccl_transports_str(const cs_sim_costs *c, char *buf, size_t n);
 
 /* Check ranges: launch >= 0, channels >= 1, max_chunks >= 1, per protocol base/hop >= 0,
- * per transport lat_us, msg_us >= 0 and bw_eff in [0, 1] (0 = 1),
+ * per transport lat_us, msg_us, eager_lat_us, eager_msg_us >= 0 and bw_eff in [0, 1] (0 = 1),
  * bw_eff in (0, 1], chunk_bytes >= 1, at least one protocol enabled, a forced protocol
  * enabled. where names the object in messages ("nccl"). */
 int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err);

@@ -23,10 +23,10 @@ int cs_nccl_transports_str(const cs_sim_costs *c, char *buf, size_t n)
         buf[0] = 0;
     for (i = 0; i < CS_TR_COUNT; i++) {
         const cs_transport_costs *q = &c->tr[i];
-        char part[160];
+        char part[240];
         int k;
         if (!(q->lat_us > 0 || (q->bw_eff > 0 && q->bw_eff < 1) || q->msg_us > 0 ||
-              q->bw_one_GBps > 0 || q->bw_both_GBps > 0))
+              q->eager_bytes || q->bw_one_GBps > 0 || q->bw_both_GBps > 0))
             continue;
         k = snprintf(part, sizeof part, "%s%s: step %g us", any ? "; " : "", tr_names[i],
                      q->lat_us);
@@ -35,6 +35,10 @@ int cs_nccl_transports_str(const cs_sim_costs *c, char *buf, size_t n)
         if (q->msg_us > 0)
             k += snprintf(part + k, sizeof part - (size_t)k, ", proxy %g us per %llu B message",
                           q->msg_us, (unsigned long long)q->msg_bytes);
+        if (q->eager_bytes)
+            k += snprintf(part + k, sizeof part - (size_t)k, ", a message of at most %llu B "
+                          "eager: step %g us, proxy %g us", (unsigned long long)q->eager_bytes,
+                          q->eager_lat_us, q->eager_msg_us);
         if (q->bw_one_GBps > 0 || q->bw_both_GBps > 0)
             snprintf(part + k, sizeof part - (size_t)k, ", a pair one way %g GB/s, both ways "
                      "%g GB/s each (0 = the links)", q->bw_one_GBps, q->bw_both_GBps);
@@ -189,6 +193,8 @@ int cs_nccl_params_check(const cs_nccl_params *p, const char *where, cs_err *err
         if ((rc = fig(t->lat_us, w, "lat_us", 0, L, "us", NULL, err)) < 0 ||
             (rc = fig(p->flush_us[i], w, "flush_us", 0, L, "us", NULL, err)) < 0 ||
             (rc = fig(t->msg_us, w, "msg_us", 0, L, "us", NULL, err)) < 0 ||
+            (rc = fig(t->eager_lat_us, w, "eager_lat_us", 0, L, "us", NULL, err)) < 0 ||
+            (rc = fig(t->eager_msg_us, w, "eager_msg_us", 0, L, "us", NULL, err)) < 0 ||
             (rc = fig(t->bw_eff, w, "bw_eff", E, 1, "", "none", err)) < 0 ||
             (rc = fig(t->bw_one_GBps, w, "bw_one_GBps", B0, B1, "GB/s", "none", err)) < 0 ||
             (rc = fig(t->bw_both_GBps, w, "bw_both_GBps", B0, B1, "GB/s", "none", err)) < 0)
