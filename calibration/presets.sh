@@ -53,6 +53,7 @@ rccl-mi300xvf-1n8-allreduce-azure.log|mi300x|--coll allreduce
 rccl-mi325x-1-8node-allreduce-ring-large.log|mi325x|--coll allreduce --algo ring --keep-ranks 8
 rccl-mi350x-1n8-allreduce-amddoc.log|mi350x|--coll allreduce
 nccl-a100-1n8-sendrecv-nvlink-g8.log|dgx-a100|-
+nccl-a100-1n8-sendrecv-nvlink-g8.log|calibration/dgx-a100-nccl219.json|-
 nccl-a100-p4d-2n16-allreduce-efa-eks-nccl299.log|p4d-a100-x2|--coll allreduce
 nccl-b200-lambda1cc-2n16-allreduce-ib-dstack.log|dgx-b200-x2|-
 nccl-b300-oci-1-2node-allreduce-roce.log|hgx-b300-x2|-
@@ -88,4 +89,6 @@ MAP
 # (calibration/gb300-nvl72-2x64.json). The A3 High TCPX log (nccl-h100-gcp-a3high-*) on
 # a3high-h100-x2 (4 x 200 Gb/s GPUDirect-TCPX), the p4d log on p4d-a100-x2 (its job's
 # NCCL_ALGO=RING); the p5 EKS log also on its software's flush (NCCL 2.18.5 with aws-ofi-nccl
-# 1.7.3: calibration/p5-h100-x2-nccl2185.json).
+# 1.7.3: calibration/p5-h100-x2-nccl2185.json), and the A100 sendrecv log also on NCCL
+# 2.13-2.19's one-node p2p rule (calibration/dgx-a100-nccl219.json: its version is not
+# printed; read from its steps, 8 channels at 128 MiB and 16 after, not 32 from 512 MiB).
