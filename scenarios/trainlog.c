@@ -179,6 +179,12 @@ static int build_flags(const treader *r, char *buf, size_t n, cs_err *err)
         cs__tlog_list_add(buf, n, " ", "--recompute-granularity");
         cs__tlog_list_add(buf, n, " ", v);
     }
+    /* Megatron-Core's layout string (its virtual stages as written; a printed object that
+     * is not the string is refused by the layout's parser, naming the argument) */
+    if ((v = arg_val(r, "pipeline_model_parallel_layout"))) {
+        cs__tlog_list_add(buf, n, " ", "--pipeline-model-parallel-layout");
+        cs__tlog_list_add(buf, n, " ", v);
+    }
     if (arg_true(r, "group_query_attention") && (v = arg_val(r, "num_query_groups"))) {
         cs__tlog_list_add(buf, n, " ", "--num-query-groups");
         cs__tlog_list_add(buf, n, " ", v);

@@ -40,6 +40,51 @@ static void check_bad(const bad_log *cases, size_t n)
     }
 }
 
+/* The real log with Megatron-Core's pipeline layout in its argument dump (a line added
+ * after pipeline_model_parallel_size): "Et*11|t*10|t*10|t*9L" puts 11, 10, 10 and 9 of the
+ * 40 layers on the 4 stages, the embedding on the first and the loss on the last; a layout
+ * of 39 layers is refused by the pipeline split, naming the layout and the model's 40. */
+static void t_log_layout(void)
+{
+    FILE *f = fopen(cs_test_data(REAL_LOG), "rb");
+    char *text, *at, *buf;
+    static const char add[] = "  pipeline_model_parallel_layout .................. "
+                              "Et*11|t*10|t*10|t*9L\n";
+    long n;
+    cs_trainlog t;
+    cs_err err;
+    int *st = NULL, rc;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    text = calloc((size_t)n + 1, 1);
+    buf = calloc((size_t)n + sizeof add + 1, 1);
+    CU_ASSERT_FATAL(text && buf && fread(text, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    at = strstr(text, "  pipeline_model_parallel_size");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    memcpy(buf, text, (size_t)(at - text));
+    strcpy(buf + (at - text), add);
+    strcat(buf, at);
+    rc = cs_trainlog_parse(buf, strlen(buf), "layout", &t, &err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(t.plan.pipeline_layout, "Et*11|t*10|t*10|t*9L");
+    CU_ASSERT_EQUAL_FATAL(cs_plan_stage_layers(&t.plan, &st, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    CU_ASSERT(st[0] == 11 && st[1] == 10 && st[2] == 10 && st[3] == 9);
+    free(st);
+    cs_trainlog_fini(&t);
+    at = strstr(buf, "t*9L");
+    at[2] = '8';                                   /* 39 layers */
+    CU_ASSERT_EQUAL_FATAL(cs_trainlog_parse(buf, strlen(buf), "layout", &t, &err), 0);
+    CU_ASSERT_NOT_EQUAL(cs_plan_stage_layers(&t.plan, &st, NULL, &err), 0);
+    CU_ASSERT(strstr(err.where, "pipeline_layout") != NULL && strstr(err.msg, "40") != NULL);
+    cs_trainlog_fini(&t);
+    free(text);
+    free(buf);
+}
+
 /* The real log: tests/data/plans/logs/MANIFEST.md. */
 static void t_real_log(void)
 {
@@ -425,6 +470,7 @@ int cs_test_register(void)
 {
     static const cs_test_case cases[] = {
         {"a real Megatron-LM log read back by hand", t_real_log},
+        {"a Megatron-Core pipeline layout in the dump", t_log_layout},
         {"plan validate on the real Megatron-LM log", t_validate_real},
         {"calibrate finds the scale the logs were made with", t_calibrate_known},
         {"a calibrated GPU file written and read back", t_gpu_file},
