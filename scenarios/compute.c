@@ -138,10 +138,12 @@ void cs_kernel_time(const cs_plan *p, cs_kernel *k)
         k->bwd_s = cs_gemm_s(&p->gpu, d, k->m, k->n, k->k, k->count, k->grouped, &k->bwd_bound) +
                    cs_gemm_s(&p->gpu, d, k->k, k->m, k->n, k->count, k->grouped, &b2);
         break;
-    case CS_K_ATTN:
-        k->fwd_s = attn_s(g, cs_plan_attn_kernel(p, NULL), k, 0, &k->fwd_bound);
-        k->bwd_s = attn_s(g, cs_plan_attn_kernel(p, NULL), k, 1, &k->bwd_bound);
+    case CS_K_ATTN: {
+        const char *ak = cs_plan_attn_kernel(p, NULL);
+        k->fwd_s = attn_s(g, ak, k, 0, &k->fwd_bound);
+        k->bwd_s = attn_s(g, ak, k, 1, &k->bwd_bound);
         break;
+    }
     default:
         k->fwd_s = k->fwd_bytes > 0 ? cs_elem_s(g, k->fwd_bytes, &k->fwd_bound) : 0;
         if (k->fwd_bytes <= 0)
@@ -156,8 +158,8 @@ void cs_kernel_time(const cs_plan *p, cs_kernel *k)
 void cs_plan_compute_about(const cs_plan *p, cs_compute_about *a)
 {
     const cs_gpu *g = &p->gpu;
-    a->matmul_tflops = cs_gpu_matmul_tflops(g, p->dtype, &a->matmul_measured);
     const char *ak = cs_plan_attn_kernel(p, &a->attn_from);
+    a->matmul_tflops = cs_gpu_matmul_tflops(g, p->dtype, &a->matmul_measured);
     a->attn_fwd_tflops = cs_gpu_attn_tflops(g, ak, 0, &a->attn_measured);
     a->attn_bwd_tflops = cs_gpu_attn_tflops(g, ak, 1, NULL);
     a->attn = cs_gpu_attn_kernel(g, ak);

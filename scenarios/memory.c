@@ -122,7 +122,7 @@ static double shard_dense(const cs_plan *p)
 }
 static double shard_expert(const cs_plan *p)
 {
-    double edp = (double)p->dp / p->ep;
+    double edp = cs_plan_group_size(p, CS_G_EDP);   /* dp / ep, or folded tp cp dp / etp ep */
     return p->hsdp > 0 ? fmax(1, edp * p->hsdp / p->dp) : edp;
 }
 
@@ -155,9 +155,9 @@ static void stage_states(const cs_plan *p, const int *split, int st, cs_plan_mem
     K = p->optimizer_sgd ? (mixed ? 8 : 4) : (mixed ? 12 : 8);
     m->weights = wbytes(p) * (dd / (z >= 3 ? sd : 1) + ee / (z >= 3 ? se : 1));
     m->gradients = wbytes(p) * (dd / (z >= 2 ? sd : 1) +
-                                ee / (z >= 2 ? (z >= 3 ? se : (double)p->dp / p->ep) : 1));
+                                ee / (z >= 2 ? (z >= 3 ? se : (double)cs_plan_group_size(p, CS_G_EDP)) : 1));
     m->optimizer = K * (dd / (z >= 1 ? sd : 1) +
-                        ee / (z >= 1 ? (z >= 3 ? se : (double)p->dp / p->ep) : 1));
+                        ee / (z >= 1 ? (z >= 3 ? se : (double)cs_plan_group_size(p, CS_G_EDP)) : 1));
     m->host_bytes = 0;
     if (p->offload_optimizer) {
         m->host_bytes += m->optimizer;
@@ -213,7 +213,7 @@ void cs_plan_model_states(const cs_plan *p, cs_plan_memory *m)
 double cs__memory_nccl_bytes(const cs_plan *p)
 {
     double comms = (p->tp > 1) + (p->cp > 1) + (p->ep > 1) + (p->dp > 1) +
-                   (p->ep > 1 && p->dp / p->ep > 1) + (p->hsdp > 0 && p->hsdp < p->dp);
+                   (p->ep > 1 && cs_plan_group_size(p, CS_G_EDP) > 1) + (p->hsdp > 0 && p->hsdp < p->dp);
     /* pipeline sends: a peer each way (the previous and the next stage) */
     return NCCL_CHANNELS * NCCL_PEER_BYTES * (comms + (p->pp > 1 ? 2 : 0));
 }

@@ -205,7 +205,7 @@ static int eval(cs_plan_ctx *ctx, const cs_plan *p, int flags, cs_plan_result *r
         bucket = grad_bytes / nb;
         if ((rc = comm(ctx, p, CS_G_DP, gc, bucket, &tb_d, &vol, err)) < 0)
             return rc;
-        if (ee > 0 && p->dp / p->ep > 1 &&
+        if (ee > 0 && cs_plan_group_size(p, CS_G_EDP) > 1 &&
             (rc = comm(ctx, p, CS_G_EDP, gc, bucket, &tb_e, &vole, err)) < 0)
             return rc;
         if (nb * v > CS_PLAN_MAX_OPS)

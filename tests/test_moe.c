@@ -259,6 +259,26 @@ static void t_ep_folding(void)
     CU_ASSERT_EQUAL(m[1], 4);
     CU_ASSERT_EQUAL(m[3], 12);
     free(m);
+    {
+        /* the experts' states shard over edp = 2, not dp / ep = 0.5: each GPU holds one
+         * expert of 3 h f_e / etp = 1572864 parameters a layer, ee = 3145728 for the 2
+         * layers; ZeRO-0 weights W0 = 2 (dd + ee) bytes give the dense dd, and ZeRO-2
+         * gradients are 2 (dd / (dp cp) + ee / edp) = 2 ((W0 / 2 - ee) / 4 + ee / 2) */
+        cs_plan_ctx *ctx = NULL;
+        cs_plan_result r0, r2;
+        double ee = 2 * 3 * 1024.0 * 512, dd;
+        CU_ASSERT_EQUAL_FATAL(cs_plan_ctx_new(&ctx, &p, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(cs_plan_eval(ctx, &p, 0, &r0, &err), 0);
+        p.zero = 2;
+        CU_ASSERT_EQUAL_FATAL(cs_plan_eval(ctx, &p, 0, &r2, &err), 0);
+        p.zero = 0;
+        dd = r0.mem.weights / 2 - ee;
+        CU_ASSERT(dd > 0);
+        CS_ASSERT_REL(r2.mem.gradients, 2 * (dd / 4 + ee / 2), 1e-12);
+        cs_plan_result_fini(&r0);
+        cs_plan_result_fini(&r2);
+        cs_plan_ctx_free(ctx);
+    }
     p.etp = 4;
     CU_ASSERT_NOT_EQUAL(cs_plan_check(&p, 16, &err), 0);
     CU_ASSERT_STRING_EQUAL(err.where, "parallel.ep");
